@@ -1,0 +1,150 @@
+"""Schema changes as an ordered list of functions; ``PRAGMA user_version`` records how many have run."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+Migration = Callable[[sqlite3.Connection], None]
+
+
+def run_script(db: sqlite3.Connection, script: str) -> None:
+    """Execute a multi-statement script inside the caller's transaction (``executescript`` would commit it)."""
+    statement = ""
+    for line in script.splitlines(keepends=True):
+        statement += line
+        if sqlite3.complete_statement(statement):
+            db.execute(statement)
+            statement = ""
+    if statement.strip():
+        raise ValueError(f"incomplete SQL statement in migration: {statement.strip()[:80]}")
+
+
+def m001_core(db: sqlite3.Connection) -> None:
+    run_script(
+        db,
+        """
+        CREATE TABLE pages (
+            path TEXT PRIMARY KEY,
+            title TEXT NOT NULL,
+            path_key TEXT NOT NULL,        -- lower-cased path without .md: what exact-path links compare
+            name_key TEXT NOT NULL,        -- lower-cased file name without .md: what basename links compare
+            role TEXT NOT NULL,
+            frontmatter TEXT NOT NULL DEFAULT '{}',
+            description TEXT NOT NULL DEFAULT '',
+            hash TEXT NOT NULL,
+            mtime_ns INTEGER NOT NULL,
+            size INTEGER NOT NULL,
+            problem TEXT,                  -- why the page was indexed partially or not at all
+            indexed_at REAL NOT NULL
+        );
+        CREATE INDEX pages_name_key ON pages(name_key);
+        CREATE INDEX pages_path_key ON pages(path_key);
+        CREATE INDEX pages_role ON pages(role);
+
+        CREATE TABLE aliases (
+            path TEXT NOT NULL REFERENCES pages(path) ON DELETE CASCADE,
+            alias TEXT NOT NULL,
+            alias_key TEXT NOT NULL
+        );
+        CREATE INDEX aliases_key ON aliases(alias_key);
+        CREATE INDEX aliases_path ON aliases(path);
+
+        CREATE TABLE tags (
+            path TEXT NOT NULL REFERENCES pages(path) ON DELETE CASCADE,
+            tag TEXT NOT NULL
+        );
+        CREATE INDEX tags_tag ON tags(tag);
+        CREATE INDEX tags_path ON tags(path);
+
+        CREATE TABLE links (
+            id INTEGER PRIMARY KEY,
+            source TEXT NOT NULL REFERENCES pages(path) ON DELETE CASCADE,
+            target TEXT NOT NULL,          -- as written, without heading and .md
+            target_key TEXT NOT NULL,      -- see sentinel.vault.links.link_key
+            target_base TEXT NOT NULL,     -- last component of target_key
+            heading TEXT,
+            display TEXT NOT NULL,
+            kind TEXT NOT NULL,            -- wikilink | embed | markdown | attachment
+            line INTEGER NOT NULL,
+            places INTEGER NOT NULL,       -- 1 when the source's role feeds the graph and growth queue
+            resolved TEXT                  -- the page it reaches, NULL while it reaches none
+        );
+        CREATE INDEX links_source ON links(source);
+        CREATE INDEX links_target_key ON links(target_key);
+        CREATE INDEX links_target_base ON links(target_base);
+        CREATE INDEX links_resolved ON links(resolved);
+
+        CREATE TABLE headings (
+            path TEXT NOT NULL REFERENCES pages(path) ON DELETE CASCADE,
+            ordinal INTEGER NOT NULL,
+            level INTEGER NOT NULL,
+            text TEXT NOT NULL,
+            line INTEGER NOT NULL
+        );
+        CREATE INDEX headings_path ON headings(path);
+
+        CREATE TABLE chunks (
+            id INTEGER PRIMARY KEY,
+            path TEXT NOT NULL REFERENCES pages(path) ON DELETE CASCADE,
+            ordinal INTEGER NOT NULL,
+            trail TEXT NOT NULL,
+            heading TEXT NOT NULL,
+            text TEXT NOT NULL,
+            text_hash TEXT NOT NULL,
+            words INTEGER NOT NULL
+        );
+        CREATE INDEX chunks_path ON chunks(path);
+        CREATE INDEX chunks_text_hash ON chunks(text_hash);
+
+        CREATE VIRTUAL TABLE chunks_fts USING fts5(
+            text, trail, content='chunks', content_rowid='id', tokenize='unicode61 remove_diacritics 2'
+        );
+        CREATE TRIGGER chunks_ai AFTER INSERT ON chunks BEGIN
+            INSERT INTO chunks_fts(rowid, text, trail) VALUES (new.id, new.text, new.trail);
+        END;
+        CREATE TRIGGER chunks_ad AFTER DELETE ON chunks BEGIN
+            INSERT INTO chunks_fts(chunks_fts, rowid, text, trail) VALUES ('delete', old.id, old.text, old.trail);
+        END;
+
+        -- The analysis pass's output: one row per page, valid while hash equals pages.hash.
+        CREATE TABLE analysis (
+            path TEXT PRIMARY KEY REFERENCES pages(path) ON DELETE CASCADE,
+            hash TEXT NOT NULL,
+            status TEXT NOT NULL,          -- ok | failed
+            summary TEXT NOT NULL DEFAULT '',
+            concepts TEXT NOT NULL DEFAULT '[]',
+            reason TEXT NOT NULL DEFAULT '',
+            model TEXT NOT NULL DEFAULT '',
+            analysed_at REAL NOT NULL
+        );
+
+        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        """,
+    )
+
+
+MIGRATIONS: list[Migration] = [m001_core]
+
+
+def migrate(db: sqlite3.Connection) -> int:
+    """Run every migration not yet applied, each in its own transaction. Returns the schema version."""
+    version = int(db.execute("PRAGMA user_version").fetchone()[0])
+    for number, migration in enumerate(MIGRATIONS[version:], start=version + 1):
+        with transaction(db):
+            migration(db)
+            db.execute(f"PRAGMA user_version = {number}")
+    return len(MIGRATIONS)
+
+
+@contextmanager
+def transaction(db: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """One write transaction, taken immediately so concurrent writers queue instead of failing mid-way."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        yield db
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")

@@ -1,0 +1,260 @@
+"""Bring the index in line with the vault: only changed files are re-read; the vault always wins."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sentinel.index.migrations import transaction
+from sentinel.index.resolve import keys_touching, refresh_links
+from sentinel.paths import LINK_PLACING_ROLES, page_name, role_of
+from sentinel.settings import Settings
+from sentinel.vault.links import key_base, link_key
+from sentinel.vault.parse import ParsedPage, parse_page
+from sentinel.vault.walk import FileStat, check_vault, walk_vault
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass
+class SyncReport:
+    added: int = 0
+    updated: int = 0
+    removed: int = 0
+    unchanged: int = 0
+    links_changed: int = 0
+    problems: list[tuple[str, str]] = field(default_factory=list)
+    refused: str = ""  # why deletions were withheld (the mass-disappearance guard)
+    seconds: float = 0.0
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "added": self.added,
+            "updated": self.updated,
+            "removed": self.removed,
+            "unchanged": self.unchanged,
+            "links_changed": self.links_changed,
+            "problems": [{"path": p, "problem": r} for p, r in self.problems],
+            "refused": self.refused,
+            "seconds": round(self.seconds, 3),
+        }
+
+
+@dataclass
+class _Read:
+    stat: FileStat
+    parsed: ParsedPage | None
+    hash: str
+    problem: str | None
+
+
+def _read(vault: Path, stat: FileStat, settings: Settings) -> _Read:
+    """Read and parse one file; any bad input becomes a recorded problem, never an exception."""
+    full = vault / stat.relpath
+    if stat.size > settings.max_page_bytes:
+        return _Read(
+            stat,
+            None,
+            f"size:{stat.size}:{stat.mtime_ns}",
+            f"skipped: {stat.size / 1e6:.1f} MB is over max_page_bytes ({settings.max_page_bytes / 1e6:.1f} MB)",
+        )
+    try:
+        data = full.read_bytes()
+    except OSError as err:
+        return _Read(stat, None, "", f"skipped: unreadable ({err.strerror})")
+    if b"\x00" in data:
+        return _Read(
+            stat, None, hashlib.sha256(data).hexdigest(), "skipped: binary data (NUL bytes) in a .md file"
+        )
+    problem = None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        text = data.decode("utf-8", errors="replace")
+        problem = f"invalid UTF-8 at byte {err.start}; undecodable bytes replaced with U+FFFD"
+    text = text.removeprefix("\ufeff")
+    parsed = parse_page(stat.relpath, text, chunk_words=settings.chunk_words)
+    problems = [*([problem] if problem else []), *parsed.problems]
+    return _Read(stat, parsed, parsed.content_hash, "; ".join(problems) or None)
+
+
+def _names_of(db: sqlite3.Connection, paths: Iterable[str]) -> set[str]:
+    names: set[str] = set()
+    for path in paths:
+        names.update(r[0] for r in db.execute("SELECT name_key FROM pages WHERE path = ?", (path,)))
+        names.update(r[0] for r in db.execute("SELECT alias_key FROM aliases WHERE path = ?", (path,)))
+    return names
+
+
+def _clear_children(db: sqlite3.Connection, path: str) -> None:
+    for table, column in (("links", "source"), ("aliases", "path"), ("tags", "path"), ("headings", "path")):
+        db.execute(f"DELETE FROM {table} WHERE {column} = ?", (path,))
+    db.execute("DELETE FROM chunks WHERE path = ?", (path,))
+
+
+def _store(db: sqlite3.Connection, read: _Read, settings: Settings, now: float) -> set[str]:
+    """Write one page and its parts; returns the link keys it introduced (to be resolved)."""
+    rel = read.stat.relpath
+    role = role_of(rel, settings)
+    parsed = read.parsed
+    path_key = link_key(rel)
+    db.execute(
+        """INSERT INTO pages (path, title, path_key, name_key, role, frontmatter, description, hash, mtime_ns,
+                              size, problem, indexed_at)
+           VALUES (?,?,?,?,?,?,?,?,?,?,?,?)
+           ON CONFLICT(path) DO UPDATE SET title=excluded.title, path_key=excluded.path_key,
+             name_key=excluded.name_key, role=excluded.role, frontmatter=excluded.frontmatter,
+             description=excluded.description, hash=excluded.hash, mtime_ns=excluded.mtime_ns,
+             size=excluded.size, problem=excluded.problem, indexed_at=excluded.indexed_at""",
+        (
+            rel,
+            page_name(rel),
+            path_key,
+            key_base(path_key),
+            role.value,
+            json.dumps(parsed.frontmatter if parsed else {}, ensure_ascii=False),
+            parsed.description if parsed else "",
+            read.hash,
+            read.stat.mtime_ns,
+            read.stat.size,
+            read.problem,
+            now,
+        ),
+    )
+    _clear_children(db, rel)
+    if parsed is None:
+        return set()
+    places = int(role in LINK_PLACING_ROLES)
+    keys: set[str] = set()
+    rows = []
+    for link in parsed.links:
+        if not link.target:
+            continue  # [[#Heading]] points inside the page itself
+        key = link_key(link.target)
+        keys.add(key)
+        rows.append(
+            (rel, link.target, key, key_base(key), link.heading, link.display, link.kind, link.line, places)
+        )
+    db.executemany(
+        """INSERT INTO links (source, target, target_key, target_base, heading, display, kind, line, places)
+           VALUES (?,?,?,?,?,?,?,?,?)""",
+        rows,
+    )
+    db.executemany(
+        "INSERT INTO aliases (path, alias, alias_key) VALUES (?,?,?)",
+        [(rel, a, link_key(a)) for a in parsed.aliases],
+    )
+    db.executemany("INSERT INTO tags (path, tag) VALUES (?,?)", [(rel, t) for t in parsed.tags])
+    db.executemany(
+        "INSERT INTO headings (path, ordinal, level, text, line) VALUES (?,?,?,?,?)",
+        [(rel, i, h.level, h.text, h.line) for i, h in enumerate(parsed.headings)],
+    )
+    db.executemany(
+        "INSERT INTO chunks (path, ordinal, trail, heading, text, text_hash, words) VALUES (?,?,?,?,?,?,?)",
+        [
+            (rel, c.ordinal, c.trail, c.heading, c.text, hashlib.sha256(c.text.encode()).hexdigest(), c.words)
+            for c in parsed.chunks
+        ],
+    )
+    return keys
+
+
+def _withheld(settings: Settings, indexed: int, gone: int) -> str:
+    """The mass-disappearance guard: protects the index from an unmounted or half-synced drive.
+
+    Every page vanishing at once (or more than ``disappearance_share`` of a vault of ten or more pages) is
+    far likelier a missing mount than an edit, so nothing is deleted; ``sentinel index rebuild`` accepts it.
+    """
+    if not gone or not indexed:
+        return ""
+    share = gone / indexed
+    if gone == indexed or (indexed >= 10 and share > settings.disappearance_share):
+        return (
+            f"{gone} of {indexed} indexed pages are missing from the vault at once; nothing was deleted from "
+            "the index (an unmounted drive is not an edit). If the pages really are gone, run "
+            "`sentinel index rebuild`."
+        )
+    return ""
+
+
+def apply_changes(
+    db: sqlite3.Connection,
+    settings: Settings,
+    vault: Path,
+    changed: list[FileStat],
+    removed: list[str],
+    report: SyncReport,
+    progress: Progress | None = None,
+) -> None:
+    """Index ``changed`` files and drop ``removed`` paths in one transaction, then re-resolve links."""
+    reads = []
+    for done, stat in enumerate(changed, 1):
+        reads.append(_read(vault, stat, settings))
+        if progress and (done % 200 == 0 or done == len(changed)):
+            progress(done, len(changed))
+    now = time.time()
+    with transaction(db):
+        touched = _names_of(db, [*removed, *(r.stat.relpath for r in reads)])
+        new_keys: set[str] = set()
+        for path in removed:
+            db.execute("DELETE FROM pages WHERE path = ?", (path,))
+        for read in reads:
+            new_keys |= _store(db, read, settings, now)
+            if read.problem:
+                report.problems.append((read.stat.relpath, read.problem))
+        touched |= _names_of(db, [r.stat.relpath for r in reads])
+        report.links_changed = refresh_links(db, keys_touching(db, touched) | new_keys)
+
+
+def sync(
+    settings: Settings, db: sqlite3.Connection, *, rebuild: bool = False, progress: Progress | None = None
+) -> SyncReport:
+    """Walk the vault, re-read what changed (mtime or size), drop what vanished, resolve links.
+
+    ``rebuild`` re-reads every file and accepts any deletions, however many: the explicit way to take an
+    emptied vault.
+    """
+    started = time.perf_counter()
+    vault = check_vault(settings.vault)
+    files, skipped = walk_vault(vault)
+    report = SyncReport(problems=list(skipped))
+    known = {r[0]: (r[1], r[2]) for r in db.execute("SELECT path, mtime_ns, size FROM pages")}
+    on_disk = {f.relpath for f in files}
+    removed = sorted(set(known) - on_disk)
+    if rebuild:
+        changed = files
+    else:
+        changed = [f for f in files if known.get(f.relpath) != (f.mtime_ns, f.size)]
+        report.refused = _withheld(settings, len(known), len(removed))
+        if report.refused:
+            removed = []
+    report.added = sum(1 for f in changed if f.relpath not in known)
+    report.updated = len(changed) - report.added
+    report.removed = len(removed)
+    report.unchanged = len(files) - len(changed)
+    if changed or removed:
+        apply_changes(db, settings, vault, changed, removed, report, progress)
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def sync_paths(settings: Settings, db: sqlite3.Connection, relpaths: Iterable[str]) -> SyncReport:
+    """Re-index just these vault paths (after a write, move or delete made through Sentinel)."""
+    vault = check_vault(settings.vault)
+    report = SyncReport()
+    changed, removed = [], []
+    for rel in relpaths:
+        full = vault / rel
+        if full.is_file():
+            st = full.stat()
+            changed.append(FileStat(rel, st.st_mtime_ns, st.st_size))
+        else:
+            removed.append(rel)
+    report.updated, report.removed = len(changed), len(removed)
+    apply_changes(db, settings, vault, changed, removed, report)
+    return report

@@ -1,0 +1,136 @@
+"""The one place that decides where things are.
+
+Every entry point (CLI, API, worker, chat, tool) asks these functions; none computes a path itself. Two
+components once derived the index path separately and wrote two databases for days.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import unicodedata
+from enum import StrEnum
+from pathlib import Path, PurePosixPath
+
+from sentinel.settings import Settings
+
+MAX_NAME_BYTES = 255
+MAX_PATH_CHARS = 1024
+
+
+class Role(StrEnum):
+    NOTE = "note"
+    WIKI = "wiki"
+    CONVERSATION = "conversation"
+    SOURCE = "source"
+    OTHER = "other"
+
+
+# Roles whose links feed the graph and the growth queue. Transcripts and sources place no links.
+LINK_PLACING_ROLES = frozenset({Role.NOTE, Role.WIKI, Role.OTHER})
+# Roles that the summary rung shows; sources never speak as though the user endorsed them.
+SUMMARY_RUNG_ROLES = frozenset({Role.NOTE, Role.WIKI, Role.OTHER})
+# Roles whose paragraphs may define a concept: never derived pages, never transcripts.
+DEFINING_ROLES = frozenset({Role.NOTE, Role.SOURCE, Role.OTHER})
+
+
+class PathRefused(ValueError):
+    """A model- or user-supplied path that may not be used, with the reason and what to do instead."""
+
+
+def index_path(settings: Settings) -> Path:
+    """The SQLite index file: the ``index_path`` setting, else ``<vault>/.sentinel/index.db``."""
+    if settings.index_path is not None:
+        return settings.index_path.expanduser().resolve()
+    return settings.vault.expanduser().resolve() / ".sentinel" / "index.db"
+
+
+def role_of(relpath: str, settings: Settings) -> Role:
+    """The folder role of a vault-relative POSIX path, decided by its first component."""
+    top = relpath.split("/", 1)[0] if "/" in relpath else ""
+    folders = settings.folders
+    return {
+        folders.notes: Role.NOTE,
+        folders.wiki: Role.WIKI,
+        folders.conversations: Role.CONVERSATION,
+        folders.sources: Role.SOURCE,
+    }.get(top, Role.OTHER)
+
+
+def is_hidden(relpath: str) -> bool:
+    """Hidden files and folders (.obsidian/, .git/, .trash/, .sentinel/) are never part of the vault."""
+    return any(part.startswith(".") for part in relpath.split("/"))
+
+
+def jail(vault: Path, user_path: str, *, must_exist: bool = False) -> tuple[Path, str]:
+    """Resolve a vault-relative path given by a model or user, or refuse it with a specific reason.
+
+    Protects the vault boundary: ``..``, absolute paths, NUL bytes, hidden folders, over-long names, non-.md
+    targets and symlinks that lead outside the vault are all refused. Returns the absolute path and the
+    normalised vault-relative POSIX path.
+    """
+    if not isinstance(user_path, str) or not user_path.strip():
+        raise PathRefused("the path is empty: give a vault-relative path such as notes/Topic.md")
+    if "\x00" in user_path:
+        raise PathRefused("the path contains a NUL byte: remove it")
+    raw = unicodedata.normalize("NFC", user_path.strip().replace("\\", "/"))
+    if len(raw) > MAX_PATH_CHARS:
+        raise PathRefused(f"the path is {len(raw)} characters long; the limit is {MAX_PATH_CHARS}")
+    if raw.startswith("/") or re.match(r"^[A-Za-z]:", raw):
+        raise PathRefused(f"'{raw}' is absolute: give it relative to the vault root, e.g. notes/Topic.md")
+    parts = [p for p in PurePosixPath(raw).parts if p not in ("", ".")]
+    if ".." in parts:
+        raise PathRefused(f"'{raw}' climbs out with '..': give a path inside the vault")
+    if not parts:
+        raise PathRefused("the path names the vault root itself: name a page, e.g. notes/Topic.md")
+    if any(p.startswith(".") for p in parts):
+        raise PathRefused(
+            f"'{raw}' is inside a hidden folder or names a hidden file, which is not vault content"
+        )
+    for part in parts:
+        if len(part.encode()) > MAX_NAME_BYTES:
+            raise PathRefused(f"the name '{part[:40]}...' is longer than {MAX_NAME_BYTES} bytes: shorten it")
+    if not parts[-1].lower().endswith(".md"):
+        raise PathRefused(f"'{raw}' is not a markdown page: only .md files are vault pages")
+    rel = "/".join(parts)
+    root = vault.resolve()
+    target = root / rel
+    resolved = Path(os.path.realpath(target))
+    if resolved != root and root not in resolved.parents:
+        raise PathRefused(f"'{rel}' leads outside the vault through a symbolic link")
+    if must_exist and not target.is_file():
+        raise PathRefused(f"'{rel}' does not exist: check the path with listing or search")
+    return target, rel
+
+
+def page_name(relpath: str) -> str:
+    """The name Obsidian shows for a page: its file name without .md."""
+    name = relpath.rsplit("/", 1)[-1]
+    return name[:-3] if name.lower().endswith(".md") else name
+
+
+_UNSAFE_NAME = re.compile(r'[\\/:*?"<>|#^\[\]\x00-\x1f]')
+
+
+def safe_file_stem(title: str) -> str:
+    """A file name stem Obsidian accepts for a title: no characters that links or filesystems reserve."""
+    stem = _UNSAFE_NAME.sub(" ", unicodedata.normalize("NFC", title)).strip(" .")
+    stem = re.sub(r"\s+", " ", stem)
+    while len(stem.encode()) > MAX_NAME_BYTES - 3:
+        stem = stem[:-1]
+    return stem or "Untitled"
+
+
+def note_path(subject: str, settings: Settings) -> str:
+    """Where a saved note about ``subject`` lands: ``notes/<subject>.md``."""
+    return f"{settings.folders.notes}/{safe_file_stem(subject)}.md"
+
+
+def concept_path(name: str, settings: Settings) -> str:
+    """Where the maintenance pass writes the concept page for ``name``: ``wiki/<name>.md``."""
+    return f"{settings.folders.wiki}/{safe_file_stem(name)}.md"
+
+
+def transcript_folder(settings: Settings) -> str:
+    """The folder transcripts are written to (only by the capture path)."""
+    return settings.folders.conversations

@@ -1,0 +1,1 @@
+"""The vault: walking it, parsing its pages, writing to it atomically."""

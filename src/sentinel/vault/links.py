@@ -1,0 +1,121 @@
+"""Link syntax as Obsidian writes it: wikilinks, embeds and markdown links to .md files."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from urllib.parse import unquote
+
+# [[target]], [[target|label]], ![[embed]]; a table cell escapes the pipe as \|.
+WIKILINK = re.compile(r"(!?)\[\[([^\[\]\n]+?)\]\]")
+# [label](target.md) with an optional #fragment; external URLs are not vault links.
+MARKDOWN_LINK = re.compile(r"(!?)\[([^\[\]\n]*)\]\(([^()\s]+?\.md)(#[^()\s]*)?\)", re.IGNORECASE)
+
+
+# Files Obsidian embeds or links that are not pages: a link to one is an attachment, never a missing concept.
+ATTACHMENT_EXTENSIONS = frozenset(
+    [
+        "png",
+        "jpg",
+        "jpeg",
+        "gif",
+        "bmp",
+        "svg",
+        "webp",
+        "avif",
+        "pdf",
+        "mp3",
+        "wav",
+        "m4a",
+        "ogg",
+        "flac",
+        "3gp",
+        "webm",
+        "mp4",
+        "mov",
+        "mkv",
+        "ogv",
+        "canvas",
+        "base",
+    ]
+)
+
+
+def is_attachment(target: str) -> bool:
+    """True when a link target names a non-page file such as an image or a PDF."""
+    _, dot, ext = target.rpartition(".")
+    return bool(dot) and ext.casefold() in ATTACHMENT_EXTENSIONS
+
+
+@dataclass(frozen=True)
+class Link:
+    """One link as written: ``target`` is the page part (no heading, no .md), ``heading`` the #part."""
+
+    target: str
+    heading: str | None
+    display: str
+    kind: str  # wikilink | embed | markdown | attachment
+    line: int
+
+
+def split_wikilink(inner: str) -> tuple[str, str | None, str | None]:
+    """Split the inside of ``[[...]]`` into page target, heading/block part and label."""
+    inner = inner.replace("\\|", "|")
+    target, _, label = inner.partition("|")
+    target, hash_, heading = target.partition("#")
+    return target.strip(), (heading.strip() or None) if hash_ else None, label.strip() or None
+
+
+def strip_md_extension(target: str) -> str:
+    return target[:-3] if target.lower().endswith(".md") else target
+
+
+def link_key(target: str) -> str:
+    """The lookup key of a link target: lower-cased, .md dropped, slashes normalised, no leading ./ or /."""
+    key = strip_md_extension(target.strip().replace("\\", "/")).lstrip("/")
+    while key.startswith("./"):
+        key = key[2:]
+    return key.casefold()
+
+
+def key_base(key: str) -> str:
+    """The last path component of a link key: what a basename match compares."""
+    return key.rsplit("/", 1)[-1]
+
+
+def wikilinks_in(text: str, line: int) -> list[Link]:
+    links = []
+    for bang, inner in WIKILINK.findall(text):
+        target, heading, label = split_wikilink(inner)
+        if not target and heading is None:
+            continue
+        display = label or (f"{target} > {heading}" if heading and target else target or heading or "")
+        kind = "attachment" if is_attachment(target) else "embed" if bang else "wikilink"
+        links.append(Link(strip_md_extension(target), heading, display, kind, line))
+    return links
+
+
+def markdown_link(href: str, label: str, line: int) -> Link | None:
+    """A markdown link to a vault page (URL-encoded .md path), or None for anything else."""
+    if "://" in href or href.startswith("mailto:"):
+        return None
+    path, _, fragment = href.partition("#")
+    if not path.lower().endswith(".md"):
+        return None
+    target = strip_md_extension(unquote(path))
+    return Link(target, unquote(fragment) or None, label or target, "markdown", line)
+
+
+def text_without_link_markup(text: str) -> str:
+    """The text a reader sees: each link replaced by its visible words.
+
+    This is what the content hash is computed over, so wrapping an existing name in ``[[ ]]`` (or unwrapping
+    it) leaves the hash unchanged while any real edit moves it.
+    """
+
+    def wiki(match: re.Match[str]) -> str:
+        target, heading, label = split_wikilink(match.group(2))
+        return label or target or heading or ""
+
+    text = WIKILINK.sub(wiki, text)
+    return MARKDOWN_LINK.sub(lambda m: m.group(2), text)
