@@ -84,9 +84,7 @@ def jail(vault: Path, user_path: str, *, must_exist: bool = False) -> tuple[Path
     if not parts:
         raise PathRefused("the path names the vault root itself: name a page, e.g. notes/Topic.md")
     if any(p.startswith(".") for p in parts):
-        raise PathRefused(
-            f"'{raw}' is inside a hidden folder or names a hidden file, which is not vault content"
-        )
+        raise PathRefused(f"'{raw}' is inside a hidden folder or names a hidden file, which is not vault content")
     for part in parts:
         if len(part.encode()) > MAX_NAME_BYTES:
             raise PathRefused(f"the name '{part[:40]}...' is longer than {MAX_NAME_BYTES} bytes: shorten it")

@@ -16,9 +16,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 class Folders(BaseModel):
     """Names of the four role folders at the top of the vault."""
 
-    notes: str = Field(
-        "notes", description="What the user kept: the authority; places links, feeds the graph."
-    )
+    notes: str = Field("notes", description="What the user kept: the authority; places links, feeds the graph.")
     wiki: str = Field("wiki", description="Concept pages; derived: may only point at concepts the graph has.")
     conversations: str = Field("conversations", description="Verbatim transcripts: read-only, silent.")
     sources: str = Field("sources", description="Web research records and pasted material: body rung only.")
@@ -27,18 +25,12 @@ class Folders(BaseModel):
 class ProviderSettings(BaseModel):
     """One model role: where it is served and how it is called."""
 
-    kind: Literal["ollama", "openai"] = Field(
-        "ollama", description="Ollama API or any OpenAI-compatible one."
-    )
+    kind: Literal["ollama", "openai"] = Field("ollama", description="Ollama API or any OpenAI-compatible one.")
     base_url: str = Field("http://localhost:11434", description="Server root (OpenAI kind: up to /v1).")
     model: str = Field("", description="Model name as the server knows it. Empty: role not configured.")
     api_key_env: str = Field("", description="Name of the environment variable holding the API key, if any.")
-    num_ctx: int = Field(
-        8192, description="Context window in tokens; the truncation gate compares against it."
-    )
-    num_gpu: int | None = Field(
-        None, description="Ollama: layers on the GPU. Set it high to keep all layers."
-    )
+    num_ctx: int = Field(8192, description="Context window in tokens; the truncation gate compares against it.")
+    num_gpu: int | None = Field(None, description="Ollama: layers on the GPU. Set it high to keep all layers.")
     keep_alive: str = Field("5m", description="Ollama: how long the model stays loaded after a call.")
     timeout_s: float = Field(600.0, description="Per-call timeout in seconds.")
 
@@ -63,25 +55,19 @@ class Settings(BaseSettings):
     chunk_words: int = Field(250, description="Upper bound of words in one body chunk.")
 
     embedder_url: str = Field("", description="HTTP embedder service root, e.g. http://embedder:8001.")
-    embed_model_dir: Path | None = Field(
-        None, description="multilingual-e5-small ONNX dir for in-process use."
-    )
+    embed_model_dir: Path | None = Field(None, description="multilingual-e5-small ONNX dir for in-process use.")
     embed_threads: int = Field(2, description="ONNX Runtime intra-op threads.")
     embed_batch: int = Field(32, description="Texts per embedding batch.")
 
     read_page_chars: int = Field(4000, description="The read primitive pages long text at this many chars.")
     list_page_size: int = Field(50, description="Rows per page of listing output.")
     search_hits: int = Field(5, description="Hits per search result page.")
-    record_label: str = Field(
-        "Record:", description="Label of the line that points a note at its transcript."
-    )
+    record_label: str = Field("Record:", description="Label of the line that points a note at its transcript.")
 
     api_keys_file: Path | None = Field(None, description="File of hashed API keys (sentinel keys create).")
     local_only: bool = Field(False, description="Serve without keys; only allowed when bound to loopback.")
 
-    redis_url: str = Field(
-        "redis://localhost:6379/0", description="Broker, locks and the model-pool registry."
-    )
+    redis_url: str = Field("redis://localhost:6379/0", description="Broker, locks and the model-pool registry.")
     maintain_at: str = Field("23:00", description="Nightly maintenance time, HH:MM, local time.")
     maintain_minutes: int = Field(60, description="Time budget of one maintenance pass.")
 

@@ -40,9 +40,7 @@ def resolve_keys(db: sqlite3.Connection, keys: Iterable[str]) -> dict[str, str |
             by_name[name_key].append((path, path_key))
     for batch in _batches(keys):
         marks = ",".join("?" * len(batch))
-        for path, alias_key in db.execute(
-            f"SELECT path, alias_key FROM aliases WHERE alias_key IN ({marks})", batch
-        ):
+        for path, alias_key in db.execute(f"SELECT path, alias_key FROM aliases WHERE alias_key IN ({marks})", batch):
             by_alias[alias_key].append(path)
     resolved: dict[str, str | None] = {}
     for key in keys:

@@ -68,9 +68,7 @@ def _read(vault: Path, stat: FileStat, settings: Settings) -> _Read:
     except OSError as err:
         return _Read(stat, None, "", f"skipped: unreadable ({err.strerror})")
     if b"\x00" in data:
-        return _Read(
-            stat, None, hashlib.sha256(data).hexdigest(), "skipped: binary data (NUL bytes) in a .md file"
-        )
+        return _Read(stat, None, hashlib.sha256(data).hexdigest(), "skipped: binary data (NUL bytes) in a .md file")
     problem = None
     try:
         text = data.decode("utf-8")
@@ -137,9 +135,7 @@ def _store(db: sqlite3.Connection, read: _Read, settings: Settings, now: float) 
             continue  # [[#Heading]] points inside the page itself
         key = link_key(link.target)
         keys.add(key)
-        rows.append(
-            (rel, link.target, key, key_base(key), link.heading, link.display, link.kind, link.line, places)
-        )
+        rows.append((rel, link.target, key, key_base(key), link.heading, link.display, link.kind, link.line, places))
     db.executemany(
         """INSERT INTO links (source, target, target_key, target_base, heading, display, kind, line, places)
            VALUES (?,?,?,?,?,?,?,?,?)""",

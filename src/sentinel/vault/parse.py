@@ -21,9 +21,7 @@ from sentinel.vault.links import Link, markdown_link, text_without_link_markup, 
 
 _MD = MarkdownIt("commonmark").enable("table").enable("strikethrough")
 FRONTMATTER_BLOCK = re.compile(r"\A---[ \t]*\r?\n(.*?)^---[ \t]*\r?$\n?", re.DOTALL | re.MULTILINE)
-INLINE_TAG = re.compile(
-    r"(?<![\w/#&])#([^\s#.,;:!?()\[\]{}'\"`]*[^\s#.,;:!?()\[\]{}'\"`\d][^\s#.,;:!?()\[\]{}'\"`]*)"
-)
+INLINE_TAG = re.compile(r"(?<![\w/#&])#([^\s#.,;:!?()\[\]{}'\"`]*[^\s#.,;:!?()\[\]{}'\"`\d][^\s#.,;:!?()\[\]{}'\"`]*)")
 
 
 @dataclass(frozen=True)
@@ -179,9 +177,9 @@ def _chunks(title: str, body: str, headings: list[Heading], offset: int, limit: 
     chunks: list[Chunk] = []
     for trail_headings, text in sections:
         trail = " > ".join([title, *(h.text for h in trail_headings)])
-        heading = trail_headings[-1].text if trail_headings else ""
+        innermost = trail_headings[-1].text if trail_headings else ""
         for piece in _split_words(text, limit):
-            chunks.append(Chunk(len(chunks), trail, heading, piece, len(piece.split())))
+            chunks.append(Chunk(len(chunks), trail, innermost, piece, len(piece.split())))
     return chunks
 
 

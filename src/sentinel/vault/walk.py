@@ -22,9 +22,7 @@ def check_vault(vault: Path) -> Path:
     """The vault as an absolute path, or a clear error naming what is wrong with it."""
     path = vault.expanduser()
     if not path.exists():
-        raise VaultMissing(
-            f"the vault {path} does not exist: pass --vault or set SENTINEL_VAULT to your vault"
-        )
+        raise VaultMissing(f"the vault {path} does not exist: pass --vault or set SENTINEL_VAULT to your vault")
     if not path.is_dir():
         raise VaultMissing(f"the vault {path} is a file, not a directory: point --vault at the vault folder")
     if not os.access(path, os.R_OK | os.X_OK):

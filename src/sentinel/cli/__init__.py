@@ -1,0 +1,14 @@
+"""The ``sentinel`` command line: one typer app, one module per command group."""
+
+from __future__ import annotations
+
+import typer
+
+from sentinel.cli import index
+
+app = typer.Typer(no_args_is_help=True, add_completion=False, help="Sentinel: a local model in front of your vault.")
+app.add_typer(index.app, name="index")
+
+
+def main() -> None:
+    app()

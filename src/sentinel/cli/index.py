@@ -1,0 +1,92 @@
+"""``sentinel index``: sync, rebuild and inspect the derived index."""
+
+from __future__ import annotations
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from sentinel.cli.common import IndexOption, JsonOption, VaultOption, console, load_settings, open_db, print_json
+from sentinel.index import queries
+from sentinel.index.sync import SyncReport, sync
+
+app = typer.Typer(no_args_is_help=True, help="Build and inspect the index (derived from the vault, rebuildable).")
+
+
+def _run(vault: VaultOption, index: IndexOption, as_json: bool, rebuild: bool) -> SyncReport:
+    settings = load_settings(vault, index)
+    db = open_db(settings)
+    with Progress(
+        TextColumn("reading pages"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+        disable=as_json,
+    ) as bar:
+        task = bar.add_task("read", total=None)
+        report = sync(
+            settings, db, rebuild=rebuild, progress=lambda done, total: bar.update(task, completed=done, total=total)
+        )
+    if as_json:
+        print_json(report.as_dict())
+        return report
+    console.print(
+        f"added {report.added}  updated {report.updated}  removed {report.removed}  unchanged {report.unchanged}  "
+        f"links re-resolved {report.links_changed}  seconds {report.seconds:.2f}"
+    )
+    for path, problem in report.problems:
+        console.print(f"[yellow]problem[/] {path}: {problem}")
+    if report.refused:
+        console.print(f"[bold red]withheld:[/] {report.refused}")
+    return report
+
+
+@app.command("sync")
+def sync_command(vault: VaultOption = None, index: IndexOption = None, as_json: JsonOption = False) -> None:
+    """Re-read changed pages, drop deleted ones, resolve links. Safe to run any time."""
+    report = _run(vault, index, as_json, rebuild=False)
+    if report.refused:
+        raise typer.Exit(3)
+
+
+@app.command("rebuild")
+def rebuild_command(vault: VaultOption = None, index: IndexOption = None, as_json: JsonOption = False) -> None:
+    """Re-read every page and accept any deletions (the explicit way to take an emptied vault)."""
+    _run(vault, index, as_json, rebuild=True)
+
+
+@app.command("stats")
+def stats_command(vault: VaultOption = None, index: IndexOption = None, as_json: JsonOption = False) -> None:
+    """Counts of pages, links, unresolved names, chunks, and pages with problems."""
+    db = open_db(load_settings(vault, index))
+    stats = queries.stats(db)
+    problems = queries.problems(db)
+    if as_json:
+        print_json({**stats, "problems": [{"path": p, "problem": r} for p, r in problems]})
+        return
+    table = Table("what", "count")
+    for key, value in stats.items():
+        table.add_row(key, ", ".join(f"{k} {v}" for k, v in value.items()) if isinstance(value, dict) else str(value))
+    console.print(table)
+    for path, problem in problems:
+        console.print(f"[yellow]problem[/] {path}: {problem}")
+
+
+@app.command("unresolved")
+def unresolved_command(
+    vault: VaultOption = None,
+    index: IndexOption = None,
+    as_json: JsonOption = False,
+    limit: int = typer.Option(50, help="How many names to show."),
+) -> None:
+    """The growth queue: names pages link to that no page answers to, by how many pages reach for them."""
+    rows = queries.unresolved(open_db(load_settings(vault, index)), limit=limit)
+    if as_json:
+        print_json([{"name": r.name, "pages": r.pages, "links": r.links} for r in rows])
+        return
+    table = Table("name", "pages", "links")
+    for r in rows:
+        table.add_row(r.name, str(r.pages), str(r.links))
+    console.print(table)
