@@ -15,7 +15,7 @@ from sentinel.settings import Settings
 from sentinel.vault.walk import VaultMissing, check_vault
 
 console = Console()
-err_console = Console(stderr=True)
+err_console = Console(stderr=True, soft_wrap=True)
 
 VaultOption = Annotated[
     Path | None, typer.Option("--vault", help="The vault folder (env SENTINEL_VAULT).", show_default=False)

@@ -101,11 +101,16 @@ def m001_core(db: sqlite3.Connection) -> None:
         CREATE VIRTUAL TABLE chunks_fts USING fts5(
             text, trail, content='chunks', content_rowid='id', tokenize='unicode61 remove_diacritics 2'
         );
+        -- Turkish dotless/dotted i are letters of their own to unicode61; fold them as sentinel.index.fts does.
         CREATE TRIGGER chunks_ai AFTER INSERT ON chunks BEGIN
-            INSERT INTO chunks_fts(rowid, text, trail) VALUES (new.id, new.text, new.trail);
+            INSERT INTO chunks_fts(rowid, text, trail) VALUES (
+                new.id, replace(replace(new.text, 'ı', 'i'), 'İ', 'I'),
+                replace(replace(new.trail, 'ı', 'i'), 'İ', 'I'));
         END;
         CREATE TRIGGER chunks_ad AFTER DELETE ON chunks BEGIN
-            INSERT INTO chunks_fts(chunks_fts, rowid, text, trail) VALUES ('delete', old.id, old.text, old.trail);
+            INSERT INTO chunks_fts(chunks_fts, rowid, text, trail) VALUES (
+                'delete', old.id, replace(replace(old.text, 'ı', 'i'), 'İ', 'I'),
+                replace(replace(old.trail, 'ı', 'i'), 'İ', 'I'));
         END;
 
         -- The analysis pass's output: one row per page, valid while hash equals pages.hash.

@@ -1,0 +1,31 @@
+"""Fixtures every area uses: a throw-away vault with its own index."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from sentinel.settings import Settings
+
+WriteVault = Callable[[dict[str, str]], Settings]
+
+
+@pytest.fixture
+def vault_settings(tmp_path: Path) -> WriteVault:
+    """Write the given {relpath: text} files into a fresh vault and return settings pointing at it."""
+
+    def make(files: dict[str, str]) -> Settings:
+        vault = tmp_path / "vault"
+        vault.mkdir(exist_ok=True)
+        for rel, text in files.items():
+            target = vault / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
+        return Settings(vault=vault, index_path=tmp_path / "index" / "index.db", _env_file=None)
+
+    return make
+
+
+EVAL_VAULT = Path(__file__).resolve().parents[2] / "shared" / "eval" / "obsidian-help"

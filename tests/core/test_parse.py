@@ -1,0 +1,101 @@
+"""Obsidian-faithful parsing: every link form, code exclusion, aliases, tags, headings, chunks, the hash rule."""
+
+from __future__ import annotations
+
+from sentinel.vault.links import link_key
+from sentinel.vault.parse import content_hash, parse_page
+
+PAGE = """---
+aliases: [Ex, "Why Not"]
+tags: [alpha, beta/gamma]
+description: A page about everything.
+---
+# Top
+Plain [[Page]], labelled [[Page|the label]], heading [[Page#Section]], block [[Page#^abc123]],
+folder [[folder/Deep]], extension [[Named.md]], embed ![[Embedded note]], image ![[photo.png]],
+markdown [md link](Other%20Page.md), markdown fragment [x](sub/Third.md#Part), external [web](https://x.org/a.md).
+Inline code `[[not a link]]` and a tag #inline-tag but not a colour #123.
+
+```
+[[inside a fence]]
+```
+
+    [[inside indented code]]
+
+| col | other |
+|-----|-------|
+| [[Table target\\|shown]] | x |
+
+## Second
+More text.
+"""
+
+
+def test_every_link_form_is_found_and_code_is_not() -> None:
+    page = parse_page("notes/X.md", PAGE)
+    found = {(link.target, link.heading, link.kind) for link in page.links}
+    assert found == {
+        ("Page", None, "wikilink"),
+        ("Page", "Section", "wikilink"),
+        ("Page", "^abc123", "wikilink"),
+        ("folder/Deep", None, "wikilink"),
+        ("Named", None, "wikilink"),
+        ("Embedded note", None, "embed"),
+        ("photo.png", None, "attachment"),
+        ("Other Page", None, "markdown"),
+        ("sub/Third", "Part", "markdown"),
+        ("Table target", None, "wikilink"),
+    }
+    assert not any("inside" in link.target or "not a link" in link.target for link in page.links)
+    labelled = next(link for link in page.links if link.display == "the label")
+    assert labelled.target == "Page"
+
+
+def test_frontmatter_aliases_tags_headings_description() -> None:
+    page = parse_page("notes/X.md", PAGE)
+    assert page.aliases == ["Ex", "Why Not"]
+    assert page.tags == ["alpha", "beta/gamma", "inline-tag"]
+    assert [(h.level, h.text) for h in page.headings] == [(1, "Top"), (2, "Second")]
+    assert page.description == "A page about everything."
+    assert page.title == "X"
+
+
+def test_alias_given_as_a_string() -> None:
+    assert parse_page("a.md", "---\naliases: One, Two\n---\nx").aliases == ["One", "Two"]
+
+
+def test_chunks_carry_their_heading_trail() -> None:
+    page = parse_page("notes/T.md", "intro words\n# A\nalpha text\n## B\nbeta text\n# C\ngamma")
+    assert [(c.trail, c.text) for c in page.chunks] == [
+        ("T", "intro words"),
+        ("T > A", "alpha text"),
+        ("T > A > B", "beta text"),
+        ("T > C", "gamma"),
+    ]
+
+
+def test_long_sections_split_under_the_word_limit() -> None:
+    text = "# H\n" + "\n\n".join(" ".join(["word"] * 40) for _ in range(20))
+    chunks = parse_page("p.md", text, chunk_words=100).chunks
+    assert len(chunks) == 10
+    assert all(c.words <= 100 for c in chunks)
+
+
+def test_hash_ignores_link_markup_but_sees_real_edits() -> None:
+    plain = "We met Ada Lovelace in London."
+    linked = "We met [[Ada Lovelace]] in [[London]]."
+    labelled = "We met [[people/Ada Lovelace|Ada Lovelace]] in London."
+    assert content_hash(plain) == content_hash(linked) == content_hash(labelled)
+    assert content_hash(plain) != content_hash("We met Ada Lovelace in Paris.")
+    assert content_hash("[x](Some%20Page.md)") == content_hash("x")
+
+
+def test_broken_frontmatter_is_a_recorded_problem_not_a_crash() -> None:
+    page = parse_page("notes/B.md", "---\ntitle: [unclosed\n---\nbody with [[Link]]\n")
+    assert page.problems and "broken frontmatter" in page.problems[0]
+    assert [link.target for link in page.links] == ["Link"]
+
+
+def test_link_keys_normalise_case_extension_and_slashes() -> None:
+    assert link_key("Folder\\Page.MD") == "folder/page"
+    assert link_key("./a/B.md") == "a/b"
