@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -33,6 +33,29 @@ class ProviderSettings(BaseModel):
     num_gpu: int | None = Field(None, description="Ollama: layers on the GPU. Set it high to keep all layers.")
     keep_alive: str = Field("5m", description="Ollama: how long the model stays loaded after a call.")
     timeout_s: float = Field(600.0, description="Per-call timeout in seconds.")
+
+
+class OpenWebUISettings(BaseModel):
+    """How ``sentinel openwebui setup`` registers Sentinel in Open WebUI (tool, valves, model)."""
+
+    url: str = Field("http://localhost:3000", description="Open WebUI root as this command reaches it.")
+    admin_email: str = Field("", description="An Open WebUI admin account (e.g. its WEBUI_ADMIN_EMAIL).")
+    admin_password: SecretStr = Field(SecretStr(""), description="That admin's password.")
+    base_model: str = Field(
+        "", description="Model the Sentinel model wraps, as Open WebUI lists it. Empty: conversation.model."
+    )
+    tool_api_url: str = Field(
+        "http://api:8000", description="The tool API as Open WebUI reaches it (the tool's valve)."
+    )
+    tool_api_key: SecretStr = Field(
+        SecretStr(""), description="Write key for the tool's valve. Empty: keep the valve's key, else create one."
+    )
+    tool_id: str = Field("sentinel", description="Id of the tool in Open WebUI.")
+    model_id: str = Field("sentinel", description="Id of the wrapping model in Open WebUI.")
+    model_name: str = Field("Sentinel", description="Name people pick in Open WebUI's model list.")
+    tool_file: Path = Field(Path("tool/openwebui_tool.py"), description="The tool source registered in Open WebUI.")
+    system_prompt_file: Path = Field(Path("tool/system_prompt.txt"), description="The Sentinel model's system prompt.")
+    wait_s: float = Field(180.0, description="How long setup waits for Open WebUI's /health.")
 
 
 class Settings(BaseSettings):
@@ -74,3 +97,5 @@ class Settings(BaseSettings):
     conversation: ProviderSettings = Field(default_factory=ProviderSettings)
     extraction: ProviderSettings = Field(default_factory=ProviderSettings)
     summary: ProviderSettings = Field(default_factory=ProviderSettings)
+
+    openwebui: OpenWebUISettings = Field(default_factory=OpenWebUISettings)

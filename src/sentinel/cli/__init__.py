@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import typer
 
-from sentinel.cli import index
+from sentinel.cli import index, openwebui
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, help="Sentinel: a local model in front of your vault.")
 app.add_typer(index.app, name="index")
+app.add_typer(openwebui.app, name="openwebui")
 
 
 def main() -> None:

@@ -1,0 +1,36 @@
+"""``sentinel openwebui``: register Sentinel's tool and model in a running Open WebUI."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from sentinel.cli.common import console, fail
+from sentinel.openwebui import SetupError, setup
+from sentinel.settings import Settings
+
+app = typer.Typer(no_args_is_help=True, help="Connect Sentinel to Open WebUI.")
+
+
+@app.command("setup")
+def setup_command(
+    url: Annotated[str | None, typer.Option(help="Open WebUI root (env SENTINEL_OPENWEBUI__URL).")] = None,
+    base_model: Annotated[
+        str | None, typer.Option(help="Model to wrap, as Open WebUI lists it (env SENTINEL_OPENWEBUI__BASE_MODEL).")
+    ] = None,
+    tool_api_url: Annotated[
+        str | None, typer.Option(help="Tool API as Open WebUI reaches it (env SENTINEL_OPENWEBUI__TOOL_API_URL).")
+    ] = None,
+) -> None:
+    """Create or update the Sentinel tool, its valves and the Sentinel model. Safe to run again."""
+    settings = Settings()
+    overrides = {"url": url, "base_model": base_model, "tool_api_url": tool_api_url}
+    owui = settings.openwebui.model_copy(update={k: v for k, v in overrides.items() if v is not None})
+    settings = settings.model_copy(update={"openwebui": owui})
+    try:
+        report = setup(settings)
+    except SetupError as err:
+        fail(str(err))
+    for line in report.lines(settings.openwebui):
+        console.print(line)

@@ -1,0 +1,248 @@
+"""Register Sentinel in a running Open WebUI through its REST API: the tool, its valves, and the Sentinel model.
+
+Idempotent: each object is looked up by id and updated when it exists, created otherwise, so running it again
+changes what changed and duplicates nothing. Talks HTTP only; Open WebUI itself is never imported here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+from tenacity import Retrying, retry_if_exception_type, stop_after_delay, wait_fixed
+
+from sentinel.settings import OpenWebUISettings, Settings
+
+ENV_PREFIX = "SENTINEL_OPENWEBUI__"
+# Everyone who can sign in to Open WebUI may use the tool and the model (Open WebUI's "public" grant).
+PUBLIC_READ = [{"principal_type": "user", "principal_id": "*", "permission": "read"}]
+# The model wraps a base model with only Sentinel's tools: Open WebUI's own (search_notes, write_note, memories,
+# web search, ...) would compete with the seven primitives for a small model's attention.
+CAPABILITIES = {
+    "builtin_tools": False,
+    "web_search": False,
+    "image_generation": False,
+    "code_interpreter": False,
+    "file_upload": False,
+    "vision": False,
+    "citations": True,
+    "status_updates": True,
+    "usage": True,
+}
+
+
+class SetupError(RuntimeError):
+    """Setup cannot go on; the message says which input is wrong and what to do."""
+
+
+class _NotReady(Exception):
+    """Open WebUI answered /health, but not yet healthy."""
+
+
+@dataclass
+class SetupReport:
+    tool: str = ""  # "created" or "updated"
+    model: str = ""
+    key: str = ""  # where the valve's key came from
+    base_model: str = ""
+    warnings: list[str] = field(default_factory=list)
+
+    def lines(self, settings: OpenWebUISettings) -> list[str]:
+        lines = [
+            f"tool '{settings.tool_id}' {self.tool}; valves: api_url={settings.tool_api_url}, key {self.key}",
+            f"model '{settings.model_id}' ({settings.model_name}) {self.model}, wrapping '{self.base_model}'",
+        ]
+        return lines + [f"warning: {warning}" for warning in self.warnings]
+
+
+def setup(settings: Settings, create_key: Callable[[], str] | None = None) -> SetupReport:
+    """Register tool, valves and model. ``create_key`` makes a write-scoped API key when none is configured."""
+    owui = settings.openwebui
+    _check_inputs(settings)
+    tool_source = _read_file(owui.tool_file, "tool_file")
+    system_prompt = _read_file(owui.system_prompt_file, "system_prompt_file")
+    report = SetupReport(base_model=base_model_of(settings))
+    with httpx.Client(base_url=owui.url.rstrip("/"), timeout=60.0) as client:
+        wait_for_health(client, owui.wait_s)
+        client.headers["Authorization"] = f"Bearer {_sign_in(client, owui)}"
+        report.tool = _put_tool(client, owui, tool_source)
+        report.key = _set_valves(client, owui, create_key)
+        report.model = _put_model(client, settings, system_prompt, report.base_model)
+        listed = {model["id"] for model in _json(client.get("/api/models"), "listing models").get("data", [])}
+        if report.base_model not in listed:
+            report.warnings.append(
+                f"Open WebUI does not list the base model '{report.base_model}' now, so '{owui.model_name}' stays "
+                f"hidden until it does: check the connection (Admin Settings > Connections) or "
+                f"{ENV_PREFIX}BASE_MODEL. Known: {', '.join(sorted(listed)) or 'none'}"
+            )
+    return report
+
+
+def base_model_of(settings: Settings) -> str:
+    return settings.openwebui.base_model or settings.conversation.model
+
+
+def _check_inputs(settings: Settings) -> None:
+    owui = settings.openwebui
+    missing = [
+        f"{ENV_PREFIX}{name.upper()}"
+        for name, value in (
+            ("admin_email", owui.admin_email),
+            ("admin_password", owui.admin_password.get_secret_value()),
+        )
+        if not value
+    ]
+    if missing:
+        raise SetupError(
+            f"Open WebUI admin credentials are missing: set {' and '.join(missing)} (the same account as Open "
+            "WebUI's WEBUI_ADMIN_EMAIL / WEBUI_ADMIN_PASSWORD)"
+        )
+    if not base_model_of(settings):
+        raise SetupError(
+            f"no base model to wrap: set {ENV_PREFIX}BASE_MODEL (or SENTINEL_CONVERSATION__MODEL) to a model id "
+            "Open WebUI lists, e.g. qwen3:8b"
+        )
+
+
+def _read_file(path: Path, setting: str) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as err:
+        raise SetupError(f"cannot read {path} ({err.strerror}): set {ENV_PREFIX}{setting.upper()}") from err
+
+
+def wait_for_health(client: httpx.Client, wait_s: float) -> None:
+    """Poll /health until Open WebUI says it is up, or fail after ``wait_s`` seconds."""
+
+    def probe() -> None:
+        response = client.get("/health", timeout=5.0)
+        if response.status_code != 200:
+            raise _NotReady(f"/health answered {response.status_code}")
+
+    try:
+        for attempt in Retrying(
+            stop=stop_after_delay(wait_s),
+            wait=wait_fixed(1.0),
+            retry=retry_if_exception_type((httpx.TransportError, _NotReady)),
+            reraise=True,
+        ):
+            with attempt:
+                probe()
+    except (httpx.TransportError, _NotReady) as err:
+        raise SetupError(
+            f"Open WebUI at {client.base_url} was not healthy within {wait_s:.0f} s ({err!r}): is it running? "
+            f"Set {ENV_PREFIX}URL"
+        ) from err
+
+
+def _sign_in(client: httpx.Client, owui: OpenWebUISettings) -> str:
+    response = client.post(
+        "/api/v1/auths/signin",
+        json={"email": owui.admin_email, "password": owui.admin_password.get_secret_value()},
+    )
+    if response.status_code in (400, 401, 403):
+        raise SetupError(
+            f"Open WebUI refused the sign-in of '{owui.admin_email}' ({_detail(response)}): check "
+            f"{ENV_PREFIX}ADMIN_EMAIL and {ENV_PREFIX}ADMIN_PASSWORD"
+        )
+    user = _json(response, "signing in")
+    if user.get("role") != "admin":
+        raise SetupError(f"'{owui.admin_email}' is not an Open WebUI admin (role {user.get('role')!r})")
+    return str(user["token"])
+
+
+def _put_tool(client: httpx.Client, owui: OpenWebUISettings, source: str) -> str:
+    form = {
+        "id": owui.tool_id,
+        "name": owui.model_name,
+        "content": source,
+        "meta": {"description": "Sentinel: your vault's seven primitives and save."},
+    }
+    exists = client.get(f"/api/v1/tools/id/{owui.tool_id}").status_code == 200
+    if exists:
+        _json(client.post(f"/api/v1/tools/id/{owui.tool_id}/update", json=form), "updating the tool")
+    else:
+        _json(client.post("/api/v1/tools/create", json=form), "creating the tool")
+    grants = {"access_grants": PUBLIC_READ}
+    _json(client.post(f"/api/v1/tools/id/{owui.tool_id}/access/update", json=grants), "sharing the tool")
+    return "updated" if exists else "created"
+
+
+def _set_valves(client: httpx.Client, owui: OpenWebUISettings, create_key: Callable[[], str] | None) -> str:
+    """Point the tool at the API; keep a key already in place rather than minting one per run."""
+    key = owui.tool_api_key.get_secret_value()
+    origin = f"from {ENV_PREFIX}TOOL_API_KEY"
+    if not key:
+        current = _json(client.get(f"/api/v1/tools/id/{owui.tool_id}/valves"), "reading the valves") or {}
+        key, origin = str(current.get("api_key") or ""), "kept from the valves"
+    if not key:
+        if create_key is None:
+            raise SetupError(
+                f"no API key for the tool: set {ENV_PREFIX}TOOL_API_KEY to a write key "
+                "(sentinel keys create --scope write)"
+            )
+        key, origin = create_key(), "created (write scope)"
+    valves = {"api_url": owui.tool_api_url, "api_key": key}
+    _json(client.post(f"/api/v1/tools/id/{owui.tool_id}/valves/update", json=valves), "setting the valves")
+    return origin
+
+
+def _put_model(client: httpx.Client, settings: Settings, system_prompt: str, base_model: str) -> str:
+    owui = settings.openwebui
+    found = client.get("/api/v1/models/model", params={"id": owui.model_id})
+    existing = _json(found, "reading the model") if found.status_code == 200 else None
+    # Merge into what is there so settings a person added in the UI (temperature, a profile image) survive.
+    meta = dict((existing or {}).get("meta") or {})
+    params = dict((existing or {}).get("params") or {})
+    meta.update(
+        {
+            "description": "Answers from your vault through Sentinel's tools.",
+            "toolIds": [owui.tool_id],
+            "capabilities": {**(meta.get("capabilities") or {}), **CAPABILITIES},
+        }
+    )
+    params.update({"system": system_prompt, "function_calling": "native"})
+    params.update(_runtime_params(settings))
+    form = {
+        "id": owui.model_id,
+        "base_model_id": base_model,
+        "name": owui.model_name,
+        "meta": meta,
+        "params": params,
+        "is_active": True,
+    }
+    if existing is None:
+        _json(client.post("/api/v1/models/create", json=form), "creating the model")
+    else:
+        _json(client.post("/api/v1/models/model/update", json=form), "updating the model")
+    access = {"id": owui.model_id, "access_grants": PUBLIC_READ}
+    _json(client.post("/api/v1/models/model/access/update", json=access), "sharing the model")
+    return "created" if existing is None else "updated"
+
+
+def _runtime_params(settings: Settings) -> dict[str, Any]:
+    """Ollama's num_ctx and num_gpu (seed 000: left unset, part of the model silently runs on the CPU)."""
+    conversation = settings.conversation
+    if conversation.kind != "ollama":
+        return {}
+    params: dict[str, Any] = {"num_ctx": conversation.num_ctx}
+    if conversation.num_gpu is not None:
+        params["num_gpu"] = conversation.num_gpu
+    return params
+
+
+def _json(response: httpx.Response, doing: str) -> Any:
+    if response.status_code != 200:
+        raise SetupError(f"Open WebUI failed {doing}: {response.status_code} {_detail(response)}")
+    return response.json()
+
+
+def _detail(response: httpx.Response) -> str:
+    try:
+        body = response.json()
+    except ValueError:
+        return response.text or response.reason_phrase
+    return str(body.get("detail", body) if isinstance(body, dict) else body)

@@ -1,0 +1,186 @@
+"""
+title: Sentinel
+author: Sentinel
+description: Your markdown vault: search, read, list, link graph, write on request, and save the conversation.
+version: 0.1.0
+license: MIT
+"""
+
+# Loaded by Open WebUI, not by Sentinel: only the standard library, pydantic and httpx (both ship with Open WebUI).
+# Open WebUI rewrites some import prefixes anywhere in this text, and turns every public method into a tool, so
+# helpers start with "_" and the method names avoid its built-in tools (search_notes, write_note, ...).
+# Each method docstring is the description the model reads: the rules live there (rules in the schema hold).
+# Open WebUI sends the raw docstring up to ':param', so each description stays on one (long) line.
+
+from typing import Any, Literal
+
+import httpx
+from pydantic import BaseModel, Field
+
+
+class Tools:
+    class Valves(BaseModel):
+        api_url: str = Field("http://api:8000", description="Sentinel tool API root, as Open WebUI reaches it.")
+        api_key: str = Field("", description="A write-scoped Sentinel API key (sentinel keys create --scope write).")
+        timeout_s: float = Field(120.0, description="Seconds to wait for one tool call.")
+
+    def __init__(self) -> None:
+        self.valves = self.Valves()
+
+    async def search(self, query: str, rung: Literal["summary", "body"] = "summary", cursor: int = 0) -> str:
+        """Search the vault first, before answering from memory. rung=summary (one line per page) is normally enough; use rung=body (verbatim passages) only when a summary showed a page relevant without the answer. [DONE]: nothing more to find, stop searching and answer. Never repeat a query.
+        :param query: what to find, in the user's words
+        :param rung: summary or body
+        :param cursor: from a [more] line
+        """  # noqa: E501
+        return await self._call("search", {"query": query, "rung": rung, "cursor": cursor})
+
+    async def read(
+        self,
+        path: str,
+        depth: Literal["outline", "section", "page"] = "outline",
+        section: str = "",
+        cursor: int = 0,
+    ) -> str:
+        """Open one page: the last rung, after search. depth=outline shows headings with sizes; then depth=section with a heading; depth=page gives the text in pages (cursor from [more]). Take paths from search, listing or graph; never guess them.
+        :param path: vault-relative, e.g. notes/Topic.md
+        :param depth: outline, section or page
+        :param section: heading to open (depth=section)
+        :param cursor: from a [more] line
+        """  # noqa: E501
+        args = {"path": path, "depth": depth, "section": section, "cursor": cursor}
+        return await self._call("read", args)
+
+    async def listing(self, folder: str = "", filter: str = "", cursor: int = 0) -> str:
+        """List pages deterministically, sorted and paged: by folder, or by a filter such as type:concept status:seedling, recent or unresolved. For meaning use search.
+        :param folder: e.g. notes; empty for all
+        :param filter: facets, e.g. type:concept
+        :param cursor: from a [more] line
+        """  # noqa: E501
+        return await self._call("listing", {"folder": folder, "filter": filter, "cursor": cursor})
+
+    async def graph(self, target: str) -> str:
+        """The links around a page or name, as prose: what it points at, what points at it, and names that resolve to no page. An unresolved name has no page: do not try to open it.
+        :param target: a page path or a name
+        """  # noqa: E501
+        return await self._call("graph", {"target": target})
+
+    async def write(
+        self,
+        path: str,
+        content: str,
+        mode: Literal["create", "replace", "append"] = "create",
+        expected_hash: str = "",
+    ) -> str:
+        """Change a page, only when the user asks for that change. conversations/ can never be written, and new pages under wiki/ are refused: [STOP] means do not retry. [RETRY]: do what it says, once. To keep what was said, use save.
+        :param path: vault-relative .md path
+        :param content: markdown
+        :param mode: create, replace or append
+        :param expected_hash: hash from your last read of this page (replace)
+        """  # noqa: E501
+        args = {"path": path, "content": content, "mode": mode, "expected_hash": expected_hash}
+        return await self._call("write", args)
+
+    async def relocate(self, source: str, destination: str) -> str:
+        """Move or rename a page, only when the user asks; links to it are rewritten. Transcripts cannot be moved.
+        :param source: current vault-relative path
+        :param destination: new vault-relative path
+        """
+        return await self._call("relocate", {"source": source, "destination": destination})
+
+    async def remove(self, path: str) -> str:
+        """Delete a page, only when the user explicitly asks. Transcripts cannot be removed.
+        :param path: vault-relative path
+        """
+        return await self._call("remove", {"path": path})
+
+    async def save(
+        self,
+        subject: str,
+        content: str,
+        __messages__: list[dict[str, Any]] | None = None,
+        __metadata__: dict[str, Any] | None = None,
+    ) -> str:
+        """Keep this conversation, only when the user asks ("save this", "note this", "kaydet"); never offer it or decide it yourself. Records the whole chat verbatim and writes the note to notes/<subject>.md with a line pointing at that record.
+        :param subject: the note's title
+        :param content: what to keep, as markdown
+        """  # noqa: E501
+        chat_id = str((__metadata__ or {}).get("chat_id") or "")
+        if not chat_id:
+            return "[STOP] This chat has no id, so it cannot be recorded. Tell the user to save from a saved chat."
+        payload = {
+            "chat_id": chat_id,
+            "messages": _transcript_messages(__messages__ or []),
+            "subject": subject,
+            "content": content,
+        }
+        return await self._post("/v1/capture", payload, "save")
+
+    async def _call(self, name: str, args: dict[str, Any]) -> str:
+        return await self._post(f"/v1/tools/{name}", args, name)
+
+    async def _post(self, route: str, payload: dict[str, Any], name: str) -> str:
+        if not self.valves.api_key:
+            return (
+                "[STOP] The Sentinel tool has no API key. Tell the user: an admin sets it in the tool's valves "
+                "(sentinel openwebui setup does this)."
+            )
+        url = self.valves.api_url.rstrip("/") + route
+        headers = {"Authorization": f"Bearer {self.valves.api_key}"}
+        try:
+            async with httpx.AsyncClient(timeout=self.valves.timeout_s) as client:
+                response = await client.post(url, json=payload, headers=headers)
+        except httpx.HTTPError as exc:
+            return f"[STOP] Sentinel's tool API at {url} could not be reached ({exc!r}). Tell the user; do not retry."
+        return _result_text(response, name)
+
+
+def _result_text(response: httpx.Response, name: str) -> str:
+    """The model-facing text of an API answer; every failure still starts with a status marker."""
+    if response.status_code == 200:
+        try:
+            return str(response.json()["text"])
+        except (ValueError, KeyError, TypeError):
+            return f"[STOP] Sentinel's tool API answered {name} without a text field. Tell the user."
+    if response.status_code == 401:
+        return "[STOP] Sentinel refused the tool's API key. Tell the user: an admin must set a valid key."
+    if response.status_code == 403:
+        return f"[STOP] The tool's API key may only read; {name} needs a write key. Tell the user."
+    if response.status_code == 422:
+        return f"[RETRY] Sentinel rejected the arguments of {name}: {_detail(response)}"
+    return f"[STOP] Sentinel's tool API failed on {name} ({response.status_code}): {_detail(response)}"
+
+
+def _detail(response: httpx.Response) -> str:
+    try:
+        detail = response.json().get("detail", response.text)
+    except ValueError:
+        detail = response.text
+    text = str(detail)
+    limit = 400
+    return text if len(text) <= limit else f"{text[:limit]} [cut at {limit} of {len(text)} characters]"
+
+
+def _transcript_messages(messages: list[dict[str, Any]]) -> list[dict[str, str]]:
+    """The user and assistant turns as plain text: the system prompt and tool traffic are not the conversation."""
+    turns = []
+    for message in messages:
+        role = message.get("role")
+        text = _plain_text(message.get("content"))
+        if role in ("user", "assistant") and text.strip():
+            turns.append({"role": str(role), "content": text})
+    return turns
+
+
+def _plain_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = []
+        for part in content:
+            if isinstance(part, dict) and part.get("type") == "text":
+                parts.append(str(part.get("text", "")))
+            elif isinstance(part, dict):
+                parts.append(f"[{part.get('type', 'attachment')} not recorded]")
+        return "\n".join(parts)
+    return ""
