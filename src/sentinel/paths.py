@@ -132,3 +132,10 @@ def concept_path(name: str, settings: Settings) -> str:
 def transcript_folder(settings: Settings) -> str:
     """The folder transcripts are written to (only by the capture path)."""
     return settings.folders.conversations
+
+
+def keys_path(settings: Settings) -> Path:
+    """The API key file: the ``api_keys_file`` setting, else ``api-keys.json`` beside the index."""
+    if settings.api_keys_file is not None:
+        return settings.api_keys_file.expanduser().resolve()
+    return index_path(settings).parent / "api-keys.json"

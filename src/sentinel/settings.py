@@ -88,7 +88,10 @@ class Settings(BaseSettings):
     record_label: str = Field("Record:", description="Label of the line that points a note at its transcript.")
 
     api_keys_file: Path | None = Field(None, description="File of hashed API keys (sentinel keys create).")
+    api_keys: str = Field("", description="Extra keys as 'write:<key>,read:<key>' (e.g. from a secret store).")
     local_only: bool = Field(False, description="Serve without keys; only allowed when bound to loopback.")
+    api_host: str = Field("127.0.0.1", description="Address the tool API binds to.")
+    api_port: int = Field(8000, description="Port the tool API listens on.")
 
     redis_url: str = Field("redis://localhost:6379/0", description="Broker, locks and the model-pool registry.")
     maintain_at: str = Field("23:00", description="Nightly maintenance time, HH:MM, local time.")

@@ -1,0 +1,63 @@
+"""Frontmatter facets: ``type:concept status:seedling tag:x role:note`` as SQL over the pages table."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+TOKEN = re.compile(r'(\w[\w-]*):("[^"]*"|\S+)')
+
+
+class FacetError(ValueError):
+    """A filter the listing cannot understand, with what would work instead."""
+
+
+@dataclass
+class Facets:
+    """A parsed filter: conditions on frontmatter keys, tags and roles, plus the words that were not facets."""
+
+    fields: list[tuple[str, str]] = field(default_factory=list)
+    tags: list[str] = field(default_factory=list)
+    roles: list[str] = field(default_factory=list)
+    words: list[str] = field(default_factory=list)
+
+    def sql(self, alias: str = "pages") -> tuple[str, list[str]]:
+        """A WHERE fragment (``1`` when empty) and its parameters. Values match case-insensitively, and a
+        frontmatter list matches when any of its items does."""
+        clauses: list[str] = []
+        params: list[str] = []
+        for key, value in self.fields:
+            clauses.append(
+                f"EXISTS (SELECT 1 FROM json_each({alias}.frontmatter, ?) j WHERE lower(CAST(j.value AS TEXT)) = ?)"
+            )
+            params += [f'$."{key}"', value.casefold()]
+        for tag in self.tags:
+            clauses.append(f"EXISTS (SELECT 1 FROM tags t WHERE t.path = {alias}.path AND lower(t.tag) = ?)")
+            params.append(tag.casefold().lstrip("#"))
+        if self.roles:
+            clauses.append(f"{alias}.role IN ({','.join('?' * len(self.roles))})")
+            params += self.roles
+        return (" AND ".join(clauses) or "1"), params
+
+
+ROLE_NAMES = {"note", "wiki", "conversation", "source", "other"}
+
+
+def parse_facets(text: str) -> Facets:
+    """Parse ``key:value`` tokens (quote values with spaces: ``type:"research note"``); other words are kept."""
+    facets = Facets()
+    rest = TOKEN.sub(lambda m: _take(facets, m.group(1).casefold(), m.group(2).strip('"')), text)
+    facets.words = rest.split()
+    return facets
+
+
+def _take(facets: Facets, key: str, value: str) -> str:
+    if key == "tag":
+        facets.tags.append(value)
+    elif key == "role":
+        if value.casefold() not in ROLE_NAMES:
+            raise FacetError(f"role:{value} is not a role; use one of {', '.join(sorted(ROLE_NAMES))}")
+        facets.roles.append(value.casefold())
+    else:
+        facets.fields.append((key, value))
+    return " "

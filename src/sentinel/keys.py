@@ -1,0 +1,107 @@
+"""API keys with scopes, stored hashed. ``read`` reaches read/search/listing/graph; ``write`` everything."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import os
+import secrets
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from enum import StrEnum
+from pathlib import Path
+
+from sentinel.vault.write import atomic_write
+
+
+class Scope(StrEnum):
+    READ = "read"
+    WRITE = "write"
+
+
+@dataclass
+class KeyRecord:
+    id: str
+    scope: Scope
+    hash: str
+    label: str
+    created: str
+    revoked: bool = False
+
+
+class KeyFileError(ValueError):
+    """The key file cannot be read, with what to do about it."""
+
+
+def _digest(key: str) -> str:
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+def load_keys(path: Path) -> list[KeyRecord]:
+    if not path.exists():
+        return []
+    try:
+        rows = json.loads(path.read_text())["keys"]
+        return [KeyRecord(**{**row, "scope": Scope(row["scope"])}) for row in rows]
+    except (ValueError, KeyError, TypeError) as err:
+        raise KeyFileError(
+            f"the key file {path} is not a Sentinel key file ({err}); move it away and create keys "
+            "again with `sentinel keys create`"
+        ) from err
+
+
+def _save(path: Path, records: list[KeyRecord]) -> None:
+    atomic_write(path, json.dumps({"keys": [asdict(r) for r in records]}, indent=2) + "\n")
+    os.chmod(path, 0o600)
+
+
+def create_key(path: Path, scope: Scope, label: str = "") -> tuple[KeyRecord, str]:
+    """Make a new key; the plain key is returned once and only its hash is stored."""
+    plain = f"snt_{secrets.token_urlsafe(32)}"
+    record = KeyRecord(
+        id=f"k_{secrets.token_hex(4)}",
+        scope=scope,
+        hash=_digest(plain),
+        label=label,
+        created=datetime.now(UTC).isoformat(timespec="seconds"),
+    )
+    _save(path, [*load_keys(path), record])
+    return record, plain
+
+
+def revoke_key(path: Path, key_id: str) -> bool:
+    records = load_keys(path)
+    found = False
+    for record in records:
+        if record.id == key_id and not record.revoked:
+            record.revoked = found = True
+    if found:
+        _save(path, records)
+    return found
+
+
+@dataclass(frozen=True)
+class KeyRing:
+    """The keys a server accepts: those in the key file plus any given in the environment."""
+
+    hashes: dict[str, Scope]
+
+    @classmethod
+    def from_sources(cls, path: Path, env_keys: str = "") -> KeyRing:
+        hashes = {r.hash: r.scope for r in load_keys(path) if not r.revoked}
+        for item in filter(None, (part.strip() for part in env_keys.split(","))):
+            scope, _, key = item.partition(":")
+            if scope not in Scope.__members__.values() or not key:
+                raise KeyFileError(
+                    f"SENTINEL_API_KEYS entries look like 'write:<key>' or 'read:<key>', got '{item[:12]}…'"
+                )
+            hashes[_digest(key)] = Scope(scope)
+        return cls(hashes)
+
+    def scope_of(self, key: str) -> Scope | None:
+        digest = _digest(key)
+        for known, scope in self.hashes.items():
+            if hmac.compare_digest(known, digest):
+                return scope
+        return None

@@ -1,0 +1,30 @@
+"""Structured logs: one JSON line per event, carrying the request or task id, for every service."""
+
+from __future__ import annotations
+
+import logging
+import sys
+from contextvars import ContextVar
+
+from pythonjsonlogger.json import JsonFormatter
+
+request_id: ContextVar[str] = ContextVar("request_id", default="")
+
+
+class _WithRequestId(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.request_id = request_id.get()
+        return True
+
+
+def configure_logging(service: str, level: str = "INFO") -> logging.Logger:
+    """Route the root logger to stdout as JSON lines tagged with ``service`` and the current request id."""
+    handler = logging.StreamHandler(sys.stdout)
+    handler.setFormatter(
+        JsonFormatter("%(asctime)s %(levelname)s %(name)s %(message)s", static_fields={"service": service})
+    )
+    handler.addFilter(_WithRequestId())
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(level)
+    return logging.getLogger(f"sentinel.{service}")

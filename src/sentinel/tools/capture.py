@@ -1,0 +1,98 @@
+"""capture: keep a conversation on request: the transcript verbatim, the note under notes/, a record line.
+
+This is the only path that writes transcripts. The model decides nothing here: it calls save when the user
+asks, and code decides where the transcript lives, which page the note lands in and whether a record line is
+added.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Any
+
+import yaml
+
+from sentinel.index.sync import sync_paths
+from sentinel.paths import note_path, page_name, transcript_folder
+from sentinel.tools.context import ToolContext
+from sentinel.tools.policy import Status, ToolResult, retry
+from sentinel.vault.write import atomic_write, read_text
+
+DESCRIPTION = (
+    "Save this conversation, ONLY when the user asks ('save this', 'note this', 'kaydet'); never offer or "
+    "decide on your own. subject names the note (notes/<subject>.md); content is what to keep, in the user's "
+    "words where possible. The whole conversation is recorded verbatim and linked from the note."
+)
+
+
+def _text_of(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(str(p.get("text", "")) for p in content if isinstance(p, dict) and p.get("type") == "text")
+    return "" if content is None else json.dumps(content, ensure_ascii=False)
+
+
+def render_transcript(chat_id: str, name: str, messages: list[dict[str, Any]], created: str, now: str) -> str:
+    meta = {"type": "transcript", "chat_id": chat_id, "created": created, "updated": now}
+    parts = ["---", yaml.safe_dump(meta, allow_unicode=True, sort_keys=False).strip(), "---", f"# {name}", ""]
+    for message in messages:
+        parts += [f"## {message.get('role', 'unknown')}", "", _text_of(message.get("content")).strip(), ""]
+    return "\n".join(parts)
+
+
+def _transcript_for(ctx: ToolContext, chat_id: str) -> tuple[str | None, str]:
+    row = (
+        ctx.writer()
+        .execute(
+            "SELECT path, json_extract(frontmatter, '$.created') FROM pages WHERE role = 'conversation' "
+            "AND json_extract(frontmatter, '$.chat_id') = ? ORDER BY path LIMIT 1",
+            (chat_id,),
+        )
+        .fetchone()
+    )
+    return (row[0], row[1] or "") if row else (None, "")
+
+
+def _new_transcript_path(ctx: ToolContext, today: str) -> str:
+    folder = ctx.settings.vault / transcript_folder(ctx.settings)
+    n = 1
+    while (folder / f"{today}-{n}.md").exists():
+        n += 1
+    return f"{transcript_folder(ctx.settings)}/{today}-{n}.md"
+
+
+def capture(ctx: ToolContext, chat_id: str, messages: list[dict[str, Any]], subject: str, content: str) -> ToolResult:
+    if not chat_id.strip():
+        return retry("chat_id is empty: the conversation cannot be found again without it")
+    if not messages:
+        return retry("messages is empty: there is no conversation to record")
+    if not subject.strip():
+        return retry("subject is empty: name what the note is about, e.g. subject='Growth queue'")
+    settings = ctx.settings
+    now = datetime.now(UTC)
+    stamp = now.isoformat(timespec="seconds")
+    note_rel = note_path(subject, settings)
+    with ctx.write_lock:
+        transcript_rel, created = _transcript_for(ctx, chat_id)
+        transcript_rel = transcript_rel or _new_transcript_path(ctx, now.date().isoformat())
+        name = page_name(transcript_rel)
+        atomic_write(
+            settings.vault / transcript_rel, render_transcript(chat_id, name, messages, created or stamp, stamp)
+        )
+        record = f"{settings.record_label} [[{name}]]"
+        note_full = settings.vault / note_rel
+        body = content.strip()
+        if note_full.is_file():
+            current = read_text(note_full)
+            text = current.rstrip("\n") + ("\n\n" + body if body else "")
+            if f"[[{name}]]" not in current:
+                text += f"\n\n{record}"
+            verb = "appended to"
+        else:
+            text = f"{body}\n\n{record}" if body else record
+            verb = "created"
+        atomic_write(note_full, text + "\n")
+        sync_paths(settings, ctx.writer(), [transcript_rel, note_rel])
+    return ToolResult(Status.OK, f"{verb} {note_rel}; conversation recorded verbatim in {transcript_rel}")

@@ -1,0 +1,66 @@
+"""What a primitive needs to run: settings, index connections, the embedder, and who is calling."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import TYPE_CHECKING
+
+from sentinel.index.db import open_index
+from sentinel.settings import Settings
+
+if TYPE_CHECKING:
+    from sentinel.embed.base import Embedder
+
+
+class Origin(StrEnum):
+    """Who asked: a model in a conversation, or a person at the command line / in Obsidian."""
+
+    MODEL = "model"
+    USER = "user"
+
+
+@dataclass
+class ToolContext:
+    """Shared by every call in one process. Reads run in parallel on per-thread connections; writes take
+    ``write_lock`` and the single writer connection, so the index sees one writer at a time."""
+
+    settings: Settings
+    embedder: Embedder | None = None
+    origin: Origin = Origin.MODEL
+    write_lock: threading.Lock = field(default_factory=threading.Lock)
+    _local: threading.local = field(default_factory=threading.local)
+    _writer: sqlite3.Connection | None = None
+    _turns: OrderedDict[str, dict[str, str]] = field(default_factory=OrderedDict)
+    _turn_lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def reader(self) -> sqlite3.Connection:
+        db = getattr(self._local, "db", None)
+        if db is None:
+            db = open_index(self.settings)
+            self._local.db = db
+        return db
+
+    def writer(self) -> sqlite3.Connection:
+        """The one writing connection; call only while holding ``write_lock``."""
+        if self._writer is None:
+            self._writer = open_index(self.settings)
+        return self._writer
+
+    def earlier(self, turn: str, key: str) -> str | None:
+        """The answer already given to the same request in this turn, if any."""
+        with self._turn_lock:
+            return self._turns.get(turn, {}).get(key) if turn else None
+
+    def remember(self, turn: str, key: str, answer: str) -> None:
+        """Keep an answer for the rest of the turn (the last 256 turns are remembered)."""
+        if not turn:
+            return
+        with self._turn_lock:
+            self._turns.setdefault(turn, {})[key] = answer
+            self._turns.move_to_end(turn)
+            while len(self._turns) > 256:
+                self._turns.popitem(last=False)

@@ -1,0 +1,89 @@
+"""graph: the link structure around a page or a name, written as prose."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from sentinel.index.resolve import resolve_keys
+from sentinel.tools.context import ToolContext
+from sentinel.tools.policy import Status, ToolResult, retry
+from sentinel.vault.links import link_key
+
+DESCRIPTION = (
+    "Show how a page (path or name) connects: what it points at, what points at it, which of its links reach "
+    "no page yet and how many pages reach for each such name. Names with no page must not be read."
+)
+
+SHOWN = 40
+
+
+def _named(rows: list[str], what: str) -> str:
+    if not rows:
+        return f"{what}: none"
+    shown = ", ".join(rows[:SHOWN])
+    rest = f", and {len(rows) - SHOWN} more (listing shows them all)" if len(rows) > SHOWN else ""
+    return f"{what} ({len(rows)}): {shown}{rest}"
+
+
+def _reach_counts(db: sqlite3.Connection, keys: list[str]) -> dict[str, int]:
+    marks = ",".join("?" * len(keys))
+    sql = (
+        f"SELECT target_key, COUNT(DISTINCT source) FROM links WHERE target_key IN ({marks}) AND resolved IS NULL "
+        "AND places = 1 GROUP BY target_key"
+    )
+    return {r[0]: r[1] for r in db.execute(sql, keys)} if keys else {}
+
+
+def graph(ctx: ToolContext, target: str) -> ToolResult:
+    db = ctx.reader()
+    wanted = target.strip()
+    if not wanted:
+        return retry("give a page path (notes/Topic.md) or a name (Topic)")
+    row = db.execute("SELECT path FROM pages WHERE path = ?", (wanted,)).fetchone()
+    key = link_key(wanted)
+    path = row["path"] if row else resolve_keys(db, [key])[key]
+    if path is None:
+        sources = [
+            r[0]
+            for r in db.execute(
+                "SELECT DISTINCT source FROM links WHERE target_key = ? AND places = 1 ORDER BY source", (key,)
+            )
+        ]
+        if not sources:
+            return ToolResult(Status.DONE, f"no page is named '{wanted}' and no page links to that name")
+        return ToolResult(
+            Status.OK,
+            f"no page is named '{wanted}' yet (do not read it: it does not exist). "
+            + _named(sources, "pages that reach for it")
+            + ". It waits in the growth queue until the sources define it.",
+        )
+    outgoing = db.execute(
+        "SELECT target, target_key, resolved FROM links WHERE source = ? AND kind != 'attachment' ORDER BY id",
+        (path,),
+    ).fetchall()
+    seen: set[str] = set()
+    resolved, missing = [], []
+    for link in outgoing:
+        if link["target_key"] in seen:
+            continue
+        seen.add(link["target_key"])
+        if link["resolved"]:
+            resolved.append(link["resolved"])
+        else:
+            missing.append((link["target"], link["target_key"]))
+    counts = _reach_counts(db, [k for _, k in missing])
+    missing_text = [f"'{name}' (no page; {counts.get(k, 0)} pages reach for it)" for name, k in missing]
+    incoming = [
+        r[0]
+        for r in db.execute(
+            "SELECT DISTINCT source FROM links WHERE resolved = ? AND source != ? ORDER BY source", (path, path)
+        )
+    ]
+    aliases = [r[0] for r in db.execute("SELECT alias FROM aliases WHERE path = ?", (path,))]
+    lines = [
+        f"{path}" + (f" (also called: {', '.join(aliases)})" if aliases else ""),
+        _named(sorted(set(resolved)), "points at"),
+        _named(incoming, "pointed at by"),
+        _named(missing_text, "links that reach no page"),
+    ]
+    return ToolResult(Status.OK, "\n".join(lines))

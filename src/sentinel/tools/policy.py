@@ -1,0 +1,73 @@
+"""One output policy for every primitive: a status first, never refuse for size, never truncate silently.
+
+Each status answers a different control-flow question for the model:
+  [OK]         done; here is the answer
+  [OK → next]  done, and here is the natural next step
+  [DONE]       nothing more to find: stop searching
+  [RETRY]      fixable: the text says how
+  [STOP]       impossible: no rewording will succeed, do not retry
+  [more]       cut here; the cursor to continue is given
+  [note]       side information (e.g. search is running on its lexical half only)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+
+class Status(StrEnum):
+    OK = "[OK]"
+    NEXT = "[OK → next]"
+    DONE = "[DONE]"
+    RETRY = "[RETRY]"
+    STOP = "[STOP]"
+    MORE = "[more]"
+    NOTE = "[note]"
+
+
+@dataclass
+class ToolResult:
+    """What a primitive returns: one status, the body, and notes shown as ``[note]`` lines after it."""
+
+    status: Status
+    body: str
+    notes: list[str] = field(default_factory=list)
+
+    def render(self, health: str = "") -> str:
+        lines = [f"{self.status} {self.body}".rstrip()]
+        lines += [f"{Status.NOTE} {note}" for note in self.notes]
+        if health:
+            lines.append(f"{Status.NOTE} {health}")
+        return "\n".join(lines)
+
+
+def retry(message: str) -> ToolResult:
+    return ToolResult(Status.RETRY, message)
+
+
+def stop(message: str) -> ToolResult:
+    return ToolResult(Status.STOP, message)
+
+
+@dataclass(frozen=True)
+class Page:
+    """A window onto a longer sequence: which slice is shown and where the next one starts."""
+
+    start: int
+    end: int
+    total: int
+
+    @property
+    def cut(self) -> bool:
+        return self.end < self.total
+
+
+def window(total: int, cursor: int, size: int) -> Page:
+    start = max(0, min(cursor, total))
+    return Page(start, min(total, start + size), total)
+
+
+def more_line(page: Page, unit: str, how: str) -> str:
+    """The sentence that tells a cut answer from a complete one."""
+    return f"showing {unit} {page.start + 1}-{page.end} of {page.total}; continue with {how}"

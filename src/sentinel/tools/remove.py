@@ -1,0 +1,33 @@
+"""remove: delete a page; links to it return to the growth queue."""
+
+from __future__ import annotations
+
+from sentinel.gates.transcripts import transcript_refusal
+from sentinel.index.sync import sync_paths
+from sentinel.paths import PathRefused, jail
+from sentinel.tools.context import ToolContext
+from sentinel.tools.policy import Status, ToolResult, retry, stop
+
+DESCRIPTION = (
+    "Delete a vault page, only when the user asked for it. Links to it stay and point nowhere until a page "
+    "with that name exists again. Transcripts under conversations/ can never be removed ([STOP])."
+)
+
+
+def remove(ctx: ToolContext, path: str) -> ToolResult:
+    try:
+        full, rel = jail(ctx.settings.vault, path, must_exist=True)
+    except PathRefused as err:
+        return retry(str(err))
+    if refusal := transcript_refusal(rel, ctx.settings, "removal"):
+        return stop(refusal)
+    with ctx.write_lock:
+        db = ctx.writer()
+        incoming = db.execute(
+            "SELECT COUNT(*), COUNT(DISTINCT source) FROM links WHERE resolved = ? AND source != ?", (rel, rel)
+        ).fetchone()
+        full.unlink()
+        sync_paths(ctx.settings, db, [rel])
+    links, pages = incoming
+    tail = f"; {links} links from {pages} pages now point nowhere and are back in the growth queue" if links else ""
+    return ToolResult(Status.OK, f"removed {rel}{tail}")

@@ -1,0 +1,63 @@
+"""write: create, replace or append to a page, through the gates."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from sentinel.gates.stale_write import stale_write_refusal
+from sentinel.gates.transcripts import transcript_refusal
+from sentinel.gates.wiki_creation import wiki_creation_refusal
+from sentinel.index.sync import sync_paths
+from sentinel.paths import PathRefused, jail
+from sentinel.tools.context import Origin, ToolContext
+from sentinel.tools.pages import hash_matches, load, short_hash
+from sentinel.tools.policy import Status, ToolResult, retry, stop
+from sentinel.vault.write import atomic_write
+
+DESCRIPTION = (
+    "Write a vault page, only when the user asked for it. mode='create' makes a new page (fails if it exists); "
+    "'append' adds to the end; 'replace' swaps the whole text and needs expected_hash from your last read of the "
+    "page. Pages under conversations/ can never be written ([STOP]); new pages under wiki/ cannot be created "
+    "from a chat ([STOP]); use notes/."
+)
+
+Mode = Literal["create", "replace", "append"]
+
+
+def write(ctx: ToolContext, path: str, content: str, mode: Mode = "create", expected_hash: str = "") -> ToolResult:
+    settings = ctx.settings
+    try:
+        full, rel = jail(settings.vault, path)
+    except PathRefused as err:
+        return retry(str(err))
+    if refusal := transcript_refusal(rel, settings, "write"):
+        return stop(refusal)
+    if mode not in ("create", "replace", "append"):
+        return retry(f"mode must be 'create', 'replace' or 'append', not '{mode}'")
+    if len(content.encode()) > settings.max_page_bytes:
+        return retry(f"the content is over {settings.max_page_bytes} bytes; write it as several pages")
+    with ctx.write_lock:
+        exists = full.is_file()
+        if ctx.origin is Origin.MODEL and (refusal := wiki_creation_refusal(rel, exists, settings)):
+            return stop(refusal)
+        if mode == "create" and exists:
+            return retry(
+                f"'{rel}' already exists (hash {short_hash(load(full))}); use mode='append', or "
+                "mode='replace' with that expected_hash"
+            )
+        if mode in ("replace", "append") and not exists:
+            return retry(f"'{rel}' does not exist; use mode='create'")
+        current = load(full) if exists else ""
+        if mode == "replace" and not hash_matches(expected_hash, current):
+            return retry(stale_write_refusal(expected_hash, short_hash(current), rel))
+        if mode == "append" and expected_hash and not hash_matches(expected_hash, current):
+            return retry(stale_write_refusal(expected_hash, short_hash(current), rel))
+        if mode == "append":
+            text = current + ("" if not current or current.endswith("\n") else "\n") + content
+        else:
+            text = content
+        atomic_write(full, text if text.endswith("\n") else text + "\n")
+        sync_paths(settings, ctx.writer(), [rel])
+        digest = short_hash(load(full))
+    verb = {"create": "created", "replace": "replaced", "append": "appended to"}[mode]
+    return ToolResult(Status.OK, f"{verb} {rel}; hash now {digest}")
