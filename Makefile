@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PYTHON_FOR_VENV ?= /usr/bin/python3
 
-.PHONY: venv test test-fast test-prereqs lint up down logs ps
+.PHONY: venv test test-fast test-prereqs lint
 
 venv: $(VENV)/.installed
 $(VENV)/.installed: pyproject.toml
