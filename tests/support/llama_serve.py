@@ -1,0 +1,43 @@
+"""Child process of ``llama_server``: llama.cpp's OpenAI-compatible server (xllamacpp) on a loopback port.
+
+xllamacpp has no command-line entry point; its server starts inside ``xllamacpp.Server(params)`` and serves
+from background threads, so this small script holds it in its own process that the launcher can stop without
+touching anything else. It prints ``LISTENING <url>`` once the model is loaded.
+
+Run: ``.venv/bin/python tests/support/llama_serve.py --model M.gguf --alias NAME --port 0 --ctx 4096``
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+
+import xllamacpp
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--model", required=True, help="GGUF file")
+    parser.add_argument("--alias", required=True, help="model name the server answers to")
+    parser.add_argument("--port", type=int, default=0, help="0 lets the server pick a free one")
+    parser.add_argument("--ctx", type=int, default=4096, help="context window in tokens")
+    parser.add_argument("--threads", type=int, default=2, help="CPU threads for prefill and generation")
+    args = parser.parse_args()
+
+    params = xllamacpp.CommonParams()
+    params.model.path = args.model
+    params.model_alias = {args.alias}
+    params.hostnames = ["127.0.0.1"]  # loopback only
+    params.port = args.port
+    params.n_ctx = args.ctx
+    params.n_parallel = 1  # one slot: the whole window serves one request, as a local Ollama does
+    params.cpuparams.n_threads = args.threads
+    params.cpuparams_batch.n_threads = args.threads
+    params.use_jinja = True  # the GGUF's own chat template, which renders tool schemas
+    server = xllamacpp.Server(params)
+    print(f"LISTENING {server.listening_address}", flush=True)
+    signal.pause()  # serve until SIGTERM/SIGINT (default action: exit)
+
+
+if __name__ == "__main__":
+    main()
