@@ -1,0 +1,59 @@
+"""The one interface every embedder offers (in-process ONNX, HTTP client of the embedder service).
+
+Callers never add e5's ``query: `` / ``passage: `` prefixes themselves: they say which ``kind`` a text is and
+the in-process engine adds the prefix (the HTTP service runs that same engine).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal, Protocol
+
+import numpy as np
+
+EmbedKind = Literal["query", "passage"]
+EMBED_KINDS: tuple[EmbedKind, ...] = ("query", "passage")
+
+
+@dataclass(frozen=True)
+class ModelIdentity:
+    """What produced a vector. Vectors of two identities must never be mixed in one index."""
+
+    name: str
+    dims: int
+    file_hash: str  # sha256 of the ONNX file, first 16 hex digits
+
+
+@dataclass
+class Embedding:
+    """Vectors for a list of texts, in the order given, and what the model saw of each text."""
+
+    vectors: np.ndarray  # (n, dims) float32, L2-normalised
+    truncated: list[bool]  # True: the text had more tokens than the model reads; only its head was embedded
+    tokens: list[int]  # tokens of prefix + text + specials, counted before truncation
+
+
+class Embedder(Protocol):
+    identity: ModelIdentity
+
+    def embed(self, texts: Sequence[str], kind: EmbedKind) -> Embedding: ...
+
+
+class EmbedderUnavailable(RuntimeError):
+    """The embedder cannot serve: service unreachable or failing, model files missing, runtime not installed."""
+
+
+class ModelChanged(EmbedderUnavailable):
+    """The service now runs another model than the one this client started with: its vectors would not mix."""
+
+
+def check_embed_input(texts: object, kind: object) -> None:
+    """Reject input the engines cannot embed, naming what is wrong (never a crash deep inside the runtime)."""
+    if kind not in EMBED_KINDS:
+        raise ValueError(f"embedding kind must be 'query' or 'passage', got {kind!r}")
+    if isinstance(texts, str) or not isinstance(texts, list | tuple):
+        raise TypeError(f"texts must be a list of strings, got {type(texts).__name__}")
+    for i, text in enumerate(texts):
+        if not isinstance(text, str):
+            raise TypeError(f"texts[{i}] must be a string, got {type(text).__name__}")

@@ -1,0 +1,145 @@
+"""In-process multilingual-e5 embedding: ONNX Runtime + tokenizers, no torch.
+
+This is the only place that adds e5's ``query: `` / ``passage: `` prefixes, truncates to the model's 512 tokens
+(and reports it per text), and pools token states into one vector per text. The embedder service runs this
+same class, so vectors from HTTP and in-process are the same numbers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import onnxruntime as ort
+from tokenizers import Tokenizer
+
+from sentinel.embed.base import EmbedderUnavailable, Embedding, EmbedKind, ModelIdentity, check_embed_input
+
+E5_MAX_TOKENS = 512  # multilingual-e5-small has 512 position embeddings, <s> and </s> included
+E5_PREFIXES: dict[EmbedKind, str] = {"query": "query: ", "passage": "passage: "}
+# The official export (hf download ... onnx/model.onnx) first, then the layout `make models` builds.
+MODEL_FILE_CANDIDATES = ("onnx/model.onnx", "model.onnx")
+TOKENIZER_FILE = "tokenizer.json"
+HASH_CHARS = 16
+
+
+@dataclass(frozen=True)
+class ModelFiles:
+    model: Path
+    tokenizer: Path
+
+
+def locate_model_files(model_dir: Path, model_file: str = "") -> ModelFiles:
+    """Find the ONNX file and tokenizer.json in ``model_dir``, or say exactly which file is missing."""
+    how_to_get = "run `make models` or download the official export (see deploy/models/README.md)"
+    if not model_dir.is_dir():
+        raise EmbedderUnavailable(f"embedding model directory {model_dir} does not exist: {how_to_get}")
+    candidates = (model_file,) if model_file else MODEL_FILE_CANDIDATES
+    found = [model_dir / name for name in candidates if (model_dir / name).is_file()]
+    if not found:
+        expected = " or ".join(str(model_dir / name) for name in candidates)
+        raise EmbedderUnavailable(f"embedding model file missing: expected {expected}; {how_to_get}")
+    tokenizer = model_dir / TOKENIZER_FILE
+    if not tokenizer.is_file():
+        raise EmbedderUnavailable(f"tokenizer file missing: expected {tokenizer} beside {found[0].name}; {how_to_get}")
+    return ModelFiles(model=found[0], tokenizer=tokenizer)
+
+
+def file_hash(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as f:
+        while block := f.read(1 << 20):
+            digest.update(block)
+    return digest.hexdigest()[:HASH_CHARS]
+
+
+class OnnxEmbedder:
+    """multilingual-e5(-small) in this process. Thread-safe: ONNX Runtime sessions allow concurrent runs."""
+
+    def __init__(self, model_dir: Path, *, threads: int = 2, batch: int = 32, model_file: str = "") -> None:
+        if threads < 1 or batch < 1:
+            raise ValueError(f"embed threads and batch must be >= 1, got threads={threads} batch={batch}")
+        self.files = locate_model_files(model_dir, model_file)
+        self.batch = batch
+        self._session = _open_session(self.files.model, threads)
+        self._tokenizer, self._bos, self._eos, self._pad = _open_tokenizer(self.files.tokenizer)
+        inputs = {i.name for i in self._session.get_inputs()}
+        if not {"input_ids", "attention_mask"} <= inputs:
+            raise EmbedderUnavailable(
+                f"{self.files.model} takes inputs {sorted(inputs)}; an e5 encoder takes input_ids and "
+                "attention_mask: is this the right model file?"
+            )
+        self._wants_token_types = "token_type_ids" in inputs
+        outputs = self._session.get_outputs()
+        self._output = next((o for o in outputs if o.name == "last_hidden_state"), outputs[0])
+        dims = self._output.shape[-1]
+        self.identity = ModelIdentity(
+            name=model_dir.resolve().name,
+            dims=dims if isinstance(dims, int) else self._run([[self._bos, self._eos]]).shape[1],
+            file_hash=file_hash(self.files.model),
+        )
+
+    def embed(self, texts: Sequence[str], kind: EmbedKind) -> Embedding:
+        check_embed_input(texts, kind)
+        prefix = E5_PREFIXES[kind]
+        encodings = self._tokenizer.encode_batch([prefix + t for t in texts], add_special_tokens=False)
+        content = [e.ids for e in encodings]
+        tokens = [len(ids) + 2 for ids in content]
+        inputs = [[self._bos, *ids[: E5_MAX_TOKENS - 2], self._eos] for ids in content]
+        vectors = np.zeros((len(texts), self.identity.dims), dtype=np.float32)
+        # Batches of similar length waste little compute on padding.
+        order = sorted(range(len(inputs)), key=lambda i: len(inputs[i]))
+        for start in range(0, len(order), self.batch):
+            rows = order[start : start + self.batch]
+            vectors[rows] = self._run([inputs[i] for i in rows])
+        return Embedding(vectors=vectors, truncated=[n > E5_MAX_TOKENS for n in tokens], tokens=tokens)
+
+    def _run(self, batch: list[list[int]]) -> np.ndarray:
+        width = max(len(ids) for ids in batch)
+        input_ids = np.full((len(batch), width), self._pad, dtype=np.int64)
+        mask = np.zeros((len(batch), width), dtype=np.int64)
+        for row, ids in enumerate(batch):
+            input_ids[row, : len(ids)] = ids
+            mask[row, : len(ids)] = 1
+        feeds = {"input_ids": input_ids, "attention_mask": mask}
+        if self._wants_token_types:
+            feeds["token_type_ids"] = np.zeros_like(input_ids)
+        hidden = self._session.run([self._output.name], feeds)[0]
+        # Mean over real tokens, then unit length (e5's pooling). Elementwise numpy only: no BLAS threads
+        # competing with ONNX Runtime's.
+        weights = mask.astype(np.float32)[:, :, None]
+        pooled = (hidden * weights).sum(axis=1) / weights.sum(axis=1)
+        norms = np.sqrt((pooled * pooled).sum(axis=1, keepdims=True))
+        return (pooled / np.maximum(norms, 1e-12)).astype(np.float32)
+
+
+def _open_session(model: Path, threads: int) -> ort.InferenceSession:
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    try:
+        return ort.InferenceSession(str(model), sess_options=options, providers=["CPUExecutionProvider"])
+    except Exception as exc:  # onnxruntime raises its own untyped errors for bad files
+        raise EmbedderUnavailable(
+            f"{model} is not a loadable ONNX model ({exc}); delete it and run `make models`"
+        ) from exc
+
+
+def _open_tokenizer(path: Path) -> tuple[Tokenizer, int, int, int]:
+    try:
+        tokenizer = Tokenizer.from_file(str(path))
+    except Exception as exc:  # tokenizers raises a bare Exception for unreadable JSON
+        raise EmbedderUnavailable(f"{path} is not a readable tokenizer.json ({exc})") from exc
+    # Truncation and specials are applied here (to report truncation), whatever the file configures.
+    tokenizer.no_truncation()
+    tokenizer.no_padding()
+    specials = [tokenizer.token_to_id(token) for token in ("<s>", "</s>", "<pad>")]
+    bos, eos, pad = specials
+    if bos is None or eos is None or pad is None:
+        raise EmbedderUnavailable(f"{path} lacks <s>, </s> or <pad>: not an XLM-R (e5) tokenizer")
+    return tokenizer, bos, eos, pad
