@@ -81,6 +81,13 @@ class Settings(BaseSettings):
     embed_model_dir: Path | None = Field(None, description="multilingual-e5-small ONNX dir for in-process use.")
     embed_threads: int = Field(2, description="ONNX Runtime intra-op threads.")
     embed_batch: int = Field(32, description="Texts per embedding batch.")
+    embed_model_file: str = Field(
+        "",
+        description="ONNX file inside embed_model_dir. Empty: onnx/model.onnx (the official export), else "
+        "model.onnx (make models' int8 build; model_fp32.onnx beside it is the float one).",
+    )
+    embed_timeout_s: float = Field(120.0, description="HTTP embedder: seconds one batch may take.")
+    embed_max_request_texts: int = Field(1024, description="Embedder service: most texts one POST /embed takes.")
 
     read_page_chars: int = Field(4000, description="The read primitive pages long text at this many chars.")
     list_page_size: int = Field(50, description="Rows per page of listing output.")
