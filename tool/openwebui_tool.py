@@ -27,13 +27,20 @@ class Tools:
     def __init__(self) -> None:
         self.valves = self.Valves()
 
-    async def search(self, query: str, rung: Literal["summary", "body"] = "summary", cursor: int = 0) -> str:
+    async def search(
+        self,
+        query: str,
+        rung: Literal["summary", "body"] = "summary",
+        cursor: int = 0,
+        __metadata__: dict[str, Any] | None = None,
+    ) -> str:
         """Search the vault first, before answering from memory. rung=summary (one line per page) is normally enough; use rung=body (verbatim passages) only when a summary showed a page relevant without the answer. [DONE]: nothing more to find, stop searching and answer. Never repeat a query.
         :param query: what to find, in the user's words
         :param rung: summary or body
         :param cursor: from a [more] line
         """  # noqa: E501
-        return await self._call("search", {"query": query, "rung": rung, "cursor": cursor})
+        args = {"query": query, "rung": rung, "cursor": cursor}
+        return await self._call("search", args, turn=_turn_of(__metadata__))
 
     async def read(
         self,
@@ -116,10 +123,10 @@ class Tools:
         }
         return await self._post("/v1/capture", payload, "save")
 
-    async def _call(self, name: str, args: dict[str, Any]) -> str:
-        return await self._post(f"/v1/tools/{name}", args, name)
+    async def _call(self, name: str, args: dict[str, Any], turn: str = "") -> str:
+        return await self._post(f"/v1/tools/{name}", args, name, turn)
 
-    async def _post(self, route: str, payload: dict[str, Any], name: str) -> str:
+    async def _post(self, route: str, payload: dict[str, Any], name: str, turn: str = "") -> str:
         if not self.valves.api_key:
             return (
                 "[STOP] The Sentinel tool has no API key. Tell the user: an admin sets it in the tool's valves "
@@ -127,12 +134,21 @@ class Tools:
             )
         url = self.valves.api_url.rstrip("/") + route
         headers = {"Authorization": f"Bearer {self.valves.api_key}"}
+        if turn:
+            headers["X-Sentinel-Turn"] = turn
         try:
             async with httpx.AsyncClient(timeout=self.valves.timeout_s) as client:
                 response = await client.post(url, json=payload, headers=headers)
         except httpx.HTTPError as exc:
             return f"[STOP] Sentinel's tool API at {url} could not be reached ({exc!r}). Tell the user; do not retry."
         return _result_text(response, name)
+
+
+def _turn_of(metadata: dict[str, Any] | None) -> str:
+    """One answer being generated: the API answers a repeated search within it with [DONE]."""
+    metadata = metadata or {}
+    chat_id, message_id = metadata.get("chat_id"), metadata.get("message_id")
+    return f"{chat_id}/{message_id}" if chat_id and message_id else ""
 
 
 def _result_text(response: httpx.Response, name: str) -> str:

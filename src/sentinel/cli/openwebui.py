@@ -7,7 +7,9 @@ from typing import Annotated
 import typer
 
 from sentinel.cli.common import console, fail
+from sentinel.keys import KeyFileError, Scope, create_key
 from sentinel.openwebui import SetupError, setup
+from sentinel.paths import keys_path
 from sentinel.settings import Settings
 
 app = typer.Typer(no_args_is_help=True, help="Connect Sentinel to Open WebUI.")
@@ -28,9 +30,13 @@ def setup_command(
     overrides = {"url": url, "base_model": base_model, "tool_api_url": tool_api_url}
     owui = settings.openwebui.model_copy(update={k: v for k, v in overrides.items() if v is not None})
     settings = settings.model_copy(update={"openwebui": owui})
+
+    def new_write_key() -> str:
+        return create_key(keys_path(settings), Scope.WRITE, label="open-webui tool")[1]
+
     try:
-        report = setup(settings)
-    except SetupError as err:
+        report = setup(settings, create_key=new_write_key)
+    except (SetupError, KeyFileError) as err:
         fail(str(err))
     for line in report.lines(settings.openwebui):
         console.print(line)

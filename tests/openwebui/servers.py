@@ -1,0 +1,120 @@
+"""Real servers for the Open WebUI tests, each a subprocess on loopback with its own fresh data folder."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+REPO = Path(__file__).resolve().parents[2]
+OWUI_PYTHON = REPO / ".venv-owui" / "bin" / "python"
+ADMIN_EMAIL = "admin@sentinel.test"
+ADMIN_PASSWORD = "correct horse battery staple"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def owui_environment(data_dir: Path) -> dict[str, str]:
+    """Open WebUI offline (ENVIRONMENT.md): nothing it starts may reach for a hub or the internet."""
+    return {
+        **os.environ,
+        "DATA_DIR": str(data_dir),
+        "FROM_INIT_PY": "true",  # the pip package's frontend and static files, as `open-webui serve` sets it
+        "OFFLINE_MODE": "true",
+        "HF_HUB_OFFLINE": "1",
+        "RAG_EMBEDDING_ENGINE": "openai",
+        "WEBUI_SECRET_KEY": "sentinel-test-secret",
+        "ENABLE_VERSION_UPDATE_CHECK": "false",
+    }
+
+
+@dataclass
+class Server:
+    url: str
+    log: Path
+
+
+def wait_healthy(url: str, process: subprocess.Popen[bytes], log: Path, timeout_s: float) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"{url} exited with {process.returncode}; log:\n{log.read_text()[-4000:]}")
+        try:
+            if httpx.get(f"{url}/health", timeout=2).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        time.sleep(0.5)
+    raise RuntimeError(f"{url} not healthy after {timeout_s} s; log:\n{log.read_text()[-4000:]}")
+
+
+@contextmanager
+def running(command: list[str], env: dict[str, str], port: int, log: Path, timeout_s: float) -> Iterator[Server]:
+    url = f"http://127.0.0.1:{port}"
+    with log.open("wb") as sink:
+        process = subprocess.Popen(command, env=env, stdout=sink, stderr=subprocess.STDOUT, cwd=REPO)
+    try:
+        wait_healthy(url, process, log, timeout_s)
+        yield Server(url=url, log=log)
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+@contextmanager
+def open_webui(data_dir: Path, openai_urls: list[str], ollama_urls: list[str]) -> Iterator[Server]:
+    """A fresh Open WebUI with an admin account, API keys on, and the given model connections."""
+    port = free_port()
+    env = {
+        **owui_environment(data_dir),
+        "WEBUI_ADMIN_EMAIL": ADMIN_EMAIL,
+        "WEBUI_ADMIN_PASSWORD": ADMIN_PASSWORD,
+        "WEBUI_ADMIN_NAME": "Admin",
+        "ENABLE_API_KEYS": "true",
+        "ENABLE_SIGNUP": "false",
+        "ENABLE_OPENAI_API": "true" if openai_urls else "false",
+        "OPENAI_API_BASE_URLS": ";".join(openai_urls),
+        "OPENAI_API_KEYS": ";".join("none" for _ in openai_urls),
+        "ENABLE_OLLAMA_API": "true" if ollama_urls else "false",
+        "OLLAMA_BASE_URLS": ";".join(ollama_urls),
+        # Background tasks would send the backend requests the test did not script.
+        "ENABLE_TITLE_GENERATION": "false",
+        "ENABLE_TAGS_GENERATION": "false",
+        "ENABLE_FOLLOW_UP_GENERATION": "false",
+        "ENABLE_AUTOCOMPLETE_GENERATION": "false",
+    }
+    command = [str(OWUI_PYTHON), "-m", "uvicorn", "open_webui.main:app", "--host", "127.0.0.1", "--port", str(port)]
+    with running(command, env, port, data_dir / "open-webui.log", timeout_s=180) as server:
+        yield server
+
+
+@contextmanager
+def sentinel_api(vault: Path, index: Path, keys_file: Path, log: Path) -> Iterator[Server]:
+    """The real tool API service (``python -m services.api``) over ``vault``, accepting the keys in ``keys_file``."""
+    port = free_port()
+    env = {
+        **os.environ,
+        "SENTINEL_VAULT": str(vault),
+        "SENTINEL_INDEX_PATH": str(index),
+        "SENTINEL_API_KEYS_FILE": str(keys_file),
+        "SENTINEL_API_HOST": "127.0.0.1",
+        "SENTINEL_API_PORT": str(port),
+    }
+    with running([sys.executable, "-m", "services.api"], env, port, log, timeout_s=120) as server:
+        yield server
