@@ -31,13 +31,14 @@ for var in APP_UID APP_GID; do
   [[ -n "${!var:-}" ]] || missing+=("$var: not exported (make up does it; by hand: export APP_UID=\$(id -u) APP_GID=\$(id -g))")
 done
 [[ -n "${WEBUI_SECRET_KEY:-}" ]] || missing+=("WEBUI_SECRET_KEY: not set. Add a long random string to .env: echo WEBUI_SECRET_KEY=\$(openssl rand -hex 32) >> .env")
+[[ -n "${STACK_API_KEY:-}" ]] || missing+=("STACK_API_KEY: not set. Add the key the Open WebUI tool calls the API with: echo STACK_API_KEY=\$(openssl rand -hex 24) >> .env")
 [[ -n "${WEBUI_ADMIN_PASSWORD:-}" ]] || missing+=("WEBUI_ADMIN_PASSWORD: not set. Add the Open WebUI admin password to .env (the admin is WEBUI_ADMIN_EMAIL)")
 
 model_dir=${SENTINEL_MODELS_DIR:-./models}/multilingual-e5-small
 if [[ ! -f "$model_dir/tokenizer.json" ]] || [[ ! -f "$model_dir/model.onnx" && ! -f "$model_dir/onnx/model.onnx" ]]; then
   missing+=("embedding model: $model_dir needs model.onnx (or onnx/model.onnx) and tokenizer.json. Download them:
       hf download intfloat/multilingual-e5-small onnx/model.onnx tokenizer.json --local-dir $model_dir
-    (on this project's offline machines: make embed-model)")
+    (on this project's offline machines: make models)")
 fi
 
 if [[ "${GPU:-}" == 1 ]] && ! docker info --format '{{json .Runtimes}}' 2>/dev/null | grep -q nvidia; then
