@@ -35,7 +35,7 @@ class Tools:
         __metadata__: dict[str, Any] | None = None,
     ) -> str:
         """Search the vault first, before answering from memory. rung=summary (one line per page) is normally enough; use rung=body (verbatim passages) only when a summary showed a page relevant without the answer. [DONE]: nothing more to find, stop searching and answer. Never repeat a query.
-        :param query: what to find, in the user's words
+        :param query: words or a question
         :param rung: summary or body
         :param cursor: from a [more] line
         """  # noqa: E501
@@ -49,26 +49,26 @@ class Tools:
         section: str = "",
         cursor: int = 0,
     ) -> str:
-        """Open one page: the last rung, after search. depth=outline shows headings with sizes; then depth=section with a heading; depth=page gives the text in pages (cursor from [more]). Take paths from search, listing or graph; never guess them.
+        """Open one vault page, cheapest depth first: depth='outline' (default) lists its sections with their sizes and the page hash; depth='section' with section=<heading or number> shows one section; depth='page' shows the whole text in pieces. [more] gives the cursor for the next piece. Use after search showed the page is relevant.
         :param path: vault-relative, e.g. notes/Topic.md
         :param depth: outline, section or page
-        :param section: heading to open (depth=section)
+        :param section: heading or number, with depth=section
         :param cursor: from a [more] line
         """  # noqa: E501
         args = {"path": path, "depth": depth, "section": section, "cursor": cursor}
         return await self._call("read", args)
 
     async def listing(self, folder: str = "", filter: str = "", cursor: int = 0) -> str:
-        """List pages deterministically, sorted and paged: by folder, or by a filter such as type:concept status:seedling, recent or unresolved. For meaning use search.
-        :param folder: e.g. notes; empty for all
-        :param filter: facets, e.g. type:concept
+        """List vault pages, sorted and paged: folder='notes' (or any folder; empty = whole vault); filter takes frontmatter facets like 'type:concept status:seedling tag:x role:source', plus 'sort:recent' (newest first) or the word 'unresolved' (names links reach for that have no page yet: do not read those, no page exists).
+        :param folder: e.g. notes; empty = all
+        :param filter: e.g. type:concept sort:recent
         :param cursor: from a [more] line
         """  # noqa: E501
         return await self._call("listing", {"folder": folder, "filter": filter, "cursor": cursor})
 
     async def graph(self, target: str) -> str:
-        """The links around a page or name, as prose: what it points at, what points at it, and names that resolve to no page. An unresolved name has no page: do not try to open it.
-        :param target: a page path or a name
+        """Show how a page (path or name) connects: what it points at, what points at it, which of its links reach no page yet and how many pages reach for each such name. Names with no page must not be read.
+        :param target: page path or name
         """  # noqa: E501
         return await self._call("graph", {"target": target})
 
@@ -76,23 +76,23 @@ class Tools:
         self,
         path: str,
         content: str,
-        mode: Literal["create", "replace", "append"] = "create",
+        mode: Literal["create", "append", "replace"] = "create",
         expected_hash: str = "",
     ) -> str:
-        """Change a page, only when the user asks for that change. conversations/ can never be written, and new pages under wiki/ are refused: [STOP] means do not retry. [RETRY]: do what it says, once. To keep what was said, use save.
-        :param path: vault-relative .md path
+        """Write a vault page, only when the user asked for it. mode='create' makes a new page (fails if it exists); 'append' adds to the end; 'replace' swaps the whole text and needs expected_hash from your last read of the page. Pages under conversations/ can never be written ([STOP]); new pages under wiki/ cannot be created from a chat ([STOP]); use notes/.
+        :param path: vault-relative, e.g. notes/Topic.md
         :param content: markdown
-        :param mode: create, replace or append
-        :param expected_hash: hash from your last read of this page (replace)
+        :param mode: create, append or replace
+        :param expected_hash: hash from read; needed for replace
         """  # noqa: E501
         args = {"path": path, "content": content, "mode": mode, "expected_hash": expected_hash}
         return await self._call("write", args)
 
     async def relocate(self, source: str, destination: str) -> str:
-        """Move or rename a page, only when the user asks; links to it are rewritten. Transcripts cannot be moved.
-        :param source: current vault-relative path
-        :param destination: new vault-relative path
-        """
+        """Move or rename a vault page, only when the user asked for it; every link to it is rewritten to the new name. Transcripts under conversations/ cannot be moved ([STOP]).
+        :param source: vault-relative, e.g. notes/Topic.md
+        :param destination: vault-relative, e.g. notes/Topic.md
+        """  # noqa: E501
         return await self._call("relocate", {"source": source, "destination": destination})
 
     async def remove(self, path: str) -> str:
