@@ -241,6 +241,7 @@ def sync(
 
 def sync_paths(settings: Settings, db: sqlite3.Connection, relpaths: Iterable[str]) -> SyncReport:
     """Re-index just these vault paths (after a write, move or delete made through Sentinel)."""
+    started = time.perf_counter()
     vault = check_vault(settings.vault)
     report = SyncReport()
     changed, removed = [], []
@@ -253,4 +254,5 @@ def sync_paths(settings: Settings, db: sqlite3.Connection, relpaths: Iterable[st
             removed.append(rel)
     report.updated, report.removed = len(changed), len(removed)
     apply_changes(db, settings, vault, changed, removed, report)
+    report.seconds = time.perf_counter() - started
     return report

@@ -1,10 +1,13 @@
 """Parse one page: frontmatter, links, headings, tags and heading-aware chunks, plus its content hash.
 
-Markdown is tokenised with markdown-it so that links inside code spans and code blocks are not links.
+Markdown is tokenised by pyromark (pulldown-cmark, CommonMark with tables) so that links inside code spans,
+code blocks and raw HTML are not links. pulldown-cmark reports byte offsets, so positions here are bytes of
+the UTF-8 body.
 """
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import re
 from dataclasses import dataclass, field
@@ -12,16 +15,17 @@ from datetime import date, datetime
 from typing import Any
 
 import frontmatter
+import pyromark
 import yaml
-from markdown_it import MarkdownIt
-from markdown_it.token import Token
 
 from sentinel.paths import page_name
 from sentinel.vault.links import Link, markdown_link, text_without_link_markup, wikilinks_in
 
-_MD = MarkdownIt("commonmark").enable("table").enable("strikethrough")
+_OPTIONS = pyromark.Options.ENABLE_TABLES | pyromark.Options.ENABLE_STRIKETHROUGH
 FRONTMATTER_BLOCK = re.compile(r"\A---[ \t]*\r?\n(.*?)^---[ \t]*\r?$\n?", re.DOTALL | re.MULTILINE)
-INLINE_TAG = re.compile(r"(?<![\w/#&])#([^\s#.,;:!?()\[\]{}'\"`]*[^\s#.,;:!?()\[\]{}'\"`\d][^\s#.,;:!?()\[\]{}'\"`]*)")
+WIKILINK_BYTES = re.compile(rb"!?\[\[[^\[\]\n]+?\]\]")
+INLINE_TAG = re.compile(rb"(?<![\w/#&\[])#([^\s#.,;:!?()\[\]{}'\"`|<>=*]+)")
+NOT_CODE = ("Code", "Html", "InlineHtml", "InlineMath", "DisplayMath")
 
 
 @dataclass(frozen=True)
@@ -97,43 +101,99 @@ def split_frontmatter(text: str) -> tuple[dict[str, Any], str, int, str | None]:
     return _jsonable(post.metadata), body, offset, None
 
 
-def _inline_text(token: Token) -> str:
-    return "".join(c.content for c in token.children or [] if c.type in ("text", "code_inline", "softbreak"))
+@dataclass
+class _Scan:
+    """What one pass over the markdown events finds."""
+
+    code: list[tuple[int, int]] = field(default_factory=list)  # byte ranges that are not markdown text
+    blocks: list[tuple[int, int]] = field(default_factory=list)  # code and HTML blocks: whole lines
+    headings: list[tuple[int, str, int]] = field(default_factory=list)  # level, text, byte offset
+    links: list[tuple[str, str, int]] = field(default_factory=list)  # href, label, byte offset
 
 
-def _links_and_tags(tokens: list[Token], offset: int) -> tuple[list[Link], list[str]]:
-    links: list[Link] = []
-    tags: list[str] = []
-    for token in tokens:
-        if token.type != "inline" or not token.children:
-            continue
-        line = (token.map[0] if token.map else 0) + offset + 1
-        label_parts: list[str] | None = None
-        href = ""
-        for child in token.children:
-            if child.type == "text":
-                links.extend(wikilinks_in(child.content, line))
-                tags.extend(INLINE_TAG.findall(child.content))
-                if label_parts is not None:
-                    label_parts.append(child.content)
-            elif child.type == "link_open":
-                href, label_parts = str(child.attrs.get("href", "")), []
-            elif child.type == "link_close" and label_parts is not None:
-                link = markdown_link(href, "".join(label_parts), line)
-                if link:
-                    links.append(link)
-                label_parts = None
-    return links, tags
+def _scan(body: str) -> _Scan:
+    scan = _Scan()
+    heading: tuple[int, int] | None = None  # level, byte offset of the heading being read
+    link: tuple[str, int] | None = None  # href, byte offset of the markdown link being read
+    words: list[str] = []
+    for event, span in pyromark.events_with_range(body, options=_OPTIONS):
+        if isinstance(event, dict):
+            kind, value = next(iter(event.items()))
+        else:
+            kind, value = event, None
+        if kind == "Text" or kind == "Code":
+            if heading is not None or link is not None:
+                words.append(str(value))
+            if kind == "Code":
+                scan.code.append((span["start"], span["end"]))
+        elif kind in NOT_CODE:
+            scan.code.append((span["start"], span["end"]))
+        elif kind == "Start" and value == "HtmlBlock":
+            scan.blocks.append((span["start"], span["end"]))
+        elif kind == "Start" and isinstance(value, dict):
+            inner, detail = next(iter(value.items()))
+            if inner == "CodeBlock":
+                scan.code.append((span["start"], span["end"]))
+                scan.blocks.append((span["start"], span["end"]))
+            elif inner == "Heading":
+                heading, words = (int(detail["level"][1]), span["start"]), []
+            elif inner == "Link":
+                link, words = (detail["dest_url"], span["start"]), []
+        elif kind == "End" and heading is not None and isinstance(value, dict) and "Heading" in value:
+            scan.headings.append((heading[0], "".join(words), heading[1]))
+            heading = None
+        elif kind == "End" and link is not None and value == "Link":
+            scan.links.append((link[0], "".join(words), link[1]))
+            link = None
+    scan.code.sort()
+    return scan
 
 
-def _headings(tokens: list[Token], offset: int) -> list[Heading]:
-    found = []
-    for i, token in enumerate(tokens):
-        if token.type == "heading_open" and i + 1 < len(tokens):
-            level = int(token.tag[1])
-            text = text_without_link_markup(_inline_text(tokens[i + 1])).strip()
-            found.append(Heading(level, text, (token.map[0] if token.map else 0) + offset + 1))
+def _in_code(code: list[tuple[int, int]], position: int) -> bool:
+    i = bisect.bisect_right(code, (position, 1 << 62)) - 1
+    return i >= 0 and code[i][0] <= position < code[i][1]
+
+
+class _Lines:
+    """Byte offset to 1-based line number of the page (frontmatter lines included)."""
+
+    def __init__(self, raw: bytes, offset: int) -> None:
+        self.starts = [0] + [m.end() for m in re.finditer(rb"\n", raw)]
+        self.offset = offset
+
+    def __call__(self, position: int) -> int:
+        return bisect.bisect_right(self.starts, position) + self.offset
+
+
+def code_lines(body: str) -> set[int]:
+    """0-based body lines that lie inside code blocks (rewriting links must leave them alone)."""
+    raw = body.encode()
+    lines = _Lines(raw, -1)
+    found: set[int] = set()
+    for start, end in _scan(body).blocks:
+        found.update(range(lines(start), lines(max(start, end - 1)) + 1))
     return found
+
+
+def _links_and_tags(body: str, scan: _Scan, lines: _Lines) -> tuple[list[Link], list[str]]:
+    raw = body.encode()
+    links: list[Link] = []
+    spans: list[tuple[int, int]] = []
+    for match in WIKILINK_BYTES.finditer(raw):
+        if not _in_code(scan.code, match.start()):
+            links.extend(wikilinks_in(match.group(0).decode(errors="replace"), lines(match.start())))
+            spans.append(match.span())
+    for href, label, position in scan.links:
+        if link := markdown_link(href, label, lines(position)):
+            links.append(link)
+    tags = []
+    for match in INLINE_TAG.finditer(raw):
+        inside_link = any(a <= match.start() < b for a, b in spans)
+        tag = match.group(1).decode(errors="replace")
+        if not inside_link and not _in_code(scan.code, match.start()) and not tag.isdigit():
+            tags.append(tag)
+    links.sort(key=lambda link: link.line)
+    return links, tags
 
 
 def _split_words(text: str, limit: int) -> list[str]:
@@ -187,9 +247,12 @@ def parse_page(relpath: str, text: str, *, chunk_words: int = 250) -> ParsedPage
     """Everything the index keeps about one page, from its text alone."""
     meta, body, offset, problem = split_frontmatter(text)
     title = page_name(relpath)
-    tokens = _MD.parse(body)
-    links, inline_tags = _links_and_tags(tokens, offset)
-    headings = _headings(tokens, offset)
+    scan = _scan(body)
+    lines = _Lines(body.encode(), offset)
+    links, inline_tags = _links_and_tags(body, scan, lines)
+    headings = [
+        Heading(level, text_without_link_markup(text).strip(), lines(pos)) for level, text, pos in scan.headings
+    ]
     aliases = _as_list(meta.get("aliases", meta.get("alias")))
     tags = sorted({t.lstrip("#") for t in [*_as_list(meta.get("tags", meta.get("tag"))), *inline_tags] if t})
     description = meta.get("description") or meta.get("summary") or ""

@@ -7,17 +7,9 @@ from collections.abc import Callable
 from urllib.parse import quote, unquote
 
 from sentinel.vault.links import MARKDOWN_LINK, WIKILINK, link_key, split_wikilink
-from sentinel.vault.parse import _MD, split_frontmatter
+from sentinel.vault.parse import code_lines, split_frontmatter
 
 INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1")
-
-
-def _code_lines(body: str, offset: int) -> set[int]:
-    lines: set[int] = set()
-    for token in _MD.parse(body):
-        if token.type in ("fence", "code_block") and token.map:
-            lines.update(range(token.map[0] + offset, token.map[1] + offset))
-    return lines
 
 
 def _outside_code(line: str, edit: Callable[[str], str]) -> str:
@@ -36,7 +28,7 @@ def retarget_links(text: str, old_keys: set[str], new_target: str, new_relpath: 
     Links inside code are left alone, because they are not links.
     """
     _, body, offset, _ = split_frontmatter(text)
-    skip = _code_lines(body, offset)
+    skip = {line + offset for line in code_lines(body)}
     count = 0
 
     def wiki(match: re.Match[str]) -> str:

@@ -1,0 +1,44 @@
+"""Real HTTP servers on loopback for tests: uvicorn in a thread on a free port, stopped at exit."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import httpx
+import uvicorn
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@contextmanager
+def serve(app: Any, health: str = "/health", timeout: float = 30.0) -> Iterator[str]:
+    """Serve an ASGI app on 127.0.0.1 until the block ends; yields its base URL once ``health`` answers."""
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_config=None, access_log=False))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            if httpx.get(url + health, timeout=1).status_code < 500:
+                break
+        except httpx.TransportError:
+            pass
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError(f"server on {url} did not answer {health} within {timeout} s")
+        time.sleep(0.05)
+    try:
+        yield url
+    finally:
+        server.should_exit = True
+        thread.join(10)
