@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from sentinel.providers import provider_for
+from sentinel.providers import ContextExceeded, provider_for
 from sentinel.settings import ProviderSettings
 
 pytestmark = pytest.mark.slow
@@ -50,6 +50,11 @@ def test_prompt_tokens_grow_with_the_page_and_a_cut_reports_length(llama_setting
     # What the truncation gate compares against the window: the server's own count of what it evaluated
     # (chat template included, so eight pages cost a bit less than eight times one).
     assert 4 * short.prompt_tokens < long.prompt_tokens < 8 * short.prompt_tokens
+
+
+def test_a_prompt_longer_than_the_window_is_refused_not_cut(llama_settings: ProviderSettings) -> None:
+    with pytest.raises(ContextExceeded, match="4096-token window"):
+        provider_for(llama_settings).chat([{"role": "user", "content": PAGE * 120}], max_tokens=4)
 
 
 def test_tool_call_from_the_small_model_is_found(llama_settings: ProviderSettings) -> None:

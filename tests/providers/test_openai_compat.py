@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from sentinel.providers import ProviderError, ProviderNotConfigured, ProviderUnavailable, provider_for
+from sentinel.providers import ContextExceeded, ProviderError, ProviderNotConfigured, ProviderUnavailable, provider_for
 from sentinel.providers.base import CONNECT_ATTEMPTS
 from sentinel.settings import ProviderSettings
 from tests.providers.conftest import notices
@@ -138,3 +138,16 @@ def test_connection_refused_is_retried_a_bounded_number_of_times(closed_port: in
     with pytest.raises(ProviderUnavailable, match=f"no connection after {CONNECT_ATTEMPTS} attempts"):
         provider.chat(USER)
     assert 0.4 < time.monotonic() - started < 10  # it backed off between tries, and then gave up
+
+
+def test_openai_context_length_error_is_context_exceeded() -> None:
+    error = {
+        "error": {
+            "message": "This model's maximum context length is 128000 tokens. However, your messages resulted in "
+            "130000 tokens. Please reduce the length of the messages.",
+            "type": "invalid_request_error",
+            "code": "context_length_exceeded",
+        }
+    }
+    with HttpStub(lambda request: (400, error)) as stub, pytest.raises(ContextExceeded, match="4096-token window"):
+        provider_for(settings(stub.url)).chat(USER)

@@ -7,6 +7,7 @@ Use ``provider_for(settings.extraction, "extraction")``; tests that must force a
 from sentinel.providers.base import (
     ChatProvider,
     ChatResult,
+    ContextExceeded,
     Message,
     ProviderError,
     ProviderNotConfigured,
@@ -24,6 +25,7 @@ __all__ = [
     "ChatProvider",
     "ChatRequest",
     "ChatResult",
+    "ContextExceeded",
     "Message",
     "ProviderError",
     "ProviderNotConfigured",

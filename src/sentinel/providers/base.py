@@ -44,6 +44,11 @@ class ProviderUnavailable(ProviderError):
     """The model server could not be reached, even after the bounded retries."""
 
 
+class ContextExceeded(ProviderError):
+    """The server refused the prompt as longer than its context window (llama.cpp and OpenAI do; Ollama cuts
+    silently instead, which the truncation gate catches from the usage)."""
+
+
 class ProviderNotConfigured(ValueError):
     """A role has no model configured; the message names the settings to set."""
 

@@ -20,6 +20,7 @@ import httpx
 
 from sentinel.providers.base import (
     ChatResult,
+    ContextExceeded,
     JsonSchema,
     Message,
     Notices,
@@ -34,6 +35,8 @@ from sentinel.providers.base import (
 from sentinel.providers.toolcalls import with_text_tool_calls
 from sentinel.settings import ProviderSettings
 
+# Words in a 4xx body that mean "the prompt does not fit the window" (llama.cpp, OpenAI, vLLM spellings).
+_CONTEXT_EXCEEDED = ("exceed_context_size", "context_length_exceeded", "maximum context length")
 # Field -> words in an error body that show the endpoint refused that field.
 _THINKING_OFF_FIELDS: dict[str, tuple[Any, tuple[str, ...]]] = {
     "chat_template_kwargs": ({"enable_thinking": False}, ("chat_template_kwargs", "enable_thinking")),
@@ -102,6 +105,11 @@ class OpenAICompatProvider:
                 "thinking-refused",
                 f"the endpoint refused the thinking-off field(s) {', '.join(refused)}; sending without them. "
                 "A reasoning model may now think before answering (reported if it does).",
+            )
+        if response.is_error and any(word in response.text.lower() for word in _CONTEXT_EXCEEDED):
+            raise ContextExceeded(
+                f"{self._endpoint}: the prompt does not fit the {self._settings.num_ctx}-token window the role is "
+                f"configured with (server: {response.text[:300]}); give the role a larger window or a shorter input"
             )
         if response.is_error:
             raise ProviderError(
