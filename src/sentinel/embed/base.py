@@ -35,9 +35,14 @@ class Embedding:
 
 
 class Embedder(Protocol):
-    identity: ModelIdentity
+    @property
+    def identity(self) -> ModelIdentity:
+        """The model behind the vectors (the HTTP client asks the service on first use)."""
+        ...
 
-    def embed(self, texts: Sequence[str], kind: EmbedKind) -> Embedding: ...
+    def embed(self, texts: Sequence[str], kind: EmbedKind) -> Embedding:
+        """Vectors for ``texts`` in order; raises EmbedderUnavailable when the engine cannot serve."""
+        ...
 
 
 class EmbedderUnavailable(RuntimeError):

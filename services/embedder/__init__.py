@@ -1,0 +1,1 @@
+"""The embedder service: a thin HTTP shell over sentinel.embed.onnx (see app.py)."""

@@ -1,0 +1,99 @@
+"""The in-process engine on the real model: prefixes, truncation, pooling, identity, language, bad input."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from sentinel.embed.base import EmbedderUnavailable
+from sentinel.embed.onnx import E5_MAX_TOKENS, OnnxEmbedder
+from tests.embed.conftest import cosine, raw_e5_vector
+
+pytestmark = pytest.mark.slow
+
+TEXT = "Links between notes are written with double square brackets."
+
+
+def test_query_and_passage_get_their_e5_prefix(onnx_embedder: OnnxEmbedder, e5_dir: Path) -> None:
+    query = onnx_embedder.embed([TEXT], "query")
+    passage = onnx_embedder.embed([TEXT], "passage")
+    assert cosine(query.vectors[0], raw_e5_vector(e5_dir, "query: " + TEXT)) > 0.9999
+    assert cosine(passage.vectors[0], raw_e5_vector(e5_dir, "passage: " + TEXT)) > 0.9999
+    assert cosine(query.vectors[0], raw_e5_vector(e5_dir, TEXT)) < 0.99  # the bare text is not what we embed
+    assert cosine(query.vectors[0], passage.vectors[0]) < 0.99
+    # XLM-R splits "query:" into two pieces and "passage:" into one: the prefix is counted in tokens.
+    assert query.tokens[0] == passage.tokens[0] + 1
+
+
+def test_vectors_are_unit_float32_in_input_order(onnx_embedder: OnnxEmbedder) -> None:
+    texts = ["short", TEXT, "a middling sentence about vaults and plugins", ""]
+    together = onnx_embedder.embed(texts, "passage")
+    assert together.vectors.shape == (4, 384) and together.vectors.dtype == np.float32
+    assert np.allclose(np.linalg.norm(together.vectors, axis=1), 1.0, atol=1e-5)
+    for i, text in enumerate(texts):
+        alone = onnx_embedder.embed([text], "passage").vectors[0]
+        # int8 activations are scaled per batch, so a batch shifts vectors a little; padding must not.
+        assert cosine(alone, together.vectors[i]) > 0.995
+    assert onnx_embedder.embed([], "query").vectors.shape == (0, 384)
+
+
+def test_truncation_to_512_tokens_is_reported_per_text(onnx_embedder: OnnxEmbedder) -> None:
+    long_text = " ".join(f"word{i}" for i in range(2000))
+    result = onnx_embedder.embed([TEXT, long_text, long_text + " and an ending nobody reads"], "passage")
+    assert result.truncated == [False, True, True]
+    assert result.tokens[0] < E5_MAX_TOKENS < result.tokens[1] < result.tokens[2]
+    # Only the head is embedded: what comes after token 512 changes nothing.
+    assert cosine(result.vectors[1], result.vectors[2]) > 0.9999
+
+
+def test_turkish_sentence_is_closer_to_its_english_translation_than_to_unrelated_text(
+    onnx_embedder: OnnxEmbedder,
+) -> None:
+    turkish = "Notlarınızı klasörlerde düzenleyebilir ve etiketlerle gruplayabilirsiniz."
+    english = "You can organise your notes in folders and group them with tags."
+    unrelated = "The train to the airport leaves every twenty minutes from platform four."
+    for kind in ("query", "passage"):
+        tr, en, other = onnx_embedder.embed([turkish, english, unrelated], kind).vectors
+        assert cosine(tr, en) > cosine(tr, other) + 0.05
+        assert cosine(en, tr) > cosine(en, other) + 0.05
+
+
+def test_identity_names_the_model_and_hashes_the_file(onnx_embedder: OnnxEmbedder, e5_dir: Path) -> None:
+    identity = onnx_embedder.identity
+    assert identity.name == "multilingual-e5-small" and identity.dims == 384
+    assert identity.file_hash == hashlib.sha256(onnx_embedder.files.model.read_bytes()).hexdigest()[:16]
+    assert OnnxEmbedder(e5_dir, threads=1, batch=4).identity == identity  # stable across loads and knobs
+
+
+def test_official_layout_onnx_subfolder_loads(onnx_embedder: OnnxEmbedder, tmp_path: Path) -> None:
+    (tmp_path / "onnx").mkdir()
+    (tmp_path / "onnx" / "model.onnx").symlink_to(onnx_embedder.files.model)
+    (tmp_path / "tokenizer.json").symlink_to(onnx_embedder.files.tokenizer)
+    official = OnnxEmbedder(tmp_path, threads=1)
+    assert official.files.model == tmp_path / "onnx" / "model.onnx"
+    assert official.identity.file_hash == onnx_embedder.identity.file_hash
+    got = official.embed([TEXT], "query").vectors[0]
+    assert cosine(got, onnx_embedder.embed([TEXT], "query").vectors[0]) > 0.9999
+
+
+def test_a_corrupt_model_file_is_named(tmp_path: Path, onnx_embedder: OnnxEmbedder) -> None:
+    (tmp_path / "model.onnx").write_bytes(b"not a model")
+    (tmp_path / "tokenizer.json").symlink_to(onnx_embedder.files.tokenizer)
+    with pytest.raises(EmbedderUnavailable, match=r"model\.onnx is not a loadable ONNX model"):
+        OnnxEmbedder(tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("texts", "kind", "error", "words"),
+    [
+        ([TEXT], "document", ValueError, "'query' or 'passage'"),
+        (TEXT, "query", TypeError, "list of strings"),
+        ([TEXT, 3], "query", TypeError, r"texts\[1\] must be a string"),
+    ],
+)
+def test_bad_input_is_named(onnx_embedder: OnnxEmbedder, texts: object, kind: str, error: type, words: str) -> None:
+    with pytest.raises(error, match=words):
+        onnx_embedder.embed(texts, kind)  # type: ignore[arg-type]
