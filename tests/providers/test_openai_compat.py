@@ -151,3 +151,12 @@ def test_openai_context_length_error_is_context_exceeded() -> None:
     }
     with HttpStub(lambda request: (400, error)) as stub, pytest.raises(ContextExceeded, match="4096-token window"):
         provider_for(settings(stub.url)).chat(USER)
+
+
+def test_a_server_slower_than_the_timeout_is_a_clear_error() -> None:
+    def slow(request: RecordedRequest) -> tuple[int, Any]:
+        time.sleep(1.0)
+        return 200, completion()
+
+    with HttpStub(slow) as stub, pytest.raises(ProviderError, match="no answer within the role's timeout_s"):
+        provider_for(settings(stub.url, timeout_s=0.2)).chat(USER)

@@ -171,6 +171,11 @@ def call_with_connect_retries(endpoint: str, call: Callable[[], T]) -> T:
             f"{endpoint}: no connection after {CONNECT_ATTEMPTS} attempts ({error}). "
             "Start the model server there, or point the role's base_url at one that runs."
         ) from error
+    except httpx.TimeoutException as error:  # connected, but the answer took longer than the role allows
+        raise ProviderError(
+            f"{endpoint}: no answer within the role's timeout_s ({type(error).__name__}); raise timeout_s if the "
+            "model is merely slow on this machine."
+        ) from error
 
 
 def api_key_from_env(settings: ProviderSettings) -> str | None:
