@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import multiprocessing
+import os
 import sqlite3
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from sentinel.index.migrations import transaction
@@ -79,6 +83,20 @@ def _read(vault: Path, stat: FileStat, settings: Settings) -> _Read:
     parsed = parse_page(stat.relpath, text, chunk_words=settings.chunk_words)
     problems = [*([problem] if problem else []), *parsed.problems]
     return _Read(stat, parsed, parsed.content_hash, "; ".join(problems) or None)
+
+
+PARALLEL_FROM = 2000  # below this many files, starting worker processes costs more than it saves
+
+
+def _read_all(vault: Path, changed: list[FileStat], settings: Settings) -> Iterator[_Read]:
+    """Read and parse files, on every core when there are many (parsing is the CPU-bound part of a sync)."""
+    workers = os.cpu_count() or 1
+    if len(changed) < PARALLEL_FROM or workers < 2:
+        yield from (_read(vault, stat, settings) for stat in changed)
+        return
+    # spawn, not fork: the API calls sync from a process that runs threads
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        yield from pool.map(partial(_read, vault, settings=settings), changed, chunksize=64)
 
 
 def _names_of(db: sqlite3.Connection, paths: Iterable[str]) -> set[str]:
@@ -189,8 +207,8 @@ def apply_changes(
 ) -> None:
     """Index ``changed`` files and drop ``removed`` paths in one transaction, then re-resolve links."""
     reads = []
-    for done, stat in enumerate(changed, 1):
-        reads.append(_read(vault, stat, settings))
+    for done, read in enumerate(_read_all(vault, changed, settings), 1):
+        reads.append(read)
         if progress and (done % 200 == 0 or done == len(changed)):
             progress(done, len(changed))
     now = time.time()
