@@ -137,7 +137,7 @@ ps:
 # --- tests ----------------------------------------------------------------------------------------------------
 # The stack test brings up its own project (own name, ports, vault, data) with compose.test.yaml, and tears down
 # only that. Its prerequisites are built here so the test never skips for want of them.
-stack-test-prereqs: venv docker-engine $(STACK_BASE_IMAGES)
+stack-test-prereqs: venv docker-engine $(STACK_BASE_IMAGES) models llm
 
 test-prereqs: stack-test-prereqs
 
