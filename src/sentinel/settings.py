@@ -58,6 +58,33 @@ class OpenWebUISettings(BaseModel):
     wait_s: float = Field(180.0, description="How long setup waits for Open WebUI's /health.")
 
 
+class PoolSettings(BaseModel):
+    """The model pool: node agents register their backends in Redis; the API's gateway routes requests over them."""
+
+    node: str = Field("", description="Agent: this machine's name in the pool. Empty: the host name.")
+    backends: list[str] = Field(
+        default_factory=list,
+        description="Agent: the backends it registers, as kind=url: 'ollama=http://localhost:11434' (server root) "
+        "or 'openai=http://localhost:8080/v1' (up to /v1).",
+    )
+    mac: str = Field("", description="Agent: wake-on-LAN MAC address of this machine (aa:bb:cc:dd:ee:ff). Empty: none.")
+    heartbeat_s: float = Field(5.0, gt=0, description="Agent: seconds between two registrations (heartbeats).")
+    ttl_s: float = Field(
+        15.0, gt=0, description="A node that has not heartbeated for this long leaves the pool by itself."
+    )
+    attempts: int = Field(3, ge=1, le=3, description="Nodes tried per inference request before the first token.")
+    connect_timeout_s: float = Field(3.0, gt=0, description="Gateway: seconds to reach a backend before failing over.")
+    first_token_timeout_s: float = Field(
+        300.0, gt=0, description="Gateway: seconds a backend may take to the first token (CPU prefill is slow)."
+    )
+    read_timeout_s: float = Field(120.0, gt=0, description="Gateway: seconds between two tokens of a stream.")
+    job_ttl_s: int = Field(3600, gt=0, description="How long a job's epoch record is kept after its last change.")
+    wake_address: str = Field(
+        "255.255.255.255", description="Where wake-on-LAN magic packets go (the LAN's broadcast address)."
+    )
+    wake_port: int = Field(9, description="UDP port of wake-on-LAN magic packets (9 or 7).")
+
+
 class Settings(BaseSettings):
     """Sentinel's configuration. See ``.env.example`` for the environment spelling of each field."""
 
@@ -109,3 +136,4 @@ class Settings(BaseSettings):
     summary: ProviderSettings = Field(default_factory=ProviderSettings)
 
     openwebui: OpenWebUISettings = Field(default_factory=OpenWebUISettings)
+    pool: PoolSettings = Field(default_factory=PoolSettings)

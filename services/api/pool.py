@@ -1,0 +1,175 @@
+"""The model pool's HTTP face, included by ``create_app``: OpenAI- and Ollama-compatible inference over the
+pool, the cluster view, wake-on-LAN, Prometheus metrics. Thin: routing, failover and epochs are decided in
+``sentinel.pool``; this maps them to HTTP. Every route takes the API's keys like the tool routes do.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import httpx
+from fastapi import APIRouter, Depends, FastAPI, HTTPException, Request, Response
+from fastapi.responses import JSONResponse, StreamingResponse
+from redis.asyncio import Redis as AsyncRedis
+
+from sentinel import __version__
+from sentinel.keys import Scope
+from sentinel.pool import ollama_api
+from sentinel.pool.cluster import WakeRefused, cluster_view, wake
+from sentinel.pool.dispatch import Gateway, GatewayError
+from sentinel.pool.registry import known_nodes
+from sentinel.settings import Settings
+from services.api.auth import require_write, scope_of
+from services.api.pool_metrics import PoolMetrics
+
+IDEMPOTENT_HEADER = "x-sentinel-idempotent"
+
+
+async def _json_body(request: Request) -> dict[str, Any]:
+    try:
+        body = json.loads(await request.body())
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise HTTPException(400, f"the request body is not JSON: {error}") from error
+    if not isinstance(body, dict):
+        raise HTTPException(400, f"the request body must be a JSON object, not {type(body).__name__}")
+    return body
+
+
+def _idempotent(request: Request) -> bool:
+    """Inference is idempotent unless the caller says otherwise (then it is never sent to a second node)."""
+    return request.headers.get(IDEMPOTENT_HEADER, "true").strip().lower() not in ("false", "0", "no")
+
+
+def _ollama_error(status: int, message: str) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status)
+
+
+def pool_router(settings: Settings) -> APIRouter:
+    redis = AsyncRedis.from_url(settings.redis_url, decode_responses=True)
+    http = httpx.AsyncClient(limits=httpx.Limits(max_connections=256, max_keepalive_connections=64))
+    metrics = PoolMetrics()
+    gateway = Gateway(settings, redis, http, observer=metrics)
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        yield
+        await http.aclose()
+        await redis.aclose()  # type: ignore[attr-defined]  # types-redis predates aclose
+
+    router = APIRouter(lifespan=lifespan, dependencies=[Depends(scope_of)], tags=["model pool"])
+
+    @router.post("/v1/chat/completions", summary="Chat completion on the pool (streamed as SSE or not)")
+    async def chat_completions(request: Request) -> Response:
+        body = await _json_body(request)
+        try:
+            if body.get("stream"):
+                stream = await gateway.stream(body, idempotent=_idempotent(request))
+                return StreamingResponse(
+                    (text async for text, _ in stream.events()),
+                    media_type="text/event-stream",
+                    headers={"x-sentinel-node": stream.node, "cache-control": "no-cache"},
+                )
+            done = await gateway.complete("/chat/completions", body, idempotent=_idempotent(request))
+            return JSONResponse(done.answer, headers={"x-sentinel-node": done.node})
+        except GatewayError as error:
+            return JSONResponse(error.body(), status_code=error.status)
+
+    @router.post("/v1/embeddings", summary="Embeddings on the pool")
+    async def embeddings(request: Request) -> Response:
+        body = await _json_body(request)
+        try:
+            done = await gateway.complete("/embeddings", body)
+            return JSONResponse(done.answer, headers={"x-sentinel-node": done.node})
+        except GatewayError as error:
+            return JSONResponse(error.body(), status_code=error.status)
+
+    @router.get("/v1/models", summary="Every model some live node serves")
+    async def models() -> dict[str, Any]:
+        served = await gateway.models()
+        return {
+            "object": "list",
+            "data": [
+                {"id": name, "object": "model", "created": 0, "owned_by": "sentinel-pool", "nodes": nodes}
+                for name, nodes in served.items()
+            ],
+        }
+
+    @router.post("/api/chat", summary="Ollama's chat API over the pool")
+    async def ollama_chat(request: Request) -> Response:
+        body, started = await _json_body(request), time.perf_counter()
+        try:
+            translated, streamed = ollama_api.chat_request(body)
+            if streamed:
+                stream = await gateway.stream(translated, idempotent=_idempotent(request))
+                lines = ollama_api.chat_stream(stream.events(), str(body.get("model")), started)
+                return StreamingResponse(
+                    lines, media_type="application/x-ndjson", headers={"x-sentinel-node": stream.node}
+                )
+            done = await gateway.complete("/chat/completions", translated, idempotent=_idempotent(request))
+            answer = ollama_api.chat_response(done.answer, str(body.get("model")), started)
+            return JSONResponse(answer, headers={"x-sentinel-node": done.node})
+        except ollama_api.OllamaRequestInvalid as error:
+            return _ollama_error(400, str(error))
+        except GatewayError as error:
+            return _ollama_error(error.status, str(error))
+
+    async def _ollama_embed(request: Request, legacy: bool) -> Response:
+        body, started = await _json_body(request), time.perf_counter()
+        try:
+            done = await gateway.complete("/embeddings", ollama_api.embed_request(body))
+        except ollama_api.OllamaRequestInvalid as error:
+            return _ollama_error(400, str(error))
+        except GatewayError as error:
+            return _ollama_error(error.status, str(error))
+        result = ollama_api.embed_response(done.answer, str(body.get("model")), started)
+        headers = {"x-sentinel-node": done.node}
+        return JSONResponse({"embedding": result["embeddings"][0]} if legacy else result, headers=headers)
+
+    @router.post("/api/embed", summary="Ollama's embed API over the pool")
+    async def ollama_embed(request: Request) -> Response:
+        return await _ollama_embed(request, legacy=False)
+
+    @router.post("/api/embeddings", summary="Ollama's older embeddings API over the pool")
+    async def ollama_embeddings(request: Request) -> Response:
+        return await _ollama_embed(request, legacy=True)
+
+    @router.get("/api/tags", summary="Ollama's model list: every model the pool serves")
+    async def ollama_tags() -> dict[str, Any]:
+        return ollama_api.tags(await gateway.snapshot())
+
+    @router.get("/api/ps", summary="Ollama's loaded models: every model loaded somewhere in the pool")
+    async def ollama_ps() -> dict[str, Any]:
+        return ollama_api.loaded(await gateway.snapshot())
+
+    @router.get("/api/version", summary="Version (Ollama clients ask)")
+    async def version() -> dict[str, str]:
+        return {"version": __version__}
+
+    @router.get("/api/cluster", summary="Nodes, backends, models, free VRAM and jobs in flight")
+    async def cluster() -> dict[str, Any]:
+        return cluster_view(await gateway.snapshot(), await known_nodes(redis, gateway.keys))
+
+    @router.post("/api/nodes/wake/{node}", summary="Send a wake-on-LAN magic packet to a node's stored MAC")
+    async def wake_node(node: str, scope: Scope = Depends(scope_of)) -> dict[str, Any]:
+        require_write(scope, "wake")
+        pool = settings.pool
+        try:
+            mac = wake(await known_nodes(redis, gateway.keys), node, pool.wake_address, pool.wake_port)
+        except WakeRefused as refused:
+            raise HTTPException(404, str(refused)) from refused
+        return {
+            "node": node,
+            "mac": mac,
+            "sent_to": f"{pool.wake_address}:{pool.wake_port}",
+            "note": "packet sent; the node is back once it heartbeats (GET /api/cluster)",
+        }
+
+    @router.get("/metrics", summary="Prometheus metrics of the pool", include_in_schema=False)
+    async def prometheus() -> Response:
+        return Response(metrics.render(await gateway.snapshot()), media_type="text/plain; version=0.0.4")
+
+    return router

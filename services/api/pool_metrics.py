@@ -1,0 +1,78 @@
+"""Prometheus metrics of the model pool (prometheus-client): requests, latency, failovers, per-node load.
+
+Request counters and latencies are this gateway process's own (Prometheus sums the replicas). Per-node load is
+read from the Redis registry at scrape time, so every replica reports the same pool-wide truth.
+"""
+
+from __future__ import annotations
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+
+from sentinel.pool.registry import Snapshot
+
+# Latency buckets from a cached embedding on a GPU to a long CPU prefill.
+_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300)
+
+
+class PoolMetrics:
+    """The gateway's ``Observer`` and the ``/metrics`` text. One registry per app (tests build several)."""
+
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry()
+        r = self.registry
+        self.requests = Counter(
+            "sentinel_pool_requests",
+            "Requests the gateway finished.",
+            ["endpoint", "model", "node", "outcome"],
+            registry=r,
+        )
+        self.latency = Histogram(
+            "sentinel_pool_request_seconds",
+            "Time from request to last byte.",
+            ["endpoint", "outcome"],
+            buckets=_BUCKETS,
+            registry=r,
+        )
+        self.first_token_seconds = Histogram(
+            "sentinel_pool_first_token_seconds",
+            "Time to the first streamed token.",
+            ["model"],
+            buckets=_BUCKETS,
+            registry=r,
+        )
+        self.failovers = Counter(
+            "sentinel_pool_failovers",
+            "Attempts that failed before the first token and moved on.",
+            ["model", "node"],
+            registry=r,
+        )
+        self.nodes_up = Gauge("sentinel_pool_nodes_up", "Nodes heartbeating now.", registry=r)
+        self.jobs = Gauge("sentinel_pool_node_jobs_in_flight", "Pool jobs in flight per node.", ["node"], registry=r)
+        self.busy = Gauge(
+            "sentinel_pool_node_busy_slots", "Backend slots processing at probe time.", ["node"], registry=r
+        )
+        self.vram = Gauge(
+            "sentinel_pool_node_vram_free_bytes", "Free VRAM per node (nvidia-smi).", ["node"], registry=r
+        )
+
+    def failover(self, model: str, node: str, reason: str) -> None:
+        self.failovers.labels(model, node).inc()
+
+    def first_token(self, model: str, node: str, seconds: float) -> None:
+        self.first_token_seconds.labels(model).observe(seconds)
+
+    def finished(self, endpoint: str, model: str, node: str, outcome: str, seconds: float) -> None:
+        self.requests.labels(endpoint, model, node, outcome).inc()
+        self.latency.labels(endpoint, outcome).observe(seconds)
+
+    def render(self, pool: Snapshot) -> bytes:
+        """The exposition text, with the per-node gauges set from ``pool`` (nodes that left are dropped)."""
+        for gauge in (self.jobs, self.busy, self.vram):
+            gauge.clear()
+        self.nodes_up.set(len(pool.nodes))
+        for record in pool.nodes:
+            self.jobs.labels(record.node).set(pool.active_on(record.node))
+            self.busy.labels(record.node).set(sum(backend.busy or 0 for backend in record.backends))
+            if record.vram_free_mb is not None:
+                self.vram.labels(record.node).set(record.vram_free_mb * 1024 * 1024)
+        return generate_latest(self.registry)

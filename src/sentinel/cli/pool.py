@@ -1,0 +1,62 @@
+"""``sentinel pool agent``: register this machine's model servers in the pool and keep them registered.
+
+Run one on each model machine (a systemd unit, or next to the worker). It heartbeats every ``heartbeat_s``
+with a TTL of ``ttl_s``: if it stops, the node leaves the pool by itself; SIGTERM or Ctrl-C withdraws it at once.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+from typing import Annotated, Any
+
+import typer
+from redis import Redis
+from redis.exceptions import RedisError
+
+from sentinel.cli.common import console, fail
+from sentinel.logs import configure_logging
+from sentinel.pool.agent import Agent, AgentSettingsInvalid
+from sentinel.settings import Settings
+
+app = typer.Typer(no_args_is_help=True, help="The model pool: many machines' models behind one endpoint.")
+
+
+@app.command("agent")
+def agent(
+    node: Annotated[str | None, typer.Option(help="This machine's name in the pool (default: host name).")] = None,
+    backend: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="A model server as kind=url, repeatable: ollama=http://localhost:11434 or "
+            "openai=http://localhost:8080/v1 (default: SENTINEL_POOL__BACKENDS)."
+        ),
+    ] = None,
+    mac: Annotated[str | None, typer.Option(help="Wake-on-LAN MAC address of this machine.")] = None,
+    heartbeat: Annotated[float | None, typer.Option(help="Seconds between heartbeats.")] = None,
+    ttl: Annotated[float | None, typer.Option(help="Seconds without a heartbeat after which the node is out.")] = None,
+    redis_url: Annotated[str | None, typer.Option(help="The pool's Redis (default: SENTINEL_REDIS_URL).")] = None,
+    once: Annotated[
+        bool, typer.Option("--once", help="Register once, print the record, and exit (it lapses after the TTL).")
+    ] = False,
+) -> None:
+    """Register this machine's model servers in the pool, with a heartbeat, until stopped."""
+    settings = Settings()
+    flags: dict[str, Any] = {"node": node, "backends": backend, "mac": mac, "heartbeat_s": heartbeat, "ttl_s": ttl}
+    pool = settings.pool.model_copy(update={key: value for key, value in flags.items() if value})
+    settings = settings.model_copy(update={"pool": pool, "redis_url": redis_url or settings.redis_url})
+    try:
+        worker = Agent(settings, Redis.from_url(settings.redis_url, decode_responses=True))
+        record = worker.beat()
+    except AgentSettingsInvalid as error:
+        fail(str(error))
+    except RedisError as error:
+        fail(f"cannot register in Redis at {settings.redis_url}: {error}. Start Redis or set SENTINEL_REDIS_URL.")
+    if once:
+        console.print_json(record.model_dump_json())
+        return
+    configure_logging("pool-agent")
+    stop = threading.Event()
+    for number in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(number, lambda *_: stop.set())
+    worker.run(stop)

@@ -1,0 +1,62 @@
+"""Fixtures of the model-pool tests: real Redis under a key prefix of the test's own, the real API app on
+loopback, and node agents in threads. Only keys under the test's prefix are ever deleted."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+
+import pytest
+from redis import Redis
+
+from sentinel.pool.registry import PoolKeys
+from sentinel.settings import PoolSettings, Settings
+from services.api.app import create_app
+from tests.conftest import WriteVault
+from tests.support.servers import serve
+
+REDIS_URL = "redis://127.0.0.1:6379/0"
+VAULT = {"notes/Pool.md": "# Pool\nThe pool runs models on several machines.\n"}
+
+
+@pytest.fixture
+def redis_prefix() -> Iterator[str]:
+    """A key prefix no one else uses; its keys are deleted afterwards (and only those)."""
+    prefix = f"sentinel-test-{uuid.uuid4().hex[:10]}:"
+    yield prefix
+    client = Redis.from_url(REDIS_URL)
+    keys = list(client.scan_iter(match=f"{prefix}*", count=500))
+    if keys:
+        client.delete(*keys)
+    client.close()
+
+
+@pytest.fixture
+def redis_client() -> Iterator[Redis]:
+    client = Redis.from_url(REDIS_URL, decode_responses=True)
+    yield client
+    client.close()
+
+
+@pytest.fixture
+def pool_settings(vault_settings: WriteVault, redis_prefix: str) -> Settings:
+    """Settings of a local-only API on loopback whose pool lives under the test's prefix; quick heartbeats."""
+    settings = vault_settings(VAULT)
+    settings.redis_url, settings.redis_prefix = REDIS_URL, redis_prefix
+    settings.local_only, settings.sync_interval_s = True, 0
+    settings.pool = PoolSettings(
+        heartbeat_s=0.3, ttl_s=1.5, connect_timeout_s=2, first_token_timeout_s=120, read_timeout_s=60
+    )
+    return settings
+
+
+@pytest.fixture
+def keys(pool_settings: Settings) -> PoolKeys:
+    return PoolKeys.from_settings(pool_settings)
+
+
+@pytest.fixture
+def gateway(pool_settings: Settings) -> Iterator[str]:
+    """The API service (with the pool's routes) on a loopback port."""
+    with serve(create_app(pool_settings)) as url:
+        yield url
