@@ -85,6 +85,28 @@ class PoolSettings(BaseModel):
     wake_port: int = Field(9, description="UDP port of wake-on-LAN magic packets (9 or 7).")
 
 
+class SearchSettings(BaseModel):
+    """The search ladder: how the retrieval legs are fused and when the extras run (bench/retrieval.py)."""
+
+    fusion: Literal["weighted", "rrf"] = Field(
+        "weighted", description="weighted: RRF with the leg weights below (measured better); rrf: plain RRF, k=60."
+    )
+    rrf_k: float = Field(10.0, gt=0, description="RRF constant of the weighted fusion; smaller favours top ranks.")
+    weight_lexical: float = Field(0.75, ge=0, description="Weight of the FTS5 (wording) leg.")
+    weight_chunks: float = Field(1.5, ge=0, description="Weight of the semantic leg over body chunks.")
+    weight_summaries: float = Field(1.0, ge=0, description="Weight of the semantic leg over page summaries.")
+    leg_depth: int = Field(100, ge=10, description="Candidates each leg contributes to the fusion.")
+    timeout_s: float = Field(
+        2.0, gt=0, description="Budget for query embedding and retrieval; past it the answer is lexical, with a note."
+    )
+    pagerank: Literal["auto", "always", "never"] = Field(
+        "auto", description="Personalized PageRank rerank: auto runs it for relationship-shaped queries only."
+    )
+    quality_penalty: float = Field(
+        0.7, gt=0, le=1, description="Rank weight factor per quality flag (status: seedling, confidence: low)."
+    )
+
+
 class Settings(BaseSettings):
     """Sentinel's configuration. See ``.env.example`` for the environment spelling of each field."""
 
@@ -119,6 +141,7 @@ class Settings(BaseSettings):
     read_page_chars: int = Field(4000, description="The read primitive pages long text at this many chars.")
     list_page_size: int = Field(50, description="Rows per page of listing output.")
     search_hits: int = Field(5, description="Hits per search result page.")
+    search: SearchSettings = Field(default_factory=SearchSettings)
     record_label: str = Field("Record:", description="Label of the line that points a note at its transcript.")
 
     api_keys_file: Path | None = Field(None, description="File of hashed API keys (sentinel keys create).")

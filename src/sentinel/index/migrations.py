@@ -130,7 +130,73 @@ def m001_core(db: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS: list[Migration] = [m001_core]
+def m002_search(db: sqlite3.Connection) -> None:
+    """Vectors for the search ladder, and a counter that tells a search process its cached view is stale.
+
+    Vector tables have no foreign key to chunks or pages on purpose: they are keyed by what was embedded, so
+    an index rebuild (new chunk ids, same text) finds every vector again instead of re-embedding.
+    """
+    run_script(
+        db,
+        """
+        CREATE TABLE chunk_vectors (
+            id INTEGER PRIMARY KEY,
+            text_hash TEXT NOT NULL,       -- chunks.text_hash
+            trail TEXT NOT NULL,           -- chunks.trail: embedded together with the text
+            vec BLOB NOT NULL,             -- int8 components; times scale gives the unit vector
+            scale REAL NOT NULL,
+            centre INTEGER NOT NULL,       -- the language centre it is compared from (see search.centres)
+            bits BLOB NOT NULL,            -- signs of the vector minus that centre (see search.vectors)
+            tokens INTEGER NOT NULL,       -- tokens the model counted; over its limit only the head was read
+            truncated INTEGER NOT NULL,
+            UNIQUE (text_hash, trail)
+        );
+
+        CREATE TABLE summary_vectors (
+            id INTEGER PRIMARY KEY,
+            text TEXT NOT NULL UNIQUE,     -- exactly the passage embedded for a page's summary line
+            vec BLOB NOT NULL,
+            scale REAL NOT NULL,
+            centre INTEGER NOT NULL,
+            bits BLOB NOT NULL,
+            tokens INTEGER NOT NULL,
+            truncated INTEGER NOT NULL
+        );
+
+        -- Bumped by every change a search cache depends on; a search compares it to its cached copy.
+        CREATE TABLE search_generation (id INTEGER PRIMARY KEY CHECK (id = 1), n INTEGER NOT NULL);
+        INSERT INTO search_generation (id, n) VALUES (1, 0);
+        CREATE TRIGGER search_gen_chunk_ins AFTER INSERT ON chunks BEGIN
+            UPDATE search_generation SET n = n + 1;
+        END;
+        CREATE TRIGGER search_gen_chunk_del AFTER DELETE ON chunks BEGIN
+            UPDATE search_generation SET n = n + 1;
+        END;
+        CREATE TRIGGER search_gen_page_ins AFTER INSERT ON pages BEGIN
+            UPDATE search_generation SET n = n + 1;
+        END;
+        CREATE TRIGGER search_gen_page_upd AFTER UPDATE ON pages BEGIN
+            UPDATE search_generation SET n = n + 1;
+        END;
+        CREATE TRIGGER search_gen_page_del AFTER DELETE ON pages BEGIN
+            UPDATE search_generation SET n = n + 1;
+        END;
+        CREATE TRIGGER search_gen_analysis_ins AFTER INSERT ON analysis BEGIN
+            UPDATE search_generation SET n = n + 1;
+        END;
+        CREATE TRIGGER search_gen_analysis_upd AFTER UPDATE ON analysis BEGIN
+            UPDATE search_generation SET n = n + 1;
+        END;
+        CREATE TRIGGER search_gen_analysis_del AFTER DELETE ON analysis BEGIN
+            UPDATE search_generation SET n = n + 1;
+        END;
+
+        CREATE VIRTUAL TABLE chunks_vocab USING fts5vocab(chunks_fts, 'row');
+        """,
+    )
+
+
+MIGRATIONS: list[Migration] = [m001_core, m002_search]
 
 
 def migrate(db: sqlite3.Connection) -> int:

@@ -1,0 +1,152 @@
+"""``sentinel search`` (the ladder from the command line) and ``sentinel embed`` (bring vectors up to date)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+from sentinel.cli.common import (
+    IndexOption,
+    JsonOption,
+    VaultOption,
+    console,
+    err_console,
+    fail,
+    load_settings,
+    open_db,
+    print_json,
+)
+from sentinel.embed.base import Embedder, EmbedderUnavailable
+from sentinel.embed.factory import embedder_from_settings
+from sentinel.search import SearchInputError, VectorsFromAnotherModel, embed_pending, search
+from sentinel.search.results import Hit, SearchResult
+
+EmbedModelOption = Annotated[
+    Path | None,
+    typer.Option("--embed-model", help="multilingual-e5-small ONNX folder (env SENTINEL_EMBED_MODEL_DIR)."),
+]
+EmbedderUrlOption = Annotated[
+    str | None, typer.Option("--embedder-url", help="Embedding service root (env SENTINEL_EMBEDDER_URL).")
+]
+
+
+def _labels(hit: Hit) -> str:
+    return "".join(f"[{label}] " for label in hit.labels)
+
+
+def _print_result(found: SearchResult, show_legs: bool) -> None:
+    for note in found.notes:
+        console.print(f"[yellow]\\[note][/] {escape(note)}")
+    if not found.hits:
+        console.print("no matches")
+    for rank, hit in enumerate(found.hits, start=found.cursor + 1):
+        legs = f"  [dim]({', '.join(hit.legs)})[/]" if show_legs else ""
+        head = f"{rank}. {escape(_labels(hit))}[bold]{escape(hit.path)}[/]{legs}"
+        if hit.rung == "body":
+            console.print(f"{head}\n   [cyan]{escape(hit.trail)}[/]\n{escape(hit.text)}\n")
+        else:
+            console.print(f"{head}\n   {escape(hit.text)}")
+    if show_legs:
+        console.print(f"[dim]legs used: {', '.join(found.legs_used)}[/]")
+    if found.next_cursor is not None:
+        console.print(f"[dim]more: --cursor {found.next_cursor}[/]")
+
+
+def search_command(
+    query: Annotated[str, typer.Argument(help="Words or a question, in any of the vault's languages.")],
+    rung: Annotated[str, typer.Option(help="summary: one line per page; body: verbatim passages.")] = "summary",
+    cursor: Annotated[int, typer.Option(help="Start at this hit (the 'more' line gives it).")] = 0,
+    limit: Annotated[int | None, typer.Option(help="Hits to show (default: settings search_hits).")] = None,
+    legs: Annotated[bool, typer.Option("--legs", help="Show which retrieval legs found each hit.")] = False,
+    vault: VaultOption = None,
+    index: IndexOption = None,
+    embed_model: EmbedModelOption = None,
+    embedder_url: EmbedderUrlOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Search the vault: exact page names first, then summaries (default) or body passages. Ranks only."""
+    settings = load_settings(vault, index, embed_model_dir=embed_model, embedder_url=embedder_url)
+    db = open_db(settings)
+    embedder: Embedder | None = None
+    unavailable = ""
+    try:
+        embedder = embedder_from_settings(settings)
+    except EmbedderUnavailable as err:
+        unavailable = f"meaning search is unavailable ({err}); these hits match wording only"
+    try:
+        found = search(db, settings, embedder, query, rung=rung, cursor=cursor, limit=limit)  # type: ignore[arg-type]
+    except SearchInputError as err:
+        fail(str(err))
+    if unavailable:
+        found.notes.insert(0, unavailable)
+    if as_json:
+        print_json(
+            {
+                "notes": found.notes,
+                "legs_used": found.legs_used,
+                "next_cursor": found.next_cursor,
+                "hits": [
+                    {"path": h.path, "heading": h.heading, "rung": h.rung, "labels": list(h.labels)}
+                    | ({"legs": list(h.legs)} if legs else {})
+                    for h in found.hits
+                ],
+            }
+        )
+        return
+    _print_result(found, legs)
+
+
+def embed_command(
+    reembed: Annotated[
+        bool, typer.Option("--reembed", help="Delete every vector and embed all again (after changing the model).")
+    ] = False,
+    vault: VaultOption = None,
+    index: IndexOption = None,
+    embed_model: EmbedModelOption = None,
+    embedder_url: EmbedderUrlOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Embed the chunks and page summaries that have no vector yet (only changed text is sent to the model)."""
+    settings = load_settings(vault, index, embed_model_dir=embed_model, embedder_url=embedder_url)
+    db = open_db(settings)
+    try:
+        embedder = embedder_from_settings(settings)
+    except EmbedderUnavailable as err:
+        fail(str(err))
+    if embedder is None:
+        fail("no embedder configured: pass --embed-model DIR (or set SENTINEL_EMBED_MODEL_DIR / SENTINEL_EMBEDDER_URL)")
+    with Progress(
+        TextColumn("embedding"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=console,
+        transient=True,
+        disable=as_json,
+    ) as bar:
+        task = bar.add_task("embed", total=None)
+        try:
+            counts = embed_pending(
+                db,
+                embedder,
+                reembed=reembed,
+                progress=lambda done, total: bar.update(task, completed=done, total=total),
+            )
+        except (VectorsFromAnotherModel, EmbedderUnavailable) as err:
+            fail(str(err))
+    if as_json:
+        print_json(counts.as_dict())
+        return
+    console.print(
+        f"embedded {counts.chunks} chunks and {counts.summaries} summaries  removed {counts.removed} unused vectors  "
+        f"seconds {counts.seconds:.1f}"
+    )
+    for label in counts.truncated:
+        err_console.print(
+            f"[yellow]truncated[/] {escape(label)}: longer than the model reads; only its start was embedded"
+        )

@@ -1,0 +1,135 @@
+"""Language centres of a vector table: found from a sample, refreshed as the table grows.
+
+A sample of the embedded passages is labelled by py3langid (a language-ID model that ships inside its
+package); languages with enough of the sample get a centre (the mean of their vectors), one k-means step
+over every vector of the table refines them, and each row then records its nearest centre and its sign
+bits. A one-language vault ends with a single centre: the table's mean. No model call is involved: only
+stored vectors are read, so refreshing costs a scan of the table.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections import Counter
+from collections.abc import Callable, Iterator
+
+import numpy as np
+import py3langid
+
+from sentinel.index.migrations import transaction
+from sentinel.search.vectors import Centres, restore, sign_bits
+
+CENTRES_KEY = "vector_centres:{table}"
+SAMPLE = 2000  # passages labelled by language ID per refresh
+MIN_SHARE = 0.02  # a language needs this share of the sample (and MIN_COUNT passages) for its own centre
+MIN_COUNT = 10
+REFRESH_GROWTH = 4  # refresh once a table holds this many times the vectors its centres came from
+SCAN = 20_000
+
+TextsOf = Callable[[list[int]], dict[int, str]]
+
+
+def load(db: sqlite3.Connection, table: str) -> tuple[Centres, int] | None:
+    """The table's centres and the table size they were computed at, or None before the first vectors."""
+    row = db.execute("SELECT value FROM meta WHERE key = ?", (CENTRES_KEY.format(table=table),)).fetchone()
+    if not row:
+        return None
+    data = json.loads(row[0])
+    return Centres(np.asarray(data["vectors"], dtype=np.float32), tuple(data["languages"])), int(data["n"])
+
+
+def _save(db: sqlite3.Connection, table: str, centres: Centres, n: int) -> None:
+    value = json.dumps({"n": n, "languages": list(centres.languages), "vectors": centres.vectors.tolist()})
+    db.execute(
+        "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+        (CENTRES_KEY.format(table=table), value),
+    )
+
+
+def from_sample(vectors: np.ndarray, texts: list[str]) -> Centres:
+    """Centres of the languages that make up a sample of passages (texts and their unit vectors)."""
+    labels = [py3langid.classify(t)[0] for t in texts]
+    counts = Counter(labels)
+    floor = max(MIN_COUNT, int(MIN_SHARE * len(texts)))
+    languages = sorted(lang for lang, n in counts.items() if n >= floor)
+    if len(languages) < 2:
+        return Centres(vectors.mean(axis=0, keepdims=True).astype(np.float32), ("*",))
+    mask = np.array(labels)
+    return Centres(
+        np.stack([vectors[mask == lang].mean(axis=0) for lang in languages]).astype(np.float32), tuple(languages)
+    )
+
+
+def first_centres(db: sqlite3.Connection, table: str, vectors: np.ndarray, texts: list[str]) -> Centres:
+    """Centres for a table's very first batch (refined by ``refresh_if_grown`` as the table grows)."""
+    centres = from_sample(vectors, texts)
+    _save(db, table, centres, len(vectors))
+    return centres
+
+
+def refresh_if_grown(db: sqlite3.Connection, table: str, texts_of: TextsOf) -> bool:
+    """Recompute the table's centres and every row's centre and bits once it has grown enough.
+
+    ``texts_of`` gives the embedded text of vector ids (for the language-ID sample). Returns whether a
+    refresh ran.
+    """
+    current = load(db, table)
+    count = int(db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0])
+    if current is None or count < REFRESH_GROWTH * current[1]:
+        return False
+    dims = current[0].vectors.shape[1]
+    rng = np.random.default_rng(count)  # deterministic for a given table size
+    ids = np.array([r[0] for r in db.execute(f"SELECT id FROM {table}")], dtype=np.int64)
+    chosen = rng.choice(ids, size=min(SAMPLE, len(ids)), replace=False) if len(ids) else ids
+    texts = texts_of(sorted(int(i) for i in chosen))
+    sample_ids = sorted(texts)
+    sample = _vectors_of(db, table, sample_ids, dims)
+    centres = from_sample(sample, [texts[i] for i in sample_ids]) if sample_ids else current[0]
+    centres = _kmeans_step(db, table, centres, dims)
+    with transaction(db):
+        for ids_batch, vecs in _scan(db, table, dims):
+            which = centres.nearest(vecs)
+            bits = sign_bits(centres.centred(vecs, which))
+            db.executemany(
+                f"UPDATE {table} SET centre = ?, bits = ? WHERE id = ?",
+                [(int(w), b.tobytes(), i) for w, b, i in zip(which, bits, ids_batch, strict=True)],
+            )
+        _save(db, table, centres, count)
+        db.execute("UPDATE search_generation SET n = n + 1")
+    return True
+
+
+def _kmeans_step(db: sqlite3.Connection, table: str, centres: Centres, dims: int) -> Centres:
+    """Move each centre to the mean of the rows nearest to it (a centre nobody is near stays)."""
+    sums = np.zeros_like(centres.vectors, dtype=np.float64)
+    counts = np.zeros(len(centres.vectors))
+    for _, vecs in _scan(db, table, dims):
+        which = centres.nearest(vecs)
+        np.add.at(sums, which, vecs)
+        counts += np.bincount(which, minlength=len(counts))
+    moved = np.where(counts[:, None] > 0, sums / np.maximum(counts, 1)[:, None], centres.vectors)
+    return Centres(moved.astype(np.float32), centres.languages)
+
+
+def _vectors_of(db: sqlite3.Connection, table: str, ids: list[int], dims: int) -> np.ndarray:
+    rows: dict[int, tuple[bytes, float]] = {}
+    for start in range(0, len(ids), 500):
+        batch = ids[start : start + 500]
+        marks = ",".join("?" * len(batch))
+        rows.update(
+            (r[0], (r[1], r[2])) for r in db.execute(f"SELECT id, vec, scale FROM {table} WHERE id IN ({marks})", batch)
+        )
+    return restore([rows[i][0] for i in ids], [rows[i][1] for i in ids], dims)
+
+
+def _scan(db: sqlite3.Connection, table: str, dims: int) -> Iterator[tuple[list[int], np.ndarray]]:
+    last = 0
+    while True:
+        rows = db.execute(
+            f"SELECT id, vec, scale FROM {table} WHERE id > ? ORDER BY id LIMIT ?", (last, SCAN)
+        ).fetchall()
+        if not rows:
+            return
+        last = rows[-1][0]
+        yield [r[0] for r in rows], restore([r[1] for r in rows], [r[2] for r in rows], dims)

@@ -1,0 +1,223 @@
+"""Incremental embedding: only text that no stored vector covers is sent to the model.
+
+Vectors are keyed by what was embedded (a chunk's text hash and heading trail; a page's summary passage),
+never by row ids, so re-indexing the vault finds every unchanged vector again. The model that made them is
+recorded in ``meta``; vectors of two models are never mixed: a different model stops here with the command
+that re-embeds everything.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import partial
+
+import numpy as np
+
+from sentinel.embed.base import Embedder, ModelIdentity
+from sentinel.index.migrations import transaction
+from sentinel.paths import SUMMARY_RUNG_ROLES
+from sentinel.search import centres, summaries
+from sentinel.search.vectors import quantise, sign_bits
+
+# Bump when what is embedded for a chunk or a summary changes: stored vectors then no longer match.
+EMBED_FORMAT = 1
+IDENTITY_KEY = "embed_model"
+BATCH = 64
+TABLES = ("chunk_vectors", "summary_vectors")
+
+Progress = Callable[[int, int], None]
+
+
+class VectorsFromAnotherModel(RuntimeError):
+    """The index holds vectors of another model (or embedding format) than the embedder offers."""
+
+
+@dataclass
+class EmbedCounts:
+    chunks: int = 0  # chunk passages embedded in this run
+    summaries: int = 0  # summary passages embedded in this run
+    removed: int = 0  # vectors no chunk or page used any more
+    truncated: list[str] = field(default_factory=list)  # what was cut at the model's limit: "path > trail"
+    seconds: float = 0.0
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "chunks": self.chunks,
+            "summaries": self.summaries,
+            "removed": self.removed,
+            "truncated": self.truncated,
+            "seconds": round(self.seconds, 3),
+        }
+
+
+def chunk_passage(trail: str, text: str) -> str:
+    """What is embedded for a body chunk: its heading trail (title > headings), then its text."""
+    return f"{trail}\n\n{text}"
+
+
+def identity_record(identity: ModelIdentity) -> dict[str, object]:
+    return {"name": identity.name, "dims": identity.dims, "file_hash": identity.file_hash, "format": EMBED_FORMAT}
+
+
+def recorded_identity(db: sqlite3.Connection) -> dict[str, object] | None:
+    row = db.execute("SELECT value FROM meta WHERE key = ?", (IDENTITY_KEY,)).fetchone()
+    return json.loads(row[0]) if row else None
+
+
+def _describe(record: dict[str, object]) -> str:
+    name, file_hash, dims, fmt = (record.get(k) for k in ("name", "file_hash", "dims", "format"))
+    return f"{name} (file {file_hash}, {dims} dims, format {fmt})"
+
+
+def mismatch(db: sqlite3.Connection, identity: ModelIdentity) -> str:
+    """Why this embedder's vectors cannot be compared with the stored ones; empty when they can."""
+    stored = recorded_identity(db)
+    current = identity_record(identity)
+    if stored is None or stored == current:
+        return ""
+    return (
+        f"the index holds vectors made by {_describe(stored)} but the embedder is {_describe(current)}; "
+        "vectors of two models never mix: run `sentinel embed --reembed` to embed everything again"
+    )
+
+
+def embed_pending(
+    db: sqlite3.Connection, embedder: Embedder, *, reembed: bool = False, progress: Progress | None = None
+) -> EmbedCounts:
+    """Embed every chunk and summary passage that has no vector yet; drop vectors nothing uses any more.
+
+    ``reembed`` first deletes all vectors and records the embedder's identity (the explicit way to change
+    models). Each batch is committed on its own, so an interrupted run keeps what it finished.
+    Raises ``VectorsFromAnotherModel`` when the index holds another model's vectors and ``reembed`` is off.
+    """
+    started = time.perf_counter()
+    counts = EmbedCounts()
+    with transaction(db):
+        if reembed:
+            for table in TABLES:
+                db.execute(f"DELETE FROM {table}")
+                db.execute("DELETE FROM meta WHERE key = ?", (centres.CENTRES_KEY.format(table=table),))
+            db.execute("UPDATE search_generation SET n = n + 1")
+        elif reason := mismatch(db, embedder.identity):
+            raise VectorsFromAnotherModel(reason)
+        db.execute(
+            "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            (IDENTITY_KEY, json.dumps(identity_record(embedder.identity))),
+        )
+    jobs = {"chunk_vectors": _pending_chunks(db), "summary_vectors": _pending_summaries(db)}
+    total = sum(len(j) for j in jobs.values())
+    done = 0
+    if progress:
+        progress(0, total)
+    for table in TABLES:
+        for start in range(0, len(jobs[table]), BATCH):
+            batch = jobs[table][start : start + BATCH]
+            embedding = embedder.embed([job.passage for job in batch], "passage")
+            _store(db, table, batch, embedding.vectors, embedding.tokens, embedding.truncated)
+            counts.truncated += [job.label for job, cut in zip(batch, embedding.truncated, strict=True) if cut]
+            done += len(batch)
+            if progress:
+                progress(done, total)
+        centres.refresh_if_grown(db, table, partial(_texts_of, db, table))
+    counts.chunks, counts.summaries = len(jobs["chunk_vectors"]), len(jobs["summary_vectors"])
+    counts.removed = _remove_unused(db)
+    counts.seconds = time.perf_counter() - started
+    return counts
+
+
+@dataclass(frozen=True)
+class _Job:
+    key: tuple[str, ...]  # chunk: (text_hash, trail); summary: (passage,)
+    passage: str
+    label: str  # names the passage in reports
+
+
+def _pending_chunks(db: sqlite3.Connection) -> list[_Job]:
+    rows = db.execute(
+        """SELECT c.text_hash, c.trail, c.text, c.path FROM chunks c
+           WHERE c.id IN (SELECT MIN(id) FROM chunks GROUP BY text_hash, trail)
+             AND NOT EXISTS (SELECT 1 FROM chunk_vectors v WHERE v.text_hash = c.text_hash AND v.trail = c.trail)
+           ORDER BY c.id"""
+    ).fetchall()
+    return [_Job((h, trail), chunk_passage(trail, text), f"{path} > {trail}") for h, trail, text, path in rows]
+
+
+def summary_passages(db: sqlite3.Connection) -> dict[str, str]:
+    """The summary passage of every summary-rung page, with the path of a page that uses it."""
+    roles = sorted(SUMMARY_RUNG_ROLES)
+    found = summaries.page_summaries(db, f"p.role IN ({','.join('?' * len(roles))})", roles)
+    return {page.passage: page.path for page in found}
+
+
+def _pending_summaries(db: sqlite3.Connection) -> list[_Job]:
+    have = {r[0] for r in db.execute("SELECT text FROM summary_vectors")}
+    return [_Job((text,), text, f"{path} (summary)") for text, path in summary_passages(db).items() if text not in have]
+
+
+def _texts_of(db: sqlite3.Connection, table: str, ids: list[int]) -> dict[int, str]:
+    out: dict[int, str] = {}
+    for start in range(0, len(ids), 500):
+        batch = ids[start : start + 500]
+        marks = ",".join("?" * len(batch))
+        if table == "summary_vectors":
+            out.update(db.execute(f"SELECT id, text FROM summary_vectors WHERE id IN ({marks})", batch).fetchall())
+            continue
+        for vid, trail, text in db.execute(
+            f"""SELECT v.id, v.trail, (SELECT c.text FROM chunks c WHERE c.text_hash = v.text_hash LIMIT 1)
+                FROM chunk_vectors v WHERE v.id IN ({marks})""",
+            batch,
+        ):
+            if text is not None:
+                out[vid] = chunk_passage(trail, text)
+    return out
+
+
+def _store(
+    db: sqlite3.Connection,
+    table: str,
+    batch: list[_Job],
+    vectors: np.ndarray,
+    tokens: list[int],
+    truncated: list[bool],
+) -> None:
+    q, scales = quantise(vectors)
+    with transaction(db):
+        known = centres.load(db, table)
+        table_centres = known[0] if known else centres.first_centres(db, table, vectors, [j.passage for j in batch])
+        which = table_centres.nearest(vectors)
+        bits = sign_bits(table_centres.centred(vectors, which))
+        for i, job in enumerate(batch):
+            values = (q[i].tobytes(), float(scales[i]), int(which[i]), bits[i].tobytes(), tokens[i], int(truncated[i]))
+            if table == "chunk_vectors":
+                db.execute(
+                    """INSERT OR IGNORE INTO chunk_vectors
+                       (text_hash, trail, vec, scale, centre, bits, tokens, truncated) VALUES (?,?,?,?,?,?,?,?)""",
+                    (*job.key, *values),
+                )
+            else:
+                db.execute(
+                    """INSERT OR IGNORE INTO summary_vectors (text, vec, scale, centre, bits, tokens, truncated)
+                       VALUES (?,?,?,?,?,?,?)""",
+                    (*job.key, *values),
+                )
+        db.execute("UPDATE search_generation SET n = n + 1")
+
+
+def _remove_unused(db: sqlite3.Connection) -> int:
+    """Drop vectors that no current chunk or summary uses (edited or deleted text)."""
+    wanted = set(summary_passages(db))
+    with transaction(db):
+        removed = db.execute(
+            """DELETE FROM chunk_vectors WHERE NOT EXISTS (SELECT 1 FROM chunks c
+                   WHERE c.text_hash = chunk_vectors.text_hash AND c.trail = chunk_vectors.trail)"""
+        ).rowcount
+        stale = [(t,) for (t,) in db.execute("SELECT text FROM summary_vectors") if t not in wanted]
+        db.executemany("DELETE FROM summary_vectors WHERE text = ?", stale)
+        removed += len(stale)
+        if removed:
+            db.execute("UPDATE search_generation SET n = n + 1")
+    return removed

@@ -1,0 +1,66 @@
+"""User text to a safe FTS5 query: punctuation, quotes and operators in a question never raise.
+
+Every word becomes a quoted FTS5 string (so ``AND``, ``NEAR``, ``*``, ``"``, ``:``, ``-`` lose their syntax
+meaning), joined with OR and ranked by bm25, so a natural-language question matches pages that share its
+rarer words. Words that most chunks contain ("the", "what", "obsidian" in a vault about Obsidian) are dropped
+when rarer ones remain: they add little to the ranking and make OR queries slow on large indexes.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+import unicodedata
+
+WORD = re.compile(r"[^\W_]+")  # letters and digits: what FTS5's unicode61 tokenizer keeps
+MAX_TERMS = 24  # a pasted paragraph as a query is cut to its first words, with the rest reported
+COMMON_SHARE = 0.08  # a term in more than this share of chunks counts as common
+MIN_KEPT = 2  # never prune below this many terms
+
+
+def fold(word: str) -> str:
+    """A word as unicode61 (remove_diacritics 2) stores it: lower-cased, diacritics removed."""
+    decomposed = unicodedata.normalize("NFKD", word.lower())
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+def query_terms(text: str) -> list[str]:
+    """The distinct folded words of ``text``, in order, at most ``MAX_TERMS``."""
+    seen: dict[str, None] = {}
+    for word in WORD.findall(unicodedata.normalize("NFKC", text)):
+        seen.setdefault(fold(word), None)
+    return [w for w in seen if w][:MAX_TERMS]
+
+
+def quote(term: str) -> str:
+    """One FTS5 string: whatever it contains, FTS5 reads it as words, never as syntax."""
+    return '"' + term.replace('"', '""') + '"'
+
+
+def document_frequencies(db: sqlite3.Connection, vocab_table: str, terms: list[str]) -> dict[str, int]:
+    """How many rows of the FTS table hold each term (FTS5 tokenises terms the way it indexed them)."""
+    if not terms:
+        return {}
+    marks = ",".join("?" * len(terms))
+    rows = db.execute(f"SELECT term, doc FROM {vocab_table} WHERE term IN ({marks})", terms).fetchall()
+    return {str(r[0]): int(r[1]) for r in rows}
+
+
+def prune_common(terms: list[str], frequencies: dict[str, int], rows: int) -> list[str]:
+    """Drop terms that most rows contain, keeping at least ``MIN_KEPT`` of the rarest ones.
+
+    Terms FTS5 does not know as a single token (say, diacritics folded differently) have no frequency and
+    are kept: a quoted phrase may still match.
+    """
+    limit = max(1, int(rows * COMMON_SHARE))
+    rare = [t for t in terms if frequencies.get(t, 0) <= limit]
+    if len(rare) >= MIN_KEPT or len(rare) == len(terms):
+        return rare
+    common = sorted((t for t in terms if t not in rare), key=lambda t: frequencies.get(t, 0))
+    keep = set(rare) | set(common[: MIN_KEPT - len(rare)])
+    return [t for t in terms if t in keep]
+
+
+def match_expression(terms: list[str]) -> str:
+    """An FTS5 MATCH expression that ORs the quoted terms; empty when there is nothing to match."""
+    return " OR ".join(quote(t) for t in terms)

@@ -1,0 +1,142 @@
+"""Turning ranked page paths into result lines: exact lookup, quality labels, summary lines, chunks."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sqlite3
+from collections.abc import Iterable
+
+from sentinel.search import results as r
+from sentinel.search.results import Hit, Rung
+from sentinel.search.summaries import SummarySource, page_summaries
+from sentinel.vault.links import link_key
+
+EXACT_LIMIT = 5
+
+
+def _marks(items: list[object]) -> str:
+    return ",".join("?" * len(items))
+
+
+def exact_pages(db: sqlite3.Connection, query: str) -> list[str]:
+    """Pages the query names outright: by vault path, file name (or a path suffix of it) or alias.
+
+    ``[[Name]]`` is read as ``Name``. Path matches come first, then names, then aliases; among equals the
+    shortest path (Obsidian's rule for ambiguous names), then the alphabetically first.
+    """
+    key = link_key(query.strip().removeprefix("[[").removesuffix("]]"))
+    if not key or len(key) > 1024:
+        return []
+    base = key.rsplit("/", 1)[-1]
+    rows = db.execute(
+        """SELECT path, CASE WHEN path_key = ?1 THEN 0 ELSE 1 END AS kind FROM pages
+             WHERE path_key = ?1 OR (name_key = ?2 AND (path_key = ?2 OR path_key LIKE '%/' || ?1 ESCAPE '\\'))
+           UNION ALL
+           SELECT path, 2 FROM aliases WHERE alias_key = ?1""",
+        (key, base),
+    ).fetchall()
+    ordered = sorted(rows, key=lambda row: (row[1], len(row[0]), row[0]))
+    seen: dict[str, None] = {}
+    for path, _ in ordered:
+        seen.setdefault(path, None)
+    return list(seen)[:EXACT_LIMIT]
+
+
+def _is(value: object, wanted: str) -> bool:
+    """Whether a frontmatter value (json_extract's result: a scalar, or JSON text for a list) is ``wanted``."""
+    if isinstance(value, str) and value.startswith("["):
+        with contextlib.suppress(ValueError):
+            value = json.loads(value)
+    values = value if isinstance(value, list) else [value]
+    return any(isinstance(v, str) and v.strip().casefold() == wanted for v in values)
+
+
+def quality_flags(db: sqlite3.Connection, paths: Iterable[str]) -> dict[str, tuple[str, ...]]:
+    """Quality labels of the pages that have any: ``seedling`` (status: seedling), ``low-conf``
+    (confidence: low). Each label ranks its page down (see ``SearchSettings.quality_penalty``)."""
+    wanted = list(dict.fromkeys(paths))
+    flags: dict[str, tuple[str, ...]] = {}
+    for start in range(0, len(wanted), 500):
+        batch: list[object] = list(wanted[start : start + 500])
+        for path, status, confidence in db.execute(
+            f"""SELECT path, json_extract(frontmatter, '$.status'), json_extract(frontmatter, '$.confidence')
+                FROM pages WHERE path IN ({_marks(batch)})
+                  AND (json_extract(frontmatter, '$.status') IS NOT NULL
+                       OR json_extract(frontmatter, '$.confidence') IS NOT NULL)""",
+            batch,
+        ):
+            found = []
+            if _is(status, "seedling"):
+                found.append(r.SEEDLING)
+            if _is(confidence, "low"):
+                found.append(r.LOW_CONFIDENCE)
+            if found:
+                flags[path] = tuple(found)
+    return flags
+
+
+def build_hits(
+    db: sqlite3.Connection,
+    window: list[str],
+    rung: Rung,
+    exact: set[str],
+    found_by: dict[str, tuple[str, ...]],
+    flags: dict[str, tuple[str, ...]],
+    chunk_order: dict[str, list[int]],
+) -> list[Hit]:
+    """Result lines for the ranked pages in ``window``."""
+    if not window:
+        return []
+    params: list[object] = list(window)
+    lines = {s.path: s for s in page_summaries(db, f"p.path IN ({_marks(params)})", params)}
+    chunks = _chunks_for(db, window, chunk_order) if rung == "body" else {}
+    hits = []
+    for path in window:
+        if path not in lines:
+            continue  # deleted between ranking and now
+        page = lines[path]
+        labels = ((r.EXACT,) if path in exact else ()) + flags.get(path, ())
+        legs = ((r.LEG_EXACT,) if path in exact else ()) + found_by.get(path, ())
+        if rung == "summary" or path not in chunks:
+            if page.summary.source is SummarySource.LEAD:
+                labels += (r.EXCERPT,)
+            hits.append(
+                Hit(
+                    path,
+                    page.title,
+                    "summary",
+                    page.summary.text,
+                    summary_source=page.summary.source.value,
+                    labels=labels,
+                    legs=legs,
+                )
+            )
+            continue
+        trail, heading, text = chunks[path]
+        hits.append(Hit(path, page.title, "body", text, heading=heading, trail=trail, labels=labels, legs=legs))
+    return hits
+
+
+def _chunks_for(
+    db: sqlite3.Connection, paths: list[str], chunk_order: dict[str, list[int]]
+) -> dict[str, tuple[str, str, str]]:
+    """(trail, heading, text) of the chunk each page shows: its best-ranked one, else its first."""
+    chosen: dict[str, tuple[str, str, str]] = {}
+    ranked = [chunk_order[p][0] for p in paths if chunk_order.get(p)]
+    if ranked:
+        batch: list[object] = list(ranked)
+        for path, trail, heading, text in db.execute(
+            f"SELECT path, trail, heading, text FROM chunks WHERE id IN ({_marks(batch)})", batch
+        ):
+            chosen[path] = (trail, heading, text)
+    rest: list[object] = [p for p in paths if p not in chosen]
+    if rest:
+        for path, trail, heading, text in db.execute(
+            f"""SELECT c.path, c.trail, c.heading, c.text FROM chunks c
+                WHERE c.path IN ({_marks(rest)})
+                  AND c.ordinal = (SELECT MIN(ordinal) FROM chunks c2 WHERE c2.path = c.path)""",
+            rest,
+        ):
+            chosen[path] = (trail, heading, text)
+    return chosen

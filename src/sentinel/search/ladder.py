@@ -1,0 +1,227 @@
+"""The search ladder, cheapest rung first: exact page lookup, summary rung, body rung.
+
+Both rungs rank pages the same way: three legs fused by rank (bench/retrieval.py measures each):
+  - lexical: FTS5 bm25 over body chunks, a page ranked by its best chunk;
+  - semantic over chunks: e5 vectors of body chunks, a page ranked by its best chunk;
+  - semantic over summaries: e5 vectors of each page's title and summary line.
+The summary rung shows one line per page (notes, wiki and other pages only); the body rung shows each
+page's best chunk verbatim with its heading trail (every folder). If meaning search cannot run (no
+embedder, no vectors, another model, over the time budget) the answer comes from the lexical leg alone and
+says so in ``notes``: never silently half a search.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import dataclass, field
+
+from sentinel.embed.base import Embedder, EmbedderUnavailable
+from sentinel.paths import SUMMARY_RUNG_ROLES
+from sentinel.search import results as r
+from sentinel.search.embedding import identity_record
+from sentinel.search.fusion import rrf_weights
+from sentinel.search.hits import build_hits, exact_pages, quality_flags
+from sentinel.search.lexical import lexical_chunks, lexical_terms
+from sentinel.search.results import Hit, Rung, SearchResult
+from sentinel.search.vectors import nearest
+from sentinel.search.view import SearchView, current_view
+from sentinel.settings import Settings
+
+CHUNKS_PER_PAGE = 3  # chunk candidates fetched per page a leg should contribute
+WORDING_ONLY = "these hits match wording only"
+
+_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="sentinel-search")
+
+
+class SearchInputError(ValueError):
+    """A search request that cannot be answered as given, with what to send instead."""
+
+
+@dataclass
+class _Meaning:
+    """The semantic legs' answer: ranked chunk ids and page rowids, or why there is none."""
+
+    chunks: list[int] = field(default_factory=list)
+    pages: list[int] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def _check(query: object, rung: object, cursor: object, limit: int) -> str:
+    if not isinstance(query, str) or not query.strip():
+        raise SearchInputError("the query is empty: give a few words or a question")
+    if rung not in r.RUNGS:
+        raise SearchInputError(f"rung must be 'summary' or 'body', got {rung!r}")
+    if not isinstance(cursor, int) or cursor < 0:
+        raise SearchInputError(f"cursor must be a whole number >= 0 (from next_cursor), got {cursor!r}")
+    if limit < 1:
+        raise SearchInputError(f"limit must be at least 1, got {limit}")
+    return " ".join(query.split())
+
+
+def _meaning(db: sqlite3.Connection, embedder: Embedder, query: str, rung: Rung, depth: int) -> _Meaning:
+    view = current_view(db)
+    if view.identity is not None and view.identity != identity_record(embedder.identity):
+        return _Meaning(
+            notes=[
+                "the index's vectors were made by another model than the embedder's: run "
+                f"`sentinel embed --reembed`; {WORDING_ONLY}"
+            ]
+        )
+    if view.chunks is None and view.summaries is None:
+        return _Meaning(notes=[f"nothing has been embedded yet (run `sentinel embed`); {WORDING_ONLY}"])
+    vector = embedder.embed([query], "query").vectors[0]
+    out = _Meaning(notes=_coverage_notes(view))
+    if view.chunks is not None:
+        mask = view.summary_mask if rung == "summary" else None
+        out.chunks = nearest(db, view.chunks, vector, depth * CHUNKS_PER_PAGE, mask)
+    if view.summaries is not None:
+        out.pages = nearest(db, view.summaries, vector, depth)
+    return out
+
+
+def _coverage_notes(view: SearchView) -> list[str]:
+    missing = view.chunk_count - view.embedded_chunks
+    if missing <= 0:
+        return []
+    return [
+        f"{missing} of {view.chunk_count} text chunks have no vector yet (run `sentinel embed`): "
+        "they are found by wording only"
+    ]
+
+
+def _meaning_within(
+    db: sqlite3.Connection, embedder: Embedder | None, query: str, rung: Rung, depth: int, deadline: float
+) -> _Meaning:
+    """The semantic legs, given up (not failed) when they do not finish by ``deadline``."""
+    if embedder is None:
+        return _Meaning(notes=[f"meaning search is off (no embedder configured); {WORDING_ONLY}"])
+    future = _pool.submit(_meaning, db, embedder, query, rung, depth)
+    try:
+        return future.result(timeout=max(0.0, deadline - time.monotonic()))
+    except FutureTimeout:
+        return _Meaning(notes=[f"meaning search ran past its time budget; {WORDING_ONLY}"])
+    except EmbedderUnavailable as err:
+        return _Meaning(notes=[f"meaning search is unavailable ({err}); {WORDING_ONLY}"])
+
+
+def _chunk_pages(db: sqlite3.Connection, chunk_ids: list[int]) -> dict[int, tuple[str, str]]:
+    """(page path, role) of each chunk id."""
+    found: dict[int, tuple[str, str]] = {}
+    ids = sorted(set(chunk_ids))
+    for start in range(0, len(ids), 500):
+        batch = ids[start : start + 500]
+        marks = ",".join("?" * len(batch))
+        for cid, path, role in db.execute(
+            f"SELECT c.id, c.path, p.role FROM chunks c JOIN pages p ON p.path = c.path WHERE c.id IN ({marks})", batch
+        ):
+            found[int(cid)] = (path, role)
+    return found
+
+
+def _pages_by_best_chunk(
+    chunks: list[int], where: dict[int, tuple[str, str]], roles: frozenset[str] | None
+) -> list[str]:
+    ranked: dict[str, None] = {}
+    for cid in chunks:
+        if cid in where and (roles is None or where[cid][1] in roles):
+            ranked.setdefault(where[cid][0], None)
+    return list(ranked)
+
+
+def _paths_of(db: sqlite3.Connection, page_ids: list[int]) -> list[str]:
+    if not page_ids:
+        return []
+    marks = ",".join("?" * len(page_ids))
+    by_id = dict(db.execute(f"SELECT rowid, path FROM pages WHERE rowid IN ({marks})", page_ids).fetchall())
+    return [by_id[i] for i in page_ids if i in by_id]
+
+
+def _fuse(settings: Settings, legs: dict[str, list[str]]) -> dict[str, float]:
+    s = settings.search
+    if s.fusion == "rrf":
+        return rrf_weights(list(legs.values()), k=60.0)
+    weights = {r.LEG_LEXICAL: s.weight_lexical, r.LEG_CHUNKS: s.weight_chunks, r.LEG_SUMMARIES: s.weight_summaries}
+    return rrf_weights(list(legs.values()), k=s.rrf_k, weights=[weights[name] for name in legs])
+
+
+@dataclass
+class Ranking:
+    """Each leg's ranked pages for one query, before fusion (the benchmark scores every leg from this)."""
+
+    legs: dict[str, list[str]]
+    chunk_order: dict[str, list[int]]  # each page's candidate chunks, best first
+    notes: list[str]
+
+
+def rank_legs(
+    db: sqlite3.Connection, settings: Settings, embedder: Embedder | None, text: str, rung: Rung, deadline: float
+) -> Ranking:
+    """Run the legs: lexical always; semantic when an embedder, vectors and time allow."""
+    depth = settings.search.leg_depth
+    roles = frozenset(role.value for role in SUMMARY_RUNG_ROLES) if rung == "summary" else None
+    meaning = _meaning_within(db, embedder, text, rung, depth, deadline)
+    chunk_count = int(db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0])
+    lexical = lexical_chunks(db, lexical_terms(db, text, chunk_count), depth * CHUNKS_PER_PAGE)
+    where = _chunk_pages(db, lexical + meaning.chunks)
+    legs: dict[str, list[str]] = {r.LEG_LEXICAL: _pages_by_best_chunk(lexical, where, roles)}
+    if meaning.chunks or meaning.pages:
+        legs[r.LEG_CHUNKS] = _pages_by_best_chunk(meaning.chunks, where, roles)
+        legs[r.LEG_SUMMARIES] = _paths_of(db, meaning.pages)
+    return Ranking(legs, _chunk_order(lexical, meaning.chunks, where), meaning.notes)
+
+
+def fuse(
+    db: sqlite3.Connection, settings: Settings, legs: dict[str, list[str]]
+) -> tuple[list[str], dict[str, tuple[str, ...]]]:
+    """The fused page ranking, quality flags applied (each flag multiplies a page's weight), and the flags."""
+    weights = _fuse(settings, legs)
+    flags = quality_flags(db, list(weights))
+    penalty = settings.search.quality_penalty
+    return sorted(weights, key=lambda p: -weights[p] * penalty ** len(flags.get(p, ()))), flags
+
+
+def search(
+    db: sqlite3.Connection,
+    settings: Settings,
+    embedder: Embedder | None,
+    query: str,
+    rung: Rung = "summary",
+    cursor: int = 0,
+    *,
+    limit: int | None = None,
+) -> SearchResult:
+    """Search the index: exact page matches first, then the rung's fused ranking, ``limit`` hits from
+    ``cursor`` on. Raises ``SearchInputError`` for an empty query, an unknown rung or a bad cursor."""
+    limit = limit or settings.search_hits
+    text = _check(query, rung, cursor, limit)
+    ranking = rank_legs(db, settings, embedder, text, rung, time.monotonic() + settings.search.timeout_s)
+    ranked, flags = fuse(db, settings, ranking.legs)
+    exact = exact_pages(db, text)
+    ranked = exact + [p for p in ranked if p not in exact]
+    window = ranked[cursor : cursor + limit]
+    found_by = {p: tuple(name for name, pages in ranking.legs.items() if p in pages) for p in window}
+    hits: list[Hit] = build_hits(db, window, rung, set(exact), found_by, flags, ranking.chunk_order)
+    used = [r.LEG_EXACT] if exact else []
+    used += [name for name, pages in ranking.legs.items() if pages or name == r.LEG_LEXICAL]
+    return SearchResult(
+        query=text,
+        rung=rung,
+        hits=hits,
+        notes=ranking.notes,
+        legs_used=used,
+        cursor=cursor,
+        next_cursor=cursor + limit if len(ranked) > cursor + limit else None,
+    )
+
+
+def _chunk_order(lexical: list[int], semantic: list[int], where: dict[int, tuple[str, str]]) -> dict[str, list[int]]:
+    """Each page's candidate chunks, best first (RRF of the two chunk legs): the body rung shows the first."""
+    fused = rrf_weights([lexical, semantic], k=60.0)
+    order: dict[str, list[int]] = {}
+    for cid in sorted(fused, key=lambda c: -fused[c]):
+        if cid in where:
+            order.setdefault(where[cid][0], []).append(cid)
+    return order

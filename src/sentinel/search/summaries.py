@@ -1,0 +1,108 @@
+"""The one line the summary rung shows for a page, and where it came from.
+
+In order: the frontmatter ``description``/``summary`` (the user's own words), else the analysis pass's
+summary while it is current (``analysis.hash == pages.hash``), else the page's lead: its first sentences,
+up to ``LEAD_WORDS`` words, labelled as an excerpt so nobody mistakes it for a summary. A page with no
+text at all is represented by its title. Pages thus take part in the summary rung before the maintenance
+pass has run, and get better lines once it has.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+from sentinel.vault.links import text_without_link_markup
+
+LEAD_WORDS = 40
+SENTENCE_END = re.compile(r"(?<=[.!?。])\s+")
+MARKDOWN_LINK = re.compile(r"!?\[([^\]\n]*)\]\([^)\n]*\)")
+MARKUP = re.compile(r"(^|\s)(?:[>#|*+-]+|\d+\.|\[![\w-]+\][+-]?)(?=\s)|<[^>]+>|!?\[\[|\]\]", re.MULTILINE)
+EMPHASIS = re.compile(r"[*_`~]+")
+
+
+class SummarySource(StrEnum):
+    FRONTMATTER = "frontmatter"
+    ANALYSIS = "analysis"
+    LEAD = "lead"
+    TITLE = "title"
+
+
+@dataclass(frozen=True)
+class Summary:
+    text: str
+    source: SummarySource
+
+
+def lead(markdown: str) -> str:
+    """The first sentences of a chunk as plain text: whole sentences while they fit in ``LEAD_WORDS``
+    words; a first sentence longer than that is cut at the limit and ends with an ellipsis."""
+    visible = MARKDOWN_LINK.sub(lambda m: m.group(1), text_without_link_markup(markdown))
+    plain = " ".join(EMPHASIS.sub("", MARKUP.sub(" ", visible)).split())
+    taken: list[str] = []
+    count = 0
+    for sentence in SENTENCE_END.split(plain):
+        words = sentence.split()
+        if count + len(words) > LEAD_WORDS:
+            if not taken:
+                return " ".join(words[:LEAD_WORDS]) + " …"
+            break
+        taken.append(sentence)
+        count += len(words)
+    return " ".join(taken)
+
+
+def choose(title: str, description: str, analysis_summary: str, first_chunk: str) -> Summary:
+    """Pick a page's summary line from what the index knows about it."""
+    if description.strip():
+        return Summary(" ".join(description.split()), SummarySource.FRONTMATTER)
+    if analysis_summary.strip():
+        return Summary(" ".join(analysis_summary.split()), SummarySource.ANALYSIS)
+    excerpt = lead(first_chunk)
+    if excerpt:
+        return Summary(excerpt, SummarySource.LEAD)
+    return Summary(title, SummarySource.TITLE)
+
+
+def passage(title: str, summary: Summary) -> str:
+    """What is embedded for a page's summary vector: its title and its summary line."""
+    return title if summary.source is SummarySource.TITLE else f"{title}\n\n{summary.text}"
+
+
+@dataclass(frozen=True)
+class PageSummary:
+    page_id: int  # pages.rowid
+    path: str
+    title: str
+    role: str
+    summary: Summary
+
+    @property
+    def passage(self) -> str:
+        return passage(self.title, self.summary)
+
+
+SUMMARY_ROWS = """
+    SELECT p.rowid AS page_id, p.path, p.title, p.role, p.description,
+           COALESCE((SELECT a.summary FROM analysis a
+                     WHERE a.path = p.path AND a.hash = p.hash AND a.status = 'ok'), '') AS analysis_summary,
+           COALESCE((SELECT c.text FROM chunks c WHERE c.path = p.path ORDER BY c.ordinal LIMIT 1), '') AS first_chunk
+    FROM pages p
+"""
+
+
+def page_summaries(db: sqlite3.Connection, where: str = "1", params: Sequence[object] = ()) -> list[PageSummary]:
+    """Summary lines of the pages matching ``where`` (a condition over ``pages p``)."""
+    return [
+        PageSummary(
+            int(r["page_id"]),
+            r["path"],
+            r["title"],
+            r["role"],
+            choose(r["title"], r["description"], r["analysis_summary"], r["first_chunk"]),
+        )
+        for r in db.execute(f"{SUMMARY_ROWS} WHERE {where}", tuple(params))
+    ]

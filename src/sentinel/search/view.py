@@ -1,0 +1,128 @@
+"""What a search process keeps in memory about one index, reloaded when the index changes.
+
+Every write a search depends on (chunks, pages, analysis, vectors) bumps ``search_generation`` (triggers
+and the embedding step do it), so one tiny read per query tells whether the cached view is current.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from sentinel.paths import SUMMARY_RUNG_ROLES
+from sentinel.search import centres, summaries
+from sentinel.search.embedding import recorded_identity
+from sentinel.search.vectors import VectorSet
+
+
+@dataclass
+class SearchView:
+    generation: int
+    identity: dict[str, object] | None
+    chunks: VectorSet | None  # items are chunk ids
+    summary_mask: np.ndarray | None  # over ``chunks`` rows: True where the chunk's page is a summary-rung role
+    summaries: VectorSet | None  # items are page rowids (summary-rung pages only)
+    chunk_count: int
+    page_count: int  # summary-rung pages
+
+    @property
+    def embedded_chunks(self) -> int:
+        return len(self.chunks) if self.chunks is not None else 0
+
+
+_views: dict[str, SearchView] = {}
+_lock = threading.Lock()
+
+
+def generation(db: sqlite3.Connection) -> int:
+    return int(db.execute("SELECT n FROM search_generation").fetchone()[0])
+
+
+def _index_file(db: sqlite3.Connection) -> str:
+    return str(db.execute("PRAGMA database_list").fetchone()[2])
+
+
+def current_view(db: sqlite3.Connection) -> SearchView:
+    """The view of this index, loaded once per change of the index (thread-safe)."""
+    key = _index_file(db)
+    now = generation(db)
+    view = _views.get(key)
+    if view is not None and view.generation == now:
+        return view
+    with _lock:
+        view = _views.get(key)
+        if view is None or view.generation != now:
+            view = load_view(db, now)
+            if key:  # an in-memory database has no file to key on: never cached
+                _views[key] = view
+    return view
+
+
+def _roles() -> list[str]:
+    return sorted(r.value for r in SUMMARY_RUNG_ROLES)
+
+
+def load_view(db: sqlite3.Connection, at_generation: int) -> SearchView:
+    identity = recorded_identity(db)
+    dims = int(identity["dims"]) if identity and isinstance(identity.get("dims"), int) else 0  # type: ignore[call-overload]
+    chunk_count = int(db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0])
+    roles = _roles()
+    marks = ",".join("?" * len(roles))
+    page_count = int(db.execute(f"SELECT COUNT(*) FROM pages WHERE role IN ({marks})", roles).fetchone()[0])
+    chunk_set, mask = _chunk_set(db, dims, roles)
+    return SearchView(
+        generation=at_generation,
+        identity=identity,
+        chunks=chunk_set,
+        summary_mask=mask,
+        summaries=_summary_set(db, dims, roles),
+        chunk_count=chunk_count,
+        page_count=page_count,
+    )
+
+
+def _chunk_set(db: sqlite3.Connection, dims: int, roles: list[str]) -> tuple[VectorSet | None, np.ndarray | None]:
+    table_centres = centres.load(db, "chunk_vectors")
+    if not dims or table_centres is None:
+        return None, None
+    marks = ",".join("?" * len(roles))
+    rows = db.execute(
+        f"""SELECT c.id, v.id, v.centre, v.bits, p.role IN ({marks})
+            FROM chunks c
+            JOIN chunk_vectors v ON v.text_hash = c.text_hash AND v.trail = c.trail
+            JOIN pages p ON p.path = c.path
+            ORDER BY c.id""",
+        roles,
+    ).fetchall()
+    if not rows:
+        return None, None
+    vector_set = _vector_set("chunk_vectors", rows, table_centres[0], dims)
+    return vector_set, np.fromiter((bool(r[4]) for r in rows), dtype=bool, count=len(rows))
+
+
+def _summary_set(db: sqlite3.Connection, dims: int, roles: list[str]) -> VectorSet | None:
+    table_centres = centres.load(db, "summary_vectors")
+    if not dims or table_centres is None:
+        return None
+    pages = summaries.page_summaries(db, f"p.role IN ({','.join('?' * len(roles))})", roles)
+    stored = {r[0]: (r[1], r[2], r[3]) for r in db.execute("SELECT text, id, centre, bits FROM summary_vectors")}
+    rows = [(page.page_id, *stored[page.passage]) for page in pages if page.passage in stored]
+    return _vector_set("summary_vectors", rows, table_centres[0], dims) if rows else None
+
+
+def _vector_set(table: str, rows: list[Any], table_centres: centres.Centres, dims: int) -> VectorSet:
+    words = -(-dims // 64)
+    bits = np.frombuffer(b"".join(r[3] for r in rows), dtype=np.uint64).reshape(len(rows), words)
+    return VectorSet(
+        table=table,
+        items=np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows)),
+        vector_ids=np.fromiter((r[1] for r in rows), dtype=np.int64, count=len(rows)),
+        centre_of=np.fromiter((r[2] for r in rows), dtype=np.int16, count=len(rows)),
+        bits=bits,
+        centres=table_centres,
+        dims=dims,
+    )
