@@ -31,8 +31,18 @@ from sentinel.settings import Settings  # noqa: E402
 from services.api.app import create_app  # noqa: E402
 from tests.support.servers import serve  # noqa: E402
 
-QUERIES = ["sync settings", "how do I embed a file", "eklentiler", "Vorlagen einfügen", "atajos de teclado",
-           "publish custom domain", "graph view filters", "canvas cards", "properties types", "daily notes"]
+QUERIES = [
+    "sync settings",
+    "how do I embed a file",
+    "eklentiler",
+    "Vorlagen einfügen",
+    "atajos de teclado",
+    "publish custom domain",
+    "graph view filters",
+    "canvas cards",
+    "properties types",
+    "daily notes",
+]
 
 
 async def _client(url: str, key: str, until: float, latencies: list[float], errors: list[str], i: int) -> None:
@@ -69,8 +79,14 @@ async def _writer(url: str, key: str, until: float, latencies: list[float], erro
 def _row(table: Table, what: str, latencies: list[float], errors: list[str], seconds: float) -> None:
     ms = sorted(x * 1000 for x in latencies)
     p99 = ms[min(len(ms) - 1, int(len(ms) * 0.99))] if ms else 0.0
-    table.add_row(what, str(len(ms)), str(len(errors)), f"{len(ms) / seconds:.0f}",
-                  f"{statistics.median(ms):.1f}" if ms else "-", f"{p99:.1f}")
+    table.add_row(
+        what,
+        str(len(ms)),
+        str(len(errors)),
+        f"{len(ms) / seconds:.0f}",
+        f"{statistics.median(ms):.1f}" if ms else "-",
+        f"{p99:.1f}",
+    )
 
 
 def main() -> None:
@@ -98,8 +114,15 @@ def main() -> None:
                 )
 
             asyncio.run(run())
-    table = Table("request", "count", "errors", "per s", "p50 ms", "p99 ms",
-                  title=f"tool API under load: {args.clients} clients searching + 1 writer, {args.seconds:.0f} s")
+    table = Table(
+        "request",
+        "count",
+        "errors",
+        "per s",
+        "p50 ms",
+        "p99 ms",
+        title=f"tool API under load: {args.clients} clients searching + 1 writer, {args.seconds:.0f} s",
+    )
     _row(table, "search", search_lat, search_err, args.seconds)
     _row(table, "write (append)", write_lat, write_err, args.seconds)
     Console().print(table)

@@ -1,0 +1,62 @@
+"""Who may call what: API keys with scopes, checked before anything runs."""
+
+from __future__ import annotations
+
+import ipaddress
+
+from fastapi import HTTPException, Request
+
+from sentinel.keys import KeyRing, Scope
+from sentinel.paths import keys_path
+from sentinel.settings import Settings
+
+
+class StartupRefused(SystemExit):
+    """The service will not start in an unsafe configuration; the message says how to fix it."""
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def key_ring(settings: Settings) -> KeyRing | None:
+    """The accepted keys, or None for local-only mode. Refuses an open server that is reachable from outside."""
+    ring = KeyRing.from_sources(keys_path(settings), settings.api_keys)
+    if ring.hashes:
+        return ring
+    if not settings.local_only:
+        raise StartupRefused(
+            f"no API key is configured ({keys_path(settings)} has none and SENTINEL_API_KEYS is empty): create one "
+            "with `sentinel keys create --scope write`, or set SENTINEL_LOCAL_ONLY=true to serve without keys on "
+            "loopback only"
+        )
+    if not is_loopback(settings.api_host):
+        raise StartupRefused(
+            f"SENTINEL_LOCAL_ONLY serves without keys, which is only allowed on loopback, but SENTINEL_API_HOST is "
+            f"{settings.api_host}: bind to 127.0.0.1 or create a key with `sentinel keys create`"
+        )
+    return None
+
+
+def scope_of(request: Request) -> Scope:
+    """The caller's scope from ``Authorization: Bearer <key>``; 401 when missing or unknown."""
+    ring: KeyRing | None = request.app.state.keys
+    if ring is None:
+        return Scope.WRITE
+    header = request.headers.get("authorization", "")
+    scheme, _, key = header.partition(" ")
+    scope = ring.scope_of(key.strip()) if scheme.lower() == "bearer" else None
+    if scope is None:
+        raise HTTPException(401, "missing or unknown API key: send 'Authorization: Bearer <key>'")
+    return scope
+
+
+def require_write(scope: Scope, verb: str) -> None:
+    """The scope gate: a read-only key calling a write verb is refused before anything runs."""
+    if scope is not Scope.WRITE:
+        raise HTTPException(403, f"{verb} needs a write-scoped key; this key is read-only")

@@ -1,0 +1,157 @@
+"""The seven primitives as one table: their model-facing schemas, and the one way to call them.
+
+Everything that serves tools (the API service, ``sentinel chat``) goes through ``call_tool`` so the output
+policy, argument checking, the repeated-search rule and the health line hold the same everywhere.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, get_type_hints
+
+from pydantic import BaseModel, ConfigDict, ValidationError, create_model
+
+from sentinel.maintain.health import health_line
+from sentinel.tools import graph, listing, read, relocate, remove, search, write
+from sentinel.tools.context import ToolContext
+from sentinel.tools.policy import Status, ToolResult, retry
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    run: Callable[..., ToolResult]
+    writes: bool
+
+
+def _schema(required: list[str], **props: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "object", "properties": props, "required": required}
+
+
+def _s(description: str, **extra: Any) -> dict[str, Any]:
+    return {"type": "string", "description": description, **extra}
+
+
+_CURSOR = {"type": "integer", "description": "from a [more] line"}
+_PATH = _s("vault-relative, e.g. notes/Topic.md")
+
+TOOLS: dict[str, Tool] = {
+    tool.name: tool
+    for tool in [
+        Tool(
+            "search",
+            search.DESCRIPTION,
+            _schema(
+                ["query"],
+                query=_s("words or a question"),
+                rung=_s("summary or body", enum=["summary", "body"]),
+                cursor=_CURSOR,
+            ),
+            search.search,
+            False,
+        ),
+        Tool(
+            "read",
+            read.DESCRIPTION,
+            _schema(
+                ["path"],
+                path=_PATH,
+                depth=_s("outline, section or page", enum=["outline", "section", "page"]),
+                section=_s("heading or number, with depth=section"),
+                cursor=_CURSOR,
+            ),
+            read.read,
+            False,
+        ),
+        Tool(
+            "listing",
+            listing.DESCRIPTION,
+            _schema(
+                [], folder=_s("e.g. notes; empty = all"), filter=_s("e.g. type:concept sort:recent"), cursor=_CURSOR
+            ),
+            listing.listing,
+            False,
+        ),
+        Tool("graph", graph.DESCRIPTION, _schema(["target"], target=_s("page path or name")), graph.graph, False),
+        Tool(
+            "write",
+            write.DESCRIPTION,
+            _schema(
+                ["path", "content"],
+                path=_PATH,
+                content=_s("markdown"),
+                mode=_s("create, append or replace", enum=["create", "append", "replace"]),
+                expected_hash=_s("hash from read; needed for replace"),
+            ),
+            write.write,
+            True,
+        ),
+        Tool(
+            "relocate",
+            relocate.DESCRIPTION,
+            _schema(["source", "destination"], source=_PATH, destination=_PATH),
+            relocate.relocate,
+            True,
+        ),
+        Tool("remove", remove.DESCRIPTION, _schema(["path"], path=_PATH), remove.remove, True),
+    ]
+}
+
+
+def _arguments_model(tool: Tool) -> type[BaseModel]:
+    """A strict model of a primitive's arguments (everything after the context), from its signature."""
+    params = list(inspect.signature(tool.run).parameters.values())[1:]
+    hints = get_type_hints(tool.run)
+    fields: dict[str, Any] = {
+        p.name: (hints[p.name], ... if p.default is inspect.Parameter.empty else p.default) for p in params
+    }
+    return create_model(f"{tool.name}_arguments", __config__=ConfigDict(extra="forbid"), **fields)
+
+
+ARGUMENTS = {name: _arguments_model(tool) for name, tool in TOOLS.items()}
+
+
+def tool_schemas() -> list[dict[str, Any]]:
+    """The seven tools in the OpenAI function-calling shape (Ollama accepts the same)."""
+    return [
+        {"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.parameters}}
+        for t in TOOLS.values()
+    ]
+
+
+def _argument_problem(name: str, err: ValidationError) -> str:
+    problems = []
+    for item in err.errors():
+        where = ".".join(str(p) for p in item["loc"]) or "arguments"
+        problems.append(f"{where}: {item['msg']}")
+    allowed = ", ".join(TOOLS[name].parameters["properties"])
+    return f"{name} got bad arguments ({'; '.join(problems)}); it takes: {allowed}"
+
+
+def call_tool(ctx: ToolContext, name: str, args: dict[str, Any], turn: str = "") -> str:
+    """Run one primitive and render its status-marked text, health line included when there is one."""
+    tool = TOOLS.get(name)
+    if tool is None:
+        return retry(f"there is no tool '{name}'; the tools are {', '.join(TOOLS)}").render()
+    if not isinstance(args, dict):
+        return retry(
+            f'{name} takes its arguments as an object, e.g. {{"{next(iter(tool.parameters["properties"]))}": ...}}'
+        ).render()
+    key = f"{name}:{json.dumps(args, sort_keys=True, ensure_ascii=False)}"
+    if name == "search" and (earlier := ctx.earlier(turn, key)) is not None:
+        body = "you already ran this exact search in this turn; its answer is above and repeating it finds nothing new"
+        return ToolResult(Status.DONE, body).render() + "\n" + earlier
+    try:
+        checked = ARGUMENTS[name].model_validate(args)
+    except ValidationError as err:
+        return retry(_argument_problem(name, err)).render()
+    result = tool.run(ctx, **checked.model_dump())
+    text = result.render(health_line(ctx.reader()))
+    if name == "search":
+        ctx.remember(turn, key, text)
+    return text

@@ -1,0 +1,115 @@
+"""The tool API over real HTTP on loopback: scopes, statuses, capture, startup refusals, schema fuzzing."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from sentinel.keys import Scope, create_key
+from sentinel.paths import keys_path
+from sentinel.settings import Settings
+from services.api.app import create_app
+from services.api.auth import StartupRefused
+from tests.conftest import WriteVault
+from tests.support.servers import serve
+
+FILES = {
+    "notes/Growth queue.md": "# Growth queue\nThe growth queue lists names that no page answers to.\n",
+    "conversations/2026-01-01-1.md": "---\nchat_id: old\n---\n## user\nhello\n",
+}
+
+
+class Api:
+    def __init__(self, url: str, settings: Settings, write_key: str, read_key: str) -> None:
+        self.url, self.settings, self.write_key, self.read_key = url, settings, write_key, read_key
+
+    def call(self, tool: str, key: str, **args: object) -> httpx.Response:
+        headers = {"Authorization": f"Bearer {key}"} if key else {}
+        return httpx.post(f"{self.url}/v1/tools/{tool}", json=args, headers=headers, timeout=30)
+
+
+@pytest.fixture
+def api(vault_settings: WriteVault) -> Iterator[Api]:
+    settings = vault_settings(FILES)
+    settings.sync_interval_s = 0.2
+    _, write_key = create_key(keys_path(settings), Scope.WRITE, "test")
+    _, read_key = create_key(keys_path(settings), Scope.READ, "test")
+    with serve(create_app(settings)) as url:
+        yield Api(url, settings, write_key, read_key)
+
+
+def test_health_and_openapi(api: Api) -> None:
+    health = httpx.get(f"{api.url}/health").json()
+    assert health["status"] == "ok" and health["pages"] == 2
+    paths = httpx.get(f"{api.url}/openapi.json").json()["paths"]
+    assert {f"/v1/tools/{t}" for t in ("read", "search", "listing", "graph", "write", "relocate", "remove")} <= set(
+        paths
+    )
+    assert "/v1/capture" in paths
+
+
+def test_keys_and_scopes(api: Api) -> None:
+    assert api.call("listing", "").status_code == 401
+    assert api.call("listing", "snt_wrong").status_code == 401
+    assert api.call("listing", api.read_key).json()["text"].startswith("[OK] 2 pages")
+    refused = api.call("write", api.read_key, path="notes/x.md", content="x")
+    assert refused.status_code == 403 and "write-scoped" in refused.json()["detail"]
+    assert not (api.settings.vault / "notes/x.md").exists()  # refused before anything ran
+    capture = httpx.post(
+        f"{api.url}/v1/capture",
+        headers={"Authorization": f"Bearer {api.read_key}"},
+        json={"chat_id": "c", "messages": [{"role": "user", "content": "x"}], "subject": "s"},
+    )
+    assert capture.status_code == 403
+    ok = api.call("write", api.write_key, path="notes/x.md", content="x")
+    assert ok.status_code == 200 and ok.json()["text"].startswith("[OK] created notes/x.md")
+
+
+def test_statuses_travel_as_text(api: Api) -> None:
+    stop = api.call("write", api.write_key, path="conversations/2026-01-01-1.md", content="x", mode="append")
+    assert stop.json()["text"].startswith("[STOP]")
+    retry = api.call("read", api.read_key, path="../etc/passwd.md")
+    assert retry.json()["text"].startswith("[RETRY]")
+    bad = api.call("read", api.read_key, path="notes/Growth queue.md", depth="everything")
+    assert bad.status_code == 422
+
+
+def test_edits_made_in_obsidian_reach_the_index(api: Api) -> None:
+    (api.settings.vault / "notes/Made in Obsidian.md").write_text("typed by hand\n")
+    for _ in range(50):
+        text = api.call("listing", api.read_key, folder="notes").json()["text"]
+        if "Made in Obsidian" in text:
+            break
+        httpx.get(f"{api.url}/health")
+    assert "notes/Made in Obsidian.md" in text
+
+
+def test_capture_through_http(api: Api) -> None:
+    body = {
+        "chat_id": "chat-1",
+        "subject": "Growth queue",
+        "content": "Kept from chat.",
+        "messages": [
+            {"role": "user", "content": "save this"},
+            {"role": "assistant", "content": [{"type": "text", "text": "saved"}]},
+        ],
+    }
+    response = httpx.post(f"{api.url}/v1/capture", json=body, headers={"Authorization": f"Bearer {api.write_key}"})
+    assert response.json()["text"].startswith("[OK] appended to notes/Growth queue.md")
+    note = (api.settings.vault / "notes/Growth queue.md").read_text()
+    assert "Kept from chat." in note and "Record: [[" in note
+
+
+def test_no_key_means_no_start_unless_local_only_on_loopback(vault_settings: WriteVault, tmp_path: Path) -> None:
+    settings = vault_settings({})
+    with pytest.raises(StartupRefused, match="sentinel keys create"):
+        create_app(settings)
+    settings.local_only, settings.api_host = True, "0.0.0.0"
+    with pytest.raises(StartupRefused, match="only allowed on loopback"):
+        create_app(settings)
+    settings.api_host = "127.0.0.1"
+    with serve(create_app(settings)) as url:
+        assert httpx.post(f"{url}/v1/tools/listing", json={}).status_code == 200
