@@ -41,7 +41,7 @@ COMPOSE_FILES := -f compose.yaml $(if $(filter 1,$(GPU)),-f compose.gpu.yaml)
 COMPOSE := docker compose --project-directory $(CURDIR) $(COMPOSE_FILES)
 
 .PHONY: docker-tools docker-engine docker-engine-stop docker-base-image docker-openwebui-image \
-	docker-redis-image stack-images stack-images-clean up down logs ps stack-test-prereqs test-stack
+	docker-redis-image stack-images stack-service-images stack-images-clean up down logs ps stack-test-prereqs test-stack
 
 # --- engine and tools -----------------------------------------------------------------------------------------
 # Nothing here touches a machine whose Docker already works: each step first asks whether it is needed.
@@ -112,7 +112,11 @@ stack-images-clean:
 
 # Base images compose builds on (local mode) plus the stack's own images. Compose reuses the layer cache: after
 # the first build, a source edit rebuilds only the last layers.
-stack-images: docker-engine $(STACK_BASE_IMAGES)
+# Open WebUI's image (minutes of pip downloads) builds beside the service images, not before them.
+stack-images: docker-engine
+	@$(MAKE) --no-print-directory -j3 $(STACK_BASE_IMAGES) stack-service-images
+
+stack-service-images: $(filter docker-base-image,$(STACK_BASE_IMAGES))
 	DOCKER_BUILDKIT=0 $(COMPOSE) build -q
 
 # --- the stack ------------------------------------------------------------------------------------------------
