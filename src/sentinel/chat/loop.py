@@ -1,0 +1,123 @@
+"""One turn of the tool loop: ask the model, run the tool calls it makes, feed the results back, until it answers.
+
+Pure apart from the provider and the tool runner it is handed, so a scripted model drives it in tests exactly as
+a real one does at the terminal. Control flow is the status markers' (``control``); this module only sequences.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from sentinel.chat.accounting import CallUsage
+from sentinel.chat.control import TurnControl, status_of
+from sentinel.providers import ChatProvider, ChatResult, Message, ToolCall, assistant_message, tool_message
+from sentinel.providers.base import ToolSchema
+from sentinel.tools.policy import Status
+
+# (tool name, arguments, turn id) -> the status-marked text the model reads.
+ToolRunner = Callable[[str, dict[str, Any], str], str]
+
+
+class Ending(StrEnum):
+    ANSWERED = "answered"
+    CUT = "cut"  # the answer hit the reply token limit: what is shown is not all the model meant to say
+    CAP = "cap"  # the model kept asking for tools after being told twice that the cap was reached
+
+
+@dataclass(frozen=True)
+class Step:
+    """One tool call the model asked for, and what it was given back."""
+
+    number: int
+    name: str
+    arguments: dict[str, Any]
+    output: str
+    ran: bool  # False: the harness refused it (cap, ended search chain, retry bound); ``output`` says why
+    lenient: bool  # the call was read out of the model's text, not the API's tool-call field
+    seconds: float
+
+    @property
+    def status(self) -> Status | None:
+        return status_of(self.output)
+
+
+@dataclass
+class Turn:
+    number: int
+    question: str
+    answer: str = ""
+    ending: Ending = Ending.ANSWERED
+    steps: list[Step] = field(default_factory=list)
+    calls: list[CallUsage] = field(default_factory=list)
+
+    @property
+    def lenient_steps(self) -> int:
+        return sum(1 for step in self.steps if step.lenient)
+
+
+OnStep = Callable[[Step], None]
+CAP_ROUNDS = 2
+
+
+def _history_entry(result: ChatResult) -> Message:
+    message = assistant_message(result)
+    if result.lenient_tool_calls:
+        # The text was the call: keeping it beside the tool_calls field would show the model each call twice.
+        message["content"] = ""
+    return message
+
+
+def _run_call(
+    call: ToolCall, number: int, lenient: bool, control: TurnControl, run_tool: ToolRunner, turn_id: str
+) -> Step:
+    started = time.perf_counter()
+    refusal = control.admit(call)
+    if refusal is not None:
+        return Step(number, call.name, call.arguments, refusal, False, lenient, time.perf_counter() - started)
+    output = run_tool(call.name, call.arguments, turn_id)
+    note = control.observe(call, output, number)
+    output = f"{output}\n{note}" if note else output
+    return Step(number, call.name, call.arguments, output, True, lenient, time.perf_counter() - started)
+
+
+def run_turn(
+    provider: ChatProvider,
+    messages: list[Message],
+    schemas: Sequence[ToolSchema],
+    run_tool: ToolRunner,
+    control: TurnControl,
+    *,
+    number: int,
+    turn_id: str,
+    reply_tokens: int,
+    temperature: float | None = None,
+    on_step: OnStep | None = None,
+) -> Turn:
+    """Run one turn over ``messages`` (which end with the user's message); appends to ``messages`` in place."""
+    turn = Turn(number, str(messages[-1].get("content", "")))
+    rounds_past_cap = 0
+    while True:
+        result = provider.chat(messages, tools=schemas, temperature=temperature, max_tokens=reply_tokens)
+        turn.calls.append(CallUsage.of(result))
+        messages.append(_history_entry(result))
+        if not result.tool_calls:
+            turn.answer = result.content
+            turn.ending = Ending.CUT if result.finish_reason == "length" else Ending.ANSWERED
+            return turn
+        refused_before = control.refused_for_cap
+        for index, call in enumerate(result.tool_calls):
+            step = _run_call(call, len(turn.steps) + 1, result.lenient_tool_calls, control, run_tool, turn_id)
+            turn.steps.append(step)
+            messages.append(tool_message(call, step.output, index))
+            if on_step is not None:
+                on_step(step)
+        # A round of calls past the cap is answered with the cap named; the model gets one more request to
+        # answer. A second such round ends the turn: the loop is bounded whatever the model does.
+        rounds_past_cap += control.refused_for_cap > refused_before
+        if rounds_past_cap == CAP_ROUNDS:
+            turn.ending = Ending.CAP
+            return turn
