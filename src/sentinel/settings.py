@@ -58,6 +58,24 @@ class OpenWebUISettings(BaseModel):
     wait_s: float = Field(180.0, description="How long setup waits for Open WebUI's /health.")
 
 
+class ChatSettings(BaseModel):
+    """``sentinel chat``, the diagnostic harness: how far one turn may go before the harness stops it."""
+
+    max_tool_calls: int = Field(
+        8, ge=1, description="Tool calls the model may make in one turn; it is told when it reaches the cap."
+    )
+    retries_per_tool: int = Field(
+        1, ge=0, description="Calls of a tool that answered [RETRY] that are still run in the same turn."
+    )
+    reply_tokens: int = Field(1024, ge=16, description="Most tokens one model reply may take (a cut is reported).")
+    system_prompt_file: Path | None = Field(
+        None, description="The system prompt. Empty: the one Open WebUI's model gets (openwebui.system_prompt_file)."
+    )
+    budget_warn_share: float = Field(
+        0.8, gt=0, le=1, description="Warn after a turn once the context holds this share of the window."
+    )
+
+
 class PoolSettings(BaseModel):
     """The model pool: node agents register their backends in Redis; the API's gateway routes requests over them."""
 
@@ -178,3 +196,4 @@ class Settings(BaseSettings):
 
     openwebui: OpenWebUISettings = Field(default_factory=OpenWebUISettings)
     pool: PoolSettings = Field(default_factory=PoolSettings)
+    chat: ChatSettings = Field(default_factory=ChatSettings)
