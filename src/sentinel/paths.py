@@ -32,6 +32,10 @@ LINK_PLACING_ROLES = frozenset({Role.NOTE, Role.WIKI, Role.OTHER})
 SUMMARY_RUNG_ROLES = frozenset({Role.NOTE, Role.WIKI, Role.OTHER})
 # Roles whose paragraphs may define a concept: never derived pages, never transcripts.
 DEFINING_ROLES = frozenset({Role.NOTE, Role.SOURCE, Role.OTHER})
+# Roles the maintenance pass summarises and extracts concepts from; transcripts are silent.
+ANALYSED_ROLES = frozenset({Role.NOTE, Role.WIKI, Role.SOURCE, Role.OTHER})
+# Roles whose pages may receive an alias entry from name resolution: never transcripts, never source records.
+ALIAS_TARGET_ROLES = frozenset({Role.NOTE, Role.WIKI, Role.OTHER})
 
 
 class PathRefused(ValueError):
@@ -139,3 +143,8 @@ def keys_path(settings: Settings) -> Path:
     if settings.api_keys_file is not None:
         return settings.api_keys_file.expanduser().resolve()
     return index_path(settings).parent / "api-keys.json"
+
+
+def maintain_lock_path(settings: Settings) -> Path:
+    """The file a maintenance pass holds locked so two passes never work on one index at once."""
+    return index_path(settings).with_name(index_path(settings).name + ".maintain.lock")

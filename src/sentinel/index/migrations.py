@@ -196,7 +196,44 @@ def m002_search(db: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS: list[Migration] = [m001_core, m002_search]
+def m003_maintain(db: sqlite3.Connection) -> None:
+    """What the maintenance pass remembers between runs, so it neither re-asks settled questions nor scans
+    every analysis to answer the health line."""
+    run_script(
+        db,
+        """
+        -- The concepts each page's current analysis kept (a copy of analysis.concepts, one row per name).
+        CREATE TABLE concept_mentions (
+            path TEXT NOT NULL REFERENCES pages(path) ON DELETE CASCADE,
+            concept TEXT NOT NULL,
+            concept_key TEXT NOT NULL      -- links.link_key of the name: comparable with links.target_key
+        );
+        CREATE INDEX concept_mentions_key ON concept_mentions(concept_key);
+        CREATE INDEX concept_mentions_path ON concept_mentions(path);
+
+        -- Growth-queue names already put to the definition gate, and what the paragraphs said. The
+        -- fingerprint covers the paragraphs asked: when they change, the name is asked again.
+        CREATE TABLE concept_checks (
+            concept_key TEXT PRIMARY KEY,
+            fingerprint TEXT NOT NULL,
+            outcome TEXT NOT NULL,         -- undefined | one-definition | written | left-alone
+            checked_at REAL NOT NULL
+        );
+
+        -- Name pairs already decided by name resolution (same | different | unclear | unconfirmed).
+        CREATE TABLE name_verdicts (
+            unresolved_key TEXT NOT NULL,  -- the name links reach for
+            name_key TEXT NOT NULL,        -- the title or alias it was compared with
+            page_path TEXT NOT NULL,       -- the page that title or alias belongs to
+            verdict TEXT NOT NULL,
+            decided_at REAL NOT NULL,
+            PRIMARY KEY (unresolved_key, name_key)
+        );
+        """,
+    )
+
+
+MIGRATIONS: list[Migration] = [m001_core, m002_search, m003_maintain]
 
 
 def migrate(db: sqlite3.Connection) -> int:

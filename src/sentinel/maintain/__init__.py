@@ -1,1 +1,5 @@
-"""The maintenance pass: analysis, concept pages, name resolution, embedding; and the health line."""
+"""The maintenance pass: sync, analysis, concept pages, name resolution, embedding, in that order.
+
+``run_pass`` (``sentinel.maintain.run``) is the one entry; the CLI (``sentinel maintain``) and the Celery
+worker (``services/worker``) both call it. Its decisions are made by the gates in ``sentinel.gates``.
+"""

@@ -1,42 +1,53 @@
-"""The health line: appended to tool output only when there is something to say. It never acts."""
+"""The health line: what the vault owes, appended to tool output only when there is something to say.
+
+It never acts. Whether a long concept page should be split, or an undefined concept researched, is a
+judgement about the subject, left to the person.
+"""
 
 from __future__ import annotations
 
 import sqlite3
 
+from sentinel.maintain.queue import count_awaiting, failed_analyses, wanted_undefined
 from sentinel.paths import Role
 
-MANY_REFERENCES = 4  # a name this many pages reach for, with no page, is worth telling the person about
+MANY_REFERENCES = 4  # a concept this many pages reference, with nothing defining it, is worth a mention
 MAX_SECTIONS = 12  # a concept page past this many sections may want splitting (the person decides)
+
+
+def _plural(count: int, one: str, many: str) -> str:
+    return f"{count} {one if count == 1 else many}"
+
+
+def bloated_concept_pages(db: sqlite3.Connection) -> list[str]:
+    """Concept pages (wiki/) with more than ``MAX_SECTIONS`` headings."""
+    return [
+        r[0]
+        for r in db.execute(
+            """SELECT h.path FROM headings h JOIN pages p ON p.path = h.path WHERE p.role = ?
+               GROUP BY h.path HAVING COUNT(*) > ? ORDER BY h.path""",
+            (Role.WIKI.value, MAX_SECTIONS),
+        )
+    ]
 
 
 def health_line(db: sqlite3.Connection) -> str:
     """One line of what the vault owes, or "" when nothing is owed."""
-    awaiting = db.execute(
-        """SELECT COUNT(*) FROM pages p LEFT JOIN analysis a ON a.path = p.path AND a.hash = p.hash
-           WHERE p.role != ? AND p.problem IS NULL AND a.path IS NULL""",
-        (Role.CONVERSATION.value,),
-    ).fetchone()[0]
-    failed = db.execute(
-        "SELECT COUNT(*) FROM analysis a JOIN pages p ON p.path = a.path AND p.hash = a.hash WHERE a.status = 'failed'"
-    ).fetchone()[0]
-    wanted = db.execute(
-        """SELECT COUNT(*) FROM (SELECT target_key FROM links WHERE resolved IS NULL AND places = 1
-           AND kind != 'attachment' GROUP BY target_key HAVING COUNT(DISTINCT source) >= ?)""",
-        (MANY_REFERENCES,),
-    ).fetchone()[0]
-    bloated = db.execute(
-        """SELECT COUNT(*) FROM (SELECT h.path FROM headings h JOIN pages p ON p.path = h.path
-           WHERE p.role = ? GROUP BY h.path HAVING COUNT(*) > ?)""",
-        (Role.WIKI.value, MAX_SECTIONS),
-    ).fetchone()[0]
     parts = []
+    awaiting = count_awaiting(db)
     if awaiting:
-        parts.append(f"{awaiting} pages awaiting analysis")
+        parts.append(_plural(awaiting, "page awaiting analysis", "pages awaiting analysis"))
+    failed = len(failed_analyses(db))
     if failed:
-        parts.append(f"{failed} analyses failed")
+        parts.append(_plural(failed, "failed analysis", "failed analyses"))
+    wanted = wanted_undefined(db, MANY_REFERENCES)
     if wanted:
-        parts.append(f"{wanted} concepts referenced by {MANY_REFERENCES}+ pages have no page")
+        names = ", ".join(wanted[:3]) + (", ..." if len(wanted) > 3 else "")
+        parts.append(
+            _plural(len(wanted), "concept", "concepts")
+            + f" that {MANY_REFERENCES}+ pages reference and nothing defines ({names})"
+        )
+    bloated = bloated_concept_pages(db)
     if bloated:
-        parts.append(f"{bloated} concept pages past {MAX_SECTIONS} sections")
+        parts.append(_plural(len(bloated), "concept page", "concept pages") + f" past {MAX_SECTIONS} sections")
     return ("health: " + "; ".join(parts)) if parts else ""

@@ -1,0 +1,100 @@
+"""``sentinel maintain``: one maintenance pass, in order: sync, analysis, concept pages, name resolution, embed.
+
+Each role takes its own flags; giving none leaves the settings (environment, .env) as they are. API keys are
+read from the environment variable a flag names, never passed on the command line (shell history, ps).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from sentinel.cli.common import IndexOption, JsonOption, VaultOption, console, fail, load_settings, open_db, print_json
+from sentinel.maintain.lock import PassBusy
+from sentinel.maintain.models import embedder_from_settings, models_from_settings
+from sentinel.maintain.run import run_pass
+from sentinel.settings import ProviderSettings, Settings
+
+Kind = Annotated[str | None, typer.Option(help="ollama or openai (any OpenAI-compatible endpoint).")]
+
+
+def _role(current: ProviderSettings, **flags: Any) -> ProviderSettings:
+    given = {key: value for key, value in flags.items() if value is not None}
+    if given.get("kind") not in (None, "ollama", "openai"):
+        fail(f"provider must be 'ollama' or 'openai', got {given['kind']!r}")
+    return current.model_copy(update=given)
+
+
+def maintain(
+    vault: VaultOption = None,
+    index: IndexOption = None,
+    minutes: Annotated[
+        float | None, typer.Option(help="Time budget; the pass stops cleanly between pages (default: settings).")
+    ] = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Count what the vault owes; call no model.")] = False,
+    retry_failed: Annotated[bool, typer.Option("--retry-failed", help="Analyse failed pages again.")] = False,
+    as_json: JsonOption = False,
+    provider: Kind = None,
+    base_url: Annotated[str | None, typer.Option(help="Extraction server root (OpenAI kind: up to /v1).")] = None,
+    model: Annotated[str | None, typer.Option(help="Extraction model (concepts, definitions, names).")] = None,
+    num_ctx: Annotated[int | None, typer.Option(help="Extraction context window in tokens.")] = None,
+    api_key_env: Annotated[str | None, typer.Option(help="Env variable holding the extraction API key.")] = None,
+    summary_provider: Kind = None,
+    summary_base_url: Annotated[str | None, typer.Option(help="Summary server root.")] = None,
+    summary_model: Annotated[str | None, typer.Option(help="Summary model: reads long pages whole.")] = None,
+    summary_num_ctx: Annotated[int | None, typer.Option(help="Summary context window in tokens.")] = None,
+    summary_api_key_env: Annotated[str | None, typer.Option(help="Env variable holding the summary key.")] = None,
+    embed_model: Annotated[Path | None, typer.Option(help="multilingual-e5-small ONNX folder (in-process).")] = None,
+) -> None:
+    """Run the maintenance pass once (what the nightly worker runs)."""
+    settings = load_settings(vault, index, embed_model_dir=embed_model)
+    settings = settings.model_copy(
+        update={
+            "extraction": _role(
+                settings.extraction,
+                kind=provider,
+                base_url=base_url,
+                model=model,
+                num_ctx=num_ctx,
+                api_key_env=api_key_env,
+            ),
+            "summary": _role(
+                settings.summary,
+                kind=summary_provider,
+                base_url=summary_base_url,
+                model=summary_model,
+                num_ctx=summary_num_ctx,
+                api_key_env=summary_api_key_env,
+            ),
+        }
+    )
+    _run(settings, minutes if minutes is not None else settings.maintain_minutes, dry_run, retry_failed, as_json)
+
+
+def _run(settings: Settings, minutes: float, dry_run: bool, retry_failed: bool, as_json: bool) -> None:
+    db = open_db(settings)
+    say = (
+        (lambda line: None)
+        if as_json
+        else (lambda line: console.print(line, markup=False, highlight=False, soft_wrap=True))
+    )
+    try:
+        report = run_pass(
+            settings,
+            db,
+            models=lambda: models_from_settings(settings),
+            embedder=embedder_from_settings(settings),
+            minutes=minutes,
+            dry_run=dry_run,
+            retry_failed=retry_failed,
+            say=say,
+        )
+    except PassBusy as busy:
+        fail(str(busy), code=3)
+    if as_json:
+        print_json(report.as_dict())
+        return
+    for line in report.summary_lines():
+        say(line)

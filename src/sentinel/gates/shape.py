@@ -1,0 +1,34 @@
+"""The shape gate: a pair whose names differ only by added words defers, whatever the model answers.
+
+Protects against the merge code cannot judge: ``gamma-ray burst`` / ``short gamma-ray burst`` is a subclass
+and ``Ariel`` / ``Ariel Space Telescope`` is an expansion, and the two have an identical shape: one name's
+words appear, in order, inside the other's. Telling them apart needs knowledge of the subject, so neither is
+merged; the pair is counted ``unclear`` without asking, and stays a missed merge the user can repair with an
+alias.
+"""
+
+from __future__ import annotations
+
+import re
+
+from sentinel.gates.verbatim import normalise
+
+_WORD = re.compile(r"\w+")
+
+
+def _words(name: str) -> list[str]:
+    return _WORD.findall(normalise(name))
+
+
+def _in_order(short: list[str], long: list[str]) -> bool:
+    remaining = iter(long)
+    return all(word in remaining for word in short)
+
+
+def defers_by_shape(a: str, b: str) -> bool:
+    """True when one name's words are a proper, in-order subset of the other's (subclass or expansion)."""
+    words_a, words_b = _words(a), _words(b)
+    if not words_a or not words_b or len(words_a) == len(words_b):
+        return False
+    short, long = sorted((words_a, words_b), key=len)
+    return _in_order(short, long)

@@ -1,0 +1,193 @@
+"""Analysis: one page, one clean context, one call, two outputs (what the page is, which concepts it names).
+
+A page that fits the extraction window is read in one extractive JSON call. A longer page is split between
+the roles: the summary model reads it whole (its own, larger window) and the extraction model walks it in
+overlapping windows. Whatever the model answers passes the gates before it is kept: the JSON schema (with
+bounded retries), the truncation gate, the verbatim gate, and for wiki/ pages the derived-page gate. The
+outcome is stored in one transaction, so a page is never marked analysed without its outputs.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+
+from sentinel.gates import derived, schema, truncation, verbatim
+from sentinel.index.migrations import transaction
+from sentinel.maintain.models import Models
+from sentinel.maintain.text import PageText, window_chars, windows
+from sentinel.providers import ChatProvider, ChatResult, Message, ProviderError, ProviderUnavailable
+from sentinel.settings import Settings
+from sentinel.vault.links import link_key
+
+SYSTEM = (
+    "You copy information out of one page of someone's notes. You never add words of your own to the concept "
+    "list. Reply with JSON only."
+)
+SUMMARY_RULE = '"summary": one or two sentences saying what this page is.'
+CONCEPTS_RULE = (
+    '"concepts": the names of the concepts, terms, methods, people, places and works the page refers to, '
+    "each copied exactly as it is written in the page. At most 20."
+)
+
+Summary = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=1000)]
+Concepts = Annotated[list[str], Field(max_length=100)]
+
+
+class SummaryAndConcepts(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    summary: Summary
+    concepts: Concepts
+
+
+class SummaryOnly(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    summary: Summary
+
+
+class ConceptsOnly(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    concepts: Concepts
+
+
+def _messages(page_text: str, rules: Sequence[str]) -> list[Message]:
+    listed = "\n".join(f"- {rule}" for rule in rules)
+    return [
+        {"role": "system", "content": SYSTEM},
+        {"role": "user", "content": f"<page>\n{page_text}\n</page>\n\nReturn a JSON object with:\n{listed}"},
+    ]
+
+
+@dataclass
+class Outcome:
+    """What analysing one page produced. ok: summary and concepts are kept; failed: ``reason`` says why."""
+
+    path: str
+    hash: str
+    status: Literal["ok", "failed"] = "ok"
+    summary: str = ""
+    concepts: list[str] = field(default_factory=list)
+    dropped_not_verbatim: list[str] = field(default_factory=list)
+    dropped_derived: list[str] = field(default_factory=list)
+    reason: str = ""
+    calls: list[ChatResult] = field(default_factory=list)
+    blind: bool = False  # a call returned no usage: the truncation gate could not look
+    wall_s: float = 0.0
+
+
+class PageFailed(Exception):
+    """A gate (or the server) refused this page; the message is the recorded reason."""
+
+
+def _gated_call(
+    provider: ChatProvider, messages: list[Message], reply: type[schema.Reply], outcome: Outcome, settings: Settings
+) -> schema.Reply:
+    """One call through the schema gate (bounded retries) and the truncation gate. The reply is capped at the
+    tokens the window reserved for it; a reply cut there fails the schema and is asked again."""
+    attempts, max_tokens = settings.analysis_attempts, settings.analysis_reply_tokens
+    try:
+        parsed, results = schema.call_until_valid(
+            lambda conversation: provider.chat(
+                conversation, json_schema=reply.model_json_schema(), max_tokens=max_tokens
+            ),
+            messages,
+            reply,
+            attempts,
+        )
+    except schema.SchemaFailed as failed:
+        outcome.calls += failed.results
+        raise PageFailed(failed.reason) from failed
+    except ProviderUnavailable:
+        raise
+    except ProviderError as error:
+        raise PageFailed(f"the model server refused the call: {error}") from error
+    outcome.calls += results
+    evaluation = truncation.read_whole(results[-1], provider.num_ctx)
+    if evaluation.verdict == "truncated":
+        raise PageFailed(evaluation.reason)
+    outcome.blind |= evaluation.verdict == "blind"
+    return parsed
+
+
+def _read(page: PageText, models: Models, settings: Settings, outcome: Outcome) -> list[tuple[str, list[str]]]:
+    """Set the summary; return (text the model saw, concepts it copied) for each extraction call."""
+    size = window_chars(models.extraction.num_ctx, settings.analysis_reply_tokens, settings.analysis_chars_per_token)
+    if len(page.text) <= size:
+        messages = _messages(page.text, [SUMMARY_RULE, CONCEPTS_RULE])
+        both = _gated_call(models.extraction, messages, SummaryAndConcepts, outcome, settings)
+        outcome.summary = both.summary
+        return [(page.text, both.concepts)]
+    whole = _gated_call(models.summary, _messages(page.text, [SUMMARY_RULE]), SummaryOnly, outcome, settings)
+    outcome.summary = whole.summary
+    found = []
+    for window in windows(page.text, size, settings.extraction_overlap_chars):
+        part = _gated_call(models.extraction, _messages(window, [CONCEPTS_RULE]), ConceptsOnly, outcome, settings)
+        found.append((window, part.concepts))
+    return found
+
+
+def analyse_page(page: PageText, models: Models, settings: Settings, known: set[str]) -> Outcome:
+    """Analyse one page through every gate. Never raises for the page's own sake: a refusal is a failed
+    outcome with its reason. ``ProviderUnavailable`` (server unreachable) does propagate: that is the run's
+    problem, not the page's, and the page stays due."""
+    started = time.perf_counter()
+    outcome = Outcome(page.path, page.hash)
+    if page.empty:
+        return outcome
+    try:
+        read = _read(page, models, settings, outcome)
+    except PageFailed as failed:
+        outcome.status, outcome.reason, outcome.summary = "failed", str(failed), ""
+        outcome.wall_s = time.perf_counter() - started
+        return outcome
+    copied: list[str] = []
+    for seen_text, concepts in read:
+        checked = verbatim.keep_verbatim(concepts, seen_text)
+        copied += checked.kept
+        outcome.dropped_not_verbatim += checked.dropped
+    unique = verbatim.keep_verbatim(copied, page.text).kept  # overlapping windows repeat names: keep each once
+    allowed = derived.no_new_concepts_from_derived(unique, page.role, known)
+    outcome.concepts, outcome.dropped_derived = allowed.kept, allowed.dropped
+    outcome.wall_s = time.perf_counter() - started
+    return outcome
+
+
+def store(db: sqlite3.Connection, outcome: Outcome, model_label: str) -> None:
+    """Record the outcome in one transaction: outputs and the "analysed" mark land together or not at all."""
+    notes = []
+    if outcome.dropped_not_verbatim:
+        notes.append("dropped, not verbatim in the text: " + ", ".join(outcome.dropped_not_verbatim))
+    if outcome.dropped_derived:
+        notes.append("dropped, new concept from a derived page: " + ", ".join(outcome.dropped_derived))
+    reason = outcome.reason or "; ".join(notes)
+    with transaction(db):
+        db.execute(
+            """INSERT INTO analysis (path, hash, status, summary, concepts, reason, model, analysed_at)
+               SELECT ?,?,?,?,?,?,?,? WHERE EXISTS (SELECT 1 FROM pages WHERE path = ?)
+               ON CONFLICT(path) DO UPDATE SET hash=excluded.hash, status=excluded.status, summary=excluded.summary,
+                 concepts=excluded.concepts, reason=excluded.reason, model=excluded.model,
+                 analysed_at=excluded.analysed_at""",
+            (
+                outcome.path,
+                outcome.hash,
+                outcome.status,
+                outcome.summary,
+                json.dumps(outcome.concepts, ensure_ascii=False),
+                reason,
+                model_label,
+                time.time(),
+                outcome.path,  # a page deleted while it was being read is simply not recorded
+            ),
+        )
+        db.execute("DELETE FROM concept_mentions WHERE path = ?", (outcome.path,))
+        db.executemany(
+            """INSERT INTO concept_mentions (path, concept, concept_key)
+               SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM pages WHERE path = ?)""",
+            [(outcome.path, concept, link_key(concept), outcome.path) for concept in outcome.concepts],
+        )

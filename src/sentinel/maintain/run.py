@@ -1,0 +1,196 @@
+"""The pass, in its load-bearing order: sync the index, analyse, write concept pages, resolve names, embed.
+
+Sync comes first so everything after it sees the vault as it is; analysis before concept pages so their
+growth queue and the derived-page gate see this pass's concepts; embedding last, over what the pass made.
+A time budget stops the model steps cleanly between pages; whatever was finished is stored page by page.
+"""
+
+from __future__ import annotations
+
+import resource
+import sqlite3
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from functools import cache
+
+from sentinel.embed.base import Embedder, EmbedderUnavailable
+from sentinel.gates.verbatim import normalise
+from sentinel.index.sync import sync
+from sentinel.maintain import analysis, queue, schedule
+from sentinel.maintain.concepts import write_concept_pages
+from sentinel.maintain.lock import local_pass_lock
+from sentinel.maintain.models import Models
+from sentinel.maintain.names import OUTCOMES, resolve_names
+from sentinel.maintain.progress import Timer, page_line
+from sentinel.maintain.text import read_page_text
+from sentinel.paths import Role
+from sentinel.providers import ProviderNotConfigured, ProviderUnavailable
+from sentinel.search.embedding import VectorsFromAnotherModel, embed_pending
+from sentinel.settings import Settings
+
+Say = Callable[[str], None]
+
+
+@dataclass
+class PassReport:
+    dry_run: bool = False
+    synced: dict[str, object] = field(default_factory=dict)
+    awaiting: int = 0  # pages due for analysis when the pass began
+    analysed: int = 0
+    failed: int = 0
+    blind: bool = False  # the truncation gate could not look at some call (no usage returned)
+    concept_pages_written: list[str] = field(default_factory=list)
+    concepts_undefined: int = 0
+    concepts_one_definition: int = 0
+    resolved: dict[str, int] = field(default_factory=lambda: dict.fromkeys(OUTCOMES, 0))
+    aliases_written: int = 0
+    embedded: int = 0
+    stopped: str = ""  # why the pass ended early ("" when it ran to the end)
+    seconds: float = 0.0
+    peak_memory_mb: float = 0.0
+
+    def as_dict(self) -> dict[str, object]:
+        return asdict(self)
+
+    def summary_lines(self) -> list[str]:
+        if self.dry_run:
+            return [f"  seconds {self.seconds:.1f}   peak memory {self.peak_memory_mb:.0f} MB"]
+        lines = [
+            f"  analysed {self.analysed}   failed {self.failed}   written {len(self.concept_pages_written)}   "
+            f"embedded {self.embedded}   seconds {self.seconds:.1f}   peak memory {self.peak_memory_mb:.0f} MB",
+            f"  resolved {self.resolved}",
+        ]
+        if self.stopped:
+            lines.append(f"  stopped early: {self.stopped}")
+        return lines
+
+
+def peak_memory_mb() -> float:
+    """Peak resident memory of this process (the model server, if local, is its own process)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _analyse(
+    settings: Settings,
+    db: sqlite3.Connection,
+    models: Callable[[], Models],
+    out_of_time: Callable[[], bool],
+    say: Say,
+    report: PassReport,
+) -> None:
+    due = queue.awaiting_analysis(db)
+    known = queue.known_concepts(db)
+    timer = Timer(say)
+    for number, item in enumerate(due, 1):
+        if out_of_time():
+            report.stopped = f"time budget spent with {len(due) - number + 1} pages still awaiting analysis"
+            say(f"  stopped: {report.stopped}")
+            return
+        page = read_page_text(settings.vault, item.path, item.role)
+        if page is None:
+            say(f"  [{number}/{len(due)}] {item.path}: skipped - the file is gone (the next sync drops it)")
+            continue
+        chosen = models()
+        outcome = analysis.analyse_page(page, chosen, settings, known)
+        analysis.store(db, outcome, chosen.label)
+        if outcome.status == "ok":
+            report.analysed += 1
+            if item.role is not Role.WIKI:
+                known.update(normalise(c) for c in outcome.concepts)
+        else:
+            report.failed += 1
+        if outcome.blind and not report.blind:
+            report.blind = True
+            say("  note: the endpoint returned no usage, so the truncation gate is blind on this run")
+        say(f"  [{number}/{len(due)}] {item.path}: {page_line(outcome, timer)}")
+
+
+def run_pass(
+    settings: Settings,
+    db: sqlite3.Connection,
+    *,
+    models: Callable[[], Models],
+    embedder: Callable[[], Embedder] | None = None,
+    minutes: float | None = None,
+    dry_run: bool = False,
+    retry_failed: bool = False,
+    say: Say = print,
+) -> PassReport:
+    """Run one maintenance pass over the configured vault. ``models`` and ``embedder`` are called only when a
+    step needs them, so a pass with nothing to do (or a dry run) never touches a model. Raises ``PassBusy``
+    when another pass holds this index."""
+    started = time.monotonic()
+    deadline = started + minutes * 60 if minutes else None
+    report = PassReport(dry_run=dry_run)
+
+    def out_of_time() -> bool:
+        return deadline is not None and time.monotonic() >= deadline
+
+    with local_pass_lock(settings):
+        synced = sync(settings, db)
+        report.synced = synced.as_dict()
+        say(f"sync\n  added {synced.added}   updated {synced.updated}   removed {synced.removed}")
+        if synced.refused:
+            say(f"  withheld: {synced.refused}")
+        if retry_failed and not dry_run:
+            say(f"  {queue.forget_failures(db)} failed analyses queued again")
+        report.awaiting = queue.count_awaiting(db)
+        if dry_run:
+            _owed(db, settings, report, say)
+            return _finish(report, started)
+        model_roles = cache(models)  # built on first need, once
+        try:
+            say("analysis")
+            _analyse(settings, db, model_roles, out_of_time, say, report)
+            if not out_of_time():
+                say("concept pages")
+                concepts = write_concept_pages(settings, db, lambda: model_roles().extraction, out_of_time, say)
+                report.concept_pages_written = concepts.written
+                report.concepts_undefined, report.concepts_one_definition = concepts.undefined, concepts.one_definition
+            if not out_of_time():
+                say("name resolution")
+                names = resolve_names(settings, db, lambda: model_roles().extraction, out_of_time, say)
+                report.resolved, report.aliases_written = names.counts, len(names.aliases_written)
+        except (ProviderUnavailable, ProviderNotConfigured) as error:
+            report.stopped = f"no model to ask: {str(error).rstrip('.')}; pages not yet analysed stay due"
+            say(f"  stopped: {report.stopped}")
+        if out_of_time() and not report.stopped:
+            report.stopped = "time budget spent"
+        _embed(db, embedder, report, say)
+        schedule.record_run(db)
+    return _finish(report, started)
+
+
+def _embed(db: sqlite3.Connection, embedder: Callable[[], Embedder] | None, report: PassReport, say: Say) -> None:
+    """Embedding runs even when the budget is spent: it is bounded by what changed, and without it the pages
+    analysed this pass would not be found by meaning."""
+    say("embedding")
+    if embedder is None:
+        say("  skipped: no embedder configured (set SENTINEL_EMBEDDER_URL or SENTINEL_EMBED_MODEL_DIR)")
+        return
+    try:
+        counts = embed_pending(db, embedder())
+    except (EmbedderUnavailable, VectorsFromAnotherModel) as error:
+        say(f"  skipped: {error}")
+        return
+    report.embedded = counts.chunks + counts.summaries
+    say(f"  embedded {counts.chunks} chunks and {counts.summaries} summaries in {counts.seconds:.1f}s")
+
+
+def _owed(db: sqlite3.Connection, settings: Settings, report: PassReport, say: Say) -> None:
+    """What the vault owes, counted without a model (``--dry-run``)."""
+    from sentinel.index.queries import unresolved
+    from sentinel.maintain.names import candidate_pairs
+
+    say("dry run: what the vault owes (no model was called)")
+    say(f"  pages awaiting analysis   {report.awaiting}")
+    say(f"  failed analyses           {len(queue.failed_analyses(db))}")
+    say(f"  growth-queue names        {len(unresolved(db, limit=settings.concept_pages_per_pass))}")
+    say(f"  name pairs to ask         {len(candidate_pairs(db, settings))}")
+
+
+def _finish(report: PassReport, started: float) -> PassReport:
+    report.seconds = time.monotonic() - started
+    report.peak_memory_mb = peak_memory_mb()
+    return report

@@ -1,0 +1,60 @@
+"""When the nightly pass is due, and whether one was missed while the machine slept.
+
+The last completed pass is recorded in the index's ``meta`` table, next to what it maintained, so the check
+survives restarts of Redis (which keeps nothing on disk here) and of the scheduler.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from datetime import datetime, time, timedelta
+
+from sentinel.index.migrations import transaction
+
+LAST_RUN_KEY = "maintain_last_run"
+_HH_MM = re.compile(r"^([01]?\d|2[0-3]):([0-5]\d)$")
+
+
+class BadScheduleTime(ValueError):
+    """``maintain_at`` is not a time of day."""
+
+
+def parse_at(value: str) -> time:
+    """``"23:00"`` -> 23:00; anything else is refused with what to write instead."""
+    match = _HH_MM.match(value.strip())
+    if not match:
+        raise BadScheduleTime(
+            f"maintain_at is {value!r}: write the local time of the nightly pass as HH:MM, e.g. 23:00 "
+            "(SENTINEL_MAINTAIN_AT)"
+        )
+    return time(int(match.group(1)), int(match.group(2)))
+
+
+def last_slot(at: time, now: datetime) -> datetime:
+    """The most recent moment, at or before ``now``, when the nightly pass was due."""
+    today = datetime.combine(now.date(), at, tzinfo=now.tzinfo)
+    return today if today <= now else today - timedelta(days=1)
+
+
+def last_run(db: sqlite3.Connection) -> datetime | None:
+    row = db.execute("SELECT value FROM meta WHERE key = ?", (LAST_RUN_KEY,)).fetchone()
+    return datetime.fromisoformat(row[0]) if row else None
+
+
+def record_run(db: sqlite3.Connection, when: datetime | None = None) -> None:
+    """Record that a pass completed (a budget stop counts: it did what it could; a killed one does not)."""
+    stamp = (when or datetime.now().astimezone()).isoformat()
+    with transaction(db):
+        db.execute(
+            "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            (LAST_RUN_KEY, stamp),
+        )
+
+
+def missed_run(db: sqlite3.Connection, at: time, now: datetime | None = None) -> bool:
+    """True when the last due moment passed with no pass completing after it. A vault never maintained
+    counts as missed: its first pass should not wait for tonight."""
+    now = now or datetime.now().astimezone()
+    previous = last_run(db)
+    return previous is None or previous < last_slot(at, now)
