@@ -189,24 +189,6 @@ class Settings(BaseSettings):
     resolve_min_similarity: float = Field(
         0.75, description="Spelling similarity (0..1) from which an unresolved name and a title become a pair."
     )
-    redis_prefix: str = Field("sentinel:", description="Prefix of every Redis key the maintenance lock writes.")
-    maintain_lock_ttl_s: int = Field(
-        120, description="The pass's Redis lock lapses this long after its holder stops renewing it (killed worker)."
-    )
-    analysis_attempts: int = Field(3, description="Calls per page before a reply failing the JSON schema fails it.")
-    analysis_reply_tokens: int = Field(768, description="Tokens reserved in the window for one analysis reply.")
-    analysis_chars_per_token: float = Field(
-        3.0, description="Conservative estimate that sizes extraction windows; the truncation gate checks the truth."
-    )
-    extraction_overlap_chars: int = Field(
-        600, description="Characters consecutive extraction windows share, so a name on a boundary is read whole."
-    )
-    concept_pages_per_pass: int = Field(50, description="Growth-queue names considered for a concept page per pass.")
-    concept_max_paragraphs: int = Field(12, description="Paragraphs put to the model per concept (definition gate).")
-    resolve_max_pairs: int = Field(40, description="Candidate name pairs asked 'same, different or unclear?' per pass.")
-    resolve_min_similarity: float = Field(
-        0.75, description="Spelling similarity (0..1) from which an unresolved name and a title become a pair."
-    )
 
     conversation: ProviderSettings = Field(default_factory=ProviderSettings)
     extraction: ProviderSettings = Field(default_factory=ProviderSettings)
