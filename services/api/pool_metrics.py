@@ -48,9 +48,6 @@ class PoolMetrics:
         )
         self.nodes_up = Gauge("sentinel_pool_nodes_up", "Nodes heartbeating now.", registry=r)
         self.jobs = Gauge("sentinel_pool_node_jobs_in_flight", "Pool jobs in flight per node.", ["node"], registry=r)
-        self.busy = Gauge(
-            "sentinel_pool_node_busy_slots", "Backend slots processing at probe time.", ["node"], registry=r
-        )
         self.vram = Gauge(
             "sentinel_pool_node_vram_free_bytes", "Free VRAM per node (nvidia-smi).", ["node"], registry=r
         )
@@ -67,12 +64,11 @@ class PoolMetrics:
 
     def render(self, pool: Snapshot) -> bytes:
         """The exposition text, with the per-node gauges set from ``pool`` (nodes that left are dropped)."""
-        for gauge in (self.jobs, self.busy, self.vram):
+        for gauge in (self.jobs, self.vram):
             gauge.clear()
         self.nodes_up.set(len(pool.nodes))
         for record in pool.nodes:
             self.jobs.labels(record.node).set(pool.active_on(record.node))
-            self.busy.labels(record.node).set(sum(backend.busy or 0 for backend in record.backends))
             if record.vram_free_mb is not None:
                 self.vram.labels(record.node).set(record.vram_free_mb * 1024 * 1024)
         return generate_latest(self.registry)

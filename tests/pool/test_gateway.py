@@ -40,7 +40,7 @@ def _answering(name: str, status: int = 200) -> HttpStub:
 
 
 def _register(redis: Redis, keys: PoolKeys, node: str, url: str, *, mac: str = "", loaded: bool = True) -> None:
-    backend = BackendRecord(url=url, kind="openai", models=[MODEL], loaded=[MODEL] if loaded else [], slots=1, busy=0)
+    backend = BackendRecord(url=url, kind="openai", models=[MODEL], loaded=[MODEL] if loaded else [], slots=1)
     publish(redis, keys, NodeRecord(node=node, mac=mac, backends=[backend]), ttl_s=60)
 
 

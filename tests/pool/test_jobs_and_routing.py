@@ -95,16 +95,16 @@ def test_jobs_in_flight_are_counted_per_backend_until_they_end(keys: PoolKeys) -
     _two_dispatchers(keys, scenario)
 
 
-def _node(name: str, loaded: bool, busy: int = 0, slots: int | None = 1, vram: int | None = None) -> NodeRecord:
+def _node(name: str, loaded: bool, slots: int | None = 1, vram: int | None = None) -> NodeRecord:
     backend = BackendRecord(
-        url=f"http://{name}/v1", kind="openai", models=["m"], loaded=["m"] if loaded else [], slots=slots, busy=busy
+        url=f"http://{name}/v1", kind="openai", models=["m"], loaded=["m"] if loaded else [], slots=slots
     )
     return NodeRecord(node=name, vram_free_mb=vram, backends=[backend])
 
 
 def test_routing_prefers_loaded_then_free_then_idle_then_vram() -> None:
     pool = Snapshot(
-        [_node("a", loaded=False, vram=80_000), _node("b", loaded=True, busy=1), _node("c", loaded=True)],
+        [_node("a", loaded=False, vram=80_000), _node("b", loaded=True), _node("c", loaded=True)],
         {("a", "http://a/v1"): 0, ("b", "http://b/v1"): 1, ("c", "http://c/v1"): 0},
     )
     ranked = rank(pool, "m")

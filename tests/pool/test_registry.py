@@ -44,7 +44,7 @@ def _snapshot(keys: PoolKeys) -> tuple[Snapshot, dict[str, KnownNode]]:
 
 
 def _record(node: str, mac: str = "") -> NodeRecord:
-    backend = BackendRecord(url=f"http://{node}:8080/v1", kind="openai", models=["m"], loaded=["m"], slots=1, busy=0)
+    backend = BackendRecord(url=f"http://{node}:8080/v1", kind="openai", models=["m"], loaded=["m"], slots=1)
     return NodeRecord(node=node, mac=mac, backends=[backend])
 
 

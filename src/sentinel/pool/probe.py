@@ -2,9 +2,11 @@
 
 Ollama says which models it has (``/api/tags``) and which are in memory (``/api/ps``). An OpenAI-compatible
 server lists its models (``/v1/models``); llama.cpp's server also says (``/props``) whether it has unloaded its
-model to sleep and how many slots it has, and (``/slots``) which slots are processing. ``/slots`` wakes a
-sleeping llama.cpp server, so it is only read from one that is awake. A server that is neither is taken to keep
-what it lists loaded, since there is no standard way to ask. Free VRAM comes from ``nvidia-smi`` when present.
+model to sleep and how many slots it has. Its ``/slots`` (which slots are processing) is never read: it runs as a
+task, which wakes a sleeping server and resets its idle timer, so an agent probing it would keep the model
+loaded forever. How busy a backend is comes from the jobs the pool itself has in flight there. A server that is
+neither is taken to keep what it lists loaded, since there is no standard way to ask. Free VRAM comes from
+``nvidia-smi`` when present.
 """
 
 from __future__ import annotations
@@ -90,10 +92,7 @@ def _probe_openai(http: httpx.Client, spec: BackendSpec) -> BackendRecord:
     details = props.json()
     record.slots = details.get("total_slots")
     if details.get("is_sleeping"):
-        record.loaded, record.busy = [], 0
-    else:
-        slots = _get(http, f"{spec.root}/slots")
-        record.busy = sum(1 for slot in slots if slot.get("is_processing"))
+        record.loaded = []
     return record
 
 

@@ -56,7 +56,6 @@ class BackendRecord(BaseModel):
     models: list[str] = Field(default_factory=list, description="Models it can serve.")
     loaded: list[str] = Field(default_factory=list, description="Of those, the ones in memory now.")
     slots: int | None = Field(None, description="Requests it serves at once, where the server says.")
-    busy: int | None = Field(None, description="Of those slots, the ones processing at probe time.")
     problem: str = Field("", description="Why the last probe failed; a backend with a problem gets no requests.")
 
 

@@ -50,9 +50,8 @@ def _score(backend: BackendRecord, name: str, in_flight: int, vram_free_mb: int 
         reasons.append(f"model loaded (+{LOADED:.0f})")
     else:
         reasons.append("model not loaded: it loads before the first token (+0)")
-    busy = max(backend.busy or 0, in_flight)  # the pool's own jobs also show in the probe: never add the two
     if backend.slots:
-        free = backend.slots - busy
+        free = backend.slots - in_flight
         if free <= 0:
             score += FULL
             reasons.append(f"all {backend.slots} slots busy ({FULL:.0f})")

@@ -1,0 +1,191 @@
+"""The pool with real llama.cpp servers (the small Qwen model) on loopback ports as its nodes.
+
+Two servers run at a time, one thread each, small windows, short answers (the machine has 2 shared cores).
+``node-b`` (the survivor) lives for the module; each test that kills a node starts its own ``node-a``, which
+wins ties by name and so gets the first attempt.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+import ollama
+import openai
+import pytest
+
+from sentinel.settings import Settings
+from tests.pool.nodes import kill_llama, running_agent, slot_tasks, wait_for
+from tests.support.llama import MODEL_ALIAS, llama_server
+from tests.support.servers import free_port
+
+pytestmark = pytest.mark.slow
+
+CTX = 2048
+SHORT = [{"role": "user", "content": "Say hello."}]
+# ~700 tokens: a prefill of several seconds on one thread, so the node can be killed before its first token.
+LONG = [{"role": "user", "content": "Add up these numbers: " + " ".join(str(n) for n in range(100, 300))}]
+COUNTING = [{"role": "user", "content": "Count from 1 to 100, one number per line."}]
+
+
+@pytest.fixture(scope="module")
+def survivor() -> Iterator[str]:
+    with llama_server(port=free_port(), ctx=CTX, threads=1, embeddings=True) as url:
+        yield url
+
+
+@contextmanager
+def _nodes(settings: Settings, servers: dict[str, str]) -> Iterator[None]:
+    """Node agents (in threads) registering each ``{node: server url}``."""
+    with ExitStack() as stack:
+        for node, url in servers.items():
+            stack.enter_context(running_agent(settings, node, f"openai={url}"))
+        yield
+
+
+def _cluster(gateway: str) -> dict[str, Any]:
+    return {n["node"]: n for n in httpx.get(f"{gateway}/api/cluster", timeout=10).json()["nodes"]}
+
+
+def _metric(gateway: str, line_start: str) -> float:
+    for line in httpx.get(f"{gateway}/metrics", timeout=10).text.splitlines():
+        if line.startswith(line_start):
+            return float(line.rsplit(" ", 1)[1])
+    return 0.0
+
+
+def test_routing_prefers_the_node_with_the_model_loaded(pool_settings: Settings, gateway: str, survivor: str) -> None:
+    # node-0 would win a tie by name, but its server has unloaded the model to sleep.
+    with (
+        llama_server(port=free_port(), ctx=CTX, threads=1, sleep_idle_s=1) as sleeper,
+        _nodes(pool_settings, {"node-0": sleeper, "node-b": survivor}),
+    ):
+        wait_for(lambda: _cluster(gateway)["node-0"]["backends"][0]["loaded"] == [], 60, "node-0 to sleep")
+        assert _cluster(gateway)["node-b"]["backends"][0]["loaded"] == [MODEL_ALIAS]
+        body = {"model": MODEL_ALIAS, "messages": SHORT, "max_tokens": 2}
+        answer = httpx.post(f"{gateway}/v1/chat/completions", json=body, timeout=120)
+        assert answer.status_code == 200, answer.text
+        assert answer.headers["x-sentinel-node"] == "node-b"
+        root = sleeper.removesuffix("/v1")
+        assert httpx.get(f"{root}/props", timeout=10).json()["is_sleeping"]  # never disturbed
+
+
+def test_a_node_killed_before_its_first_token_is_failed_over(
+    pool_settings: Settings, gateway: str, survivor: str
+) -> None:
+    with (
+        llama_server(port=free_port(), ctx=CTX, threads=1) as victim,
+        _nodes(pool_settings, {"node-a": victim, "node-b": survivor}),
+    ):
+        result: dict[str, Any] = {}
+        body = {"model": MODEL_ALIAS, "messages": LONG, "max_tokens": 4, "stream": True, "temperature": 0}
+
+        def ask() -> None:
+            with httpx.stream("POST", f"{gateway}/v1/chat/completions", json=body, timeout=300) as response:
+                result["node"] = response.headers.get("x-sentinel-node")
+                result["events"] = [line for line in response.iter_lines() if line.startswith("data:")]
+
+        client = threading.Thread(target=ask)
+        client.start()
+        root = victim.removesuffix("/v1")
+        wait_for(lambda: httpx.get(f"{root}/slots", timeout=30).json()[0]["is_processing"], 60, "node-a to start")
+        kill_llama(victim)  # mid-prefill: no token has left node-a
+        client.join(300)
+    assert result["node"] == "node-b"
+    assert result["events"][-1] == "data: [DONE]"
+    assert not any('"error"' in event for event in result["events"])
+    assert _metric(gateway, f'sentinel_pool_failovers_total{{model="{MODEL_ALIAS}",node="node-a"}}') == 1
+
+
+def test_a_node_killed_mid_stream_gives_an_explicit_error_and_no_duplicate(
+    pool_settings: Settings, gateway: str, survivor: str
+) -> None:
+    with (
+        llama_server(port=free_port(), ctx=CTX, threads=1) as victim,
+        _nodes(pool_settings, {"node-a": victim, "node-b": survivor}),
+    ):
+        tasks_before = slot_tasks(survivor)
+        client = openai.OpenAI(base_url=f"{gateway}/v1", api_key="unused", max_retries=0)
+        stream = client.chat.completions.create(
+            model=MODEL_ALIAS,
+            messages=COUNTING,
+            stream=True,
+            max_tokens=200,
+            temperature=0,
+        )
+        received: list[str] = []
+        with pytest.raises(openai.APIError, match="node node-a was lost mid-stream") as lost:
+            for chunk in stream:
+                if chunk.choices and chunk.choices[0].delta.content:
+                    received.append(chunk.choices[0].delta.content)
+                    if len(received) == 3:
+                        kill_llama(victim)
+        assert len(received) >= 3 and "not re-run elsewhere" in lost.value.message
+        assert slot_tasks(survivor) == tasks_before  # node-b never saw the request: no duplicate
+    assert _metric(gateway, "sentinel_pool_failovers_total") == 0
+    labels = f'endpoint="/chat/completions",model="{MODEL_ALIAS}",node="node-a",outcome="broken"'
+    assert _metric(gateway, f"sentinel_pool_requests_total{{{labels}}}") == 1
+
+
+def test_a_node_whose_heartbeat_stops_leaves_the_pool(pool_settings: Settings, gateway: str, survivor: str) -> None:
+    environment = os.environ | {
+        "SENTINEL_REDIS_URL": pool_settings.redis_url,
+        "SENTINEL_REDIS_PREFIX": pool_settings.redis_prefix,
+    }
+    agent = subprocess.Popen(
+        [str(Path(sys.executable).with_name("sentinel")), "pool", "agent", "--node", "node-x", "--backend",
+         f"openai={survivor}", "--heartbeat", "0.3", "--ttl", "1.5"],
+        env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    try:
+        wait_for(lambda: _cluster(gateway).get("node-x", {}).get("state") == "up", 60, "node-x to register")
+        ask = {"model": MODEL_ALIAS, "messages": SHORT, "max_tokens": 2}
+        assert httpx.post(f"{gateway}/v1/chat/completions", json=ask, timeout=120).status_code == 200
+        agent.send_signal(signal.SIGKILL)  # the agent dies: no goodbye, only silence
+        agent.wait(10)
+        wait_for(lambda: _cluster(gateway)["node-x"]["state"] == "away", 5, "node-x to leave after its TTL")
+        gone = httpx.post(f"{gateway}/v1/chat/completions", json=ask, timeout=120)
+        assert gone.status_code == 404 and "no live node serves model" in gone.text
+    finally:
+        if agent.poll() is None:
+            agent.kill()
+            agent.wait(10)
+
+
+def test_the_official_openai_and_ollama_clients_work_unchanged(
+    pool_settings: Settings, gateway: str, survivor: str
+) -> None:
+    with running_agent(pool_settings, "node-b", f"openai={survivor}"):
+        client = openai.OpenAI(base_url=f"{gateway}/v1", api_key="unused", max_retries=0)
+        assert [m.id for m in client.models.list()] == [MODEL_ALIAS]
+        reply = client.chat.completions.create(model=MODEL_ALIAS, messages=SHORT, max_tokens=8, temperature=0)
+        assert reply.choices[0].message.content and reply.usage and reply.usage.completion_tokens
+        streamed = client.chat.completions.create(
+            model=MODEL_ALIAS,
+            messages=SHORT,
+            max_tokens=8,
+            temperature=0,
+            stream=True,
+        )
+        text = "".join(c.choices[0].delta.content or "" for c in streamed if c.choices)
+        assert text == reply.choices[0].message.content  # temperature 0: the same answer either way
+        vectors = client.embeddings.create(model=MODEL_ALIAS, input=["a note", "another note"])
+        assert len(vectors.data) == 2 and len(vectors.data[0].embedding) == 896
+
+        local = ollama.Client(host=gateway)
+        assert [m.model for m in local.list().models] == [MODEL_ALIAS]
+        options = {"temperature": 0, "num_predict": 8}
+        answer = local.chat(model=MODEL_ALIAS, messages=SHORT, options=options)
+        assert answer.message.content == text and answer.done and answer.eval_count
+        parts = list(local.chat(model=MODEL_ALIAS, messages=SHORT, options=options, stream=True))
+        assert "".join(p.message.content or "" for p in parts) == text and parts[-1].done
+        embedded = local.embed(model=MODEL_ALIAS, input="a note")
+        assert len(embedded.embeddings) == 1 and len(embedded.embeddings[0]) == 896
