@@ -12,8 +12,9 @@ from typing import Annotated, Any
 import typer
 
 from sentinel.cli.common import IndexOption, JsonOption, VaultOption, console, fail, load_settings, open_db, print_json
+from sentinel.embed.factory import embedder_from_settings
 from sentinel.maintain.lock import PassBusy
-from sentinel.maintain.models import embedder_from_settings, models_from_settings
+from sentinel.maintain.models import models_from_settings
 from sentinel.maintain.run import run_pass
 from sentinel.settings import ProviderSettings, Settings
 
@@ -85,7 +86,7 @@ def _run(settings: Settings, minutes: float, dry_run: bool, retry_failed: bool, 
             settings,
             db,
             models=lambda: models_from_settings(settings),
-            embedder=embedder_from_settings(settings),
+            embedder=lambda: embedder_from_settings(settings),
             minutes=minutes,
             dry_run=dry_run,
             retry_failed=retry_failed,

@@ -111,7 +111,7 @@ def run_pass(
     db: sqlite3.Connection,
     *,
     models: Callable[[], Models],
-    embedder: Callable[[], Embedder] | None = None,
+    embedder: Callable[[], Embedder | None] = lambda: None,
     minutes: float | None = None,
     dry_run: bool = False,
     retry_failed: bool = False,
@@ -162,15 +162,16 @@ def run_pass(
     return _finish(report, started)
 
 
-def _embed(db: sqlite3.Connection, embedder: Callable[[], Embedder] | None, report: PassReport, say: Say) -> None:
+def _embed(db: sqlite3.Connection, embedder: Callable[[], Embedder | None], report: PassReport, say: Say) -> None:
     """Embedding runs even when the budget is spent: it is bounded by what changed, and without it the pages
     analysed this pass would not be found by meaning."""
     say("embedding")
-    if embedder is None:
-        say("  skipped: no embedder configured (set SENTINEL_EMBEDDER_URL or SENTINEL_EMBED_MODEL_DIR)")
-        return
     try:
-        counts = embed_pending(db, embedder())
+        engine = embedder()
+        if engine is None:
+            say("  skipped: no embedder configured (set SENTINEL_EMBEDDER_URL or SENTINEL_EMBED_MODEL_DIR)")
+            return
+        counts = embed_pending(db, engine)
     except (EmbedderUnavailable, VectorsFromAnotherModel) as error:
         say(f"  skipped: {error}")
         return
