@@ -47,8 +47,9 @@ def step_line(step: Step) -> Text:
     line = Text("  ")
     line.append(f"{step.number}. ", style="dim")
     line.append(f"{step.name}({arguments_text(step.arguments)})", style="cyan")
-    line.append(" → " if step.ran else " → not run: ", style="dim" if step.ran else "bold yellow")
-    line.append(first_line(step.output))
+    line.append(" → ", style="dim")
+    # A refusal's text says "not run" and why; it is the harness speaking, so it stands out.
+    line.append(first_line(step.output), style="" if step.ran else "bold yellow")
     if step.lenient:
         line.append("  [lenient: call read from the model's text]", style="magenta")
     return line
@@ -154,9 +155,8 @@ def budget_warning(window: Budget, warn_share: float) -> Text | None:
 def lexical_only_warning(reason: str) -> Panel:
     return Panel(
         Text(
-            f"SEARCH WILL BE LEXICAL-ONLY: {reason}\nOnly the wording half of search runs; meaning-based matches "
-            "are missing from every answer. Pass --embed-model <multilingual-e5-small dir> or set "
-            "SENTINEL_EMBEDDER_URL.",
+            f"SEARCH WILL BE LEXICAL-ONLY: {reason}.\nOnly the wording half of search runs: matches by meaning are "
+            "missing from every answer.",
             style="bold",
         ),
         title="warning",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from sentinel.cli import index, maintain, openwebui
+from sentinel.cli import chat, index, maintain, openwebui
 from sentinel.cli import pool as pool_cli
 from sentinel.cli import search as search_cli
 
@@ -12,6 +12,7 @@ app = typer.Typer(no_args_is_help=True, add_completion=False, help="Sentinel: a 
 app.add_typer(index.app, name="index")
 app.command("maintain")(maintain.maintain)
 app.add_typer(openwebui.app, name="openwebui")
+app.command("chat")(chat.chat)
 app.add_typer(pool_cli.app, name="pool")
 app.command("search")(search_cli.search_command)
 app.command("embed")(search_cli.embed_command)
