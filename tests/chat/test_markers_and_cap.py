@@ -98,45 +98,56 @@ def test_retry_is_allowed_once_then_the_tool_is_closed_for_the_turn(make_session
     assert model.pending == 0
 
 
-def test_the_cap_is_stated_when_reached_and_enforced_after(make_session: MakeSession) -> None:
+def test_the_cap_is_stated_when_reached_and_then_no_tools_are_offered(make_session: MakeSession) -> None:
     session, model = make_session(
         [
             call("listing", folder="notes"),
-            call("graph", target="Sync"),
-            call("listing", folder="sources"),  # call 3 of 3: runs, and says it was the last
-            call("read", path="notes/Sync.md"),  # past the cap: refused with the cap named
+            calls(
+                ("graph", {"target": "Sync"}), ("listing", {"folder": "sources"}), ("read", {"path": "notes/Sync.md"})
+            ),
             answer("Your notes cover sync and the growth queue."),
         ],
         max_tool_calls=3,
     )
     turn = session.ask("what is in my vault?")
     assert [step.ran for step in turn.steps] == [True, True, True, False]
+    # Call 3 of 3 runs and says it was the last; the fourth, in the same reply, is refused with the cap named.
     assert turn.steps[2].output.endswith(
         "[note] that was tool call 3 of the 3 allowed for one answer: no further tool call will run. "
         "Answer now from what you have."
     )
     assert turn.steps[3].status is Status.STOP and "cap of 3 tool calls" in turn.steps[3].output
-    assert turn.ending is Ending.ANSWERED and model.pending == 0
+    # The request after the cap offers no tools: the model can only answer.
+    assert [request.tools is not None for request in model.requests] == [True, True, False]
+    assert turn.ending is Ending.ANSWERED and turn.answer.startswith("Your notes cover")
+    assert model.pending == 0
+    # Accounting: the schemas were sent twice, not three times, and /budget says the last request had none.
+    usage = session.session_usage()
+    assert (usage.calls, usage.calls_with_schemas, usage.schema_share(session.schema_cost)) == (3, 2, 4000)
+    assert "the last request offered no tools (the cap was reached)" in command_output(session, "/budget")
 
 
-def test_a_model_that_ignores_the_cap_is_stopped_after_the_second_refusal(make_session: MakeSession) -> None:
+def test_a_call_written_as_the_answer_after_the_cap_is_not_run_and_is_said(make_session: MakeSession) -> None:
+    written = '{"name": "search", "arguments": {"query": "sync"}}'
+    session, model = make_session([call("listing"), written], max_tool_calls=1)
+    turn = session.ask("list everything")
+    assert [step.ran for step in turn.steps] == [True]
+    assert turn.ending is Ending.CAP and turn.answer == written
+    assert model.requests[1].tools is None and model.pending == 0
+    footer = rendered(turn_footer(turn, session.schema_cost, session.budget()))
+    assert "after the cap, with no tools offered, the model asked for a tool instead of answering" in footer
+
+
+def test_tool_calls_returned_although_no_tools_were_offered_are_refused(make_session: MakeSession) -> None:
     session, model = make_session(
-        [
-            calls(("listing", {"folder": "notes"}), ("listing", {"folder": "sources"})),  # both run: cap reached
-            call("graph", target="Sync"),  # refused, cap named
-            call("search", query="sync"),  # refused again: the turn ends here
-            answer("never asked for"),
-        ],
-        max_tool_calls=2,
+        [call("listing"), call("graph", target="Sync"), answer("never asked for")], max_tool_calls=1
     )
     turn = session.ask("list everything")
-    assert [step.ran for step in turn.steps] == [True, True, False, False]
+    assert [step.ran for step in turn.steps] == [True, False]
     assert turn.ending is Ending.CAP and turn.answer == ""
-    assert len(model.requests) == 3 and model.pending == 1  # the loop ended; the model was not asked again
+    assert len(model.requests) == 2 and model.pending == 1  # the loop ended; the model was not asked again
     # The history stays well formed: every call the model made has its tool result.
-    assert sum(1 for message in session.messages if message["role"] == "tool") == 4
-    footer = rendered(turn_footer(turn, session.schema_cost, session.budget()))
-    assert "the turn was stopped: the model kept asking for tools after the cap was reached" in footer
+    assert sum(1 for message in session.messages if message["role"] == "tool") == 2
 
 
 def test_a_tool_call_written_as_json_in_the_text_is_run_and_called_lenient(make_session: MakeSession) -> None:

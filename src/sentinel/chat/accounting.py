@@ -25,10 +25,11 @@ class CallUsage:
     prompt_tokens: int | None
     completion_tokens: int | None
     timings: Timings
+    with_schemas: bool = True  # the request carried the tool schemas (not after the cap was reached)
 
     @classmethod
-    def of(cls, result: ChatResult) -> CallUsage:
-        return cls(result.prompt_tokens, result.completion_tokens, result.timings)
+    def of(cls, result: ChatResult, *, with_schemas: bool = True) -> CallUsage:
+        return cls(result.prompt_tokens, result.completion_tokens, result.timings, with_schemas)
 
     @property
     def context_tokens(self) -> int | None:
@@ -81,6 +82,7 @@ class Usage:
     """Sums over a run of model calls. Timings are split only when every call reported the split."""
 
     calls: int
+    calls_with_schemas: int
     prompt_tokens: int
     completion_tokens: int
     unreported: int  # calls whose reply carried no usage: their tokens are missing from the sums
@@ -90,8 +92,8 @@ class Usage:
     generation_s: float | None
 
     def schema_share(self, cost: SchemaCost) -> int | None:
-        """Prompt tokens spent re-sending the schemas: every request carries them."""
-        return None if cost.schema_tokens is None else cost.schema_tokens * self.calls
+        """Prompt tokens spent re-sending the schemas with every request that offered tools."""
+        return None if cost.schema_tokens is None else cost.schema_tokens * self.calls_with_schemas
 
 
 def usage_of(calls: Sequence[CallUsage]) -> Usage:
@@ -102,6 +104,7 @@ def usage_of(calls: Sequence[CallUsage]) -> Usage:
 
     return Usage(
         calls=len(calls),
+        calls_with_schemas=sum(1 for call in calls if call.with_schemas),
         prompt_tokens=sum(call.prompt_tokens or 0 for call in calls),
         completion_tokens=sum(call.completion_tokens or 0 for call in calls),
         unreported=sum(1 for call in calls if call.prompt_tokens is None),
@@ -118,8 +121,9 @@ class Budget:
 
     window: int
     in_context: int | None
-    schema_tokens: int | None
+    schema_tokens: int | None  # of ``in_context``: 0 when the last request offered no tools
     base_tokens: int | None
+    schemas_withheld: bool = False  # the last request offered no tools (cap reached); the next one will
 
     @property
     def conversation_tokens(self) -> int | None:
@@ -138,5 +142,8 @@ class Budget:
 
 def budget(window: int, last_call: CallUsage | None, cost: SchemaCost) -> Budget:
     """The window as the last reply left it; before any reply, what the first request starts from."""
-    in_context = last_call.context_tokens if last_call is not None else cost.start_tokens
-    return Budget(window, in_context, cost.schema_tokens, cost.base_tokens)
+    if last_call is None:
+        return Budget(window, cost.start_tokens, cost.schema_tokens, cost.base_tokens)
+    withheld = not last_call.with_schemas
+    schema = 0 if withheld else cost.schema_tokens
+    return Budget(window, last_call.context_tokens, schema, cost.base_tokens, withheld)

@@ -6,7 +6,7 @@
 - [RETRY] allows a bounded retry: once a tool has answered [RETRY] more often than ``retries_per_tool`` allows,
   it is not run again in the turn.
 - A hard cap on tool calls per turn; the call that reaches it carries a note saying so, and every call past it
-  is refused with the cap named.
+  is refused with the cap named (the loop then stops offering tools: see ``loop``).
 """
 
 from __future__ import annotations
@@ -47,16 +47,18 @@ class TurnControl:
     max_calls: int
     retries_per_tool: int
     calls: int = 0
-    refused_for_cap: int = 0
     search_ended_by: str = ""
     retries: Counter[str] = field(default_factory=Counter)
     offered: set[tuple[str, str, int]] = field(default_factory=set)
+
+    @property
+    def cap_reached(self) -> bool:
+        return self.calls >= self.max_calls
 
     def admit(self, call: ToolCall) -> str | None:
         """None when the call may run; otherwise the status-marked text the model gets instead of a result."""
         self.calls += 1
         if self.calls > self.max_calls:
-            self.refused_for_cap += 1
             return (
                 f"{Status.STOP} not run: the cap of {self.max_calls} tool calls for one answer is reached. "
                 "Answer now from the results above, or tell the user what is still missing."

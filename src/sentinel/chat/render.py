@@ -94,7 +94,10 @@ def turn_footer(turn: Turn, cost: SchemaCost, window: Budget) -> RenderableType:
         lines.append(Text("the answer was cut at the reply token limit (chat.reply_tokens)", style="bold yellow"))
     if turn.ending is Ending.CAP:
         lines.append(
-            Text("the turn was stopped: the model kept asking for tools after the cap was reached", style="bold red")
+            Text(
+                "after the cap, with no tools offered, the model asked for a tool instead of answering (not run)",
+                style="bold red",
+            )
         )
     return Group(*lines)
 
@@ -135,8 +138,13 @@ def budget_view(window: Budget, cost: SchemaCost, session: Usage, turns: int) ->
     table.add_row("  system prompt + template", _n(window.base_tokens), _share(window.base_tokens, window.window))
     table.add_row("  conversation", _n(window.conversation_tokens), _share(window.conversation_tokens, window.window))
     table.add_row("free", _n(window.free), _share(window.free, window.window))
-    lines = [
-        f"schemas: {cost.how}",
+    lines = [f"schemas: {cost.how}"]
+    if window.schemas_withheld:
+        lines.append(
+            f"the last request offered no tools (the cap was reached); the next one carries the schemas again "
+            f"(+{_n(cost.schema_tokens)})"
+        )
+    lines += [
         f"session: {turns} turn(s), {session.calls} model call(s); {tokens_text(session, cost)}",
         f"session time: {timings_text(session)}",
     ]
