@@ -34,7 +34,7 @@ class Tools:
         cursor: int = 0,
         __metadata__: dict[str, Any] | None = None,
     ) -> str:
-        """Search the vault first, before answering from memory. rung=summary (one line per page) is normally enough; use rung=body (verbatim passages) only when a summary showed a page relevant without the answer. [DONE]: nothing more to find, stop searching and answer. Never repeat a query.
+        """Search the vault (always before answering from memory). rung='summary' (default) gives one line per page saying what it is: usually enough. rung='body' gives verbatim passages: use it only when a summary showed a page is relevant but lacks the answer. Hits are in rank order. On [DONE] stop searching and answer.
         :param query: words or a question
         :param rung: summary or body
         :param cursor: from a [more] line
@@ -96,9 +96,9 @@ class Tools:
         return await self._call("relocate", {"source": source, "destination": destination})
 
     async def remove(self, path: str) -> str:
-        """Delete a page, only when the user explicitly asks. Transcripts cannot be removed.
-        :param path: vault-relative path
-        """
+        """Delete a vault page, only when the user asked for it. Links to it stay and point nowhere until a page with that name exists again. Transcripts under conversations/ can never be removed ([STOP]).
+        :param path: vault-relative, e.g. notes/Topic.md
+        """  # noqa: E501
         return await self._call("remove", {"path": path})
 
     async def save(
@@ -108,7 +108,7 @@ class Tools:
         __messages__: list[dict[str, Any]] | None = None,
         __metadata__: dict[str, Any] | None = None,
     ) -> str:
-        """Keep this conversation, only when the user asks ("save this", "note this", "kaydet"); never offer it or decide it yourself. Records the whole chat verbatim and writes the note to notes/<subject>.md with a line pointing at that record.
+        """Save this conversation, ONLY when the user asks ('save this', 'note this', 'kaydet'); never offer or decide on your own. subject names the note (notes/<subject>.md); content is what to keep, in the user's words where possible. The whole conversation is recorded verbatim and linked from the note.
         :param subject: the note's title
         :param content: what to keep, as markdown
         """  # noqa: E501

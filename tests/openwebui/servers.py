@@ -81,6 +81,7 @@ def running(command: list[str], env: dict[str, str], port: int, log: Path, timeo
 def open_webui(data_dir: Path, openai_urls: list[str], ollama_urls: list[str]) -> Iterator[Server]:
     """A fresh Open WebUI with an admin account, API keys on, and the given model connections."""
     port = free_port()
+    data_dir.mkdir(parents=True, exist_ok=True)
     env = {
         **owui_environment(data_dir),
         "WEBUI_ADMIN_EMAIL": ADMIN_EMAIL,

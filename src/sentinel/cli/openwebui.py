@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from sentinel.cli.common import console, fail
+from sentinel.cli.common import fail
 from sentinel.keys import KeyFileError, Scope, create_key
 from sentinel.openwebui import SetupError, setup
 from sentinel.paths import keys_path
@@ -39,4 +39,4 @@ def setup_command(
     except (SetupError, KeyFileError) as err:
         fail(str(err))
     for line in report.lines(settings.openwebui):
-        console.print(line)
+        typer.echo(line)  # plain lines, never re-wrapped: logs and scripts read them

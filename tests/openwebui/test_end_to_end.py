@@ -1,0 +1,198 @@
+"""Sentinel in a real Open WebUI: setup registers tool and model; chats call the real tool API; the vault shows it.
+
+One stack for the module (each Open WebUI start costs ~25-60 s): the tool API service over a temporary vault,
+Open WebUI (offline, fresh data folder) with three model connections: a scripted OpenAI-shaped backend, a
+scripted Ollama-shaped one, and the real small Qwen on llama.cpp behind a lenient front (chat_backends.py).
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from click.testing import Result
+from typer.testing import CliRunner
+
+from sentinel.cli import app
+from sentinel.keys import Scope, create_key
+from tests.openwebui.chat_backends import ChatBackend, ToolCall, lenient_llama, scripted
+from tests.openwebui.servers import ADMIN_EMAIL, ADMIN_PASSWORD, REPO, Server, open_webui, sentinel_api
+from tests.support.llama import MODEL_ALIAS, llama_server
+
+pytestmark = pytest.mark.slow
+
+PRIMITIVES = {"read", "search", "listing", "graph", "write", "relocate", "remove"}
+STATUS_MARKERS = ("[OK]", "[OK → next]", "[DONE]", "[RETRY]", "[STOP]", "[more]", "[note]")
+SYSTEM_PROMPT = (REPO / "tool" / "system_prompt.txt").read_text()
+ANSWER = "Saved it to your notes."
+PAGE = """---
+type: note
+---
+# Maintenance
+
+The growth queue lists the names that links reach for but no page defines yet.
+"""
+
+
+KEPT = "The growth queue lists names no page defines yet."
+SUBJECTS = {"scripted-openai": "Growth queue via OpenAI", "scripted-ollama:latest": "Growth queue via Ollama"}
+
+
+def script(subject: str) -> list[ToolCall]:
+    return [ToolCall("search", {"query": "growth queue"}), ToolCall("save", {"subject": subject, "content": KEPT})]
+
+
+@dataclass
+class Stack:
+    owui: Server
+    api: Server
+    vault: Path
+    key: str
+    backends: dict[str, ChatBackend]
+
+
+@pytest.fixture(scope="module")
+def stack(owui_python: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
+    work = tmp_path_factory.mktemp("owui-e2e")
+    vault = work / "vault"
+    (vault / "notes").mkdir(parents=True)
+    (vault / "notes" / "Maintenance.md").write_text(PAGE)
+    _, key = create_key(work / "keys.json", Scope.WRITE, label="open-webui test")
+    backends = {name: scripted(name, script(subject), ANSWER) for name, subject in SUBJECTS.items()}
+    with ExitStack() as running:
+        api = running.enter_context(sentinel_api(vault, work / "index.db", work / "keys.json", work / "api.log"))
+        llama = running.enter_context(llama_server(ctx=8192))
+        backends[MODEL_ALIAS] = lenient_llama(MODEL_ALIAS, llama, max_calls=1)
+        for backend in backends.values():
+            running.enter_context(backend)
+        openai = [backends[name].root + "/v1" for name in ("scripted-openai", MODEL_ALIAS)]
+        ollama = [backends["scripted-ollama:latest"].root]
+        owui = running.enter_context(open_webui(work / "open-webui", openai, ollama))
+        yield Stack(owui=owui, api=api, vault=vault, key=key, backends=backends)
+
+
+def run_setup(stack: Stack, base_model: str, key: str = "") -> Result:
+    env = {
+        "SENTINEL_OPENWEBUI__ADMIN_EMAIL": ADMIN_EMAIL,
+        "SENTINEL_OPENWEBUI__ADMIN_PASSWORD": ADMIN_PASSWORD,
+        "SENTINEL_OPENWEBUI__TOOL_API_KEY": key,
+        "SENTINEL_OPENWEBUI__TOOL_FILE": str(REPO / "tool" / "openwebui_tool.py"),
+        "SENTINEL_OPENWEBUI__SYSTEM_PROMPT_FILE": str(REPO / "tool" / "system_prompt.txt"),
+    }
+    command = ["openwebui", "setup", "--url", stack.owui.url, "--base-model", base_model]
+    result = CliRunner().invoke(app, [*command, "--tool-api-url", stack.api.url], env=env)
+    assert result.exit_code == 0, result.output
+    return result
+
+
+def admin(stack: Stack) -> httpx.Client:
+    client = httpx.Client(base_url=stack.owui.url, timeout=60)
+    signin = {"email": ADMIN_EMAIL, "password": ADMIN_PASSWORD}
+    client.headers["Authorization"] = f"Bearer {client.post('/api/v1/auths/signin', json=signin).json()['token']}"
+    return client
+
+
+def chat(stack: Stack, text: str, timeout_s: float = 900) -> tuple[str, dict[str, Any]]:
+    """One new chat with the Sentinel model, as the web page starts it; returns the chat id and the finished
+    assistant message as Open WebUI stored it."""
+    client = admin(stack)
+    user_id, assistant_id = str(uuid.uuid4()), str(uuid.uuid4())
+    body = {
+        "model": "sentinel",
+        "stream": True,
+        "parent_id": None,  # a new chat: Open WebUI creates it and runs the turn with its id
+        "id": assistant_id,
+        "tool_ids": ["sentinel"],
+        "user_message": {"id": user_id, "role": "user", "content": text, "parentId": None},
+        "messages": [{"role": "user", "content": text}],
+    }
+    # Without a browser session Open WebUI answers once the whole turn, tool calls included, has run.
+    assert client.post("/api/chat/completions", json=body, timeout=timeout_s).status_code == 200
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        for listed in client.get("/api/v1/chats/").json():
+            history = client.get(f"/api/v1/chats/{listed['id']}").json()["chat"]["history"]["messages"]
+            message = history.get(assistant_id)
+            if message and message.get("done"):
+                return listed["id"], message
+        time.sleep(1)
+    raise AssertionError(f"the chat turn did not finish within {timeout_s} s; Open WebUI log: {stack.owui.log}")
+
+
+def transcript_of(vault: Path, chat_id: str) -> Path:
+    found = [p for p in (vault / "conversations").glob("*.md") if f"chat_id: {chat_id}" in p.read_text()]
+    assert len(found) == 1, f"transcripts for {chat_id}: {found}"
+    return found[0]
+
+
+def test_setup_registers_tool_and_model_and_a_second_run_updates_them(stack: Stack) -> None:
+    first = run_setup(stack, "scripted-openai", key=stack.key)
+    assert "tool 'sentinel' created" in first.output and "model 'sentinel' (Sentinel) created" in first.output
+    second = run_setup(stack, "scripted-openai")  # no key given: the one in the valves stays
+    assert "tool 'sentinel' updated" in second.output and "model 'sentinel' (Sentinel) updated" in second.output
+    assert "kept from the valves" in second.output and "warning" not in second.output
+
+    client = admin(stack)
+    assert [tool["id"] for tool in client.get("/api/v1/tools/").json()] == ["sentinel"]
+    valves = client.get("/api/v1/tools/id/sentinel/valves").json()
+    assert valves["api_url"] == stack.api.url and valves["api_key"] == stack.key
+    assert [m["id"] for m in client.get("/api/models").json()["data"]].count("sentinel") == 1
+    info = client.get("/api/v1/models/model", params={"id": "sentinel"}).json()
+    assert info["base_model_id"] == "scripted-openai"
+    assert info["params"]["system"] == SYSTEM_PROMPT and info["params"]["function_calling"] == "native"
+    assert info["meta"]["toolIds"] == ["sentinel"] and info["meta"]["capabilities"]["builtin_tools"] is False
+
+
+@pytest.mark.parametrize("base_model", ["scripted-openai", "scripted-ollama:latest"])
+def test_a_chat_searches_then_saves_into_the_vault(stack: Stack, base_model: str) -> None:
+    backend = stack.backends[base_model]
+    run_setup(stack, base_model, key=stack.key)
+    seen = len(backend.requests)
+    chat_id, message = chat(stack, "What is the growth queue? Save this.")
+    assert ANSWER in message["content"]
+
+    turn = backend.requests[seen:]
+    assert {tool["function"]["name"] for tool in turn[0]["tools"]} == PRIMITIVES | {"save"}
+    assert turn[0]["messages"][0] == {"role": "system", "content": SYSTEM_PROMPT}
+    search_result, save_result = [m["content"] for m in turn[-1]["messages"] if m["role"] == "tool"]
+    assert search_result.startswith(STATUS_MARKERS) and "notes/Maintenance.md" in search_result
+    assert save_result.startswith("[OK"), save_result
+
+    transcript = transcript_of(stack.vault, chat_id)
+    assert "What is the growth queue? Save this." in transcript.read_text()
+    subject = script("")[1].arguments["content"]
+    note = (
+        stack.vault / "notes" / f"Growth queue via {'Ollama' if 'ollama' in base_model else 'OpenAI'}.md"
+    ).read_text()
+    assert subject in note
+    records = [line for line in note.splitlines() if line.startswith("Record:")]
+    assert len(records) == 1 and transcript.stem in records[0]
+
+
+def test_the_real_small_model_through_open_webui(stack: Stack) -> None:
+    """Lenient about which tool Qwen picks; strict about what Open WebUI, the tool and the API do with it."""
+    backend = stack.backends[MODEL_ALIAS]
+    run_setup(stack, MODEL_ALIAS, key=stack.key)
+    question = "What does my vault say about the growth queue?"
+    chat_id, message = chat(stack, question)
+
+    last = backend.requests[-1]["messages"]
+    calls = [c["function"] for m in last if m["role"] == "assistant" for c in m.get("tool_calls") or []]
+    results = [m["content"] for m in last if m["role"] == "tool"]
+    assert calls, f"Qwen made no tool call, so nothing reached Sentinel; it answered: {message['content']!r}"
+    assert len(results) == len(calls)
+    for call, result in zip(calls, results, strict=True):
+        assert result.startswith(STATUS_MARKERS), (call, result)
+        if call["name"] == "save" and result.startswith("[OK"):
+            assert question in transcript_of(stack.vault, chat_id).read_text()
+        if call["name"] in ("write", "relocate", "remove") and "conversations/" in call["arguments"]:
+            assert result.startswith("[STOP]"), (call, result)
+    for page in (stack.vault / "conversations").glob("*.md"):
+        assert "type: transcript" in page.read_text()
