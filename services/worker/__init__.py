@@ -1,0 +1,1 @@
+"""The Celery worker and beat: run the maintenance pass nightly, on demand, one at a time across workers."""
