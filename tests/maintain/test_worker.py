@@ -176,8 +176,9 @@ def _finished(trigger: str) -> Callable[[list[dict[str, Any]]], bool]:
 @pytest.mark.timeout(400)
 def test_missed_run_is_caught_up_at_start_and_the_nightly_schedule_fires(stack: Callable[..., Stack]) -> None:
     now = datetime.now().astimezone()
-    # Due one minute from now; the pass before was two days ago, so last night's pass was missed (asleep).
-    at = (now + timedelta(minutes=1)).strftime("%H:%M")
+    # Due in 40-100 s (a whole minute, far enough ahead that beat is up before it); the pass before was two
+    # days ago, so last night's pass was missed (the machine slept).
+    at = (now + timedelta(seconds=100)).strftime("%H:%M")
     built = stack({"conversations/chat.md": "user: nothing to analyse here"}, SENTINEL_MAINTAIN_AT=at)
     db = open_index(built.settings)
     record_run(db, now - timedelta(days=2))
