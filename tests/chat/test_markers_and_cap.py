@@ -75,6 +75,9 @@ def test_more_may_be_followed_after_the_chain_ended(make_session: MakeSession) -
     assert continued.ran and continued.status in (Status.OK, Status.MORE)
     assert not refused.ran and refused.status is Status.DONE
     assert model.pending == 0
+    # /steps shows each status, [more] included (console markup must not swallow it).
+    rows = [line for line in command_output(session, "/steps").splitlines() if " search " in line]
+    assert "[more]" in rows[0] and all(str(step.status) in row for step, row in zip(turn.steps, rows, strict=True))
 
 
 def test_retry_is_allowed_once_then_the_tool_is_closed_for_the_turn(make_session: MakeSession) -> None:

@@ -115,7 +115,10 @@ def steps_view(turn: Turn | None) -> RenderableType:
         happened += f", {step.seconds * 1000:.0f} ms" if step.ran else ""
         happened += ", lenient" if step.lenient else ""
         status = step.status.value if step.status else "(none)"
-        table.add_row(str(step.number), step.name, arguments_text(step.arguments), status, happened)
+        # Text cells: a status such as [more] would otherwise be read as console markup and vanish.
+        table.add_row(
+            *(Text(cell) for cell in (str(step.number), step.name, arguments_text(step.arguments), status, happened))
+        )
     return Group(table, Text("/steps N shows the whole result of step N", style="dim"))
 
 
