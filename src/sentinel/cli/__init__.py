@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from sentinel.cli import chat, index, maintain, openwebui
+from sentinel.cli import chat, deploy, index, maintain, openwebui
 from sentinel.cli import pool as pool_cli
 from sentinel.cli import search as search_cli
 
@@ -16,6 +16,7 @@ app.command("chat")(chat.chat)
 app.add_typer(pool_cli.app, name="pool")
 app.command("search")(search_cli.search_command)
 app.command("embed")(search_cli.embed_command)
+app.add_typer(deploy.app, name="deploy")
 
 
 def main() -> None:
