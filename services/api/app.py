@@ -132,6 +132,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     for name in TOOLS:
         _tool_route(app, name)
 
+    @app.post("/v1/maintain", status_code=202)
+    def maintain_route(minutes: float | None = None, scope: Scope = Depends(scope_of)) -> dict[str, object]:
+        """Queue a maintenance pass now. 202 means queued, not done: a worker takes it when one is free."""
+        require_write(scope, "maintain")
+        from services.worker.trigger import trigger_maintenance  # the worker's Celery app, built on first use
+
+        return trigger_maintenance(minutes)
+
     @app.post("/v1/capture", response_model=ToolText)
     def capture_route(body: CaptureRequest, scope: Scope = Depends(scope_of)) -> ToolText:
         require_write(scope, "capture")
