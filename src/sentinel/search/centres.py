@@ -24,7 +24,7 @@ CENTRES_KEY = "vector_centres:{table}"
 SAMPLE = 2000  # passages labelled by language ID per refresh
 MIN_SHARE = 0.02  # a language needs this share of the sample (and MIN_COUNT passages) for its own centre
 MIN_COUNT = 10
-REFRESH_GROWTH = 4  # refresh once a table holds this many times the vectors its centres came from
+REFRESH_GROWTH = 4  # past SAMPLE vectors, refresh once a table holds this many times its centres' basis
 SCAN = 20_000
 
 TextsOf = Callable[[list[int]], dict[int, str]]
@@ -61,31 +61,35 @@ def from_sample(vectors: np.ndarray, texts: list[str]) -> Centres:
     )
 
 
-def first_centres(db: sqlite3.Connection, table: str, vectors: np.ndarray, texts: list[str]) -> Centres:
-    """Centres for a table's very first batch (refined by ``refresh_if_grown`` as the table grows)."""
-    centres = from_sample(vectors, texts)
+def first_centres(
+    db: sqlite3.Connection, table: str, vectors: np.ndarray, texts: list[str], seeds: Centres | None
+) -> Centres:
+    """Centres for a table's very first batch: the ``seeds`` when given (another table's languages), else
+    those of the batch itself. ``refresh_if_grown`` refines them as the table grows."""
+    centres = seeds if seeds is not None else from_sample(vectors, texts)
     _save(db, table, centres, len(vectors))
     return centres
 
 
-def refresh_if_grown(db: sqlite3.Connection, table: str, texts_of: TextsOf) -> bool:
-    """Recompute the table's centres and every row's centre and bits once it has grown enough.
+def refresh_if_grown(
+    db: sqlite3.Connection, table: str, texts_of: TextsOf, *, seeds: Centres | None = None, force: bool = False
+) -> bool:
+    """Recompute the table's centres and every row's centre and bits once it has grown enough: after any
+    growth while it is small (a refresh then costs little), then at each ``REFRESH_GROWTH``-fold growth.
 
-    ``texts_of`` gives the embedded text of vector ids (for the language-ID sample). Returns whether a
-    refresh ran.
+    The languages come from a language-ID sample of the table's own texts (``texts_of`` gives the embedded
+    text of vector ids), or from ``seeds``: page summaries are too few in a small vault to tell languages
+    apart, so they take the chunk table's languages and move each centre to the mean of their own vectors.
+    ``force`` refreshes regardless of growth (the seeds changed). Returns whether a refresh ran.
     """
     current = load(db, table)
     count = int(db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0])
-    if current is None or count < REFRESH_GROWTH * current[1]:
+    if current is None or not count or (count == current[1] and not force):
         return False
+    if not force and current[1] >= SAMPLE and count < REFRESH_GROWTH * current[1]:
+        return False  # a large table's centres hold until it has grown well past them
     dims = current[0].vectors.shape[1]
-    rng = np.random.default_rng(count)  # deterministic for a given table size
-    ids = np.array([r[0] for r in db.execute(f"SELECT id FROM {table}")], dtype=np.int64)
-    chosen = rng.choice(ids, size=min(SAMPLE, len(ids)), replace=False) if len(ids) else ids
-    texts = texts_of(sorted(int(i) for i in chosen))
-    sample_ids = sorted(texts)
-    sample = _vectors_of(db, table, sample_ids, dims)
-    centres = from_sample(sample, [texts[i] for i in sample_ids]) if sample_ids else current[0]
+    centres = seeds if seeds is not None else _sampled(db, table, texts_of, count, dims)
     centres = _kmeans_step(db, table, centres, dims)
     with transaction(db):
         for ids_batch, vecs in _scan(db, table, dims):
@@ -98,6 +102,16 @@ def refresh_if_grown(db: sqlite3.Connection, table: str, texts_of: TextsOf) -> b
         _save(db, table, centres, count)
         db.execute("UPDATE search_generation SET n = n + 1")
     return True
+
+
+def _sampled(db: sqlite3.Connection, table: str, texts_of: TextsOf, count: int, dims: int) -> Centres:
+    """Centres of the languages found in a deterministic random sample of the table."""
+    rng = np.random.default_rng(count)  # the same table size always draws the same sample
+    ids = np.array([r[0] for r in db.execute(f"SELECT id FROM {table}")], dtype=np.int64)
+    chosen = rng.choice(ids, size=min(SAMPLE, len(ids)), replace=False)
+    texts = texts_of(sorted(int(i) for i in chosen))
+    sample_ids = sorted(texts)
+    return from_sample(_vectors_of(db, table, sample_ids, dims), [texts[i] for i in sample_ids])
 
 
 def _kmeans_step(db: sqlite3.Connection, table: str, centres: Centres, dims: int) -> Centres:

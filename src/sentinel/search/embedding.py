@@ -113,16 +113,20 @@ def embed_pending(
     done = 0
     if progress:
         progress(0, total)
+    refreshed = False
     for table in TABLES:
+        seeds = None if table == "chunk_vectors" else _loaded_centres(db, "chunk_vectors")
         for start in range(0, len(jobs[table]), BATCH):
             batch = jobs[table][start : start + BATCH]
             embedding = embedder.embed([job.passage for job in batch], "passage")
-            _store(db, table, batch, embedding.vectors, embedding.tokens, embedding.truncated)
+            _store(db, table, batch, embedding.vectors, embedding.tokens, embedding.truncated, seeds)
             counts.truncated += [job.label for job, cut in zip(batch, embedding.truncated, strict=True) if cut]
             done += len(batch)
             if progress:
                 progress(done, total)
-        centres.refresh_if_grown(db, table, partial(_texts_of, db, table))
+        refreshed = centres.refresh_if_grown(
+            db, table, partial(_texts_of, db, table), seeds=seeds, force=refreshed and seeds is not None
+        )
     counts.chunks, counts.summaries = len(jobs["chunk_vectors"]), len(jobs["summary_vectors"])
     counts.removed = _remove_unused(db)
     counts.seconds = time.perf_counter() - started
@@ -183,11 +187,14 @@ def _store(
     vectors: np.ndarray,
     tokens: list[int],
     truncated: list[bool],
+    seeds: centres.Centres | None,
 ) -> None:
     q, scales = quantise(vectors)
     with transaction(db):
         known = centres.load(db, table)
-        table_centres = known[0] if known else centres.first_centres(db, table, vectors, [j.passage for j in batch])
+        table_centres = (
+            known[0] if known else centres.first_centres(db, table, vectors, [j.passage for j in batch], seeds)
+        )
         which = table_centres.nearest(vectors)
         bits = sign_bits(table_centres.centred(vectors, which))
         for i, job in enumerate(batch):
@@ -205,6 +212,11 @@ def _store(
                     (*job.key, *values),
                 )
         db.execute("UPDATE search_generation SET n = n + 1")
+
+
+def _loaded_centres(db: sqlite3.Connection, table: str) -> centres.Centres | None:
+    known = centres.load(db, table)
+    return known[0] if known else None
 
 
 def _remove_unused(db: sqlite3.Connection) -> int:

@@ -27,7 +27,7 @@ from sentinel.search.hits import build_hits, exact_pages, quality_flags
 from sentinel.search.lexical import lexical_chunks, lexical_terms
 from sentinel.search.results import Hit, Rung, SearchResult
 from sentinel.search.vectors import nearest
-from sentinel.search.view import SearchView, current_view
+from sentinel.search.view import SearchView, chunk_count, current_view
 from sentinel.settings import Settings
 
 CHUNKS_PER_PAGE = 3  # chunk candidates fetched per page a leg should contribute
@@ -74,9 +74,9 @@ def _meaning(db: sqlite3.Connection, embedder: Embedder, query: str, rung: Rung,
         return _Meaning(notes=[f"nothing has been embedded yet (run `sentinel embed`); {WORDING_ONLY}"])
     vector = embedder.embed([query], "query").vectors[0]
     out = _Meaning(notes=_coverage_notes(view))
-    if view.chunks is not None:
-        mask = view.summary_mask if rung == "summary" else None
-        out.chunks = nearest(db, view.chunks, vector, depth * CHUNKS_PER_PAGE, mask)
+    chunk_set = view.summary_role_chunks if rung == "summary" else view.chunks
+    if chunk_set is not None:
+        out.chunks = nearest(db, chunk_set, vector, depth * CHUNKS_PER_PAGE)
     if view.summaries is not None:
         out.pages = nearest(db, view.summaries, vector, depth)
     return out
@@ -163,8 +163,7 @@ def rank_legs(
     depth = settings.search.leg_depth
     roles = frozenset(role.value for role in SUMMARY_RUNG_ROLES) if rung == "summary" else None
     meaning = _meaning_within(db, embedder, text, rung, depth, deadline)
-    chunk_count = int(db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0])
-    lexical = lexical_chunks(db, lexical_terms(db, text, chunk_count), depth * CHUNKS_PER_PAGE)
+    lexical = lexical_chunks(db, lexical_terms(db, text, chunk_count(db)), depth * CHUNKS_PER_PAGE)
     where = _chunk_pages(db, lexical + meaning.chunks)
     legs: dict[str, list[str]] = {r.LEG_LEXICAL: _pages_by_best_chunk(lexical, where, roles)}
     if meaning.chunks or meaning.pages:

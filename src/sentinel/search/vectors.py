@@ -81,23 +81,33 @@ class VectorSet:
     def __len__(self) -> int:
         return len(self.items)
 
+    def subset(self, mask: np.ndarray) -> VectorSet:
+        """The rows where ``mask`` is True, as a set of their own (for a rung that sees only some roles)."""
+        return VectorSet(
+            self.table,
+            self.items[mask],
+            self.vector_ids[mask],
+            self.centre_of[mask],
+            np.ascontiguousarray(self.bits[mask]),
+            self.centres,
+            self.dims,
+        )
 
-def nearest(
-    db: sqlite3.Connection, vectors: VectorSet, query: np.ndarray, k: int, allowed: np.ndarray | None = None
-) -> list[int]:
+
+def nearest(db: sqlite3.Connection, vectors: VectorSet, query: np.ndarray, k: int) -> list[int]:
     """The ``k`` items nearest to ``query`` (a unit vector from the same model), best first.
 
-    ``allowed`` is a boolean mask over the rows (e.g. only summary-rung roles). Only the order leaves this
-    function: fusion works on ranks, and no output carries a similarity.
+    Only the order leaves this function: fusion works on ranks, and no output carries a similarity.
     """
     if not len(vectors) or k <= 0:
         return []
-    rows = np.arange(len(vectors)) if allowed is None else np.flatnonzero(allowed)
     centred_query = vectors.centres.centred(query[None, :])[0]
-    if len(rows) > CANDIDATES:
+    if len(vectors) > CANDIDATES:
         qbits = sign_bits(centred_query[None, :])[0]
-        distance = np.bitwise_count(vectors.bits[rows] ^ qbits).sum(axis=1, dtype=np.int32)
-        rows = rows[np.argpartition(distance, CANDIDATES)[:CANDIDATES]]
+        distance = np.bitwise_count(vectors.bits ^ qbits).sum(axis=1, dtype=np.int32)
+        rows = np.argpartition(distance, CANDIDATES)[:CANDIDATES]
+    else:
+        rows = np.arange(len(vectors))
     found = _fetch(db, vectors.table, vectors.vector_ids[rows].tolist())
     rows = np.array([r for r in rows.tolist() if int(vectors.vector_ids[r]) in found], dtype=np.int64)
     if not len(rows):

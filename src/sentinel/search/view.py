@@ -24,7 +24,7 @@ class SearchView:
     generation: int
     identity: dict[str, object] | None
     chunks: VectorSet | None  # items are chunk ids
-    summary_mask: np.ndarray | None  # over ``chunks`` rows: True where the chunk's page is a summary-rung role
+    summary_role_chunks: VectorSet | None  # the chunks of summary-rung pages only
     summaries: VectorSet | None  # items are page rowids (summary-rung pages only)
     chunk_count: int
     page_count: int  # summary-rung pages
@@ -62,6 +62,22 @@ def current_view(db: sqlite3.Connection) -> SearchView:
     return view
 
 
+_counts: dict[str, tuple[int, int]] = {}
+
+
+def chunk_count(db: sqlite3.Connection) -> int:
+    """How many chunks the index holds, counted once per change of the index (a count scans the table)."""
+    key = _index_file(db)
+    now = generation(db)
+    cached = _counts.get(key)
+    if cached is not None and cached[0] == now:
+        return cached[1]
+    count = int(db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0])
+    if key:
+        _counts[key] = (now, count)
+    return count
+
+
 def _roles() -> list[str]:
     return sorted(r.value for r in SUMMARY_RUNG_ROLES)
 
@@ -69,18 +85,19 @@ def _roles() -> list[str]:
 def load_view(db: sqlite3.Connection, at_generation: int) -> SearchView:
     identity = recorded_identity(db)
     dims = int(identity["dims"]) if identity and isinstance(identity.get("dims"), int) else 0  # type: ignore[call-overload]
-    chunk_count = int(db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0])
+    chunks_total = chunk_count(db)
     roles = _roles()
     marks = ",".join("?" * len(roles))
     page_count = int(db.execute(f"SELECT COUNT(*) FROM pages WHERE role IN ({marks})", roles).fetchone()[0])
     chunk_set, mask = _chunk_set(db, dims, roles)
+    role_chunks = chunk_set.subset(mask) if chunk_set is not None and mask is not None else None
     return SearchView(
         generation=at_generation,
         identity=identity,
         chunks=chunk_set,
-        summary_mask=mask,
+        summary_role_chunks=role_chunks,
         summaries=_summary_set(db, dims, roles),
-        chunk_count=chunk_count,
+        chunk_count=chunks_total,
         page_count=page_count,
     )
 

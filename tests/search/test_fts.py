@@ -1,0 +1,90 @@
+"""User text never breaks FTS5, and questions still match (real SQLite FTS5, no model)."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sentinel.search.fts import match_expression, prune_common, query_terms
+
+NASTY = [
+    'NEAR("a" "b", 2)',
+    "foo AND OR NOT bar",
+    '"unbalanced quote',
+    "col:value title:x",
+    "* ^ - + ( ) { } [ ] : ;",
+    "prefix* and -negated",
+    "a\x00b",
+    "'; DROP TABLE chunks; --",
+    "🙂 emoji only 🙂",
+    "   ",
+    "İstanbul ılık ağaç GRÖSSE naïve",
+    "x" * 5000,
+]
+
+
+@pytest.fixture
+def fts() -> sqlite3.Connection:
+    db = sqlite3.connect(":memory:")
+    db.execute("CREATE VIRTUAL TABLE t USING fts5(text, tokenize='unicode61 remove_diacritics 2')")
+    db.execute("CREATE VIRTUAL TABLE t_vocab USING fts5vocab(t, 'row')")
+    db.executemany(
+        "INSERT INTO t(text) VALUES (?)",
+        [
+            ("The Catalyst license gives early access to insider builds.",),
+            ("Ağaç görünümü ve klavye kısayolları",),
+            ("Die Größe der Datei ist begrenzt.",),
+            ("Obsidian stores notes as plain text files.",),
+        ],
+    )
+    return db
+
+
+def _match(db: sqlite3.Connection, text: str) -> list[str]:
+    expression = match_expression(query_terms(text))
+    if not expression:
+        return []
+    return [r[0] for r in db.execute("SELECT text FROM t WHERE t MATCH ? ORDER BY rank", (expression,))]
+
+
+@pytest.mark.parametrize("text", NASTY)
+def test_fts5_syntax_and_junk_never_raise(fts: sqlite3.Connection, text: str) -> None:
+    _match(fts, text)
+
+
+@given(st.text(max_size=200))
+@settings(max_examples=300, deadline=None)
+def test_any_text_is_a_valid_match_expression(text: str) -> None:
+    db = sqlite3.connect(":memory:")
+    db.execute("CREATE VIRTUAL TABLE t USING fts5(text, tokenize='unicode61 remove_diacritics 2')")
+    db.execute("INSERT INTO t(text) VALUES ('some words here')")
+    expression = match_expression(query_terms(text))
+    if expression:
+        db.execute("SELECT rowid FROM t WHERE t MATCH ?", (expression,)).fetchall()
+
+
+def test_a_natural_language_question_matches(fts: sqlite3.Connection) -> None:
+    assert _match(fts, "How much does the catalyst license cost?")[0].startswith("The Catalyst license")
+
+
+def test_diacritics_and_case_fold_like_the_index(fts: sqlite3.Connection) -> None:
+    assert _match(fts, "AGAC") == ["Ağaç görünümü ve klavye kısayolları"]
+    assert _match(fts, "größe") == ["Die Größe der Datei ist begrenzt."]
+
+
+def test_common_words_are_dropped_while_rarer_ones_remain() -> None:
+    terms = ["what", "is", "catalyst"]
+    kept = prune_common(terms, {"what": 90, "is": 95, "catalyst": 2}, rows=100)
+    assert "catalyst" in kept and "is" not in kept
+    assert kept == ["what", "catalyst"]  # never fewer than two terms: the rarest common one stays
+
+
+def test_a_query_of_only_common_words_keeps_them() -> None:
+    assert prune_common(["the", "of"], {"the": 99, "of": 98}, rows=100) == ["the", "of"]
+
+
+def test_unknown_terms_are_kept() -> None:
+    assert prune_common(["zzz", "the"], {"the": 99}, rows=100) == ["zzz", "the"]
