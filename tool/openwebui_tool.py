@@ -10,7 +10,8 @@ license: MIT
 # Open WebUI rewrites some import prefixes anywhere in this text, and turns every public method into a tool, so
 # helpers start with "_" and the method names avoid its built-in tools (search_notes, write_note, ...).
 # Each method docstring is the description the model reads: the rules live there (rules in the schema hold).
-# Open WebUI sends the raw docstring up to ':param', so each description stays on one (long) line.
+# Open WebUI sends the raw docstring up to ':param', so each description stays on one (long) line. They are the
+# core's descriptions (sentinel.tools) word for word: tests/openwebui/test_tool_loader.py holds them equal.
 
 from typing import Any, Literal
 
