@@ -16,12 +16,13 @@ from functools import cache
 
 from sentinel.embed.base import Embedder, EmbedderUnavailable
 from sentinel.gates.verbatim import normalise
+from sentinel.index.queries import unresolved
 from sentinel.index.sync import sync
 from sentinel.maintain import analysis, queue, schedule
 from sentinel.maintain.concepts import write_concept_pages
 from sentinel.maintain.lock import local_pass_lock
 from sentinel.maintain.models import Models
-from sentinel.maintain.names import OUTCOMES, resolve_names
+from sentinel.maintain.names import OUTCOMES, candidate_pairs, resolve_names
 from sentinel.maintain.progress import Timer, page_line
 from sentinel.maintain.text import read_page_text
 from sentinel.paths import Role
@@ -181,9 +182,6 @@ def _embed(db: sqlite3.Connection, embedder: Callable[[], Embedder | None], repo
 
 def _owed(db: sqlite3.Connection, settings: Settings, report: PassReport, say: Say) -> None:
     """What the vault owes, counted without a model (``--dry-run``)."""
-    from sentinel.index.queries import unresolved
-    from sentinel.maintain.names import candidate_pairs
-
     say("dry run: what the vault owes (no model was called)")
     say(f"  pages awaiting analysis   {report.awaiting}")
     say(f"  failed analyses           {len(queue.failed_analyses(db))}")
