@@ -1,6 +1,7 @@
 """The model pool's HTTP face, included by ``create_app``: OpenAI- and Ollama-compatible inference over the
-pool, the cluster view, wake-on-LAN, Prometheus metrics. Thin: routing, failover and epochs are decided in
-``sentinel.pool``; this maps them to HTTP. Every route takes the API's keys like the tool routes do.
+pool, the cluster view, the maintenance lock's holder, wake-on-LAN, the analysis fan-out, Prometheus metrics.
+Thin: routing, failover and epochs are decided in ``sentinel.pool``; this maps them to HTTP. Every route takes
+the API's keys like the tool routes do.
 """
 
 from __future__ import annotations
@@ -11,13 +12,14 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-import httpx
+import aiohttp
 from fastapi import APIRouter, Depends, FastAPI, HTTPException, Request, Response
 from fastapi.responses import JSONResponse, StreamingResponse
 from redis.asyncio import Redis as AsyncRedis
 
 from sentinel import __version__
 from sentinel.keys import Scope
+from sentinel.maintain.cluster_lock import lock_holder, lock_key
 from sentinel.pool import ollama_api
 from sentinel.pool.cluster import WakeRefused, cluster_view, wake
 from sentinel.pool.dispatch import Gateway, GatewayError
@@ -25,6 +27,7 @@ from sentinel.pool.registry import known_nodes
 from sentinel.settings import Settings
 from services.api.auth import require_write, scope_of
 from services.api.pool_metrics import PoolMetrics
+from services.worker.fanout_client import NoExtractionModel, queue_analyses
 
 IDEMPOTENT_HEADER = "x-sentinel-idempotent"
 
@@ -44,36 +47,49 @@ def _idempotent(request: Request) -> bool:
     return request.headers.get(IDEMPOTENT_HEADER, "true").strip().lower() not in ("false", "0", "no")
 
 
+async def caller_scope(request: Request) -> Scope:
+    """``scope_of`` as an async dependency: FastAPI runs a sync one in its thread pool, a thread hop per request
+    that costs more than the key check itself on the inference path."""
+    return scope_of(request)
+
+
 def _ollama_error(status: int, message: str) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
 
 
+class _Running:
+    """What exists only while the app runs: aiohttp makes its session inside the running event loop."""
+
+    gateway: Gateway
+
+
 def pool_router(settings: Settings) -> APIRouter:
     redis = AsyncRedis.from_url(settings.redis_url, decode_responses=True)
-    http = httpx.AsyncClient(limits=httpx.Limits(max_connections=256, max_keepalive_connections=64))
     metrics = PoolMetrics()
-    gateway = Gateway(settings, redis, http, observer=metrics)
+    running = _Running()
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=256))
+        running.gateway = Gateway(settings, redis, session, observer=metrics)
         yield
-        await http.aclose()
+        await session.close()
         await redis.aclose()  # type: ignore[attr-defined]  # types-redis predates aclose
 
-    router = APIRouter(lifespan=lifespan, dependencies=[Depends(scope_of)], tags=["model pool"])
+    router = APIRouter(lifespan=lifespan, dependencies=[Depends(caller_scope)], tags=["model pool"])
 
     @router.post("/v1/chat/completions", summary="Chat completion on the pool (streamed as SSE or not)")
     async def chat_completions(request: Request) -> Response:
         body = await _json_body(request)
         try:
             if body.get("stream"):
-                stream = await gateway.stream(body, idempotent=_idempotent(request))
+                stream = await running.gateway.stream(body, idempotent=_idempotent(request))
                 return StreamingResponse(
-                    (text async for text, _ in stream.events()),
+                    stream.chunks(),
                     media_type="text/event-stream",
                     headers={"x-sentinel-node": stream.node, "cache-control": "no-cache"},
                 )
-            done = await gateway.complete("/chat/completions", body, idempotent=_idempotent(request))
+            done = await running.gateway.complete("/chat/completions", body, idempotent=_idempotent(request))
             return JSONResponse(done.answer, headers={"x-sentinel-node": done.node})
         except GatewayError as error:
             return JSONResponse(error.body(), status_code=error.status)
@@ -82,14 +98,14 @@ def pool_router(settings: Settings) -> APIRouter:
     async def embeddings(request: Request) -> Response:
         body = await _json_body(request)
         try:
-            done = await gateway.complete("/embeddings", body)
+            done = await running.gateway.complete("/embeddings", body)
             return JSONResponse(done.answer, headers={"x-sentinel-node": done.node})
         except GatewayError as error:
             return JSONResponse(error.body(), status_code=error.status)
 
     @router.get("/v1/models", summary="Every model some live node serves")
     async def models() -> dict[str, Any]:
-        served = await gateway.models()
+        served = await running.gateway.models()
         return {
             "object": "list",
             "data": [
@@ -104,12 +120,12 @@ def pool_router(settings: Settings) -> APIRouter:
         try:
             translated, streamed = ollama_api.chat_request(body)
             if streamed:
-                stream = await gateway.stream(translated, idempotent=_idempotent(request))
-                lines = ollama_api.chat_stream(stream.events(), str(body.get("model")), started)
+                stream = await running.gateway.stream(translated, idempotent=_idempotent(request))
+                lines = ollama_api.chat_stream(stream.chunks(), str(body.get("model")), started)
                 return StreamingResponse(
                     lines, media_type="application/x-ndjson", headers={"x-sentinel-node": stream.node}
                 )
-            done = await gateway.complete("/chat/completions", translated, idempotent=_idempotent(request))
+            done = await running.gateway.complete("/chat/completions", translated, idempotent=_idempotent(request))
             answer = ollama_api.chat_response(done.answer, str(body.get("model")), started)
             return JSONResponse(answer, headers={"x-sentinel-node": done.node})
         except ollama_api.OllamaRequestInvalid as error:
@@ -120,7 +136,7 @@ def pool_router(settings: Settings) -> APIRouter:
     async def _ollama_embed(request: Request, legacy: bool) -> Response:
         body, started = await _json_body(request), time.perf_counter()
         try:
-            done = await gateway.complete("/embeddings", ollama_api.embed_request(body))
+            done = await running.gateway.complete("/embeddings", ollama_api.embed_request(body))
         except ollama_api.OllamaRequestInvalid as error:
             return _ollama_error(400, str(error))
         except GatewayError as error:
@@ -139,11 +155,11 @@ def pool_router(settings: Settings) -> APIRouter:
 
     @router.get("/api/tags", summary="Ollama's model list: every model the pool serves")
     async def ollama_tags() -> dict[str, Any]:
-        return ollama_api.tags(await gateway.snapshot())
+        return ollama_api.tags(await running.gateway.snapshot())
 
     @router.get("/api/ps", summary="Ollama's loaded models: every model loaded somewhere in the pool")
     async def ollama_ps() -> dict[str, Any]:
-        return ollama_api.loaded(await gateway.snapshot())
+        return ollama_api.loaded(await running.gateway.snapshot())
 
     @router.get("/api/version", summary="Version (Ollama clients ask)")
     async def version() -> dict[str, str]:
@@ -151,14 +167,14 @@ def pool_router(settings: Settings) -> APIRouter:
 
     @router.get("/api/cluster", summary="Nodes, backends, models, free VRAM and jobs in flight")
     async def cluster() -> dict[str, Any]:
-        return cluster_view(await gateway.snapshot(), await known_nodes(redis, gateway.keys))
+        return cluster_view(await running.gateway.snapshot(), await known_nodes(redis, running.gateway.keys))
 
     @router.post("/api/nodes/wake/{node}", summary="Send a wake-on-LAN magic packet to a node's stored MAC")
-    async def wake_node(node: str, scope: Scope = Depends(scope_of)) -> dict[str, Any]:
+    async def wake_node(node: str, scope: Scope = Depends(caller_scope)) -> dict[str, Any]:
         require_write(scope, "wake")
         pool = settings.pool
         try:
-            mac = wake(await known_nodes(redis, gateway.keys), node, pool.wake_address, pool.wake_port)
+            mac = wake(await known_nodes(redis, running.gateway.keys), node, pool.wake_address, pool.wake_port)
         except WakeRefused as refused:
             raise HTTPException(404, str(refused)) from refused
         return {
@@ -168,8 +184,26 @@ def pool_router(settings: Settings) -> APIRouter:
             "note": "packet sent; the node is back once it heartbeats (GET /api/cluster)",
         }
 
+    @router.get("/api/leader", summary="Which process holds the maintenance lock, and since when")
+    def leader() -> dict[str, Any]:
+        holder = lock_holder(settings)
+        return {
+            "lock": lock_key(settings),
+            "held": holder is not None,
+            "holder": holder.as_dict() if holder else None,
+            "note": "the lock lets one maintenance pass run at a time across every worker; routing needs no leader",
+        }
+
+    @router.post("/api/pool/analyses", status_code=202, summary="Fan the due page analyses out to the workers")
+    def fan_out(scope: Scope = Depends(caller_scope)) -> dict[str, Any]:
+        require_write(scope, "fan-out")
+        try:
+            return queue_analyses(settings)
+        except NoExtractionModel as missing:
+            raise HTTPException(409, str(missing)) from missing
+
     @router.get("/metrics", summary="Prometheus metrics of the pool", include_in_schema=False)
     async def prometheus() -> Response:
-        return Response(metrics.render(await gateway.snapshot()), media_type="text/plain; version=0.0.4")
+        return Response(metrics.render(await running.gateway.snapshot()), media_type="text/plain; version=0.0.4")
 
     return router

@@ -96,6 +96,9 @@ class PoolSettings(BaseModel):
         300.0, gt=0, description="Gateway: seconds a backend may take to the first token (CPU prefill is slow)."
     )
     read_timeout_s: float = Field(120.0, gt=0, description="Gateway: seconds between two tokens of a stream.")
+    registry_refresh_s: float = Field(
+        0.5, ge=0, description="Gateway: how old its view of the registry may get before it reads it again (0: always)."
+    )
     job_ttl_s: int = Field(3600, gt=0, description="How long a job's epoch record is kept after its last change.")
     wake_address: str = Field(
         "255.255.255.255", description="Where wake-on-LAN magic packets go (the LAN's broadcast address)."

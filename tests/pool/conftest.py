@@ -45,7 +45,12 @@ def pool_settings(vault_settings: WriteVault, redis_prefix: str) -> Settings:
     settings.redis_url, settings.redis_prefix = REDIS_URL, redis_prefix
     settings.local_only, settings.sync_interval_s = True, 0
     settings.pool = PoolSettings(
-        heartbeat_s=0.3, ttl_s=1.5, connect_timeout_s=2, first_token_timeout_s=120, read_timeout_s=60
+        heartbeat_s=0.3,
+        ttl_s=1.5,
+        connect_timeout_s=2,
+        first_token_timeout_s=120,
+        read_timeout_s=60,
+        registry_refresh_s=0,
     )
     return settings
 

@@ -22,10 +22,12 @@ import ollama
 import openai
 import pytest
 
-from sentinel.settings import Settings
+from sentinel.index.db import open_index
+from sentinel.settings import ProviderSettings, Settings
+from services.api.app import create_app
 from tests.pool.nodes import kill_llama, running_agent, slot_tasks, wait_for
 from tests.support.llama import MODEL_ALIAS, llama_server
-from tests.support.servers import free_port
+from tests.support.servers import free_port, serve
 
 pytestmark = pytest.mark.slow
 
@@ -189,3 +191,65 @@ def test_the_official_openai_and_ollama_clients_work_unchanged(
         assert "".join(p.message.content or "" for p in parts) == text and parts[-1].done
         embedded = local.embed(model=MODEL_ALIAS, input="a note")
         assert len(embedded.embeddings) == 1 and len(embedded.embeddings[0]) == 896
+
+
+@contextmanager
+def _celery_worker(settings: Settings, name: str, model_url: str, queues: str, log: Path) -> Iterator[None]:
+    """A real Celery worker process (solo pool) whose extraction model is the llama.cpp server at ``model_url``."""
+    environment = os.environ | {
+        "SENTINEL_REDIS_URL": settings.redis_url,
+        "SENTINEL_REDIS_PREFIX": settings.redis_prefix,
+        "SENTINEL_VAULT": str(settings.vault),
+        "SENTINEL_INDEX_PATH": str(settings.index_path),
+        "SENTINEL_EXTRACTION__KIND": "openai",
+        "SENTINEL_EXTRACTION__BASE_URL": model_url,
+        "SENTINEL_EXTRACTION__MODEL": MODEL_ALIAS,
+        "SENTINEL_EXTRACTION__NUM_CTX": str(CTX),
+    }
+    celery = str(Path(sys.executable).with_name("celery"))
+    command = [celery, "-A", "services.worker.fanout", "worker", "--pool", "solo", "-n", f"{name}@%h", "-Q", queues,
+               "--without-gossip", "--without-mingle", "--loglevel", "INFO"]  # fmt: skip
+    with log.open("w") as output:
+        worker = subprocess.Popen(command, env=environment, stdout=output, stderr=subprocess.STDOUT)
+    try:
+        wait_for(lambda: "ready" in log.read_text(), 60, f"worker {name} to be ready")
+        yield
+    finally:
+        worker.terminate()
+        try:
+            worker.wait(20)
+        except subprocess.TimeoutExpired:
+            worker.kill()
+            worker.wait()
+
+
+def test_page_analyses_fan_out_to_every_worker_that_serves_the_model(
+    pool_settings: Settings, survivor: str, tmp_path: Path
+) -> None:
+    for number in range(4):
+        page = pool_settings.vault / "notes" / f"Appliance {number}.md"
+        page.write_text(f"# Appliance {number}\nA toaster browns bread; a kettle boils water.\n")
+    pool_settings.extraction = ProviderSettings(kind="openai", base_url=survivor, model=MODEL_ALIAS, num_ctx=CTX)
+    queue = f"sentinel.analyse.{MODEL_ALIAS}"
+    with (
+        llama_server(port=free_port(), ctx=CTX, threads=1) as second,
+        serve(create_app(pool_settings)) as api,  # syncs the index at start: five pages due
+        _celery_worker(pool_settings, "vault", survivor, f"celery,{queue}", tmp_path / "vault.log"),
+        _celery_worker(pool_settings, "gpu-box", second, queue, tmp_path / "gpu-box.log"),
+    ):
+        accepted = httpx.post(f"{api}/api/pool/analyses", timeout=60)
+        assert accepted.status_code == 202, accepted.text
+        answer = accepted.json()
+        assert (answer["status"], answer["queued"], answer["phase"]) == ("accepted", 5, "non-derived")
+        assert answer["accepted_means"].startswith("queued, not done")
+        db = open_index(pool_settings, readonly=True)
+
+        def analysed() -> list[tuple[str, str, str]]:
+            return db.execute("SELECT path, status, model FROM analysis ORDER BY path").fetchall()
+
+        wait_for(lambda: len(analysed()) == 5, 400, "five analyses to be stored")
+        rows = analysed()
+        db.close()
+    workers = {model.rsplit(" on ", 1)[1].split("@")[0] for _, _, model in rows}
+    assert workers == {"vault", "gpu-box"}, rows  # both machines took pages: adding one adds throughput
+    assert [status for _, status, _ in rows].count("ok") >= 4, rows

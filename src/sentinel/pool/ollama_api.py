@@ -17,8 +17,7 @@ from typing import Any
 
 from sentinel.pool.registry import Snapshot
 from sentinel.pool.routing import pool_models
-
-Event = tuple[str, str]
+from sentinel.pool.streaming import DONE, sse_data
 
 # Ollama option -> OpenAI field (same meaning and unit).
 _OPTIONS = {
@@ -127,14 +126,14 @@ def chat_response(answer: dict[str, Any], model: str, started: float) -> dict[st
     return _final(model, started, choice.get("finish_reason"), answer.get("usage")) | {"message": out_message}
 
 
-async def chat_stream(events: AsyncIterator[Event], model: str, started: float) -> AsyncIterator[str]:
+async def chat_stream(blocks: AsyncIterator[bytes], model: str, started: float) -> AsyncIterator[str]:
     """Ollama's streamed ``/api/chat`` lines from the pool's OpenAI events. Tool calls arrive in pieces and
     are sent whole, in the last message; an error event becomes Ollama's ``{"error": ...}`` line."""
     calls: dict[int, dict[str, Any]] = {}
     reason: str | None = None
     usage: dict[str, Any] | None = None
-    async for _, data in events:
-        if not data or data == "[DONE]":
+    async for data in (data async for block in blocks for data in sse_data(block)):
+        if not data or data == DONE:
             continue
         payload = json.loads(data)
         if "error" in payload:
