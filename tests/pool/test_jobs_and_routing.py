@@ -9,7 +9,8 @@ import pytest
 from redis import Redis
 from redis.asyncio import Redis as AsyncRedis
 
-from sentinel.pool.jobs import JobLedger, NotReassignable, StaleEpoch
+from sentinel.pool.dispatch import RegistryView
+from sentinel.pool.jobs import Assignment, JobLedger, NotReassignable, StaleEpoch
 from sentinel.pool.registry import BackendRecord, NodeRecord, PoolKeys, Snapshot, publish, snapshot
 from sentinel.pool.routing import FULL, LOADED, rank
 from tests.pool.conftest import REDIS_URL
@@ -123,3 +124,30 @@ def test_routing_ties_break_by_name_and_vram_separates_equals() -> None:
     broken = _node("a", True)
     broken.backends[0].problem = "ConnectError"
     assert [c.node for c in rank(Snapshot([broken, _node("b", False)], {}), "m")] == ["b"]
+
+
+def test_the_gateways_registry_view_is_reread_after_its_age_and_counts_its_own_jobs_at_once() -> None:
+    reads: list[Snapshot] = [
+        Snapshot([_node("a", True)], {("a", "http://a/v1"): 1}),
+        Snapshot([_node("a", True), _node("b", True)], {("a", "http://a/v1"): 0, ("b", "http://b/v1"): 0}),
+    ]
+
+    async def read() -> Snapshot:
+        return reads.pop(0)
+
+    async def scenario() -> None:
+        view = RegistryView(read, max_age_s=0.2)
+        first = await view.current()
+        assert first.active == {("a", "http://a/v1"): 1}
+        mine = Assignment("job", 1, 1, "a", "http://a/v1")
+        view.started(mine)
+        assert (await view.current()).active == {("a", "http://a/v1"): 2}  # no read: its own job counts at once
+        view.ended(mine)
+        view.ended(Assignment("older", 1, 1, "a", "http://a/v1"))  # one the read had counted
+        assert (await view.current()).active == {("a", "http://a/v1"): 0}
+        assert len(reads) == 1
+        await asyncio.sleep(0.25)
+        assert [n.node for n in (await view.current()).nodes] == ["a", "b"]  # re-read once it was old
+        assert reads == []
+
+    asyncio.run(scenario())

@@ -26,7 +26,7 @@ log = logging.getLogger("sentinel.pool")
 
 DONE = "[DONE]"
 _END = b""  # the node's stream ran out
-# What a connection to a node can raise once the request went out: the node may have got it.
+# What talking to a node can raise; dispatch._failure tells whether the node can have received the request.
 TRANSPORT_ERRORS = (aiohttp.ClientError, asyncio.TimeoutError)
 
 
