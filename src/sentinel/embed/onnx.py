@@ -122,6 +122,9 @@ def _open_session(model: Path, threads: int) -> ort.InferenceSession:
     options.inter_op_num_threads = 1
     options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    # No arena: it would keep the peak of the largest batch ever seen for the life of the service (measured:
+    # same speed, ~100 MB less after one batch of 16 x 256 tokens).
+    options.enable_cpu_mem_arena = False
     try:
         return ort.InferenceSession(str(model), sess_options=options, providers=["CPUExecutionProvider"])
     except Exception as exc:  # onnxruntime raises its own untyped errors for bad files
