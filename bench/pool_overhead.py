@@ -61,6 +61,7 @@ class Row:
     cpu_s: float | None = None
     rate_direct: float | None = None
     rate_pooled: float | None = None
+    failed: int | None = None  # gateway requests of the requests/s run that did not answer 200
 
 
 async def backend(scope: dict[str, Any], receive: Any, send: Any) -> None:
@@ -128,23 +129,28 @@ async def _paired(
     return direct, pooled
 
 
-async def _throughput(url: str, body: dict[str, Any], concurrency: int, seconds: float) -> float:
-    """Requests per second with ``concurrency`` clients for ``seconds``."""
-    done = 0
+async def _throughput(url: str, body: dict[str, Any], concurrency: int, seconds: float) -> tuple[float, int]:
+    """(successful requests per second, requests that failed) with ``concurrency`` clients for ``seconds``."""
+    done, failed = 0, 0
     until = time.monotonic() + seconds
 
     async def one_client(client: httpx.AsyncClient) -> None:
-        nonlocal done
+        nonlocal done, failed
         while time.monotonic() < until:
-            response = await client.post(url, json=body)
-            await response.aread()
+            try:
+                response = await client.post(url, json=body)
+                await response.aread()
+            except httpx.TransportError:
+                failed += 1
+                continue
             done += response.status_code == 200
+            failed += response.status_code != 200
 
     limits = httpx.Limits(max_connections=concurrency)
     async with httpx.AsyncClient(timeout=120, limits=limits) as client:
         started = time.monotonic()
         await asyncio.gather(*(one_client(client) for _ in range(concurrency)))
-        return done / (time.monotonic() - started)
+        return done / (time.monotonic() - started), failed
 
 
 def _cpu_seconds(pid: int) -> float:
@@ -200,9 +206,9 @@ def main() -> None:
                     cpu_before = _cpu_seconds(gateway_pid)
                     direct, pooled = asyncio.run(_paired(direct_url, pooled_url, body, args.requests))
                     cpu = (_cpu_seconds(gateway_pid) - cpu_before) / (args.requests + 10)
-                    rate_direct = asyncio.run(_throughput(direct_url, body, args.concurrency, args.seconds))
-                    rate_pooled = asyncio.run(_throughput(pooled_url, body, args.concurrency, args.seconds))
-                    rows.append(Row(label, direct, pooled, cpu, rate_direct, rate_pooled))
+                    rate_direct, _ = asyncio.run(_throughput(direct_url, body, args.concurrency, args.seconds))
+                    rate_pooled, failed = asyncio.run(_throughput(pooled_url, body, args.concurrency, args.seconds))
+                    rows.append(Row(label, direct, pooled, cpu, rate_direct, rate_pooled, failed))
                 if args.llama:
                     rows.append(_llama_row(redis, keys, gateway_url, max(20, args.requests // 20)))
     finally:
@@ -230,7 +236,7 @@ def _print(rows: list[Row], args: argparse.Namespace) -> None:
         f"alternately; requests/s with {args.concurrency} clients for {args.seconds:.0f} s; loopback, 2 shared cores"
     )
     columns = ("request", "direct p50", "direct p95", "gateway p50", "gateway p95", "overhead p50",
-               "gateway CPU/req", "direct req/s", "gateway req/s")  # fmt: skip
+               "gateway CPU/req", "direct req/s", "gateway req/s", "gateway failed")  # fmt: skip
     for column in columns:
         table.add_column(column, justify="left" if column == "request" else "right")
     for row in rows:
@@ -245,6 +251,7 @@ def _print(rows: list[Row], args: argparse.Namespace) -> None:
             f"{row.cpu_s * 1e3:.2f} ms" if row.cpu_s is not None else "-",
             f"{row.rate_direct:.0f}" if row.rate_direct is not None else "-",
             f"{row.rate_pooled:.0f}" if row.rate_pooled is not None else "-",
+            str(row.failed) if row.failed is not None else "-",
         )
     Console(width=200).print(table)
     Console().print(
