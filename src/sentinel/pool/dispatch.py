@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import aiohttp
+import anyio
 from redis.asyncio import Redis as AsyncRedis
 
 from sentinel.pool.jobs import Assignment, JobLedger, NotReassignable, StaleEpoch
@@ -307,6 +308,10 @@ class Gateway:
             except BackendRefused:
                 await self.end(assignment, "done")
                 self.observer.finished(endpoint, model, candidate.node, "refused", time.perf_counter() - started)
+                raise
+            except BaseException:  # cancelled (the client left, shutdown): the job must not stay in flight
+                with anyio.CancelScope(shield=True):
+                    await self.end(assignment, "lost")
                 raise
         self.observer.finished(endpoint, model, "", "exhausted", time.perf_counter() - started)
         raise PoolExhausted(f"no node could serve model {model!r}: " + "; ".join(failures))

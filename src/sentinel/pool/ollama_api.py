@@ -135,7 +135,12 @@ async def chat_stream(blocks: AsyncIterator[bytes], model: str, started: float) 
     async for data in (data async for block in blocks for data in sse_data(block)):
         if not data or data == DONE:
             continue
-        payload = json.loads(data)
+        try:
+            payload = json.loads(data)
+        except json.JSONDecodeError:
+            continue  # not an OpenAI event (a server's own comment line): nothing to translate
+        if not isinstance(payload, dict):
+            continue
         if "error" in payload:
             error = payload["error"]
             yield json.dumps({"error": error.get("message", str(error)) if isinstance(error, dict) else error}) + "\n"
