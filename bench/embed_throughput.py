@@ -7,8 +7,9 @@ Per model file it measures, interleaved so that load from other work hits every 
   raw       a bare onnxruntime session on pre-tokenised, pre-padded batches: the model's ceiling
   in-proc   sentinel.embed.onnx.OnnxEmbedder (tokenise, prefix, run, pool)
   http      sentinel.embed.http.HttpEmbedder against the service as its own process on loopback
-plus single-query latency (p50) raw and over HTTP, and the service process's resident memory (now and peak).
-The target is http >= 0.85 x raw. The machine's load average is printed: other work on 2 cores skews all rows.
+plus CPU ms per passage (this process, and the service's for http: steadier than passages/s when other work
+shares the 2 cores), single-query latency (p50) in-process and over HTTP, and the service's resident memory
+(now and peak). The target is http >= 0.85 x raw. The machine's load average is printed with the table.
 """
 
 from __future__ import annotations
@@ -84,10 +85,19 @@ def raw_session_runner(model_dir: Path, model_file: str, texts: list[str], threa
     return run
 
 
-def rate(work: Callable[[], object], n: int) -> float:
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process so far (fields 14 and 15 of /proc/<pid>/stat, in clock ticks)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def timed(work: Callable[[], object], pids: tuple[int, ...]) -> tuple[float, float]:
+    """Wall seconds of one run, and CPU seconds it cost this process plus ``pids`` (the service)."""
+    cpu = sum(cpu_seconds(pid) for pid in (os.getpid(), *pids))
     started = time.perf_counter()
     work()
-    return n / (time.perf_counter() - started)
+    wall = time.perf_counter() - started
+    return wall, sum(cpu_seconds(pid) for pid in (os.getpid(), *pids)) - cpu
 
 
 def p50_ms(work: Callable[[str], object]) -> float:
@@ -106,25 +116,29 @@ def rss_mib(pid: int) -> tuple[float, float]:
 
 
 def measure(model_file: str, texts: list[str], args: argparse.Namespace, log: Path) -> dict[str, float]:
+    """passages/s and CPU ms/passage per path (medians over repeats), query latency, service memory."""
     raw = raw_session_runner(args.model_dir, model_file, texts, args.threads, args.batch)
     local = OnnxEmbedder(args.model_dir, threads=args.threads, batch=args.batch, model_file=model_file)
+    single = OnnxEmbedder(args.model_dir, threads=args.threads, batch=1, model_file=model_file)
     with embedder_service(
         args.model_dir, log, threads=args.threads, batch=args.batch, model_file=model_file
     ) as service:
         remote = HttpEmbedder(service.url, batch=args.batch)
-        paths: dict[str, Callable[[], object]] = {
-            "raw": raw,
-            "in-proc": lambda: local.embed(texts, "passage"),
-            "http": lambda: remote.embed(texts, "passage"),
+        paths: dict[str, tuple[Callable[[], object], tuple[int, ...]]] = {
+            "raw": (raw, ()),
+            "in-proc": (lambda: local.embed(texts, "passage"), ()),
+            "http": (lambda: remote.embed(texts, "passage"), (service.pid,)),
         }
-        for work in paths.values():  # warm up: first runs allocate and pick kernels
+        for work, _pids in paths.values():  # warm up: first runs allocate and pick kernels
             work()
-        rates: dict[str, list[float]] = {name: [] for name in paths}
-        for _ in range(args.repeats):
-            for name, work in paths.items():
-                rates[name].append(rate(work, len(texts)))
-        single = OnnxEmbedder(args.model_dir, threads=args.threads, batch=1, model_file=model_file)
-        result = {name: statistics.median(values) for name, values in rates.items()}
+        runs: dict[str, list[tuple[float, float]]] = {name: [] for name in paths}
+        for _ in range(args.repeats):  # interleaved: load from other work hits every path alike
+            for name, (work, pids) in paths.items():
+                runs[name].append(timed(work, pids))
+        result = {}
+        for name, values in runs.items():
+            result[name] = len(texts) / statistics.median(wall for wall, _cpu in values)
+            result[name + " cpu"] = statistics.median(cpu for _wall, cpu in values) * 1000 / len(texts)
         result["query_ms_in_proc"] = p50_ms(lambda q: single.embed([q], "query"))
         result["query_ms_http"] = p50_ms(lambda q: remote.embed([q], "query"))
         result["rss_mib"], result["peak_rss_mib"] = rss_mib(service.pid)
@@ -141,31 +155,34 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
     texts = eval_passages(args.passages)
+    load_before = os.getloadavg()[0]
     results = {}
     with tempfile.TemporaryDirectory(prefix="embed-bench-") as scratch:
         for model_file in MODEL_FILES:
             results[model_file] = measure(model_file, texts, args, Path(scratch) / f"{model_file}.log")
-    table = Table(
-        title=f"e5-small embedding, {len(texts)} passages of ~120 words, batch {args.batch}, "
-        f"{args.threads} threads (load average {os.getloadavg()[0]:.1f})"
+    console = Console()
+    speed = Table(
+        title=f"e5-small, {len(texts)} passages of ~120 words, batch {args.batch}, {args.threads} threads "
+        f"(load average {load_before:.1f} before, {os.getloadavg()[0]:.1f} after)"
     )
-    for column in ("model file", "raw p/s", "in-proc p/s", "http p/s", "http / raw", "query p50 in-proc ms"):
-        table.add_column(column, justify="right")
-    for column in ("query p50 http ms", "service RSS MiB", "service peak MiB"):
-        table.add_column(column, justify="right")
+    for column in ("model file", "path", "passages/s", "vs raw", "CPU ms/passage"):
+        speed.add_column(column, justify="right")
     for model_file, r in results.items():
-        table.add_row(
+        for path in ("raw", "in-proc", "http"):
+            speed.add_row(model_file, path, f"{r[path]:.1f}", f"{r[path] / r['raw']:.2f}", f"{r[path + ' cpu']:.1f}")
+    console.print(speed)
+    service = Table(title="single query latency (p50) and the service process's memory")
+    for column in ("model file", "query in-proc ms", "query http ms", "service RSS MiB", "service peak MiB"):
+        service.add_column(column, justify="right")
+    for model_file, r in results.items():
+        service.add_row(
             model_file,
-            f"{r['raw']:.1f}",
-            f"{r['in-proc']:.1f}",
-            f"{r['http']:.1f}",
-            f"{r['http'] / r['raw']:.2f}",
             f"{r['query_ms_in_proc']:.1f}",
             f"{r['query_ms_http']:.1f}",
             f"{r['rss_mib']:.0f}",
             f"{r['peak_rss_mib']:.0f}",
         )
-    Console().print(table)
+    console.print(service)
 
 
 if __name__ == "__main__":
