@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-from sentinel.chat.loop import Ending
+from sentinel.chat.loop import Ending, cap_message
 from sentinel.chat.render import turn_footer
 from sentinel.providers.scripted import ChatRequest
 from sentinel.tools.policy import Status
@@ -114,14 +114,13 @@ def test_the_cap_is_stated_when_reached_and_then_no_tools_are_offered(make_sessi
     )
     turn = session.ask("what is in my vault?")
     assert [step.ran for step in turn.steps] == [True, True, True, False]
-    # Call 3 of 3 runs and says it was the last; the fourth, in the same reply, is refused with the cap named.
-    assert turn.steps[2].output.endswith(
-        "[note] that was tool call 3 of the 3 allowed for one answer: no further tool call will run. "
-        "Answer now from what you have."
-    )
+    # Call 3 of 3 runs; the fourth, in the same reply, is refused with the cap named.
     assert turn.steps[3].status is Status.STOP and "cap of 3 tool calls" in turn.steps[3].output
-    # The request after the cap offers no tools: the model can only answer.
+    # The request after the cap offers no tools, and says so in a message of its own: the model can only answer.
     assert [request.tools is not None for request in model.requests] == [True, True, False]
+    assert model.requests[2].messages[-1] == cap_message(3)
+    assert str(cap_message(3)["content"]).startswith("No more tool calls: the cap of 3 for one answer is reached.")
+    assert cap_message(3) not in session.messages  # said to the model, never part of the conversation
     assert turn.ending is Ending.ANSWERED and turn.answer.startswith("Your notes cover")
     assert model.pending == 0
     # Accounting: the schemas were sent twice, not three times, and /budget says the last request had none.

@@ -5,8 +5,8 @@
 - [more] may be followed: the continuation a search offered still runs after the chain ended.
 - [RETRY] allows a bounded retry: once a tool has answered [RETRY] more often than ``retries_per_tool`` allows,
   it is not run again in the turn.
-- A hard cap on tool calls per turn; the call that reaches it carries a note saying so, and every call past it
-  is refused with the cap named (the loop then stops offering tools: see ``loop``).
+- A hard cap on tool calls per turn: every call past it is refused with the cap named, and the loop stops
+  offering tools and says so in a message of its own (``loop.cap_message``).
 """
 
 from __future__ import annotations
@@ -75,8 +75,8 @@ class TurnControl:
             )
         return None
 
-    def observe(self, call: ToolCall, output: str, step: int) -> str:
-        """Record what a call that ran answered; returns a line to add to its result ('' for none)."""
+    def observe(self, call: ToolCall, output: str, step: int) -> None:
+        """Record what a call that ran answered."""
         status = status_of(output)
         if status is Status.RETRY:
             self.retries[call.name] += 1
@@ -86,9 +86,3 @@ class TurnControl:
             asked = _continuation(call.arguments)
             if asked is not None:
                 self.offered.add((asked[0], asked[1], int(found.group(1))))
-        if self.calls == self.max_calls:
-            return (
-                f"{Status.NOTE} that was tool call {self.calls} of the {self.max_calls} allowed for one answer: "
-                "no further tool call will run. Answer now from what you have."
-            )
-        return ""

@@ -81,8 +81,7 @@ def _run_call(
     if refusal is not None:
         return Step(number, call.name, call.arguments, refusal, False, lenient, time.perf_counter() - started)
     output = run_tool(call.name, call.arguments, turn_id)
-    note = control.observe(call, output, number)
-    output = f"{output}\n{note}" if note else output
+    control.observe(call, output, number)
     return Step(number, call.name, call.arguments, output, True, lenient, time.perf_counter() - started)
 
 
@@ -103,7 +102,8 @@ def run_turn(
     turn = Turn(number, str(messages[-1].get("content", "")))
     while True:
         offered = None if control.cap_reached else schemas
-        result = provider.chat(messages, tools=offered, temperature=temperature, max_tokens=reply_tokens)
+        request = messages if offered is not None else [*messages, cap_message(control.max_calls)]
+        result = provider.chat(request, tools=offered, temperature=temperature, max_tokens=reply_tokens)
         turn.calls.append(CallUsage.of(result, with_schemas=offered is not None))
         messages.append(_history_entry(result))
         if not result.tool_calls:
@@ -119,6 +119,21 @@ def run_turn(
         if offered is None:  # a server that returns tool calls although none were offered: refused, and done
             turn.ending = Ending.CAP
             return turn
+
+
+def cap_message(max_calls: int) -> Message:
+    """Sent with the request that offers no tools, and kept out of the history: the user never said it.
+
+    A separate message, not a line in a tool result: Qwen2.5-Coder-0.5B, told the cap only in the result, went
+    on writing calls as its answer, copying the note into them; told in a message of its own, it answered from the
+    results (measured here).
+    Worded as an order: worded as a description ("the cap ... is reached"), the same model searched for it.
+    """
+    return {
+        "role": "user",
+        "content": f"No more tool calls: the cap of {max_calls} for one answer is reached. Answer the question now, "
+        "from the results above.",
+    }
 
 
 def _ending(result: ChatResult, offered: Sequence[ToolSchema] | None, schemas: Sequence[ToolSchema]) -> Ending:
