@@ -49,7 +49,7 @@ def local_zone() -> str:
     return target.split("zoneinfo/", 1)[1] if "zoneinfo/" in target else "UTC"
 
 
-app = Celery("sentinel", broker=settings.redis_url)
+app = Celery("sentinel", broker=settings.redis_url, include=["services.worker.fanout"])
 app.conf.update(
     broker_transport_options={"global_keyprefix": settings.redis_prefix},
     broker_connection_retry_on_startup=True,
