@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
-import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-from fastapi import Depends, FastAPI, Request, Response
+from fastapi import Depends, FastAPI, Request
 from pydantic import BaseModel, Field
 
 from sentinel import __version__
@@ -18,7 +16,7 @@ from sentinel.embed.factory import embedder_from_settings
 from sentinel.index.queries import stats
 from sentinel.index.sync import sync
 from sentinel.keys import Scope
-from sentinel.logs import configure_logging, request_id
+from sentinel.logs import configure_logging
 from sentinel.paths import index_path
 from sentinel.settings import Settings
 from sentinel.tools.capture import capture
@@ -26,6 +24,7 @@ from sentinel.tools.context import ToolContext
 from sentinel.tools.registry import ARGUMENTS, TOOLS, call_tool
 from services.api.auth import key_ring, require_write, scope_of
 from services.api.pool import pool_router
+from services.api.request_log import RequestLog
 
 log = logging.getLogger("sentinel.api")
 
@@ -103,20 +102,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.keys = keys
     app.state.ctx = ctx
 
-    @app.middleware("http")
-    async def log_requests(request: Request, call_next: Any) -> Response:
-        rid = request.headers.get("x-request-id") or uuid.uuid4().hex[:12]
-        token = request_id.set(rid)
-        started = time.perf_counter()
-        try:
-            response: Response = await call_next(request)
-            response.headers["x-request-id"] = rid
-            elapsed_ms = round((time.perf_counter() - started) * 1e3, 1)
-            fields = {"method": request.method, "path": request.url.path, "status": response.status_code}
-            log.info("request", extra={**fields, "ms": elapsed_ms})
-        finally:
-            request_id.reset(token)
-        return response
+    app.add_middleware(RequestLog)
 
     @app.get("/health")
     def health() -> dict[str, Any]:

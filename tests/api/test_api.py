@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -113,3 +114,18 @@ def test_no_key_means_no_start_unless_local_only_on_loopback(vault_settings: Wri
     settings.api_host = "127.0.0.1"
     with serve(create_app(settings)) as url:
         assert httpx.post(f"{url}/v1/tools/listing", json={}).status_code == 200
+
+
+def test_every_response_carries_its_request_id(api: Api) -> None:
+    records: list[logging.LogRecord] = []
+    handler = logging.Handler()
+    handler.emit = records.append  # type: ignore[method-assign]
+    logging.getLogger("sentinel.api").addHandler(handler)
+    try:
+        response = httpx.get(f"{api.url}/health", headers={"x-request-id": "abc123"})
+        assert response.headers["x-request-id"] == "abc123"
+        assert len(httpx.get(f"{api.url}/health").headers["x-request-id"]) == 12
+    finally:
+        logging.getLogger("sentinel.api").removeHandler(handler)
+    mine = [r for r in records if getattr(r, "request_id", "") == "abc123"]
+    assert mine and mine[0].__dict__["path"] == "/health" and mine[0].__dict__["status"] == 200
