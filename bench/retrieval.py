@@ -28,7 +28,6 @@ from sentinel.index.db import open_index
 from sentinel.index.sync import sync
 from sentinel.search import embed_pending, results
 from sentinel.search.fusion import rrf
-from sentinel.search.graph import pagerank_rerank
 from sentinel.search.ladder import Ranking, fuse, rank_legs
 from sentinel.settings import Settings
 
@@ -81,11 +80,8 @@ def rankers(db, settings: Settings) -> dict[str, Ranker]:  # type: ignore[no-unt
     def leg(name: str) -> Ranker:
         return lambda ranking, _: ranking.legs.get(name, [])
 
-    def fused(s: Settings) -> Ranker:
-        return lambda ranking, _: fuse(db, s, ranking.legs)[0]
-
-    def graph(ranking: Ranking, query: Query) -> list[str]:
-        return pagerank_rerank(db, fuse(db, settings, ranking.legs)[0])
+    def fused(s: Settings, graph: bool = False) -> Ranker:
+        return lambda ranking, _: fuse(db, s, ranking.legs, graph=graph).ranked
 
     return {
         "lexical (FTS5 bm25)": leg(results.LEG_LEXICAL),
@@ -96,7 +92,7 @@ def rankers(db, settings: Settings) -> dict[str, Ranker]:  # type: ignore[no-unt
         ),
         "RRF 3 legs k=60 (plain)": fused(plain),
         "weighted RRF 3 legs (kept)": fused(settings),
-        "weighted RRF + PageRank": graph,
+        "weighted RRF + PageRank (all queries)": fused(settings, graph=True),
     }
 
 

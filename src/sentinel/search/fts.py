@@ -16,6 +16,7 @@ WORD = re.compile(r"[^\W_]+")  # letters and digits: what FTS5's unicode61 token
 MAX_TERMS = 24  # a pasted paragraph as a query is cut to its first words, with the rest reported
 COMMON_SHARE = 0.08  # a term in more than this share of chunks counts as common
 MIN_KEPT = 2  # never prune below this many terms
+MIN_COMMON_ROWS = 5  # a term in this few rows is never common, however small the index
 
 
 def fold(word: str) -> str:
@@ -47,18 +48,19 @@ def document_frequencies(db: sqlite3.Connection, vocab_table: str, terms: list[s
 
 
 def prune_common(terms: list[str], frequencies: dict[str, int], rows: int) -> list[str]:
-    """Drop terms that most rows contain, keeping at least ``MIN_KEPT`` of the rarest ones.
+    """Drop terms that many rows contain, keeping at least ``MIN_KEPT`` of the rarest present ones.
 
-    Terms FTS5 does not know as a single token (say, diacritics folded differently) have no frequency and
-    are kept: a quoted phrase may still match.
+    Terms the index does not hold as a token are kept but do not count: they match nothing, or, where FTS5
+    tokenises them differently from ``fold``, still match as a quoted phrase.
     """
-    limit = max(1, int(rows * COMMON_SHARE))
-    rare = [t for t in terms if frequencies.get(t, 0) <= limit]
-    if len(rare) >= MIN_KEPT or len(rare) == len(terms):
-        return rare
-    common = sorted((t for t in terms if t not in rare), key=lambda t: frequencies.get(t, 0))
-    keep = set(rare) | set(common[: MIN_KEPT - len(rare)])
-    return [t for t in terms if t in keep]
+    limit = max(MIN_COMMON_ROWS, int(rows * COMMON_SHARE))
+    present = [t for t in terms if frequencies.get(t, 0) > 0]
+    rare = [t for t in present if frequencies[t] <= limit]
+    keep = set(rare)
+    if len(rare) < MIN_KEPT:
+        common = sorted((t for t in present if t not in keep), key=lambda t: frequencies[t])
+        keep |= set(common[: MIN_KEPT - len(rare)])
+    return [t for t in terms if t in keep or frequencies.get(t, 0) == 0]
 
 
 def match_expression(terms: list[str]) -> str:

@@ -19,19 +19,20 @@ from collections.abc import Iterable
 import numpy as np
 
 from sentinel.index.resolve import resolve_keys
-from sentinel.search.fusion import rrf
+from sentinel.search.fusion import rrf_weights
+from sentinel.search.view import generation
 from sentinel.settings import Settings
 from sentinel.vault.links import WIKILINK, link_key, split_wikilink
 
 TYPED_EDGES = ("related", "parent", "parents", "depends_on", "dependencies", "up", "children", "part_of")
 RELATIONSHIP = re.compile(
     r"depend|relat|connect|link(s|ed)?\s+(to|with|from)|between\b|parent|child|part of|uses?\b|impact|affect"
-    r"|hängt|abhängig|beziehung|zusammenhang|verbunden|verknüpf|zwischen"
+    r"|hängt|hängen|abhängig|beziehung|zusammenhang|verbunden|verknüpf|zwischen"
     r"|depende|relaci|conectad|vincul|entre\b"
     r"|bağlı|ilişki|ilgili|bağlantı|arasında|etkile",
     re.IGNORECASE,
 )
-SEEDS = 10
+SEEDS = 5  # top fused pages the walk starts from
 DAMPING = 0.85
 ITERATIONS = 40
 MAX_NEIGHBOURS = 200  # per page and hop: a hub must not pull the whole vault into one walk
@@ -59,8 +60,34 @@ def _typed_targets(frontmatter: str) -> list[str]:
     return [t for t in targets if t]
 
 
+_typed: dict[str, tuple[int, dict[str, list[tuple[str, str]]]]] = {}
+
+
+def typed_edges(db: sqlite3.Connection) -> dict[str, list[tuple[str, str]]]:
+    """Typed frontmatter edges of the whole vault, by each endpoint (read once per change of the index)."""
+    key = str(db.execute("PRAGMA database_list").fetchone()[2])
+    now = generation(db)
+    cached = _typed.get(key)
+    if cached is not None and cached[0] == now:
+        return cached[1]
+    spelled = " OR ".join(f"frontmatter LIKE '%\"{name}\"%'" for name in TYPED_EDGES)
+    found = [
+        (path, [link_key(t) for t in _typed_targets(fm)])
+        for path, fm in db.execute(f"SELECT path, frontmatter FROM pages WHERE {spelled}")
+    ]
+    resolved = resolve_keys(db, {k for _, keys in found for k in keys})
+    by_page: dict[str, list[tuple[str, str]]] = {}
+    for path, keys in found:
+        for target in {t for k in keys if (t := resolved.get(k)) and t != path}:
+            by_page.setdefault(path, []).append((path, target))
+            by_page.setdefault(target, []).append((path, target))
+    if key:
+        _typed[key] = (now, by_page)
+    return by_page
+
+
 def _neighbours(db: sqlite3.Connection, pages: Iterable[str]) -> list[tuple[str, str]]:
-    """Edges touching ``pages``: links out of and into them, and typed frontmatter edges out of them."""
+    """Edges touching ``pages``: links out of and into them, and typed frontmatter edges either way."""
     batch = sorted(set(pages))
     if not batch:
         return []
@@ -77,14 +104,9 @@ def _neighbours(db: sqlite3.Connection, pages: Iterable[str]) -> list[tuple[str,
             if a != b and per_page.get(a, 0) < MAX_NEIGHBOURS:
                 per_page[a] = per_page.get(a, 0) + 1
                 edges.append((a, b) if column == "source" else (b, a))
-    # Typed edges out of these pages; edges into them are found from the other side on the next hop.
-    typed = [
-        (path, [link_key(t) for t in _typed_targets(fm)])
-        for path, fm in db.execute(f"SELECT path, frontmatter FROM pages WHERE path IN ({marks})", batch)
-    ]
-    resolved = resolve_keys(db, {key for _, keys in typed for key in keys})
-    for path, keys in typed:
-        edges += [(path, target) for key in keys if (target := resolved.get(key)) and target != path]
+    typed = typed_edges(db)
+    for page in batch:
+        edges += typed.get(page, [])[:MAX_NEIGHBOURS]
     return edges
 
 
@@ -119,13 +141,29 @@ def should_run(settings: Settings, query: str, explicit: bool | None) -> bool:
     return mode == "always" or (mode == "auto" and is_relationship_query(query))
 
 
-def pagerank_rerank(db: sqlite3.Connection, ranked: list[str]) -> list[str]:
-    """``ranked`` fused with a Personalized PageRank ranking seeded by its top pages."""
+def pagerank_weights(
+    db: sqlite3.Connection, ranked: list[str], roles: frozenset[str] | None = None
+) -> dict[str, float]:
+    """``ranked`` fused (RRF weights, best first) with a Personalized PageRank ranking seeded by its top
+    pages. ``roles`` limits the pages the walk may add (the summary rung shows only some roles)."""
     seeds = ranked[:SEEDS]
     if not seeds:
-        return ranked
+        return rrf_weights([ranked], k=10.0)
     first = _neighbours(db, seeds)
     hop = {b for _, b in first} | {a for a, _ in first}
     edges = first + _neighbours(db, hop - set(seeds))
     walk = personalized_pagerank(seeds, list(dict.fromkeys(edges)))
-    return rrf([ranked, walk], k=10.0, weights=[1.0, GRAPH_WEIGHT])
+    if roles is not None:
+        walk = _with_roles(db, walk, roles)
+    return rrf_weights([ranked, walk], k=10.0, weights=[1.0, GRAPH_WEIGHT])
+
+
+def _with_roles(db: sqlite3.Connection, paths: list[str], roles: frozenset[str]) -> list[str]:
+    allowed: set[str] = set()
+    for start in range(0, len(paths), 500):
+        batch = paths[start : start + 500]
+        marks = ",".join("?" * len(batch))
+        allowed.update(
+            r[0] for r in db.execute(f"SELECT path, role FROM pages WHERE path IN ({marks})", batch) if r[1] in roles
+        )
+    return [p for p in paths if p in allowed]

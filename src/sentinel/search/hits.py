@@ -97,6 +97,7 @@ def build_hits(
             continue  # deleted between ranking and now
         page = lines[path]
         labels = ((r.EXACT,) if path in exact else ()) + flags.get(path, ())
+        labels += (r.GRAPH,) if found_by.get(path) == (r.LEG_GRAPH,) else ()
         legs = ((r.LEG_EXACT,) if path in exact else ()) + found_by.get(path, ())
         if rung == "summary" or path not in chunks:
             if page.summary.source is SummarySource.LEAD:

@@ -18,11 +18,15 @@ from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from sentinel.embed.base import Embedder, EmbedderUnavailable
 from sentinel.paths import SUMMARY_RUNG_ROLES
 from sentinel.search import results as r
 from sentinel.search.embedding import identity_record
+from sentinel.search.facets import Filter, FilterError, page_filter, split_query
 from sentinel.search.fusion import rrf_weights
+from sentinel.search.graph import pagerank_weights, should_run
 from sentinel.search.hits import build_hits, exact_pages, quality_flags
 from sentinel.search.lexical import lexical_chunks, lexical_terms
 from sentinel.search.results import Hit, Rung, SearchResult
@@ -61,7 +65,9 @@ def _check(query: object, rung: object, cursor: object, limit: int) -> str:
     return " ".join(query.split())
 
 
-def _meaning(db: sqlite3.Connection, embedder: Embedder, query: str, rung: Rung, depth: int) -> _Meaning:
+def _meaning(
+    db: sqlite3.Connection, embedder: Embedder, query: str, rung: Rung, depth: int, only: Filter | None
+) -> _Meaning:
     view = current_view(db)
     if view.identity is not None and view.identity != identity_record(embedder.identity):
         return _Meaning(
@@ -75,10 +81,14 @@ def _meaning(db: sqlite3.Connection, embedder: Embedder, query: str, rung: Rung,
     vector = embedder.embed([query], "query").vectors[0]
     out = _Meaning(notes=_coverage_notes(view))
     chunk_set = view.summary_role_chunks if rung == "summary" else view.chunks
+    summary_set = view.summaries
+    if only is not None:  # a faceted search ranks only the pages the facets allow
+        chunk_set = chunk_set.subset(np.isin(chunk_set.items, only.chunk_ids)) if chunk_set is not None else None
+        summary_set = summary_set.subset(np.isin(summary_set.items, only.page_ids)) if summary_set else None
     if chunk_set is not None:
         out.chunks = nearest(db, chunk_set, vector, depth * CHUNKS_PER_PAGE)
-    if view.summaries is not None:
-        out.pages = nearest(db, view.summaries, vector, depth)
+    if summary_set is not None:
+        out.pages = nearest(db, summary_set, vector, depth)
     return out
 
 
@@ -93,12 +103,18 @@ def _coverage_notes(view: SearchView) -> list[str]:
 
 
 def _meaning_within(
-    db: sqlite3.Connection, embedder: Embedder | None, query: str, rung: Rung, depth: int, deadline: float
+    db: sqlite3.Connection,
+    embedder: Embedder | None,
+    query: str,
+    rung: Rung,
+    depth: int,
+    deadline: float,
+    only: Filter | None,
 ) -> _Meaning:
     """The semantic legs, given up (not failed) when they do not finish by ``deadline``."""
     if embedder is None:
         return _Meaning(notes=[f"meaning search is off (no embedder configured); {WORDING_ONLY}"])
-    future = _pool.submit(_meaning, db, embedder, query, rung, depth)
+    future = _pool.submit(_meaning, db, embedder, query, rung, depth, only)
     try:
         return future.result(timeout=max(0.0, deadline - time.monotonic()))
     except FutureTimeout:
@@ -156,14 +172,27 @@ class Ranking:
     notes: list[str]
 
 
+def _roles(rung: Rung) -> frozenset[str] | None:
+    """The page roles a rung shows (None: all)."""
+    return frozenset(role.value for role in SUMMARY_RUNG_ROLES) if rung == "summary" else None
+
+
 def rank_legs(
-    db: sqlite3.Connection, settings: Settings, embedder: Embedder | None, text: str, rung: Rung, deadline: float
+    db: sqlite3.Connection,
+    settings: Settings,
+    embedder: Embedder | None,
+    text: str,
+    rung: Rung,
+    deadline: float,
+    only: Filter | None = None,
 ) -> Ranking:
-    """Run the legs: lexical always; semantic when an embedder, vectors and time allow."""
+    """Run the legs: lexical always; semantic when an embedder, vectors and time allow. ``only`` limits
+    every leg to the pages a facet filter allows."""
     depth = settings.search.leg_depth
-    roles = frozenset(role.value for role in SUMMARY_RUNG_ROLES) if rung == "summary" else None
-    meaning = _meaning_within(db, embedder, text, rung, depth, deadline)
-    lexical = lexical_chunks(db, lexical_terms(db, text, chunk_count(db)), depth * CHUNKS_PER_PAGE)
+    roles = _roles(rung)
+    meaning = _meaning_within(db, embedder, text, rung, depth, deadline, only)
+    terms = lexical_terms(db, text, chunk_count(db))
+    lexical = lexical_chunks(db, terms, depth * CHUNKS_PER_PAGE, only.facets if only else None)
     where = _chunk_pages(db, lexical + meaning.chunks)
     legs: dict[str, list[str]] = {r.LEG_LEXICAL: _pages_by_best_chunk(lexical, where, roles)}
     if meaning.chunks or meaning.pages:
@@ -172,14 +201,31 @@ def rank_legs(
     return Ranking(legs, _chunk_order(lexical, meaning.chunks, where), meaning.notes)
 
 
+@dataclass
+class Fused:
+    ranked: list[str]  # pages, best first
+    flags: dict[str, tuple[str, ...]]  # quality labels of the pages that have any
+    graph_only: set[str]  # pages only the PageRank walk brought in
+
+
 def fuse(
-    db: sqlite3.Connection, settings: Settings, legs: dict[str, list[str]]
-) -> tuple[list[str], dict[str, tuple[str, ...]]]:
-    """The fused page ranking, quality flags applied (each flag multiplies a page's weight), and the flags."""
+    db: sqlite3.Connection,
+    settings: Settings,
+    legs: dict[str, list[str]],
+    *,
+    graph: bool = False,
+    roles: frozenset[str] | None = None,
+) -> Fused:
+    """The fused page ranking: RRF of the legs, then (``graph``) the PageRank rerank, then the quality
+    penalty (each flag multiplies a page's weight by ``quality_penalty``, so two flags compound)."""
     weights = _fuse(settings, legs)
+    found = set(weights)
+    if graph:
+        weights = pagerank_weights(db, list(weights), roles)
     flags = quality_flags(db, list(weights))
     penalty = settings.search.quality_penalty
-    return sorted(weights, key=lambda p: -weights[p] * penalty ** len(flags.get(p, ()))), flags
+    ranked = sorted(weights, key=lambda p: -weights[p] * penalty ** len(flags.get(p, ())))
+    return Fused(ranked, flags, set(weights) - found)
 
 
 def search(
@@ -191,20 +237,37 @@ def search(
     cursor: int = 0,
     *,
     limit: int | None = None,
+    pagerank: bool | None = None,
 ) -> SearchResult:
     """Search the index: exact page matches first, then the rung's fused ranking, ``limit`` hits from
-    ``cursor`` on. Raises ``SearchInputError`` for an empty query, an unknown rung or a bad cursor."""
+    ``cursor`` on. ``pagerank`` forces the graph rerank on or off; None leaves it to the query's shape
+    (``SearchSettings.pagerank``). Raises ``SearchInputError`` for an empty query, an unknown rung or a bad
+    cursor."""
     limit = limit or settings.search_hits
-    text = _check(query, rung, cursor, limit)
-    ranking = rank_legs(db, settings, embedder, text, rung, time.monotonic() + settings.search.timeout_s)
-    ranked, flags = fuse(db, settings, ranking.legs)
+    filters, text = split_query(db, _check(query, rung, cursor, limit))
+    try:
+        only = page_filter(db, filters)
+    except FilterError as err:
+        raise SearchInputError(str(err)) from err
+    if not text:
+        raise SearchInputError(
+            f"'{filters}' only filters: add the words to search for, or use listing to enumerate pages by facet"
+        )
+    ranking = rank_legs(db, settings, embedder, text, rung, time.monotonic() + settings.search.timeout_s, only)
+    walk = should_run(settings, text, pagerank)
+    fused = fuse(db, settings, ranking.legs, graph=walk, roles=_roles(rung))
     exact = exact_pages(db, text)
-    ranked = exact + [p for p in ranked if p not in exact]
+    ranked = exact + [p for p in fused.ranked if p not in exact]
+    if only is not None:
+        ranked = [p for p in ranked if p in only.paths]
     window = ranked[cursor : cursor + limit]
     found_by = {p: tuple(name for name, pages in ranking.legs.items() if p in pages) for p in window}
-    hits: list[Hit] = build_hits(db, window, rung, set(exact), found_by, flags, ranking.chunk_order)
+    for path in fused.graph_only & set(window):
+        found_by[path] = (r.LEG_GRAPH,)
+    hits: list[Hit] = build_hits(db, window, rung, set(exact), found_by, fused.flags, ranking.chunk_order)
     used = [r.LEG_EXACT] if exact else []
     used += [name for name, pages in ranking.legs.items() if pages or name == r.LEG_LEXICAL]
+    used += [r.LEG_GRAPH] if walk else []
     return SearchResult(
         query=text,
         rung=rung,

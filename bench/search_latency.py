@@ -1,0 +1,207 @@
+"""Search latency per rung on synthetic vaults (10k and 100k pages), query embedding included.
+
+    python bench/search_latency.py --pages 10000 [--pages 100000] [--queries 60]
+
+For each size: writes the vault with bench/synth_vault.py and indexes it with the real sync (both cached
+under .cache/bench/), fills the vector tables, then times warm ``search()`` calls per rung (p50/p95), and
+the pieces: query embedding, lexical leg, semantic legs, cold view load. Prints a table.
+
+Vectors: embedding ~1M chunks with e5 on two CPU cores would take hours, so chunk and summary vectors are
+synthetic (clustered by topic and language, stored through the same int8 + centre + sign-bit code as real
+ones); the query is embedded by the real model. Latency does not depend on what the vectors mean.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import resource
+import statistics
+import sys
+import time
+from pathlib import Path
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # BLAS threads fight ONNX Runtime's (ENVIRONMENT.md)
+
+import numpy as np
+
+from sentinel.embed.onnx import OnnxEmbedder
+from sentinel.index.db import open_index
+from sentinel.index.migrations import transaction
+from sentinel.index.sync import sync
+from sentinel.search import search
+from sentinel.search import view as search_view
+from sentinel.search.centres import CENTRES_KEY
+from sentinel.search.embedding import IDENTITY_KEY, identity_record, summary_passages
+from sentinel.search.lexical import lexical_chunks, lexical_terms
+from sentinel.search.vectors import Centres, quantise, sign_bits
+from sentinel.settings import Settings
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from synth_vault import LANGUAGES, generate
+
+ROOT = Path(__file__).resolve().parents[1]
+CACHE = ROOT / ".cache" / "bench"
+DIMS = 384
+
+
+def _prepare(pages: int) -> Settings:
+    vault = CACHE / f"synth-{pages}"
+    settings = Settings(vault=vault, index_path=CACHE / f"synth-{pages}.db", _env_file=None)
+    if not (vault / ".complete").exists():
+        started = time.perf_counter()
+        generate(vault, pages)
+        (vault / ".complete").write_text("")
+        print(f"  wrote {pages} pages in {time.perf_counter() - started:.0f}s", flush=True)
+    db = open_index(settings)
+    if not db.execute("SELECT 1 FROM pages LIMIT 1").fetchone():
+        started = time.perf_counter()
+        sync(settings, db)
+        print(f"  indexed in {time.perf_counter() - started:.0f}s", flush=True)
+    db.close()
+    return settings
+
+
+def _synthetic(seed: str, language: int, topic: int, axes: np.ndarray) -> np.ndarray:
+    rng = np.random.default_rng(int.from_bytes(hashlib.sha256(seed.encode()).digest()[:8], "little"))
+    v = 0.6 * axes[language] + 0.5 * axes[len(LANGUAGES) + topic % (len(axes) - len(LANGUAGES))]
+    return v + 0.35 * rng.standard_normal(DIMS) / np.sqrt(DIMS)
+
+
+def _fill_vectors(settings: Settings, embedder: OnnxEmbedder) -> None:
+    db = open_index(settings)
+    if db.execute("SELECT 1 FROM chunk_vectors LIMIT 1").fetchone():
+        return
+    started = time.perf_counter()
+    axes = np.random.default_rng(7).standard_normal((len(LANGUAGES) + 500, DIMS))
+    axes /= np.linalg.norm(axes, axis=1, keepdims=True)
+    centres = Centres(axes[: len(LANGUAGES)] * 0.6, tuple(LANGUAGES))
+
+    def place(path: str) -> tuple[int, int]:
+        name = path.rsplit("/", 1)[-1]  # "EN topic 12 page 3456.md"
+        return LANGUAGES.index(name[:2].lower()), int(name.split()[2])
+
+    def store(table: str, rows: list[tuple[tuple[str, ...], np.ndarray]]) -> None:
+        vectors = np.stack([v for _, v in rows])
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        q, scales = quantise(vectors)
+        which = centres.nearest(vectors)
+        bits = sign_bits(centres.centred(vectors, which))
+        columns = "text_hash, trail" if table == "chunk_vectors" else "text"
+        marks = "?,?" if table == "chunk_vectors" else "?"
+        db.executemany(
+            f"INSERT OR IGNORE INTO {table} ({columns}, vec, scale, centre, bits, tokens, truncated) "
+            f"VALUES ({marks},?,?,?,?,100,0)",
+            [
+                (*key, q[i].tobytes(), float(scales[i]), int(which[i]), bits[i].tobytes())
+                for i, (key, _) in enumerate(rows)
+            ],
+        )
+
+    with transaction(db):
+        batch: list[tuple[tuple[str, ...], np.ndarray]] = []
+        for text_hash, trail, path in db.execute("SELECT text_hash, trail, path FROM chunks"):
+            batch.append(((text_hash, trail), _synthetic(text_hash + trail, *place(path), axes)))
+            if len(batch) == 20_000:
+                store("chunk_vectors", batch)
+                batch = []
+        if batch:
+            store("chunk_vectors", batch)
+        summaries = [((text,), _synthetic(text, *place(path), axes)) for text, path in summary_passages(db).items()]
+        for start in range(0, len(summaries), 20_000):
+            store("summary_vectors", summaries[start : start + 20_000])
+        n = db.execute("SELECT COUNT(*) FROM chunk_vectors").fetchone()[0]
+        for table in ("chunk_vectors", "summary_vectors"):
+            db.execute(
+                "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                (
+                    CENTRES_KEY.format(table=table),
+                    json.dumps({"n": n, "languages": list(LANGUAGES), "vectors": centres.vectors.tolist()}),
+                ),
+            )
+        db.execute(
+            "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+            (IDENTITY_KEY, json.dumps(identity_record(embedder.identity))),
+        )
+        db.execute("UPDATE search_generation SET n = n + 1")
+    print(f"  synthetic vectors stored in {time.perf_counter() - started:.0f}s", flush=True)
+
+
+def _queries(settings: Settings, count: int) -> list[str]:
+    """Queries of 2-5 words drawn from random chunks (some words common, some topical), deterministic."""
+    db = open_index(settings)
+    top = db.execute("SELECT MAX(id) FROM chunks").fetchone()[0]
+    rng = np.random.default_rng(11)
+    out: list[str] = []
+    while len(out) < count:
+        row = db.execute("SELECT text FROM chunks WHERE id >= ? LIMIT 1", (int(rng.integers(1, top)),)).fetchone()
+        words = [w.strip(".,[]!#|") for w in row[0].split() if w.strip(".,[]!#|")]
+        if len(words) >= 5:
+            out.append(" ".join(rng.choice(words, size=int(rng.integers(2, 6)), replace=False)))
+    return out
+
+
+def _ms(values: list[float]) -> str:
+    values = sorted(values)
+    p95 = values[min(len(values) - 1, round(0.95 * (len(values) - 1)))]
+    return f"{statistics.median(values) * 1000:.1f} / {p95 * 1000:.1f}"
+
+
+def measure(pages: int, queries: int, embedder: OnnxEmbedder) -> list[tuple[str, str]]:
+    print(f"{pages} pages:", flush=True)
+    settings = _prepare(pages)
+    _fill_vectors(settings, embedder)
+    db = open_index(settings, readonly=True)
+    texts = _queries(settings, queries)
+    chunks = db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
+    started = time.perf_counter()
+    view = search_view.current_view(db)
+    cold = time.perf_counter() - started
+    rows = [
+        ("pages / chunks / embedded chunks", f"{pages} / {chunks} / {view.embedded_chunks}"),
+        ("cold view load (s)", f"{cold:.2f}"),
+    ]
+    timings: dict[str, list[float]] = {"embed": [], "lexical": [], "summary": [], "body": []}
+    search(db, settings, embedder, texts[0])  # warm-up
+    for text in texts:
+        t = time.perf_counter()
+        embedder.embed([text], "query")
+        timings["embed"].append(time.perf_counter() - t)
+        t = time.perf_counter()
+        lexical_chunks(db, lexical_terms(db, text, search_view.chunk_count(db)), 300)
+        timings["lexical"].append(time.perf_counter() - t)
+        for rung in ("summary", "body"):
+            t = time.perf_counter()
+            found = search(db, settings, embedder, text, rung=rung)  # type: ignore[arg-type]
+            timings[rung].append(time.perf_counter() - t)
+            if found.notes:
+                print(f"  note on {rung!r} for {text!r}: {found.notes}")
+    rows += [
+        ("query embedding p50 / p95 (ms)", _ms(timings["embed"])),
+        ("lexical leg p50 / p95 (ms)", _ms(timings["lexical"])),
+        ("summary rung p50 / p95 (ms)", _ms(timings["summary"])),
+        ("body rung p50 / p95 (ms)", _ms(timings["body"])),
+        ("peak RSS of this process (MB)", f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f}"),
+    ]
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pages", type=int, action="append", help="vault size; repeat for several")
+    parser.add_argument("--queries", type=int, default=60)
+    parser.add_argument("--embed-model", type=Path, default=ROOT / "models" / "multilingual-e5-small")
+    args = parser.parse_args(argv)
+    embedder = OnnxEmbedder(args.embed_model, threads=int(os.environ.get("EMBED_THREADS", "1")))
+    for pages in args.pages or [10_000]:
+        rows = measure(pages, args.queries, embedder)
+        print(f"\n| {pages} pages | value |\n|---|---|")
+        for name, value in rows:
+            print(f"| {name} | {value} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
