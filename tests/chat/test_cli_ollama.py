@@ -79,3 +79,53 @@ def test_chat_command_runs_the_loop_against_ollama(vault_settings: WriteVault, m
     # Four requests: two probes, the turn's call and its answer; every turn request carried the seven schemas.
     assert len(stub.requests) == 4
     assert [len(r.body.get("tools") or []) for r in stub.requests] == [0, 7, 7, 7]
+
+
+def openai_respond(request: RecordedRequest) -> tuple[int, Any]:
+    """An OpenAI-compatible server that answers the probes and refuses the question as too long (llama.cpp's
+    spelling of it)."""
+    if request.body["messages"][-1]["content"] == "ok":
+        tokens = 400 + (1200 if request.body.get("tools") else 0)
+        reply = {"choices": [{"message": {"content": "."}, "finish_reason": "length"}]}
+        return 200, reply | {"usage": {"prompt_tokens": tokens, "completion_tokens": 1}}
+    return 400, {
+        "error": {
+            "code": 400,
+            "message": "request exceeds the available context size",
+            "type": "exceed_context_size_error",
+        }
+    }
+
+
+def test_a_full_context_is_said_with_the_way_out_and_the_session_goes_on(
+    vault_settings: WriteVault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in [name for name in os.environ if name.startswith("SENTINEL_")]:
+        monkeypatch.delenv(name)
+    settings = vault_settings(PAGES)
+    with HttpStub(openai_respond) as stub:
+        result = CliRunner().invoke(
+            app,
+            [
+                "chat",
+                f"--vault={settings.vault}",
+                f"--index={settings.index_path}",
+                "--provider=openai",
+                f"--base-url={stub.url}/v1",
+                "--model=small",
+                "--num-ctx=2048",
+                f"--system-prompt={SYSTEM_PROMPT_FILE}",
+            ],
+            input="a very long question\n/steps\n/quit\n",
+        )
+    assert result.exit_code == 0, result.output
+    out = " ".join(result.output.split())
+    assert "the context is full, the question is not kept" in out and "/reset starts a new one" in out
+    assert "you> /steps no turn yet in this context" in out
+    assert len(stub.requests) == 3  # two probes and the refused question: no retry of a prompt that cannot fit
+
+
+def test_a_context_window_below_one_token_is_refused(vault_settings: WriteVault) -> None:
+    settings = vault_settings(PAGES)
+    result = CliRunner().invoke(app, ["chat", f"--vault={settings.vault}", "--model=m", "--num-ctx=0"])
+    assert result.exit_code == 2 and "--num-ctx" in result.output

@@ -23,7 +23,7 @@ from sentinel.cli.common import IndexOption, VaultOption, console, fail, load_se
 from sentinel.embed.base import Embedder, EmbedderUnavailable
 from sentinel.embed.factory import embedder_from_settings
 from sentinel.index.sync import sync
-from sentinel.providers import ProviderError, ProviderNotConfigured, provider_for
+from sentinel.providers import ContextExceeded, ProviderError, ProviderNotConfigured, provider_for
 from sentinel.settings import Settings
 from sentinel.tools.context import ToolContext
 from sentinel.tools.registry import tool_schemas
@@ -47,6 +47,8 @@ def _embedder(settings: Settings) -> Embedder | None:
 
 
 def _open_session(settings: Settings, temperature: float | None) -> ChatSession:
+    if settings.conversation.num_ctx < 1:
+        fail(f"the conversation's context window is {settings.conversation.num_ctx} tokens: pass --num-ctx N (N >= 1)")
     try:
         system_prompt = system_prompt_of(settings)
         provider = provider_for(settings.conversation, "conversation")
@@ -89,8 +91,16 @@ def _read_line(echo: bool) -> str | None:
 def _ask(session: ChatSession, question: str) -> None:
     try:
         turn = session.ask(question, on_step=lambda step: console.print(step_line(step)))
+    except ContextExceeded as error:
+        console.print(
+            Text(f"the context is full, the question is not kept ({error}); /reset starts a new one", style="bold red")
+        )
+        return
     except ProviderError as error:
         console.print(Text(f"the model call failed, the question is not kept: {error}", style="bold red"))
+        return
+    except KeyboardInterrupt:
+        console.print(Text("interrupted: the question is not kept (tools that already ran did run)", style="yellow"))
         return
     console.print(Text("model> ", style="bold blue") + Text(turn.answer or "(empty answer)"))
     window = session.budget()
@@ -116,7 +126,7 @@ def chat(
     index: IndexOption = None,
     model: Annotated[str | None, typer.Option(help="Conversation model, as the server names it.")] = None,
     num_ctx: Annotated[
-        int | None, typer.Option(help="Context window in tokens (what /budget measures against).")
+        int | None, typer.Option(min=1, help="Context window in tokens (what /budget measures against).")
     ] = None,
     provider: Annotated[
         ProviderKind | None, typer.Option(help="ollama, or openai for any OpenAI-compatible server.")
@@ -130,7 +140,9 @@ def chat(
         typer.Option(help="multilingual-e5-small ONNX folder; without it (or an embedder URL) search is lexical-only."),
     ] = None,
     system_prompt: Annotated[Path | None, typer.Option(help="System prompt file (default: Open WebUI's).")] = None,
-    temperature: Annotated[float | None, typer.Option(help="Sampling temperature (default: the server's).")] = None,
+    temperature: Annotated[
+        float | None, typer.Option(min=0.0, help="Sampling temperature (default: the server's).")
+    ] = None,
 ) -> None:
     """Chat with the vault through the conversation model: the tool loop, its statuses and its token budget."""
     settings = load_settings(vault, index, embed_model_dir=embed_model)
