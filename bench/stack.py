@@ -4,8 +4,9 @@
     python -m bench.stack --cold     # the same from an empty image store: REMOVES the stack's images first
 
 Runs `make up` / `make down` on a project of its own (sentinel-bench) with a throwaway vault and data folder,
-so a stack you run yourself is left alone. Needs `make models` (the embedder's model) and, with --cold, the
-network for apt and PyPI. Targets from the brief: cold <= 10 min including builds, warm restart <= 60 s.
+so a stack you run yourself is left alone, plus compose.test.yaml: its llama.cpp server stands in for Ollama.
+Needs `make models` and `make llm` (the models) and, with --cold, the network for apt and PyPI.
+Targets from the brief: cold <= 10 min including builds, warm restart <= 60 s.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ BUILT_IMAGES = [
     "sentinel-api:local",
     "sentinel-worker:local",
     "sentinel-embedder:local",
+    "sentinel-llamacpp:local",
 ]
 IDLE_SETTLE_S = 30
 
@@ -62,6 +64,8 @@ def _environment(root: Path) -> dict[str, str]:
         API_PORT=str(_free_port()),
         OPENWEBUI_PORT=str(_free_port()),
         EMBEDDER_PORT=str(_free_port()),
+        # A real local model stands in for the user's Ollama: Open WebUI lists it, the setup step wraps it.
+        STACK_OVERRIDES="compose.test.yaml",
     )
     return env
 

@@ -37,10 +37,12 @@ endif
 # GPU=1 adds the worker's GPU reservation; by default only when the engine has the NVIDIA runtime, since the
 # reservation makes `up` fail on a machine without it.
 GPU ?= $(shell docker info --format '{{json .Runtimes}}' 2>/dev/null | grep -q nvidia && echo 1)
-COMPOSE_FILES := -f compose.yaml $(if $(filter 1,$(GPU)),-f compose.gpu.yaml)
+# STACK_OVERRIDES: more override files, e.g. compose.test.yaml (a local llama.cpp model, as bench/stack.py uses).
+STACK_OVERRIDES ?=
+COMPOSE_FILES = -f compose.yaml $(if $(filter 1,$(GPU)),-f compose.gpu.yaml) $(foreach f,$(STACK_OVERRIDES),-f $(f))
 # The nightly time (SENTINEL_MAINTAIN_AT) is local time: the containers get the host's zone.
 STACK_TZ ?= $(or $(TZ),$(shell cat /etc/timezone 2>/dev/null),$(shell readlink /etc/localtime 2>/dev/null | sed 's|.*zoneinfo/||'),UTC)
-COMPOSE := TZ=$(STACK_TZ) docker compose --project-directory $(CURDIR) $(COMPOSE_FILES)
+COMPOSE = TZ=$(STACK_TZ) docker compose --project-directory $(CURDIR) $(COMPOSE_FILES)
 
 .PHONY: docker-tools docker-engine docker-engine-stop docker-base-image docker-openwebui-image \
 	docker-redis-image stack-images stack-service-images stack-images-clean up down logs ps stack-test-prereqs test-stack
