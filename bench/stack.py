@@ -1,7 +1,8 @@
 """How long `make up` takes and what the stack costs: a table, never an assertion.
 
     python -m bench.stack            # first up (images as they are), warm restart, image sizes, idle memory
-    python -m bench.stack --cold     # the same from an empty image store: REMOVES the stack's images first
+    python -m bench.stack --cold     # the same from an empty image store: REMOVES the stack's images (and any
+                                     # untagged image) first
 
 Runs `make up` / `make down` on a project of its own (sentinel-bench) with a throwaway vault and data folder,
 so a stack you run yourself is left alone, plus compose.test.yaml: its llama.cpp server stands in for Ollama.
@@ -118,6 +119,8 @@ def main() -> None:
         env = _environment(Path(tmp))
         if args.cold:
             subprocess.run(["docker", "image", "rm", "-f", *BUILT_IMAGES], capture_output=True, check=False)
+            # Untagged leftovers of earlier builds would still serve as layer cache.
+            subprocess.run(["docker", "image", "prune", "-f"], capture_output=True, check=False)
         rows: list[tuple[str, str]] = []
         try:
             first = _timed(["make", "up"], env)

@@ -120,8 +120,10 @@ stack-images-clean:
 stack-images: docker-engine
 	@$(MAKE) --no-print-directory -j3 $(STACK_BASE_IMAGES) stack-service-images
 
+# A rebuild leaves the previous image untagged: drop those (only images compose built), not to fill the disk.
 stack-service-images: $(filter docker-base-image,$(STACK_BASE_IMAGES))
 	DOCKER_BUILDKIT=0 $(COMPOSE) build -q
+	@docker image prune -f --filter label=com.docker.compose.image.builder=classic >/dev/null
 
 # --- the stack ------------------------------------------------------------------------------------------------
 up: docker-engine

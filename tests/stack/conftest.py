@@ -194,6 +194,12 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     try:
         started = time.monotonic()
         stack.compose("build", "-q", timeout=UP_TIMEOUT_S)
+        # what make's stack-service-images does: drop the untagged previous builds compose left behind
+        subprocess.run(
+            ["docker", "image", "prune", "-f", "--filter", "label=com.docker.compose.image.builder=classic"],
+            capture_output=True,
+            check=False,
+        )
         stack.compose("up", "-d", "--wait", "--wait-timeout", str(UP_TIMEOUT_S), timeout=UP_TIMEOUT_S + 60)
         stack.compose("wait", "openwebui-setup", timeout=300)
         stack.up_seconds = time.monotonic() - started
