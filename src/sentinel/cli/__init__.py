@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import typer
 
-from sentinel.cli import chat, deploy, index, maintain, openwebui
+from sentinel.cli import chat, deploy, index, keys, maintain, openwebui
 from sentinel.cli import pool as pool_cli
 from sentinel.cli import search as search_cli
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, help="Sentinel: a local model in front of your vault.")
 app.add_typer(index.app, name="index")
+app.add_typer(keys.app, name="keys")
 app.command("maintain")(maintain.maintain)
 app.add_typer(openwebui.app, name="openwebui")
 app.command("chat")(chat.chat)
