@@ -39,6 +39,7 @@ def _visible(text: str) -> str:
     return re.sub(r"\s+", " ", text_without_link_markup(body)).casefold()
 
 
+@pytest.mark.timeout(2400)  # a busy machine slows the 0.5B model several times
 def test_real_model_pass_keeps_every_gate(
     vault_settings: WriteVault, run_maintain: RunPass, llama_settings: ProviderSettings
 ) -> None:
