@@ -125,6 +125,9 @@ def _open_session(model: Path, threads: int) -> ort.InferenceSession:
     # No arena: it would keep the peak of the largest batch ever seen for the life of the service (measured:
     # same speed, ~100 MB less after one batch of 16 x 256 tokens).
     options.enable_cpu_mem_arena = False
+    # Idle worker threads sleep instead of spinning: the embedder shares two cores with the API and the LLM
+    # (measured under load: ~20% less CPU per passage, no slower).
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     try:
         return ort.InferenceSession(str(model), sess_options=options, providers=["CPUExecutionProvider"])
     except Exception as exc:  # onnxruntime raises its own untyped errors for bad files
