@@ -20,7 +20,7 @@ import numpy as np
 
 from sentinel.index.resolve import resolve_keys
 from sentinel.search.fusion import rrf_weights
-from sentinel.search.view import generation
+from sentinel.search.view import per_generation
 from sentinel.settings import Settings
 from sentinel.vault.links import WIKILINK, link_key, split_wikilink
 
@@ -60,16 +60,12 @@ def _typed_targets(frontmatter: str) -> list[str]:
     return [t for t in targets if t]
 
 
-_typed: dict[str, tuple[int, dict[str, list[tuple[str, str]]]]] = {}
-
-
 def typed_edges(db: sqlite3.Connection) -> dict[str, list[tuple[str, str]]]:
     """Typed frontmatter edges of the whole vault, by each endpoint (read once per change of the index)."""
-    key = str(db.execute("PRAGMA database_list").fetchone()[2])
-    now = generation(db)
-    cached = _typed.get(key)
-    if cached is not None and cached[0] == now:
-        return cached[1]
+    return per_generation(db, "typed_edges", lambda: _read_typed_edges(db))
+
+
+def _read_typed_edges(db: sqlite3.Connection) -> dict[str, list[tuple[str, str]]]:
     spelled = " OR ".join(f"frontmatter LIKE '%\"{name}\"%'" for name in TYPED_EDGES)
     found = [
         (path, [link_key(t) for t in _typed_targets(fm)])
@@ -81,8 +77,6 @@ def typed_edges(db: sqlite3.Connection) -> dict[str, list[tuple[str, str]]]:
         for target in {t for k in keys if (t := resolved.get(k)) and t != path}:
             by_page.setdefault(path, []).append((path, target))
             by_page.setdefault(target, []).append((path, target))
-    if key:
-        _typed[key] = (now, by_page)
     return by_page
 
 

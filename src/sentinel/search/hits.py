@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from sentinel.search import results as r
 from sentinel.search.results import Hit, Rung
 from sentinel.search.summaries import SummarySource, page_summaries
+from sentinel.search.view import per_generation
 from sentinel.vault.links import link_key
 
 EXACT_LIMIT = 5
@@ -53,26 +54,23 @@ def _is(value: object, wanted: str) -> bool:
 
 
 def quality_flags(db: sqlite3.Connection, paths: Iterable[str]) -> dict[str, tuple[str, ...]]:
-    """Quality labels of the pages that have any: ``seedling`` (status: seedling), ``low-conf``
+    """Quality labels of those ``paths`` that have any: ``seedling`` (status: seedling), ``low-conf``
     (confidence: low). Each label ranks its page down (see ``SearchSettings.quality_penalty``)."""
-    wanted = list(dict.fromkeys(paths))
+    flagged = per_generation(db, "quality_flags", lambda: _read_quality_flags(db))
+    return {p: flagged[p] for p in paths if p in flagged}
+
+
+def _read_quality_flags(db: sqlite3.Connection) -> dict[str, tuple[str, ...]]:
     flags: dict[str, tuple[str, ...]] = {}
-    for start in range(0, len(wanted), 500):
-        batch: list[object] = list(wanted[start : start + 500])
-        for path, status, confidence in db.execute(
-            f"""SELECT path, json_extract(frontmatter, '$.status'), json_extract(frontmatter, '$.confidence')
-                FROM pages WHERE path IN ({_marks(batch)})
-                  AND (json_extract(frontmatter, '$.status') IS NOT NULL
-                       OR json_extract(frontmatter, '$.confidence') IS NOT NULL)""",
-            batch,
-        ):
-            found = []
-            if _is(status, "seedling"):
-                found.append(r.SEEDLING)
-            if _is(confidence, "low"):
-                found.append(r.LOW_CONFIDENCE)
-            if found:
-                flags[path] = tuple(found)
+    for path, status, confidence in db.execute(
+        """SELECT path, json_extract(frontmatter, '$.status'), json_extract(frontmatter, '$.confidence')
+           FROM pages WHERE frontmatter LIKE '%seedling%' OR frontmatter LIKE '%"confidence"%'"""
+    ):
+        found = ((r.SEEDLING,) if _is(status, "seedling") else ()) + (
+            (r.LOW_CONFIDENCE,) if _is(confidence, "low") else ()
+        )
+        if found:
+            flags[path] = found
     return flags
 
 

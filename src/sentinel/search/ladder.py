@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from sentinel.embed.base import Embedder, EmbedderUnavailable
-from sentinel.paths import SUMMARY_RUNG_ROLES
+from sentinel.paths import SUMMARY_RUNG_ROLES, role_of
 from sentinel.search import results as r
 from sentinel.search.embedding import identity_record
 from sentinel.search.facets import Filter, FilterError, page_filter, split_query
@@ -123,17 +123,15 @@ def _meaning_within(
         return _Meaning(notes=[f"meaning search is unavailable ({err}); {WORDING_ONLY}"])
 
 
-def _chunk_pages(db: sqlite3.Connection, chunk_ids: list[int]) -> dict[int, tuple[str, str]]:
+def _chunk_pages(db: sqlite3.Connection, settings: Settings, chunk_ids: list[int]) -> dict[int, tuple[str, str]]:
     """(page path, role) of each chunk id."""
     found: dict[int, tuple[str, str]] = {}
     ids = sorted(set(chunk_ids))
     for start in range(0, len(ids), 500):
         batch = ids[start : start + 500]
         marks = ",".join("?" * len(batch))
-        for cid, path, role in db.execute(
-            f"SELECT c.id, c.path, p.role FROM chunks c JOIN pages p ON p.path = c.path WHERE c.id IN ({marks})", batch
-        ):
-            found[int(cid)] = (path, role)
+        for cid, path in db.execute(f"SELECT id, path FROM chunks WHERE id IN ({marks})", batch):
+            found[int(cid)] = (path, role_of(path, settings).value)
     return found
 
 
@@ -193,7 +191,7 @@ def rank_legs(
     meaning = _meaning_within(db, embedder, text, rung, depth, deadline, only)
     terms = lexical_terms(db, text, chunk_count(db))
     lexical = lexical_chunks(db, terms, depth * CHUNKS_PER_PAGE, only.facets if only else None)
-    where = _chunk_pages(db, lexical + meaning.chunks)
+    where = _chunk_pages(db, settings, lexical + meaning.chunks)
     legs: dict[str, list[str]] = {r.LEG_LEXICAL: _pages_by_best_chunk(lexical, where, roles)}
     if meaning.chunks or meaning.pages:
         legs[r.LEG_CHUNKS] = _pages_by_best_chunk(meaning.chunks, where, roles)

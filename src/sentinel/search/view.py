@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -33,6 +34,8 @@ class SearchView:
     def embedded_chunks(self) -> int:
         return len(self.chunks) if self.chunks is not None else 0
 
+
+T = TypeVar("T")
 
 _views: dict[str, SearchView] = {}
 _lock = threading.Lock()
@@ -62,20 +65,25 @@ def current_view(db: sqlite3.Connection) -> SearchView:
     return view
 
 
-_counts: dict[str, tuple[int, int]] = {}
+_derived: dict[tuple[str, str], tuple[int, object]] = {}
+
+
+def per_generation(db: sqlite3.Connection, name: str, compute: Callable[[], T]) -> T:
+    """``compute()``, remembered until the index changes (for facts a query needs that scan a table)."""
+    key = (_index_file(db), name)
+    now = generation(db)
+    cached = _derived.get(key)
+    if cached is not None and cached[0] == now:
+        return cached[1]  # type: ignore[return-value]
+    value = compute()
+    if key[0]:
+        _derived[key] = (now, value)
+    return value
 
 
 def chunk_count(db: sqlite3.Connection) -> int:
-    """How many chunks the index holds, counted once per change of the index (a count scans the table)."""
-    key = _index_file(db)
-    now = generation(db)
-    cached = _counts.get(key)
-    if cached is not None and cached[0] == now:
-        return cached[1]
-    count = int(db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0])
-    if key:
-        _counts[key] = (now, count)
-    return count
+    """How many chunks the index holds (a count scans the table: remembered per change)."""
+    return per_generation(db, "chunk_count", lambda: int(db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]))
 
 
 def _roles() -> list[str]:
@@ -134,6 +142,7 @@ def _summary_set(db: sqlite3.Connection, dims: int, roles: list[str]) -> VectorS
 def _vector_set(table: str, rows: list[Any], table_centres: centres.Centres, dims: int) -> VectorSet:
     words = -(-dims // 64)
     bits = np.frombuffer(b"".join(r[3] for r in rows), dtype=np.uint64).reshape(len(rows), words)
+    bits = np.ascontiguousarray(bits.T)
     return VectorSet(
         table=table,
         items=np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows)),
