@@ -132,7 +132,7 @@ up: docker-engine
 	$(COMPOSE) up -d --wait --wait-timeout 600
 	@# --wait counts a running one-shot as ready: wait for the Open WebUI setup step to finish, and say if it failed.
 	@$(COMPOSE) wait openwebui-setup >/dev/null || { echo "the Open WebUI setup step failed: make logs s=openwebui-setup"; exit 1; }
-	@echo "Sentinel is up: Open WebUI http://127.0.0.1:$${OPENWEBUI_PORT:-3000}  API http://127.0.0.1:$${API_PORT:-8000}"
+	@echo "Sentinel is up: Open WebUI http://$$($(COMPOSE) port open-webui 8080)  API http://$$($(COMPOSE) port api 8000)"
 
 down:
 	$(COMPOSE) down
