@@ -21,6 +21,7 @@ from sentinel.search import embed_pending
 from sentinel.settings import Settings
 from tests.conftest import EVAL_VAULT
 from tests.support.embedder import E5_DIR
+from tests.support.fixtures import llama_settings, llama_url  # noqa: F401  (the real model, for answer evals)
 
 
 @pytest.fixture(scope="session")

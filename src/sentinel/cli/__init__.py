@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from sentinel.cli import chat, deploy, index, keys, maintain, openwebui
+from sentinel.cli import evals as eval_cli
 from sentinel.cli import pool as pool_cli
 from sentinel.cli import search as search_cli
 
@@ -17,6 +18,7 @@ app.command("chat")(chat.chat)
 app.add_typer(pool_cli.app, name="pool")
 app.command("search")(search_cli.search_command)
 app.command("embed")(search_cli.embed_command)
+app.command("eval")(eval_cli.eval_command)
 app.add_typer(deploy.app, name="deploy")
 
 
