@@ -75,6 +75,7 @@ def test_pagerank_brings_up_dependants_that_wording_misses(vault_settings: Write
     assert "notes/Garden.md" not in found  # not connected: the walk adds nothing unrelated
 
 
+@pytest.mark.slow
 def test_pagerank_lifts_a_linked_page_that_fusion_ranks_low(vault_settings: WriteVault, e5: OnnxEmbedder) -> None:
     settings = vault_settings(GRAPH_VAULT)
     db = open_index(settings)
@@ -147,6 +148,7 @@ def test_bad_or_bare_facets_say_what_to_do(vault_settings: WriteVault, query: st
         search(db, settings, None, query)
 
 
+@pytest.mark.slow
 def test_faceted_semantic_search_ranks_only_allowed_pages(vault_settings: WriteVault, e5: OnnxEmbedder) -> None:
     settings = vault_settings(KETTLES)
     db = open_index(settings)
