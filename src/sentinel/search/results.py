@@ -55,6 +55,10 @@ class SearchResult:
     cursor: int = 0  # position of the first hit in the whole ranking
     next_cursor: int | None = None  # where the next page starts; None: this was the last
 
+    @property
+    def has_more(self) -> bool:
+        return self.next_cursor is not None
+
     def as_dict(self) -> dict[str, object]:
         return {
             "query": self.query,
