@@ -170,6 +170,9 @@ class Settings(BaseSettings):
     local_only: bool = Field(False, description="Serve without keys; only allowed when bound to loopback.")
     api_host: str = Field("127.0.0.1", description="Address the tool API binds to.")
     api_port: int = Field(8000, description="Port the tool API listens on.")
+    sync_interval_s: float = Field(
+        15.0, description="The API re-syncs the index this often, so edits made in Obsidian show up. 0: never."
+    )
 
     redis_url: str = Field("redis://localhost:6379/0", description="Broker, locks and the model-pool registry.")
     maintain_at: str = Field("23:00", description="Nightly maintenance time, HH:MM, local time.")
