@@ -53,3 +53,7 @@ fi
 
 data=${STACK_DATA_DIR:-./.sentinel/stack}
 mkdir -p "$data/open-webui" "$data/beat" "$data/ollama"
+# Run as root for another APP_UID (sudo make up, CI): the containers' user must own what they write into.
+if [[ "$(id -u)" == 0 && "$APP_UID" != 0 ]]; then
+  chown "$APP_UID:$APP_GID" "$data" "$data/open-webui" "$data/beat" "$data/ollama"
+fi
