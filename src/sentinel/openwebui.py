@@ -17,6 +17,7 @@ from tenacity import Retrying, retry_if_exception_type, stop_after_delay, wait_f
 from sentinel.settings import OpenWebUISettings, Settings
 
 ENV_PREFIX = "SENTINEL_OPENWEBUI__"
+KEY_CREATED = "created (write scope)"
 # Everyone who can sign in to Open WebUI may use the tool and the model (Open WebUI's "public" grant).
 PUBLIC_READ = [{"principal_type": "user", "principal_id": "*", "permission": "read"}]
 # The model wraps a base model with only Sentinel's tools: Open WebUI's own (search_notes, write_note, memories,
@@ -70,6 +71,8 @@ def setup(settings: Settings, create_key: Callable[[], str] | None = None) -> Se
         client.headers["Authorization"] = f"Bearer {_sign_in(client, owui)}"
         report.tool = _put_tool(client, owui, tool_source)
         report.key = _set_valves(client, owui, create_key)
+        if report.key == KEY_CREATED:
+            report.warnings.append("a new write key was added to the key file: restart the tool API so it accepts it")
         report.model = _put_model(client, settings, system_prompt, report.base_model)
         listed = {model["id"] for model in _json(client.get("/api/models"), "listing models").get("data", [])}
         if report.base_model not in listed:
@@ -184,7 +187,7 @@ def _set_valves(client: httpx.Client, owui: OpenWebUISettings, create_key: Calla
                 f"no API key for the tool: set {ENV_PREFIX}TOOL_API_KEY to a write key "
                 "(sentinel keys create --scope write)"
             )
-        key, origin = create_key(), "created (write scope)"
+        key, origin = create_key(), KEY_CREATED
     valves = {"api_url": owui.tool_api_url, "api_key": key}
     _json(client.post(f"/api/v1/tools/id/{owui.tool_id}/valves/update", json=valves), "setting the valves")
     return origin

@@ -80,31 +80,39 @@ _FENCE = re.compile(r"^```(?:json)?\s*|\s*```$")
 
 
 def lenient_llama(model: str, upstream: str, max_calls: int = 2) -> ChatBackend:
-    """Forward to llama.cpp at ``upstream`` (its /v1 root); after ``max_calls`` tool results the tools are
-    withheld so the model has to answer in words (a small model may otherwise call tools until Open WebUI's
-    own limit)."""
+    """Forward to llama.cpp at ``upstream`` (its /v1 root). After ``max_calls`` tool results a further call is
+    returned as plain text, which ends the turn (a small model may otherwise call tools until Open WebUI's own
+    limit); the tools stay in the request so llama.cpp reuses its cached prefix instead of prefilling anew."""
 
     def respond(body: dict[str, Any]) -> Reply:
         messages = body.get("messages", [])
-        request: dict[str, Any] = {"model": model, "messages": messages, "temperature": 0, "seed": 1}
         tools = body.get("tools") or []
-        if tools and tool_results_this_turn(messages) < max_calls:
+        # Bounded: a tool call or a short answer fits; a small model left unbounded can ramble for minutes.
+        request: dict[str, Any] = {"model": model, "messages": messages, "temperature": 0, "seed": 1, "max_tokens": 256}
+        if tools:
             request["tools"] = tools
-        message = httpx.post(f"{upstream}/chat/completions", json=request, timeout=600).json()["choices"][0]["message"]
-        if message.get("tool_calls"):
-            function = message["tool_calls"][0]["function"]
-            return ToolCall(function["name"], json.loads(function["arguments"] or "{}"))
-        text = message.get("content") or ""
-        names = {tool["function"]["name"] for tool in request.get("tools", [])}
-        try:
-            written = json.loads(_FENCE.sub("", text.strip()))
-        except ValueError:
-            return text
-        if isinstance(written, dict) and written.get("name") in names and isinstance(written.get("arguments"), dict):
-            return ToolCall(written["name"], written["arguments"])
-        return text
+        message = httpx.post(f"{upstream}/chat/completions", json=request, timeout=1800).json()["choices"][0]["message"]
+        call = _call_in(message, {tool["function"]["name"] for tool in tools})
+        if call is None or tool_results_this_turn(messages) >= max_calls:
+            return message.get("content") or json.dumps(message.get("tool_calls"))
+        return call
 
     return ChatBackend(model, respond)
+
+
+def _call_in(message: dict[str, Any], names: set[str]) -> ToolCall | None:
+    """A tool call as llama.cpp parsed it, or the first one the model wrote as a JSON object in its text."""
+    if message.get("tool_calls"):
+        function = message["tool_calls"][0]["function"]
+        return ToolCall(function["name"], json.loads(function["arguments"] or "{}"))
+    text = _FENCE.sub("", (message.get("content") or "").strip())
+    try:  # the first object: the model sometimes writes one call per line, several in a row
+        written, _ = json.JSONDecoder().raw_decode(text[text.index("{") :])
+    except ValueError:
+        return None
+    if isinstance(written, dict) and written.get("name") in names and isinstance(written.get("arguments"), dict):
+        return ToolCall(written["name"], written["arguments"])
+    return None
 
 
 def _handler_for(backend: ChatBackend) -> type[BaseHTTPRequestHandler]:

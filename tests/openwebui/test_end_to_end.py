@@ -21,7 +21,7 @@ from click.testing import Result
 from typer.testing import CliRunner
 
 from sentinel.cli import app
-from sentinel.keys import Scope, create_key
+from sentinel.keys import KeyRing, Scope, create_key, load_keys
 from tests.openwebui.chat_backends import ChatBackend, ToolCall, lenient_llama, scripted
 from tests.openwebui.servers import ADMIN_EMAIL, ADMIN_PASSWORD, REPO, Server, open_webui, sentinel_api
 from tests.support.llama import MODEL_ALIAS, llama_server
@@ -78,8 +78,9 @@ def stack(owui_python: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterat
         yield Stack(owui=owui, api=api, vault=vault, key=key, backends=backends)
 
 
-def run_setup(stack: Stack, base_model: str, key: str = "") -> Result:
+def run_setup(stack: Stack, base_model: str, key: str = "", **extra_env: str) -> Result:
     env = {
+        **extra_env,
         "SENTINEL_OPENWEBUI__ADMIN_EMAIL": ADMIN_EMAIL,
         "SENTINEL_OPENWEBUI__ADMIN_PASSWORD": ADMIN_PASSWORD,
         "SENTINEL_OPENWEBUI__TOOL_API_KEY": key,
@@ -150,6 +151,16 @@ def test_setup_registers_tool_and_model_and_a_second_run_updates_them(stack: Sta
     assert info["meta"]["toolIds"] == ["sentinel"] and info["meta"]["capabilities"]["builtin_tools"] is False
 
 
+def test_setup_without_any_key_creates_a_write_key(stack: Stack, tmp_path: Path) -> None:
+    keys_file = tmp_path / "keys.json"
+    fresh = {"SENTINEL_OPENWEBUI__TOOL_ID": "sentinel_fresh", "SENTINEL_OPENWEBUI__MODEL_ID": "sentinel-fresh"}
+    result = run_setup(stack, "scripted-openai", SENTINEL_API_KEYS_FILE=str(keys_file), **fresh)
+    assert "key created (write scope)" in result.output and "restart the tool API" in result.output
+    (record,) = load_keys(keys_file)
+    valves = admin(stack).get("/api/v1/tools/id/sentinel_fresh/valves").json()
+    assert record.scope is Scope.WRITE and KeyRing.from_sources(keys_file).scope_of(valves["api_key"]) is Scope.WRITE
+
+
 @pytest.mark.parametrize("base_model", ["scripted-openai", "scripted-ollama:latest"])
 def test_a_chat_searches_then_saves_into_the_vault(stack: Stack, base_model: str) -> None:
     backend = stack.backends[base_model]
@@ -176,12 +187,13 @@ def test_a_chat_searches_then_saves_into_the_vault(stack: Stack, base_model: str
     assert len(records) == 1 and transcript.stem in records[0]
 
 
+@pytest.mark.timeout(2400)  # a real model on two shared cores: ~1 min alone, many times that on a busy machine
 def test_the_real_small_model_through_open_webui(stack: Stack) -> None:
     """Lenient about which tool Qwen picks; strict about what Open WebUI, the tool and the API do with it."""
     backend = stack.backends[MODEL_ALIAS]
     run_setup(stack, MODEL_ALIAS, key=stack.key)
     question = "What does my vault say about the growth queue?"
-    chat_id, message = chat(stack, question)
+    chat_id, message = chat(stack, question, timeout_s=2100)
 
     last = backend.requests[-1]["messages"]
     calls = [c["function"] for m in last if m["role"] == "assistant" for c in m.get("tool_calls") or []]
