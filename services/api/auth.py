@@ -6,7 +6,7 @@ import ipaddress
 
 from fastapi import HTTPException, Request
 
-from sentinel.keys import KeyRing, Scope
+from sentinel.keys import LiveKeyRing, Scope
 from sentinel.paths import keys_path
 from sentinel.settings import Settings
 
@@ -24,10 +24,10 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def key_ring(settings: Settings) -> KeyRing | None:
+def key_ring(settings: Settings) -> LiveKeyRing | None:
     """The accepted keys, or None for local-only mode. Refuses an open server that is reachable from outside."""
-    ring = KeyRing.from_sources(keys_path(settings), settings.api_keys)
-    if ring.hashes:
+    ring = LiveKeyRing(keys_path(settings), settings.api_keys)
+    if ring.ring.hashes:
         return ring
     if not settings.local_only:
         raise StartupRefused(
@@ -45,7 +45,7 @@ def key_ring(settings: Settings) -> KeyRing | None:
 
 def scope_of(request: Request) -> Scope:
     """The caller's scope from ``Authorization: Bearer <key>``; 401 when missing or unknown."""
-    ring: KeyRing | None = request.app.state.keys
+    ring: LiveKeyRing | None = request.app.state.keys
     if ring is None:
         return Scope.WRITE
     header = request.headers.get("authorization", "")

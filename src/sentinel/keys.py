@@ -105,3 +105,27 @@ class KeyRing:
             if hmac.compare_digest(known, digest):
                 return scope
         return None
+
+
+class LiveKeyRing:
+    """The accepted keys, re-read whenever the key file changes: a key created or revoked with `sentinel keys`
+    takes effect without restarting the server."""
+
+    def __init__(self, path: Path, env_keys: str = "") -> None:
+        self.path, self.env_keys = path, env_keys
+        self._stamp: tuple[int, int] | None = None
+        self.ring = KeyRing({})
+        self.refresh()
+
+    def refresh(self) -> None:
+        try:
+            st = self.path.stat()
+            stamp = (st.st_mtime_ns, st.st_size)
+        except FileNotFoundError:
+            stamp = (0, 0)
+        if stamp != self._stamp:
+            self.ring, self._stamp = KeyRing.from_sources(self.path, self.env_keys), stamp
+
+    def scope_of(self, key: str) -> Scope | None:
+        self.refresh()
+        return self.ring.scope_of(key)

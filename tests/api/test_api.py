@@ -9,7 +9,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from sentinel.keys import Scope, create_key
+from sentinel.keys import Scope, create_key, revoke_key
 from sentinel.paths import keys_path
 from sentinel.settings import Settings
 from services.api.app import create_app
@@ -129,3 +129,11 @@ def test_every_response_carries_its_request_id(api: Api) -> None:
         logging.getLogger("sentinel.api").removeHandler(handler)
     mine = [r for r in records if getattr(r, "request_id", "") == "abc123"]
     assert mine and mine[0].__dict__["path"] == "/health" and mine[0].__dict__["status"] == 200
+
+
+def test_keys_created_or_revoked_take_effect_without_a_restart(api: Api) -> None:
+    record, fresh = create_key(keys_path(api.settings), Scope.READ, "late")
+    assert api.call("listing", fresh).status_code == 200
+    assert revoke_key(keys_path(api.settings), record.id)
+    assert api.call("listing", fresh).status_code == 401
+    assert api.call("listing", api.read_key).status_code == 200
