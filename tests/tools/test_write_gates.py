@@ -135,3 +135,19 @@ def test_remove_returns_incoming_links_to_the_growth_queue(make_ctx: MakeContext
     )
     assert unresolved == 5
     assert remove(ctx, "notes/Moved Page.md").status is Status.RETRY
+
+
+def test_new_pages_get_the_usual_file_mode(make_ctx: MakeContext) -> None:
+    ctx = make_ctx(VAULT)
+    write(ctx, "notes/Fresh.md", "text")
+    mode = (ctx.settings.vault / "notes/Fresh.md").stat().st_mode & 0o777
+    assert mode == 0o666 & ~_umask()
+    (ctx.settings.vault / "notes/Topic.md").chmod(0o640)
+    write(ctx, "notes/Topic.md", "more", mode="append")
+    assert (ctx.settings.vault / "notes/Topic.md").stat().st_mode & 0o777 == 0o640
+
+
+def _umask() -> int:
+    current = os.umask(0o022)
+    os.umask(current)
+    return current
