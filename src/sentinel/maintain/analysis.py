@@ -26,6 +26,10 @@ from sentinel.providers import ChatProvider, ChatResult, Message, ProviderError,
 from sentinel.settings import Settings
 from sentinel.vault.links import link_key
 
+# The bounds are part of the JSON schema sent with the call, so a server that constrains output to the schema
+# (llama.cpp, Ollama) cannot loop: a small model otherwise repeats list items until max_tokens.
+MAX_CONCEPTS = 20
+
 SYSTEM = (
     "You copy information out of one page of someone's notes. You never add words of your own to the concept "
     "list. Reply with JSON only."
@@ -33,11 +37,12 @@ SYSTEM = (
 SUMMARY_RULE = '"summary": one or two sentences saying what this page is.'
 CONCEPTS_RULE = (
     '"concepts": the names of the concepts, terms, methods, people, places and works the page refers to, '
-    "each copied exactly as it is written in the page. At most 20."
+    f"each copied exactly as it is written in the page, each once. At most {MAX_CONCEPTS}."
 )
 
-Summary = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=1000)]
-Concepts = Annotated[list[str], Field(max_length=100)]
+Summary = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=600)]
+Concept = Annotated[str, StringConstraints(max_length=120)]
+Concepts = Annotated[list[Concept], Field(max_length=MAX_CONCEPTS)]
 
 
 class SummaryAndConcepts(BaseModel):
@@ -106,7 +111,7 @@ def _gated_call(
     except ProviderUnavailable:
         raise
     except ProviderError as error:
-        raise PageFailed(f"the model server refused the call: {error}") from error
+        raise PageFailed(f"the model call failed: {error}") from error
     outcome.calls += results
     evaluation = truncation.read_whole(results[-1], provider.num_ctx)
     if evaluation.verdict == "truncated":
