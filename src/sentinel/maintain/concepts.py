@@ -16,9 +16,10 @@ import sqlite3
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Annotated
 
 import yaml
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from sentinel.gates import definition, schema
 from sentinel.gates.verbatim import contains_verbatim, normalise
@@ -40,7 +41,7 @@ _LIST_MARK = re.compile(r"^\s*(?:[-*+>]|\d+[.)])\s+")
 
 class DefiningReply(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    defining: list[int]
+    defining: Annotated[list[int], Field(max_length=20)]  # bounded in the schema: a small model cannot loop
 
 
 @dataclass(frozen=True)
