@@ -199,12 +199,24 @@ def test_one_pass_at_a_time_and_a_killed_worker_leaves_consistent_state(stack: C
 
 def _one_pass_at_a_time_and_killed(stack: Callable[..., Stack], extraction: ProviderSettings) -> None:
     built = stack(NOTES, extraction, SENTINEL_MAINTAIN_AT="03:00")
+    saved = dict(os.environ)
     os.environ.update({k: v for k, v in built.env.items() if k.startswith("SENTINEL_")})
     import services.worker.celery_app as celery_app
     import services.worker.trigger as trigger
 
-    importlib.reload(celery_app)
-    importlib.reload(trigger)
+    try:
+        importlib.reload(celery_app)
+        importlib.reload(trigger)
+        _refused_and_killed(built, trigger, celery_app)
+    finally:
+        # later tests must see neither this test's environment nor a worker app built from it
+        os.environ.clear()
+        os.environ.update(saved)
+        importlib.reload(celery_app)
+        importlib.reload(trigger)
+
+
+def _refused_and_killed(built: Stack, trigger: Any, celery_app: Any) -> None:
     first = built.worker("w1")
     second = built.worker("w2")
     queued = trigger.trigger_maintenance()
