@@ -18,6 +18,7 @@ from sentinel.index.sync import sync
 from sentinel.keys import Scope
 from sentinel.logs import configure_logging
 from sentinel.paths import index_path
+from sentinel.search.view import current_view
 from sentinel.settings import Settings
 from sentinel.tools.capture import capture
 from sentinel.tools.context import ToolContext
@@ -73,6 +74,8 @@ def sync_now(ctx: ToolContext) -> None:
         report = sync(ctx.settings, ctx.writer())
     if report.added or report.updated or report.removed or report.refused:
         log.info("sync", extra=report.as_dict())
+    # load the search view now, not inside the next query's time budget
+    current_view(ctx.reader())
 
 
 def _keep_synced(ctx: ToolContext, stop: threading.Event) -> None:
