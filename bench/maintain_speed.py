@@ -3,8 +3,10 @@
     .venv/bin/python -m bench.maintain_speed [--pages 12] [--threads 2] [--ctx 4096] [--lang en]
 
 Starts the llama.cpp server the tests use (tests/support/llama.py; needs `make llm`) and times its start as the
-model load. Copies the smallest ``--pages`` pages of one language of the eval vault into a fresh vault, then
-runs the analysis step of the pass (every gate included) page by page and prints per-page and total timings.
+model load. Copies ``--pages`` pages (the smallest, or ``--spread`` over all sizes) of one language of the eval
+vault into a fresh vault, then runs the analysis step of the pass (every gate included) page by page and prints
+per-page and total timings. A page longer than the window fails unless a summary role with a larger window is
+configured (the summary must read it whole): that is the gate working, and it shows in the table.
 Prefill and generation come from llama.cpp's own per-request ``timings``; "other" is the rest of the wall
 clock (HTTP, JSON-schema grammar, the gates, SQLite). The machine's load average is printed with the table:
 other work on the two cores slows both phases, often by several times.
@@ -49,9 +51,15 @@ class LlamaTimedProvider(OpenAICompatProvider):
         return dataclasses.replace(result, timings=split)
 
 
-def smallest_pages(lang: str, count: int) -> list[Path]:
+def pick_pages(lang: str, count: int, spread: bool) -> list[Path]:
+    """The smallest ``count`` pages (stubs under 400 bytes skipped), or ``count`` pages spread evenly over the
+    size range (long ones then need the extraction windows)."""
     pages = sorted((EVAL / lang).rglob("*.md"), key=lambda p: (p.stat().st_size, str(p)))
-    return [p for p in pages if p.stat().st_size >= 400][:count]  # skip stubs: a page worth summarising
+    pages = [p for p in pages if p.stat().st_size >= 400]
+    if not spread:
+        return pages[:count]
+    step = (len(pages) - 1) / max(1, count - 1)
+    return [pages[round(i * step)] for i in range(count)]
 
 
 def main() -> None:
@@ -60,12 +68,13 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--ctx", type=int, default=4096)
     parser.add_argument("--lang", default="en")
+    parser.add_argument("--spread", action="store_true", help="pages across the size range, not the smallest")
     args = parser.parse_args()
 
     load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory(prefix="maintain-bench-") as tmp:
         vault = Path(tmp) / "vault"
-        for page in smallest_pages(args.lang, args.pages):
+        for page in pick_pages(args.lang, args.pages, args.spread):
             target = vault / "notes" / page.name
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(page.read_bytes())
@@ -126,7 +135,7 @@ def main() -> None:
                     f"{outcome.wall_s:.1f}",
                 )
             elapsed = time.perf_counter() - pass_started
-    Console().print(table)
+    Console(width=160).print(table)
     pages = len(walls)
     print(
         f"{pages} pages ({oks} ok) in {elapsed:.0f} s: {60 * pages / elapsed:.1f} pages/min; per page median "
