@@ -17,9 +17,21 @@ class _WithRequestId(logging.Filter):
         return True
 
 
+class _Stdout(logging.StreamHandler):
+    """Writes to whatever ``sys.stdout`` is now, never to a stream that was replaced (and maybe closed) since."""
+
+    @property
+    def stream(self) -> object:
+        return sys.stdout
+
+    @stream.setter
+    def stream(self, _: object) -> None:
+        pass
+
+
 def configure_logging(service: str, level: str = "INFO") -> logging.Logger:
     """Route the root logger to stdout as JSON lines tagged with ``service`` and the current request id."""
-    handler = logging.StreamHandler(sys.stdout)
+    handler = _Stdout()
     handler.setFormatter(
         JsonFormatter("%(asctime)s %(levelname)s %(name)s %(message)s", static_fields={"service": service})
     )
