@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import shutil
 import statistics
 import sys
@@ -100,7 +101,9 @@ def main() -> None:
         shutil.copytree(args.vault, vault)
         settings = Settings(vault=vault, index_path=Path(tmp) / "index.db", sync_interval_s=2)
         _, key = create_key(keys_path(settings), Scope.WRITE)
-        with serve(create_app(settings)) as url:
+        app = create_app(settings)
+        logging.getLogger().setLevel(logging.WARNING)  # one JSON line per request would drown the table
+        with serve(app) as url:
             search_lat: list[float] = []
             write_lat: list[float] = []
             search_err: list[str] = []
