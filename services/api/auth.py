@@ -6,7 +6,7 @@ import ipaddress
 
 from fastapi import HTTPException, Request
 
-from sentinel.keys import LiveKeyRing, Scope
+from sentinel.keys import KeyFileError, LiveKeyRing, Scope
 from sentinel.paths import keys_path
 from sentinel.settings import Settings
 
@@ -26,7 +26,10 @@ def is_loopback(host: str) -> bool:
 
 def key_ring(settings: Settings) -> LiveKeyRing | None:
     """The accepted keys, or None for local-only mode. Refuses an open server that is reachable from outside."""
-    ring = LiveKeyRing(keys_path(settings), settings.api_keys)
+    try:
+        ring = LiveKeyRing(keys_path(settings), settings.api_keys)
+    except KeyFileError as err:
+        raise StartupRefused(str(err)) from err
     if ring.ring.hashes:
         return ring
     if not settings.local_only:

@@ -124,7 +124,13 @@ class LiveKeyRing:
         except FileNotFoundError:
             stamp = (0, 0)
         if stamp != self._stamp:
-            self.ring, self._stamp = KeyRing.from_sources(self.path, self.env_keys), stamp
+            try:
+                self.ring = KeyRing.from_sources(self.path, self.env_keys)
+            except KeyFileError:
+                if self._stamp is None:
+                    raise  # at start: refuse to serve on a key file nobody can read
+                # mid-run (a half-written or hand-broken file): keep the last good keys; no request fails on it
+            self._stamp = stamp
 
     def scope_of(self, key: str) -> Scope | None:
         self.refresh()

@@ -8,7 +8,9 @@ from pathlib import Path
 
 import httpx
 import pytest
+from typer.testing import CliRunner
 
+from sentinel.cli import app as cli_app
 from sentinel.keys import Scope, create_key, revoke_key
 from sentinel.paths import keys_path
 from sentinel.settings import Settings
@@ -137,3 +139,17 @@ def test_keys_created_or_revoked_take_effect_without_a_restart(api: Api) -> None
     assert revoke_key(keys_path(api.settings), record.id)
     assert api.call("listing", fresh).status_code == 401
     assert api.call("listing", api.read_key).status_code == 200
+
+
+def test_a_broken_key_file_is_named_at_start_and_survived_mid_run(api: Api, vault_settings: WriteVault) -> None:
+    path = keys_path(api.settings)
+    good = path.read_text()
+    path.write_text("{ half written")
+    assert api.call("listing", api.read_key).status_code == 200  # the last good keys still hold
+    with pytest.raises(StartupRefused, match="not a Sentinel key file"):
+        create_app(api.settings)
+    result = CliRunner().invoke(
+        cli_app, ["keys", "list", "--vault", str(api.settings.vault), "--index", str(api.settings.index_path)]
+    )
+    assert result.exit_code == 2 and "not a Sentinel key file" in result.output
+    path.write_text(good)

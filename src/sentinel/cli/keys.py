@@ -5,8 +5,8 @@ from __future__ import annotations
 import typer
 from rich.table import Table
 
-from sentinel.cli.common import IndexOption, JsonOption, VaultOption, console, load_settings, print_json
-from sentinel.keys import Scope, create_key, load_keys, revoke_key
+from sentinel.cli.common import IndexOption, JsonOption, VaultOption, console, fail, load_settings, print_json
+from sentinel.keys import KeyFileError, Scope, create_key, load_keys, revoke_key
 from sentinel.paths import keys_path
 
 app = typer.Typer(
@@ -25,7 +25,10 @@ def create(
 ) -> None:
     """Make a key; it is printed once, only its hash is kept."""
     path = keys_path(load_settings(vault, index))
-    record, plain = create_key(path, scope, label)
+    try:
+        record, plain = create_key(path, scope, label)
+    except KeyFileError as err:
+        fail(str(err))
     if as_json:
         print_json({"id": record.id, "scope": record.scope.value, "key": plain, "file": str(path)})
     else:
@@ -36,7 +39,10 @@ def create(
 @app.command("list")
 def list_keys(vault: VaultOption = None, index: IndexOption = None, as_json: JsonOption = False) -> None:
     """The keys on file: id, scope, label, created, revoked."""
-    records = load_keys(keys_path(load_settings(vault, index)))
+    try:
+        records = load_keys(keys_path(load_settings(vault, index)))
+    except KeyFileError as err:
+        fail(str(err))
     if as_json:
         print_json(
             [
@@ -54,7 +60,11 @@ def list_keys(vault: VaultOption = None, index: IndexOption = None, as_json: Jso
 @app.command("revoke")
 def revoke(key_id: str, vault: VaultOption = None, index: IndexOption = None) -> None:
     """Revoke a key by its id (see `sentinel keys list`)."""
-    if not revoke_key(keys_path(load_settings(vault, index)), key_id):
+    try:
+        revoked = revoke_key(keys_path(load_settings(vault, index)), key_id)
+    except KeyFileError as err:
+        fail(str(err))
+    if not revoked:
         console.print(f"no active key with id {key_id}")
         raise typer.Exit(1)
     console.print(f"revoked {key_id}")
