@@ -46,10 +46,10 @@ def test_cli_round_trip_with_json(eval_settings: Settings) -> None:
     args = ["--vault", str(eval_settings.vault), "--index", str(eval_settings.index_path), "--json"]
     synced = runner.invoke(app, ["index", "sync", *args])
     assert synced.exit_code == 0, synced.output
-    assert json.loads(synced.output)["added"] == 0
-    stats = json.loads(runner.invoke(app, ["index", "stats", *args]).output)
+    assert json.loads(synced.stdout)["added"] == 0
+    stats = json.loads(runner.invoke(app, ["index", "stats", *args]).stdout)
     assert stats["pages"] >= 400
-    queue = json.loads(runner.invoke(app, ["index", "unresolved", *args]).output)
+    queue = json.loads(runner.invoke(app, ["index", "unresolved", *args]).stdout)
     assert queue == sorted(queue, key=lambda r: (-r["pages"], -r["links"]))
 
 

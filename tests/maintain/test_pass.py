@@ -109,5 +109,5 @@ def test_cli_without_a_model_says_which_settings_to_set(vault_settings: WriteVau
         env={"SENTINEL_EXTRACTION__MODEL": ""},
     )
     assert result.exit_code == 0, result.output
-    report = json.loads(result.output)
+    report = json.loads(result.stdout)
     assert "SENTINEL_EXTRACTION__MODEL" in report["stopped"] and report["analysed"] == 0

@@ -19,7 +19,7 @@ PAGES = {
 
 def _run(*args: str) -> tuple[int, str]:
     result = CliRunner().invoke(app, list(args))
-    return result.exit_code, result.output
+    return result.exit_code, result.stdout
 
 
 def _indexed(vault_settings: WriteVault) -> list[str]:
