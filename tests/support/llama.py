@@ -14,7 +14,6 @@ threads collapse (measured at load 6-8: generation ~1 tok/s with 2 threads, ~9.5
 from __future__ import annotations
 
 import os
-import re
 import subprocess
 import sys
 import tempfile
@@ -29,7 +28,6 @@ from tests.support.llm_model import MODEL_PATH
 
 MODEL_ALIAS = "qwen2.5-coder-0.5b-instruct"
 READY_TIMEOUT_S = 180.0
-_LISTENING = re.compile(r"^LISTENING (http://\S+)$", re.MULTILINE)
 
 
 class LlamaServerFailed(RuntimeError):
@@ -61,10 +59,14 @@ def llama_server(
         f"--sleep-idle-seconds={sleep_idle_s}",
         *(["--embeddings"] if embeddings else []),
     ]
-    with tempfile.NamedTemporaryFile(prefix="llama-server-", suffix=".log") as log:
-        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    with tempfile.TemporaryDirectory(prefix="llama-server-") as work:
+        ready, log = Path(work) / "url", Path(work) / "server.log"
+        with log.open("wb") as out:
+            process = subprocess.Popen(
+                [*command, f"--ready-file={ready}"], stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
+            )
         try:
-            root = _wait_until_ready(process, Path(log.name))
+            root = _wait_until_ready(process, ready, log)
             yield f"{root}/v1"
         finally:
             process.terminate()
@@ -75,15 +77,14 @@ def llama_server(
                 process.wait()
 
 
-def _wait_until_ready(process: subprocess.Popen[bytes], log: Path) -> str:
+def _wait_until_ready(process: subprocess.Popen[bytes], ready: Path, log: Path) -> str:
     deadline = time.monotonic() + READY_TIMEOUT_S
     root: str | None = None
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise LlamaServerFailed(f"llama.cpp server exited with {process.returncode}:\n{_tail(log)}")
-        if root is None:
-            match = _LISTENING.search(log.read_text(errors="replace"))
-            root = match.group(1) if match else None
+        if root is None and ready.exists():
+            root = ready.read_text().strip()
         if root is not None and _healthy(root):
             return root
         time.sleep(0.2)
