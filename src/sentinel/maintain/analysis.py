@@ -34,7 +34,8 @@ SYSTEM = (
     "You copy information out of one page of someone's notes. You never add words of your own to the concept "
     "list. Reply with JSON only."
 )
-SUMMARY_RULE = '"summary": one or two sentences saying what this page is.'
+# The summary is the page's line at the summary rung, where five hits should cost about 75 tokens (seed 000).
+SUMMARY_RULE = '"summary": one short sentence, at most 20 words, saying what this page is.'
 CONCEPTS_RULE = (
     '"concepts": the names of the concepts, terms, methods, people, places and works the page refers to, '
     f"each copied exactly as it is written in the page, each once. At most {MAX_CONCEPTS}."
