@@ -87,7 +87,9 @@ def _catch_up(sender: Any = None, **_: Any) -> None:
         log.info("the last nightly pass was missed; queued one now", extra={"event": "catch-up", "task": result.id})
 
 
-@app.task(name=TASK_NAME, bind=True)
+# shared=False: the task belongs to this app alone. Celery's default also adds it to every other app that
+# finalizes in the process (the API's producer, which only sends by name), once per import of this module.
+@app.task(name=TASK_NAME, bind=True, shared=False)
 def maintain(self: Any, trigger: str = "on-demand", minutes: float | None = None) -> dict[str, object]:
     """The same pass as ``sentinel maintain``, under the cluster-wide lock."""
     task_id = self.request.id or ""

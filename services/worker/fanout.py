@@ -32,8 +32,9 @@ def _consume_the_models_queue(sender: Any, instance: Any, **_: Any) -> None:
         instance.app.amqp.queues.select_add(queue_for(settings.extraction.model.strip()))
 
 
-@app.task(
+@app.task(  # shared=False: as for the maintenance task (celery_app)
     name=ANALYSE,
+    shared=False,
     bind=True,
     acks_late=True,  # a worker that dies mid-page leaves the job to be redelivered, not lost
     autoretry_for=(ProviderUnavailable,),
@@ -60,7 +61,7 @@ def analyse_page(self: Any, job: dict[str, Any]) -> dict[str, Any] | None:
     return result.model_dump(mode="json")
 
 
-@app.task(name=STORE)
+@app.task(name=STORE, shared=False)
 def store_analysis(result: dict[str, Any] | None) -> str:
     """Store a result on the vault's side, unless a newer epoch of the job owns it."""
     if result is None:
