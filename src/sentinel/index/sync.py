@@ -24,6 +24,12 @@ from sentinel.vault.walk import FileStat, check_vault, walk_vault
 
 Progress = Callable[[int, int], None]
 
+# A batch's chunks are staged in a temp table and moved into ``chunks`` by one INSERT ... SELECT: FTS5, filled
+# by the insert trigger, takes the same rows several times faster from one statement than from one statement
+# per page (94,791 chunks of the 10k synthetic vault: 2.6 s against 5.8 s).
+CHUNK_COLUMNS = "path, ordinal, trail, heading, text, text_hash, words"
+STAGE_CHUNKS = f"CREATE TEMP TABLE IF NOT EXISTS staged_chunks ({CHUNK_COLUMNS})"
+
 
 @dataclass
 class SyncReport:
@@ -114,7 +120,8 @@ def _clear_children(db: sqlite3.Connection, path: str) -> None:
 
 
 def _store(db: sqlite3.Connection, read: _Read, settings: Settings, now: float) -> set[str]:
-    """Write one page and its parts; returns the link keys it introduced (to be resolved)."""
+    """Write one page and its parts (its chunks to the batch's staging table); returns the link keys it
+    introduced (to be resolved)."""
     rel = read.stat.relpath
     role = role_of(rel, settings)
     parsed = read.parsed
@@ -169,13 +176,19 @@ def _store(db: sqlite3.Connection, read: _Read, settings: Settings, now: float) 
         [(rel, i, h.level, h.text, h.line) for i, h in enumerate(parsed.headings)],
     )
     db.executemany(
-        "INSERT INTO chunks (path, ordinal, trail, heading, text, text_hash, words) VALUES (?,?,?,?,?,?,?)",
+        f"INSERT INTO temp.staged_chunks ({CHUNK_COLUMNS}) VALUES (?,?,?,?,?,?,?)",
         [
             (rel, c.ordinal, c.trail, c.heading, c.text, hashlib.sha256(c.text.encode()).hexdigest(), c.words)
             for c in parsed.chunks
         ],
     )
     return keys
+
+
+def _insert_staged_chunks(db: sqlite3.Connection) -> None:
+    """Move the batch's staged chunks into ``chunks`` with one statement (its trigger fills the FTS index)."""
+    db.execute(f"INSERT INTO chunks ({CHUNK_COLUMNS}) SELECT {CHUNK_COLUMNS} FROM temp.staged_chunks ORDER BY rowid")
+    db.execute("DELETE FROM temp.staged_chunks")
 
 
 def _withheld(settings: Settings, indexed: int, gone: int) -> str:
@@ -205,23 +218,26 @@ def apply_changes(
     report: SyncReport,
     progress: Progress | None = None,
 ) -> None:
-    """Index ``changed`` files and drop ``removed`` paths in one transaction, then re-resolve links."""
-    reads = []
-    for done, read in enumerate(_read_all(vault, changed, settings), 1):
-        reads.append(read)
-        if progress and (done % 200 == 0 or done == len(changed)):
-            progress(done, len(changed))
+    """Index ``changed`` files and drop ``removed`` paths in one transaction, then re-resolve links.
+
+    Each file is stored as soon as it is parsed, so on a large batch the worker processes parse while this
+    one writes."""
     now = time.time()
+    paths = [f.relpath for f in changed]
     with transaction(db):
-        touched = _names_of(db, [*removed, *(r.stat.relpath for r in reads)])
+        db.execute(STAGE_CHUNKS)
+        touched = _names_of(db, [*removed, *paths])
         new_keys: set[str] = set()
         for path in removed:
             db.execute("DELETE FROM pages WHERE path = ?", (path,))
-        for read in reads:
+        for done, read in enumerate(_read_all(vault, changed, settings), 1):
             new_keys |= _store(db, read, settings, now)
             if read.problem:
                 report.problems.append((read.stat.relpath, read.problem))
-        touched |= _names_of(db, [r.stat.relpath for r in reads])
+            if progress and (done % 200 == 0 or done == len(changed)):
+                progress(done, len(changed))
+        _insert_staged_chunks(db)
+        touched |= _names_of(db, paths)
         report.links_changed = refresh_links(db, keys_touching(db, touched) | new_keys)
 
 
