@@ -78,13 +78,22 @@ def test_diacritics_and_case_fold_like_the_index(fts: sqlite3.Connection) -> Non
 def test_common_words_are_dropped_while_rarer_ones_remain() -> None:
     frequencies = {"what": 900, "is": 950, "catalyst": 2}
     kept = prune_common(["what", "is", "catalyst"], frequencies, rows=1000)
-    assert kept == ["catalyst"]
+    assert kept.words == ["catalyst"] and kept.common == []
 
 
 def test_a_query_of_only_common_words_keeps_enough_of_them() -> None:
-    assert prune_common(["the", "of", "and"], {"the": 990, "of": 980, "and": 985}, rows=1000) == ["of", "and"]
+    kept = prune_common(["the", "of", "and"], {"the": 990, "of": 980, "and": 985}, rows=1000)
+    assert kept.words == kept.common == ["of", "and"]
+
+
+def test_common_words_prefer_those_that_can_rank() -> None:
+    # "page" is in every row: bm25 gives it no weight, so the rarer common word is matched alone
+    kept = prune_common(["page", "ve"], {"page": 1000, "ve": 240}, rows=1000)
+    assert kept.words == kept.common == ["ve"]
 
 
 def test_terms_the_index_lacks_are_kept_but_do_not_count() -> None:
     kept = prune_common(["zzz", "what", "on", "ledger"], {"what": 300, "on": 500, "ledger": 2}, rows=1000)
-    assert kept == ["zzz", "ledger"]
+    assert kept.words == ["zzz", "ledger"]
+    only_common = prune_common(["zzz", "what", "on"], {"what": 300, "on": 500}, rows=1000)
+    assert only_common.words == ["zzz", "what", "on"] and only_common.common == ["what", "on"]

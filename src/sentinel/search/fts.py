@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import sqlite3
 import unicodedata
+from dataclasses import dataclass
 
 WORD = re.compile(r"[^\W_]+")  # letters and digits: what FTS5's unicode61 tokenizer keeps
 MAX_TERMS = 24  # a pasted paragraph as a query is cut to its first words, with the rest reported
@@ -48,23 +49,37 @@ def document_frequencies(db: sqlite3.Connection, vocab_table: str, terms: list[s
     return {str(r[0]): int(r[1]) for r in rows}
 
 
-def prune_common(terms: list[str], frequencies: dict[str, int], rows: int) -> list[str]:
+@dataclass(frozen=True)
+class Terms:
+    """The words a lexical search matches; ``common``: the indexed ones among them when no rarer word was
+    there (empty otherwise)."""
+
+    words: list[str]
+    common: list[str]
+
+
+def prune_common(terms: list[str], frequencies: dict[str, int], rows: int) -> Terms:
     """Drop the terms that many rows contain when rarer ones are present; a query of common words only
-    keeps its ``MIN_KEPT`` rarest.
+    keeps its ``MIN_KEPT`` rarest, preferring those in at most half of the rows, and says so.
 
     A common term next to a rare one only adds matches that rank below the rare term's and costs a bm25
-    pass over each of them (90 ms for one word in half of 95k chunks). Terms the index does not hold as a
+    pass over each of them (90 ms for one word in half of 95k chunks). A term in more than half of the rows
+    cannot change a rank at all: FTS5's bm25 floors its idf at 1e-6. Terms the index does not hold as a
     token are kept but do not count: they match nothing, or, where FTS5 tokenises them differently from
     ``fold``, still match as a quoted phrase.
     """
     limit = min(max(MIN_COMMON_ROWS, int(rows * COMMON_SHARE)), MAX_RARE_ROWS)
     present = [t for t in terms if frequencies.get(t, 0) > 0]
     keep = {t for t in present if frequencies[t] <= limit}
+    common: list[str] = []
     if not keep:
-        keep = set(sorted(present, key=lambda t: frequencies[t])[:MIN_KEPT])
-    return [t for t in terms if t in keep or frequencies.get(t, 0) == 0]
+        rankable = [t for t in present if frequencies[t] <= rows / 2] or present
+        keep = set(sorted(rankable, key=lambda t: frequencies[t])[:MIN_KEPT])
+        common = [t for t in terms if t in keep]
+    return Terms([t for t in terms if t in keep or frequencies.get(t, 0) == 0], common)
 
 
-def match_expression(terms: list[str]) -> str:
-    """An FTS5 MATCH expression that ORs the quoted terms; empty when there is nothing to match."""
-    return " OR ".join(quote(t) for t in terms)
+def match_expression(terms: list[str], *, every: bool = False) -> str:
+    """An FTS5 MATCH expression of the quoted terms: any of them (OR), or ``every`` one (AND); empty when
+    there is nothing to match."""
+    return (" AND " if every else " OR ").join(quote(t) for t in terms)

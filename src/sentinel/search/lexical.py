@@ -5,22 +5,38 @@ from __future__ import annotations
 import sqlite3
 
 from sentinel.index.facets import Facets
-from sentinel.search.fts import document_frequencies, match_expression, prune_common, query_terms
+from sentinel.search.fts import Terms, document_frequencies, match_expression, prune_common, query_terms
 
 VOCAB_TABLE = "chunks_vocab"
 
 
-def lexical_terms(db: sqlite3.Connection, query: str, chunk_count: int) -> list[str]:
+def lexical_terms(db: sqlite3.Connection, query: str, chunk_count: int) -> Terms:
     """The query's words that are worth matching (see ``fts.prune_common``)."""
     terms = query_terms(query)
     return prune_common(terms, document_frequencies(db, VOCAB_TABLE, terms), chunk_count)
 
 
-def lexical_chunks(db: sqlite3.Connection, terms: list[str], limit: int, facets: Facets | None = None) -> list[int]:
-    """Chunk ids matching any of ``terms``, best bm25 first; with ``facets``, only chunks of pages they allow."""
-    expression = match_expression(terms)
-    if not expression or limit <= 0:
+def lexical_chunks(db: sqlite3.Connection, terms: Terms, limit: int, facets: Facets | None = None) -> list[int]:
+    """Chunk ids matching any of ``terms``, best bm25 first; with ``facets``, only chunks of pages they allow.
+
+    Common words only: the chunks holding all of them come first, then the rest of the chunks holding any
+    word of the query.
+    Ranking every chunk that holds any of two common words is the slow end of the lexical leg (100k pages:
+    240 ms for "in the Fiarcastr the", 39 ms for the chunks holding both), and those chunks rank first anyway.
+    """
+    if limit <= 0 or not terms.words:
         return []
+    if len(terms.common) < 2:
+        return _ranked(db, match_expression(terms.words), limit, facets)
+    found = _ranked(db, match_expression(terms.common, every=True), limit, facets)
+    if len(found) < limit:
+        seen = set(found)
+        more = (c for c in _ranked(db, match_expression(terms.words), limit, facets) if c not in seen)
+        found += list(more)[: limit - len(found)]
+    return found
+
+
+def _ranked(db: sqlite3.Connection, expression: str, limit: int, facets: Facets | None) -> list[int]:
     params: list[str] = []
     if facets is None:
         sql = "SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?"
