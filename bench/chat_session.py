@@ -15,7 +15,6 @@ import argparse
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -26,8 +25,9 @@ from sentinel.index.sync import sync
 from sentinel.search import embed_pending
 from sentinel.settings import Settings
 from tests.conftest import EVAL_VAULT
+from tests.support.chat_cli import CHAT_LIMITS, chat_command, chat_env
 from tests.support.embedder import E5_DIR
-from tests.support.llama import MODEL_ALIAS, llama_server
+from tests.support.llama import llama_server
 
 REPO = Path(__file__).resolve().parents[1]
 PAGES = [
@@ -37,7 +37,6 @@ PAGES = [
 ]
 CTX = 4096
 # The 0.5B model gets the short prompt and one tool call per turn, as in tests/chat/test_real_model.py.
-SMALL_MODEL_PROMPT = REPO / "tests" / "chat" / "small_model_prompt.txt"
 SESSION = [
     "Search my notes: what is the Catalyst license?",
     "/steps",
@@ -66,27 +65,15 @@ def make_vault(root: Path, embed: bool) -> Settings:
 
 
 def record(settings: Settings, base_url: str, embed: bool) -> str:
-    env = {key: value for key, value in os.environ.items() if not key.startswith("SENTINEL_")}
-    env |= {"COLUMNS": "118", "SENTINEL_CHAT__MAX_TOOL_CALLS": "1", "SENTINEL_CHAT__REPLY_TOKENS": "200"}
-    command = [
-        str(Path(sys.executable).with_name("sentinel")),
-        "chat",
-        f"--vault={settings.vault}",
-        f"--index={settings.index_path}",
-        "--provider=openai",
-        f"--base-url={base_url}",
-        f"--model={MODEL_ALIAS}",
-        f"--num-ctx={CTX}",
-        "--temperature=0",
-        f"--system-prompt={SMALL_MODEL_PROMPT}",
-        *([f"--embed-model={E5_DIR}"] if embed else []),
-    ]
+    env = chat_env(118)
+    command = chat_command(settings, base_url, CTX, *([f"--embed-model={E5_DIR}"] if embed else []))
     stdin = "\n".join(SESSION) + "\n"
     done = subprocess.run(command, input=stdin, capture_output=True, text=True, cwd=REPO, env=env, check=False)
     if done.returncode != 0:
         raise SystemExit(f"sentinel chat exited {done.returncode}:\n{done.stdout}\n{done.stderr}")
     shown = " ".join(command[1:]).replace(str(REPO) + "/", "")
-    header = "$ SENTINEL_CHAT__MAX_TOOL_CALLS=1 SENTINEL_CHAT__REPLY_TOKENS=200 sentinel " + shown
+    limits = " ".join(f"{key}={value}" for key, value in CHAT_LIMITS.items())
+    header = f"$ {limits} sentinel {shown}"
     text = f"{header}\n{done.stdout}".replace(str(settings.vault.parent), "/tmp/demo")
     return "\n".join(line.rstrip() for line in text.splitlines()) + "\n"
 

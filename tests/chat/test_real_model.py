@@ -11,11 +11,9 @@ for the same reason: its second call borrows arguments from other tools' schemas
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -24,13 +22,12 @@ from sentinel.index.db import open_index
 from sentinel.index.sync import sync
 from sentinel.settings import Settings
 from tests.conftest import EVAL_VAULT
+from tests.support.chat_cli import chat_command, chat_env
 from tests.support.fixtures import LLAMA_CTX
-from tests.support.llama import MODEL_ALIAS
 
 pytestmark = pytest.mark.slow
 
 REPO = Path(__file__).resolve().parents[2]
-SMALL_MODEL_PROMPT = Path(__file__).with_name("small_model_prompt.txt")
 PAGES = [
     "en/Obsidian Sync/Security and privacy.md",
     "en/Licenses and payment/Catalyst license.md",
@@ -53,25 +50,8 @@ def eval_vault(root: Path) -> Settings:
 
 
 def run_chat(settings: Settings, base_url: str, stdin: str) -> str:
-    env = {key: value for key, value in os.environ.items() if not key.startswith("SENTINEL_")}
-    env |= {
-        "COLUMNS": "160",
-        "SENTINEL_CHAT__MAX_TOOL_CALLS": "1",
-        "SENTINEL_CHAT__REPLY_TOKENS": "200",
-        "SENTINEL_SEARCH_HITS": "3",
-    }
-    command = [
-        str(Path(sys.executable).with_name("sentinel")),
-        "chat",
-        f"--vault={settings.vault}",
-        f"--index={settings.index_path}",
-        "--provider=openai",
-        f"--base-url={base_url}",
-        f"--model={MODEL_ALIAS}",
-        f"--num-ctx={LLAMA_CTX}",
-        "--temperature=0",
-        f"--system-prompt={SMALL_MODEL_PROMPT}",
-    ]
+    env = chat_env(160, SENTINEL_SEARCH_HITS="3")
+    command = chat_command(settings, base_url, LLAMA_CTX)
     done = subprocess.run(command, input=stdin, capture_output=True, text=True, cwd=REPO, env=env, timeout=540)
     assert done.returncode == 0, done.stdout + done.stderr
     return done.stdout
