@@ -42,6 +42,7 @@ from sentinel.settings import Settings
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from synth_vault import LANGUAGES, generate
+from tables import print_value_table
 
 ROOT = Path(__file__).resolve().parents[1]
 CACHE = ROOT / ".cache" / "bench"
@@ -204,10 +205,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     embedder = OnnxEmbedder(args.embed_model, threads=int(os.environ.get("EMBED_THREADS", "1")))
     for pages in args.pages or [10_000]:
-        rows = measure(pages, args.queries, embedder)
-        print(f"\n| {pages} pages | value |\n|---|---|")
-        for name, value in rows:
-            print(f"| {name} | {value} |")
+        print_value_table(f"{pages} pages", measure(pages, args.queries, embedder))
     return 0
 
 

@@ -26,6 +26,9 @@ import numpy as np
 
 from sentinel.search.vectors import Centres, VectorSet, nearest, quantise, sign_bits
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from tables import print_value_table
+
 DIMS = 384
 LANGUAGES = 4
 TOPICS = 2000
@@ -104,10 +107,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--queries", type=int, default=50)
     args = parser.parse_args(argv)
     for n in args.sizes:
-        rows = measure(n, args.queries)
-        print(f"\n| {n} vectors | value |\n|---|---|")
-        for name, value in rows:
-            print(f"| {name} | {value} |")
+        print_value_table(f"{n} vectors", measure(n, args.queries))
     return 0
 
 
