@@ -30,6 +30,7 @@ from sentinel.keys import Scope, create_key  # noqa: E402
 from sentinel.paths import keys_path  # noqa: E402
 from sentinel.settings import Settings  # noqa: E402
 from services.api.app import create_app  # noqa: E402
+from tests.support.eval_data import eval_vault_path  # noqa: E402
 from tests.support.servers import serve  # noqa: E402
 
 QUERIES = [
@@ -94,7 +95,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clients", type=int, default=50)
     parser.add_argument("--seconds", type=float, default=20.0)
-    parser.add_argument("--vault", type=Path, default=ROOT.parent / "shared" / "eval" / "obsidian-help")
+    parser.add_argument("--vault", type=Path, default=eval_vault_path())
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         vault = Path(tmp) / "vault"

@@ -24,9 +24,9 @@ from sentinel.index.db import open_index
 from sentinel.index.sync import sync
 from sentinel.search import embed_pending
 from sentinel.settings import Settings
-from tests.conftest import EVAL_VAULT
 from tests.support.chat_cli import CHAT_LIMITS, chat_command, chat_env
 from tests.support.embedder import E5_DIR
+from tests.support.eval_data import eval_vault_path
 from tests.support.llama import llama_server
 
 REPO = Path(__file__).resolve().parents[1]
@@ -55,7 +55,7 @@ def make_vault(root: Path, embed: bool) -> Settings:
     for page in PAGES:
         target = vault / page.removeprefix("en/")
         target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(EVAL_VAULT / page, target)
+        shutil.copyfile(eval_vault_path() / page, target)
     settings = Settings(vault=vault, index_path=root / "index.db", _env_file=None)
     db = open_index(settings)
     sync(settings, db)

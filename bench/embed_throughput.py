@@ -33,9 +33,10 @@ from tokenizers import Tokenizer
 
 from sentinel.embed.http import HttpEmbedder
 from sentinel.embed.onnx import E5_MAX_TOKENS, OnnxEmbedder, locate_model_files
-from tests.support.embedder import E5_DIR, REPO_ROOT, embedder_service
+from tests.support.embedder import E5_DIR, embedder_service
+from tests.support.eval_data import eval_vault_path, missing_eval_vault
 
-EVAL_VAULT = REPO_ROOT.parent / "shared" / "eval" / "obsidian-help"
+EVAL_VAULT = eval_vault_path()
 MODEL_FILES = ("model.onnx", "model_fp32.onnx")
 QUERIES = ("how do I link to a heading", "şablon eklentisi nasıl açılır", "Tastenkürzel ändern", "sync settings")
 
@@ -44,7 +45,7 @@ def eval_passages(count: int, words_per_passage: int = 120) -> list[str]:
     """The first ``count`` passages of the eval vault, paragraphs joined up to ~``words_per_passage`` words."""
     pages = sorted(EVAL_VAULT.rglob("*.md"))
     if not pages:
-        raise SystemExit(f"no pages under {EVAL_VAULT}: the eval vault lies in shared/ beside the repo")
+        raise SystemExit(missing_eval_vault())
     passages, words = [], []
     for page in pages:
         for paragraph in page.read_text(encoding="utf-8").split("\n\n"):

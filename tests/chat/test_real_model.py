@@ -21,8 +21,8 @@ import pytest
 from sentinel.index.db import open_index
 from sentinel.index.sync import sync
 from sentinel.settings import Settings
-from tests.conftest import EVAL_VAULT
 from tests.support.chat_cli import chat_command, chat_env
+from tests.support.eval_data import require_eval_vault
 from tests.support.fixtures import LLAMA_CTX
 
 pytestmark = pytest.mark.slow
@@ -43,7 +43,7 @@ def eval_vault(root: Path) -> Settings:
     for page in PAGES:
         target = vault / page.removeprefix("en/")
         target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(EVAL_VAULT / page, target)
+        shutil.copyfile(require_eval_vault() / page, target)
     settings = Settings(vault=vault, index_path=root / "index.db", _env_file=None)
     sync(settings, open_index(settings))
     return settings

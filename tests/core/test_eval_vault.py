@@ -14,13 +14,13 @@ from sentinel.index import queries
 from sentinel.index.db import open_index
 from sentinel.index.sync import sync
 from sentinel.settings import Settings
-from tests.conftest import EVAL_VAULT
+from tests.support.eval_data import require_eval_vault
 
 
 @pytest.fixture(scope="module")
 def eval_settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
     vault = tmp_path_factory.mktemp("eval") / "vault"
-    shutil.copytree(EVAL_VAULT, vault)
+    shutil.copytree(require_eval_vault(), vault)
     return Settings(vault=vault, index_path=vault.parent / "index.db", _env_file=None)
 
 

@@ -17,9 +17,10 @@ from sentinel.maintain.models import Models
 from sentinel.providers import provider_for
 from sentinel.settings import ProviderSettings
 from sentinel.vault.links import text_without_link_markup
-from tests.conftest import EVAL_VAULT, WriteVault
+from tests.conftest import WriteVault
 from tests.maintain.conftest import RunPass
 from tests.support.embedder import E5_DIR
+from tests.support.eval_data import require_eval_vault
 
 pytestmark = pytest.mark.slow
 
@@ -46,7 +47,7 @@ def test_real_model_pass_keeps_every_gate(
     settings = vault_settings(OWN_NOTES)
     for page in EVAL_PAGES:
         target = settings.vault / "notes" / Path(page).name
-        shutil.copyfile(EVAL_VAULT / "en" / page, target)
+        shutil.copyfile(require_eval_vault() / "en" / page, target)
     settings = settings.model_copy(
         update={"concept_pages_per_pass": 6, "concept_max_paragraphs": 4, "resolve_max_pairs": 4}
     )

@@ -1,7 +1,7 @@
 """Search fixtures: the real multilingual-e5-small model and a small real multilingual vault.
 
-The shared vault is a slice of the eval vault (../shared/eval/obsidian-help), indexed and embedded once per
-session. Tests that change a vault build their own.
+The shared vault is a slice of the eval vault (SENTINEL_EVAL_VAULT, see tests/support/eval_data.py), indexed and
+embedded once per session. Tests that change a vault build their own.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from sentinel.index.db import open_index
 from sentinel.index.sync import sync
 from sentinel.search import embed_pending
 from sentinel.settings import Settings
-from tests.conftest import EVAL_VAULT
 from tests.support.embedder import E5_DIR
+from tests.support.eval_data import require_eval_vault
 from tests.support.fixtures import llama_settings, llama_url  # noqa: F401  (the real model, for answer evals)
 
 
@@ -54,7 +54,7 @@ def copy_pages(paths: list[str], vault: Path) -> None:
     for rel in paths:
         target = vault / rel
         target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(EVAL_VAULT / rel, target)
+        shutil.copyfile(require_eval_vault() / rel, target)
 
 
 @dataclass

@@ -17,6 +17,7 @@ import onnxruntime as ort
 from tokenizers import Tokenizer
 
 from sentinel.embed.base import EmbedderUnavailable, Embedding, EmbedKind, ModelIdentity, check_embed_input
+from sentinel.embed.selfcheck import verify_model
 
 E5_MAX_TOKENS = 512  # multilingual-e5-small has 512 position embeddings, <s> and </s> included
 E5_PREFIXES: dict[EmbedKind, str] = {"query": "query: ", "passage": "passage: "}
@@ -80,6 +81,10 @@ class OnnxEmbedder:
             name=model_dir.resolve().name,
             dims=dims if isinstance(dims, int) else self._run([[self._bos, self._eos]]).shape[1],
             file_hash=file_hash(self.files.model),
+        )
+        # Refuses a model that does not reproduce its reference vectors on this CPU (see selfcheck.py).
+        self.self_check = verify_model(
+            model_dir, self.files.model, self.identity.file_hash, lambda texts, kind: self.embed(texts, kind).vectors
         )
 
     def embed(self, texts: Sequence[str], kind: EmbedKind) -> Embedding:
