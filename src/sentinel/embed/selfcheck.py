@@ -88,7 +88,7 @@ def verify_model(model_dir: Path, model: Path, file_hash: str, embed: EmbedFn) -
     if stored is None:
         return _record(model_dir, model, file_hash, embed, (beside, cached))
     document = _read(stored)
-    relative = model.relative_to(model_dir).as_posix()
+    relative = _relative(model_dir, model)
     floor = float(document["floors"].get(relative, min(document["floors"].values(), default=FLOOR_INT8)))
     got = embed_references(embed)
     worst = min(
@@ -109,7 +109,7 @@ def verify_model(model_dir: Path, model: Path, file_hash: str, embed: EmbedFn) -
 
 
 def _record(model_dir: Path, model: Path, file_hash: str, embed: EmbedFn, places: tuple[Path, ...]) -> SelfCheck:
-    relative = model.relative_to(model_dir).as_posix()
+    relative = _relative(model_dir, model)
     source = f"recorded from {relative} at its first load, on {cpu_name()}"
     vectors = embed_references(embed)
     for place in places:
@@ -121,6 +121,11 @@ def _record(model_dir: Path, model: Path, file_hash: str, embed: EmbedFn, places
     return SelfCheck(
         1.0, FLOOR_RECORDED, None, f"no references stored and none writable ({', '.join(map(str, places))})"
     )
+
+
+def _relative(model_dir: Path, model: Path) -> str:
+    """The model file as the floors name it: its path inside the model directory."""
+    return model.relative_to(model_dir).as_posix() if model.is_relative_to(model_dir) else model.name
 
 
 def _read(path: Path) -> dict:
