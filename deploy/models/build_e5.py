@@ -351,6 +351,7 @@ def build(out: Path, floors: dict[str, float]) -> None:
                 "variant": "int8 dynamic (MatMul, Gather; per channel, 7-bit weights), FFN down projections of layers "
                 f"{list(FLOAT_FFN_DOWN_LAYERS)} float32",
                 "cosine": cosine["int8"],
+                "weight_bits": 7,  # mk/models.mk rebuilds a build without it (8-bit, wrong without VNNI)
                 "file_hash": file_hash(work / "model.onnx"),
             },
             "model_fp32.onnx": {
