@@ -24,11 +24,11 @@ from sentinel.embed.base import Embedder, EmbedderUnavailable
 from sentinel.paths import SUMMARY_RUNG_ROLES, role_of
 from sentinel.search import results as r
 from sentinel.search.embedding import identity_record
-from sentinel.search.facets import Filter, FilterError, page_filter, split_query
 from sentinel.search.fusion import rrf_weights
 from sentinel.search.graph import pagerank_weights, should_run
 from sentinel.search.hits import build_hits, exact_pages, quality_flags
 from sentinel.search.lexical import lexical_chunks, lexical_terms
+from sentinel.search.query_facets import Filter, FilterError, page_filter, split_query
 from sentinel.search.results import Hit, Rung, SearchResult
 from sentinel.search.vectors import nearest
 from sentinel.search.view import SearchView, chunk_count, current_view
