@@ -44,8 +44,19 @@ def _paths(found) -> list[str]:  # type: ignore[no-untyped-def]
         ("Welche Dienste hängen von der Datenbank ab?", True),
         ("¿Qué relación hay entre Sync y Publish?", True),
         ("Veritabanına bağlı servisler hangileri?", True),
+        ("Wie hängt Sync mit Publish zusammen?", True),
+        ("Notlar arasındaki ilişki", True),
+        ("what links to the ledger", True),
         ("catalyst license price", False),
         ("how do I embed a pdf", False),
+        # ordinary wording that the first rule walked the graph for
+        ("what payment options can I use to pay", False),
+        ("pause the sync because of a conflict", False),
+        ("make a note that shows up when I hover over a link without opening it", False),
+        ("switch between light and dark mode", False),
+        ("Zwischen zwei Tabs wechseln", False),
+        ("¿Es peligroso usar enlaces entre bóvedas?", False),
+        ("Sembolik bağlantılar kasada sorun çıkarır mı?", False),
     ],
 )
 def test_relationship_shaped_queries_are_recognised(query: str, shaped: bool) -> None:

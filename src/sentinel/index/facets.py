@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from sentinel.paths import Role
+
 TOKEN = re.compile(r'(\w[\w-]*):("[^"]*"|\S+)')
 
 
@@ -40,7 +42,7 @@ class Facets:
         return (" AND ".join(clauses) or "1"), params
 
 
-ROLE_NAMES = {"note", "wiki", "conversation", "source", "other"}
+ROLE_NAMES = frozenset(role.value for role in Role)
 
 
 def parse_facets(text: str) -> Facets:
