@@ -168,3 +168,21 @@ def test_rungs_respect_folder_roles(vault_settings: WriteVault, e5: OnnxEmbedder
     body = _paths(search(db, settings, e5, "descaling kettle", rung="body", limit=10))
     assert summary == ["notes/Kettle.md"]
     assert set(body) == {"notes/Kettle.md", "sources/Descaling.md", "conversations/2024-01-01.md"}
+
+
+def test_a_named_source_or_transcript_stays_off_the_summary_rung(vault_settings: WriteVault) -> None:
+    settings = vault_settings(
+        {
+            "notes/Kettle.md": "# Kettle\n\nDescaling the kettle.",
+            "sources/Descaling.md": "# Descaling study\n\nCitric acid descales a kettle.",
+            "conversations/Descaling chat.md": "# Chat\n\nWe talked about descaling.",
+        }
+    )
+    db = open_index(settings)
+    sync(settings, db)
+    for named in ("Descaling", "[[Descaling chat]]", "sources/Descaling.md"):
+        summary = search(db, settings, None, named, limit=10)
+        assert {h.path for h in summary.hits} <= {"notes/Kettle.md"}, named
+        assert any("rung='body' shows it" in note for note in summary.notes), named
+    body = search(db, settings, None, "Descaling", rung="body", limit=10)
+    assert body.hits[0].path == "sources/Descaling.md" and "exact" in body.hits[0].labels

@@ -248,7 +248,14 @@ def search(
     ranking = rank_legs(db, settings, embedder, text, rung, time.monotonic() + settings.search.timeout_s, only)
     walk = graph.should_run(settings, text, pagerank)
     fused = fuse(db, settings, ranking.legs, graph=walk, roles=_roles(rung))
-    exact = exact_pages(db, text)
+    roles = _roles(rung)
+    named = exact_pages(db, text)
+    exact = [path for path, role in named if roles is None or role in roles]
+    notes = ranking.notes + [
+        f"{path} is a {role} page, which the summary rung does not show: rung='body' shows it"
+        for path, role in named
+        if path not in exact
+    ]
     ranked = exact + [p for p in fused.ranked if p not in exact]
     if only is not None:
         ranked = [p for p in ranked if p in only.paths]
@@ -264,7 +271,7 @@ def search(
         query=text,
         rung=rung,
         hits=hits,
-        notes=ranking.notes,
+        notes=notes,
         legs_used=used,
         cursor=cursor,
         next_cursor=cursor + limit if len(ranked) > cursor + limit else None,
