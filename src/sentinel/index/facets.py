@@ -24,15 +24,18 @@ class Facets:
     words: list[str] = field(default_factory=list)
 
     def sql(self, alias: str = "pages") -> tuple[str, list[str]]:
-        """A WHERE fragment (``1`` when empty) and its parameters. Values match case-insensitively, and a
-        frontmatter list matches when any of its items does."""
+        """A WHERE fragment (``1`` when empty) and its parameters. Keys and values match case-insensitively
+        (``Type:`` is ``type:``, as Obsidian's properties are), and a frontmatter list matches when any of its
+        items does."""
         clauses: list[str] = []
         params: list[str] = []
         for key, value in self.fields:
             clauses.append(
-                f"EXISTS (SELECT 1 FROM json_each({alias}.frontmatter, ?) j WHERE lower(CAST(j.value AS TEXT)) = ?)"
+                f"""EXISTS (SELECT 1 FROM json_each({alias}.frontmatter) k
+                   WHERE lower(k.key) = ? AND (lower(CAST(k.value AS TEXT)) = ? OR (k.type = 'array'
+                     AND EXISTS (SELECT 1 FROM json_each(k.value) j WHERE lower(CAST(j.value AS TEXT)) = ?))))"""
             )
-            params += [f'$."{key}"', value.casefold()]
+            params += [key.casefold(), value.casefold(), value.casefold()]
         for tag in self.tags:
             clauses.append(f"EXISTS (SELECT 1 FROM tags t WHERE t.path = {alias}.path AND lower(t.tag) = ?)")
             params.append(tag.casefold().lstrip("#"))

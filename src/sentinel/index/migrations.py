@@ -257,7 +257,13 @@ def m004_one_fold(db: sqlite3.Connection) -> None:
     fold.rebuild_fts(db)
 
 
-MIGRATIONS: list[Migration] = [m001_core, m002_search, m003_maintain, m004_one_fold]
+def m005_reread_links(db: sqlite3.Connection) -> None:
+    """Pages are parsed for links as Obsidian reads them (relative markdown links, none in ``%% comments %%``,
+    property links): the next sync reads every page again (unchanged text keeps its vectors and analysis)."""
+    db.execute("UPDATE pages SET mtime_ns = -1")
+
+
+MIGRATIONS: list[Migration] = [m001_core, m002_search, m003_maintain, m004_one_fold, m005_reread_links]
 
 
 def migrate(db: sqlite3.Connection) -> int:
