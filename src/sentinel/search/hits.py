@@ -7,9 +7,10 @@ import json
 import sqlite3
 from collections.abc import Iterable
 
+from sentinel.index.resolve import shortest_names
 from sentinel.search import results as r
 from sentinel.search.results import Hit, Rung
-from sentinel.search.summaries import SummarySource, page_summaries
+from sentinel.search.summaries import SummarySource, line, page_summaries
 from sentinel.search.view import per_generation
 from sentinel.vault.links import link_key
 
@@ -90,6 +91,7 @@ def build_hits(
     params: list[object] = list(window)
     lines = {s.path: s for s in page_summaries(db, f"p.path IN ({_marks(params)})", params)}
     chunks = _chunks_for(db, window, chunk_order) if rung == "body" else {}
+    names = shortest_names(db, lines)
     hits = []
     for path in window:
         if path not in lines:
@@ -106,15 +108,20 @@ def build_hits(
                     path,
                     page.title,
                     "summary",
-                    page.summary.text,
+                    line(page.summary.text),
                     summary_source=page.summary.source.value,
                     labels=labels,
                     legs=legs,
+                    name=names[path],
                 )
             )
             continue
         trail, heading, text = chunks[path]
-        hits.append(Hit(path, page.title, "body", text, heading=heading, trail=trail, labels=labels, legs=legs))
+        hits.append(
+            Hit(
+                path, page.title, "body", text, heading=heading, trail=trail, labels=labels, legs=legs, name=names[path]
+            )
+        )
     return hits
 
 
