@@ -31,7 +31,7 @@ _CJK_RUN = re.compile(
 def _bigrams(match: re.Match[str]) -> str:
     run = match.group(0)
     pairs = [run[i : i + 2] for i in range(len(run) - 1)]
-    return " " + " ".join([*run, *pairs]) + " "
+    return " " + " ".join([*pairs, *run]) + " "  # bigrams first: a long query keeps them under its term cap
 
 
 def fold(text: str) -> str:
