@@ -9,12 +9,15 @@ the pages of every answerable query in ../shared/eval/queries.tsv (public) and b
 hit@1 and hit@5 for each leg, the fusions, and nDCG@10 of every ranking per language and kind. A page
 counts as found where any of its chunks (or its summary) ranks; relevance is by page path, as labelled.
 ``--save`` writes every cell to a JSON file; ``--compare`` prints each cell as ``now (change)`` against one.
+``--sweep`` prints the shipped ranking's nDCG@10 (all queries and paraphrases) over a small grid of leg
+weights and k: a weighting is kept only where both sets gain.
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import itertools
 import json
 import math
 import os
@@ -165,6 +168,35 @@ def evaluate(db, settings: Settings, embedder, before: Cells | None = None) -> C
     return cells
 
 
+SWEEP = {"weight_lexical": (0.5, 0.75), "weight_summaries": (1.0, 1.5, 2.0), "rrf_k": (10.0, 20.0)}
+
+
+def sweep(db, settings: Settings, embedder) -> None:  # type: ignore[no-untyped-def]
+    """nDCG@10 of the shipped ranking for each combination of ``SWEEP`` (the legs are ranked once)."""
+    sets = {}
+    for set_name, path in QUERY_FILES.items():
+        queries = load_queries(path)
+        sets[set_name] = (
+            queries,
+            [rank_legs(db, settings, embedder, q.text, "body", time.monotonic() + 60) for q in queries],
+        )
+    print("\n### leg weights: nDCG@10 of the shipped ranking (all / paraphrase)\n")
+    print("| " + " | ".join(SWEEP) + " | " + " | ".join(f"{n} all | {n} paraphrase" for n in sets) + " |")
+    print("|" + "---|" * (len(SWEEP) + 2 * len(sets)))
+    for values in itertools.product(*SWEEP.values()):
+        changed = settings.search.model_copy(update=dict(zip(SWEEP, values, strict=True)))
+        variant = settings.model_copy(update={"search": changed})
+        cells = []
+        for queries, rankings in sets.values():
+            got = [
+                scores(fuse(db, variant, rk.legs, graph=should_run(variant, q.text, None)).ranked, q.relevant)[0]
+                for q, rk in zip(queries, rankings, strict=True)
+            ]
+            para = [g for g, q in zip(got, queries, strict=True) if q.kind == "paraphrase"]
+            cells += [f"{np.mean(got):.3f}", f"{np.mean(para):.3f}"]
+        print("| " + " | ".join(str(v) for v in values) + " | " + " | ".join(cells) + " |")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--vault", type=Path, default=EVAL / "obsidian-help")
@@ -173,6 +205,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reembed", action="store_true", help="the model changed: embed everything again")
     parser.add_argument("--save", type=Path, help="write every cell to this JSON file")
     parser.add_argument("--compare", type=Path, help="show each cell's change against a file --save wrote")
+    parser.add_argument("--sweep", action="store_true", help="also print the leg-weight grid")
     args = parser.parse_args(argv)
     settings = Settings(vault=args.vault, index_path=args.index, _env_file=None)
     db = open_index(settings)
@@ -185,6 +218,8 @@ def main(argv: list[str] | None = None) -> int:
     cells = evaluate(db, settings, embedder, before)
     if args.save:
         args.save.write_text(json.dumps(cells, indent=1))
+    if args.sweep:
+        sweep(db, settings, embedder)
     return 0
 
 
