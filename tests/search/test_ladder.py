@@ -135,7 +135,7 @@ def test_summary_lines_come_from_description_or_say_they_are_excerpts(vault_sett
         (),
     )
     assert plain.summary_source == "lead" and plain.labels == (EXCERPT,)
-    assert plain.text == "My kettle is old. It still boils water fast. A third sentence."
+    assert plain.text == "My kettle is old. …"  # the rung shows the lead's first sentence, and says it is cut
 
 
 def test_no_score_leaves_the_search(eval_index: Indexed, e5: OnnxEmbedder) -> None:
