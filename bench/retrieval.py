@@ -1,18 +1,24 @@
 """Retrieval quality per leg and fused, on labelled queries over the eval vault.
 
-    python -m bench.retrieval [--embed-model models/multilingual-e5-small] [--index PATH]
+    python bench/retrieval.py [--embed-model models/multilingual-e5-small] [--index PATH]
+                              [--save BEFORE.json] [--compare BEFORE.json]
 
 Indexes and embeds the eval vault (SENTINEL_EVAL_VAULT, default ../shared/eval/obsidian-help; incrementally: a
 second run embeds nothing), then ranks the pages of every answerable query in queries.tsv beside it (public) and
 bench/heldout_queries.tsv (written for this project, never tuned on) through the real search code, and prints
-nDCG@10, MRR@10, hit@1 and hit@5 for each leg, the fusions, and per language and kind. A page counts as found where
-any of its chunks (or its summary) ranks; relevance is by page path, as labelled.
+nDCG@10, MRR@10, hit@1 and hit@5 for each leg, the fusions, and nDCG@10 of every ranking per language and kind. A
+page counts as found where any of its chunks (or its summary) ranks; relevance is by page path, as labelled.
+``--save`` writes every cell to a JSON file; ``--compare`` prints each cell as ``now (change)`` against one.
+``--sweep`` prints the shipped ranking's nDCG@10 (all queries and paraphrases) over a small grid of leg
+weights and k: a weighting is kept only where both sets gain.
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import itertools
+import json
 import math
 import os
 import sys
@@ -28,6 +34,7 @@ from sentinel.index.db import open_index
 from sentinel.index.sync import sync
 from sentinel.search import embed_pending, results
 from sentinel.search.fusion import rrf
+from sentinel.search.graph import should_run
 from sentinel.search.ladder import Ranking, fuse, rank_legs
 from sentinel.settings import Settings
 from tests.support.eval_data import eval_data_file, eval_vault_path
@@ -93,20 +100,56 @@ def rankers(db, settings: Settings) -> dict[str, Ranker]:  # type: ignore[no-unt
         "RRF 3 legs k=60 (plain)": fused(plain),
         "weighted RRF 3 legs (kept)": fused(settings),
         "weighted RRF + PageRank (all queries)": fused(settings, graph=True),
+        "shipped (PageRank when the query asks)": lambda ranking, q: (
+            fuse(db, settings, ranking.legs, graph=should_run(settings, q.text, None)).ranked
+        ),
     }
 
 
-def table(title: str, rows: list[tuple[str, np.ndarray, str]]) -> None:
+Cells = dict[str, list[float]]  # "set | table | row" -> metric values
+
+
+def table(title: str, rows: list[tuple[str, np.ndarray, str]], cells: Cells, before: Cells | None) -> None:
     print(f"\n### {title}\n")
     print("| ranking | " + " | ".join(METRICS) + " | cross-lingual hit@5 |")
     print("|---|" + "---|" * (len(METRICS) + 1))
     for name, values, extra in rows:
-        print(f"| {name} | " + " | ".join(f"{v:.3f}" for v in values) + f" | {extra} |")
+        key = f"{title} | {name}"
+        cells[key] = [float(v) for v in values]
+        old = (before or {}).get(key)
+        shown = [f"{v:.3f}" + (f" ({v - o:+.3f})" if old else "") for v, o in zip(values, old or values, strict=True)]
+        print(f"| {name} | " + " | ".join(shown) + f" | {extra} |")
 
 
-def evaluate(db, settings: Settings, embedder) -> None:  # type: ignore[no-untyped-def]
-    """Print the tables for every query file."""
+def facet_table(
+    title: str,
+    per_query: dict[str, list[np.ndarray]],
+    queries: list[Query],
+    facet: str,
+    cells: Cells,
+    before: Cells | None,
+) -> None:
+    """nDCG@10 of every ranking, one column per language (or kind)."""
+    values = sorted({getattr(q, facet) for q in queries})
+    counts = {v: sum(1 for q in queries if getattr(q, facet) == v) for v in values}
+    print(f"\n### {title}: nDCG@10 by {facet}\n")
+    print("| ranking | " + " | ".join(f"{v} (n={counts[v]})" for v in values) + " |")
+    print("|---|" + "---|" * len(values))
+    for name, got in per_query.items():
+        row = []
+        for v in values:
+            mean = float(np.mean([s[0] for s, q in zip(got, queries, strict=True) if getattr(q, facet) == v]))
+            key = f"{title} | {facet}={v} | {name}"
+            cells[key] = [mean]
+            old = (before or {}).get(key)
+            row.append(f"{mean:.3f}" + (f" ({mean - old[0]:+.3f})" if old else ""))
+        print(f"| {name} | " + " | ".join(row) + " |")
+
+
+def evaluate(db, settings: Settings, embedder, before: Cells | None = None) -> Cells:  # type: ignore[no-untyped-def]
+    """Print the tables for every query file; returns every cell printed."""
     by_name = rankers(db, settings)
+    cells: Cells = {}
     for set_name, path in QUERY_FILES.items():
         queries = load_queries(path)
         rankings = [rank_legs(db, settings, embedder, q.text, "body", time.monotonic() + 60) for q in queries]
@@ -117,16 +160,41 @@ def evaluate(db, settings: Settings, embedder) -> None:  # type: ignore[no-untyp
             per_query[name] = got
             cross = [s[3] for s, q in zip(got, queries, strict=True) if q.kind == "crosslingual"]
             rows.append((name, np.mean(got, axis=0), f"{int(sum(cross))}/{len(cross)}"))
-        table(f"{set_name}: {len(queries)} answerable queries ({path.name})", rows)
-        kept = per_query["weighted RRF 3 legs (kept)"]
+        table(f"{set_name}: {len(queries)} answerable queries ({path.name})", rows, cells, before)
         for facet in ("lang", "kind"):
-            groups: dict[str, list[np.ndarray]] = {}
-            for s, q in zip(kept, queries, strict=True):
-                groups.setdefault(getattr(q, facet), []).append(s)
-            table(
-                f"{set_name}: weighted RRF by {facet}",
-                [(f"{k} (n={len(v)})", np.mean(v, axis=0), "") for k, v in sorted(groups.items())],
-            )
+            facet_table(set_name, per_query, queries, facet, cells, before)
+        walked = [q.id for q in queries if should_run(settings, q.text, None)]
+        print(f"\nPageRank (auto) ran on {len(walked)} of {len(queries)} queries: {', '.join(walked) or 'none'}")
+    return cells
+
+
+SWEEP = {"weight_lexical": (0.5, 0.75), "weight_summaries": (1.0, 1.5, 2.0), "rrf_k": (10.0, 20.0)}
+
+
+def sweep(db, settings: Settings, embedder) -> None:  # type: ignore[no-untyped-def]
+    """nDCG@10 of the shipped ranking for each combination of ``SWEEP`` (the legs are ranked once)."""
+    sets = {}
+    for set_name, path in QUERY_FILES.items():
+        queries = load_queries(path)
+        sets[set_name] = (
+            queries,
+            [rank_legs(db, settings, embedder, q.text, "body", time.monotonic() + 60) for q in queries],
+        )
+    print("\n### leg weights: nDCG@10 of the shipped ranking (all / paraphrase)\n")
+    print("| " + " | ".join(SWEEP) + " | " + " | ".join(f"{n} all | {n} paraphrase" for n in sets) + " |")
+    print("|" + "---|" * (len(SWEEP) + 2 * len(sets)))
+    for values in itertools.product(*SWEEP.values()):
+        changed = settings.search.model_copy(update=dict(zip(SWEEP, values, strict=True)))
+        variant = settings.model_copy(update={"search": changed})
+        cells = []
+        for queries, rankings in sets.values():
+            got = [
+                scores(fuse(db, variant, rk.legs, graph=should_run(variant, q.text, None)).ranked, q.relevant)[0]
+                for q, rk in zip(queries, rankings, strict=True)
+            ]
+            para = [g for g, q in zip(got, queries, strict=True) if q.kind == "paraphrase"]
+            cells += [f"{np.mean(got):.3f}", f"{np.mean(para):.3f}"]
+        print("| " + " | ".join(str(v) for v in values) + " | " + " | ".join(cells) + " |")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -135,6 +203,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--index", type=Path, default=ROOT / ".cache" / "bench" / "eval-index.db")
     parser.add_argument("--embed-model", type=Path, default=ROOT / "models" / "multilingual-e5-small")
     parser.add_argument("--reembed", action="store_true", help="the model changed: embed everything again")
+    parser.add_argument("--save", type=Path, help="write every cell to this JSON file")
+    parser.add_argument("--compare", type=Path, help="show each cell's change against a file --save wrote")
+    parser.add_argument("--sweep", action="store_true", help="also print the leg-weight grid")
     args = parser.parse_args(argv)
     settings = Settings(vault=args.vault, index_path=args.index, _env_file=None)
     db = open_index(settings)
@@ -143,7 +214,12 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     counts = embed_pending(db, embedder, reembed=args.reembed)
     print(f"embedded {counts.chunks} chunks, {counts.summaries} summaries in {time.perf_counter() - started:.1f}s")
-    evaluate(db, settings, embedder)
+    before = json.loads(args.compare.read_text()) if args.compare else None
+    cells = evaluate(db, settings, embedder, before)
+    if args.save:
+        args.save.write_text(json.dumps(cells, indent=1))
+    if args.sweep:
+        sweep(db, settings, embedder)
     return 0
 
 

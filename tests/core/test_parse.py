@@ -99,3 +99,30 @@ def test_broken_frontmatter_is_a_recorded_problem_not_a_crash() -> None:
 def test_link_keys_normalise_case_extension_and_slashes() -> None:
     assert link_key("Folder\\Page.MD") == "folder/page"
     assert link_key("./a/B.md") == "a/b"
+
+
+def _targets(relpath: str, text: str) -> list[tuple[str, str]]:
+    return [(link.target, link.kind) for link in parse_page(relpath, text).links]
+
+
+def test_relative_markdown_links_become_vault_paths() -> None:
+    text = "See [c](../Target%20C.md), [d](<../Target D.md>), [e](./Near.md) and [out](../../../Outside.md)."
+    assert _targets("notes/sub/A.md", text) == [
+        ("notes/Target C", "markdown"),
+        ("notes/Target D", "markdown"),
+        ("notes/sub/Near", "markdown"),
+        ("../../../Outside", "markdown"),  # climbs out of the vault: reaches no page, as written
+    ]
+
+
+def test_links_inside_comments_do_not_count() -> None:
+    text = "Kept [[Seen]].\n%% hidden [[Gone]] and [x](Gone2.md) #hiddentag\nstill hidden [[Gone3]] %%\n`%%` [[After]]"
+    page = parse_page("notes/A.md", text)
+    assert [link.target for link in page.links] == ["Seen", "After"]
+    assert "hiddentag" not in page.tags
+
+
+def test_links_in_frontmatter_properties_count() -> None:
+    text = '---\nrelated: "[[Ledger database]]"\nup:\n  - "[[Index|home]]"\ntitle: plain\n---\n# A\n\n[[Body]]'
+    page = parse_page("notes/A.md", text)
+    assert [(link.target, link.line) for link in page.links] == [("Ledger database", 2), ("Index", 4), ("Body", 9)]

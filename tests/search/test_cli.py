@@ -35,14 +35,25 @@ def test_search_json_is_one_object_per_hit_in_rank_order_without_scores(vault_se
     data = json.loads(out)
     # The seedling page matches better but is ranked down.
     assert [h["path"] for h in data["hits"]] == ["sources/Descaling.md", "notes/Kettle.md"]
-    assert data["hits"][1] == {
+    kettle = data["hits"][1]
+    assert {k: kettle[k] for k in ("path", "heading", "trail", "rung", "text", "labels", "legs")} == {
         "path": "notes/Kettle.md",
         "heading": "Care",
+        "trail": "Kettle > Kettle > Care",
         "rung": "body",
+        "text": "Descale the kettle every 30 days.",  # the chunk the model would see, verbatim
         "labels": ["seedling"],
         "legs": ["lexical"],
     }
     assert any("wording only" in note for note in data["notes"])  # no embedder configured: said so
+
+
+def test_search_json_summary_hits_carry_their_summary_line(vault_settings: WriteVault) -> None:
+    code, out = _run("search", "descale kettle", "--json", *_indexed(vault_settings))
+    assert code == 0, out
+    (hit,) = json.loads(out)["hits"]  # the source page is not on the summary rung
+    assert hit["path"] == "notes/Kettle.md" and hit["rung"] == "summary"
+    assert hit["text"] == "Descale the kettle every 30 days." and "legs" not in hit
 
 
 def test_search_in_the_terminal_shows_the_note_and_labels(vault_settings: WriteVault) -> None:

@@ -6,6 +6,7 @@ import pytest
 
 from sentinel.embed.onnx import OnnxEmbedder
 from sentinel.index.db import open_index
+from sentinel.index.queries import unresolved
 from sentinel.index.sync import sync
 from sentinel.search import SearchInputError, embed_pending, search
 from sentinel.search.graph import is_relationship_query, personalized_pagerank
@@ -44,8 +45,19 @@ def _paths(found) -> list[str]:  # type: ignore[no-untyped-def]
         ("Welche Dienste hängen von der Datenbank ab?", True),
         ("¿Qué relación hay entre Sync y Publish?", True),
         ("Veritabanına bağlı servisler hangileri?", True),
+        ("Wie hängt Sync mit Publish zusammen?", True),
+        ("Notlar arasındaki ilişki", True),
+        ("what links to the ledger", True),
         ("catalyst license price", False),
         ("how do I embed a pdf", False),
+        # ordinary wording that the first rule walked the graph for
+        ("what payment options can I use to pay", False),
+        ("pause the sync because of a conflict", False),
+        ("make a note that shows up when I hover over a link without opening it", False),
+        ("switch between light and dark mode", False),
+        ("Zwischen zwei Tabs wechseln", False),
+        ("¿Es peligroso usar enlaces entre bóvedas?", False),
+        ("Sembolik bağlantılar kasada sorun çıkarır mı?", False),
     ],
 )
 def test_relationship_shaped_queries_are_recognised(query: str, shaped: bool) -> None:
@@ -156,3 +168,40 @@ def test_faceted_semantic_search_ranks_only_allowed_pages(vault_settings: WriteV
     embed_pending(db, e5)
     found = search(db, settings, e5, "boiling water type:concept", limit=10)
     assert _paths(found) == ["wiki/Kettle.md"] and not found.notes
+
+
+def test_facet_keys_match_whatever_their_case(vault_settings: WriteVault) -> None:
+    settings = vault_settings(
+        {
+            "notes/Kettle A.md": "---\nType: Appliance\n---\n# Kettle A\n\nThe kettle boils.",
+            "notes/Kettle B.md": "---\nTYPE: [tool, appliance]\n---\n# Kettle B\n\nThe kettle boils.",
+            "notes/Kettle C.md": "---\ntype: concept\n---\n# Kettle C\n\nThe kettle boils.",
+        }
+    )
+    db = open_index(settings)
+    sync(settings, db)
+    for query in ("kettle type:appliance", "kettle Type:APPLIANCE"):
+        assert sorted(_paths(search(db, settings, None, query, limit=10))) == [
+            "notes/Kettle A.md",
+            "notes/Kettle B.md",
+        ], query
+
+
+def test_links_reach_pages_as_obsidian_resolves_them(vault_settings: WriteVault) -> None:
+    settings = vault_settings(
+        {
+            "notes/sub/A.md": "See [c](../Target%20C.md) and [d](<../Target D.md>).\n%% [[Ghost]] %%",
+            "notes/Target C.md": "# C",
+            "notes/Target D.md": "# D",
+            "notes/B.md": '---\nrelated: "[[Target C]]"\n---\n# B',
+        }
+    )
+    db = open_index(settings)
+    sync(settings, db)
+    links = db.execute("SELECT source, target, resolved FROM links ORDER BY source, target").fetchall()
+    assert [tuple(row) for row in links] == [
+        ("notes/B.md", "Target C", "notes/Target C.md"),  # a property link is a link
+        ("notes/sub/A.md", "notes/Target C", "notes/Target C.md"),  # relative links resolve from their folder
+        ("notes/sub/A.md", "notes/Target D", "notes/Target D.md"),
+    ]  # the commented-out [[Ghost]] is no link, so it is not in the growth queue
+    assert unresolved(db) == []

@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sentinel.search.fts import match_expression, prune_common, query_terms
+from sentinel.index import fold
+from sentinel.search.fts_query import match_expression, prune_common, query_terms
 
 NASTY = [
     'NEAR("a" "b", 2)',
@@ -31,8 +32,9 @@ def fts() -> sqlite3.Connection:
     db = sqlite3.connect(":memory:")
     db.execute("CREATE VIRTUAL TABLE t USING fts5(text, tokenize='unicode61 remove_diacritics 2')")
     db.execute("CREATE VIRTUAL TABLE t_vocab USING fts5vocab(t, 'row')")
+    fold.register(db)
     db.executemany(
-        "INSERT INTO t(text) VALUES (?)",
+        "INSERT INTO t(text) VALUES (sentinel_fold(?))",  # as the index's chunk trigger writes it
         [
             ("The Catalyst license gives early access to insider builds.",),
             ("Ağaç görünümü ve klavye kısayolları",),
@@ -67,12 +69,12 @@ def test_any_text_is_a_valid_match_expression(text: str) -> None:
 
 
 def test_a_natural_language_question_matches(fts: sqlite3.Connection) -> None:
-    assert _match(fts, "How much does the catalyst license cost?")[0].startswith("The Catalyst license")
+    assert _match(fts, "How much does the catalyst license cost?")[0].startswith("the catalyst license")
 
 
 def test_diacritics_and_case_fold_like_the_index(fts: sqlite3.Connection) -> None:
-    assert _match(fts, "AGAC") == ["Ağaç görünümü ve klavye kısayolları"]
-    assert _match(fts, "größe") == ["Die Größe der Datei ist begrenzt."]
+    assert _match(fts, "AGAC") == ["agac gorunumu ve klavye kisayollari"]
+    assert _match(fts, "größe") == _match(fts, "GRÖSSE") == ["die grosse der datei ist begrenzt."]
 
 
 def test_common_words_are_dropped_while_rarer_ones_remain() -> None:

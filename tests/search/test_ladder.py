@@ -135,7 +135,7 @@ def test_summary_lines_come_from_description_or_say_they_are_excerpts(vault_sett
         (),
     )
     assert plain.summary_source == "lead" and plain.labels == (EXCERPT,)
-    assert plain.text == "My kettle is old. It still boils water fast. A third sentence."
+    assert plain.text == "My kettle is old. …"  # the rung shows the lead's first sentence, and says it is cut
 
 
 def test_no_score_leaves_the_search(eval_index: Indexed, e5: OnnxEmbedder) -> None:
@@ -168,3 +168,21 @@ def test_rungs_respect_folder_roles(vault_settings: WriteVault, e5: OnnxEmbedder
     body = _paths(search(db, settings, e5, "descaling kettle", rung="body", limit=10))
     assert summary == ["notes/Kettle.md"]
     assert set(body) == {"notes/Kettle.md", "sources/Descaling.md", "conversations/2024-01-01.md"}
+
+
+def test_a_named_source_or_transcript_stays_off_the_summary_rung(vault_settings: WriteVault) -> None:
+    settings = vault_settings(
+        {
+            "notes/Kettle.md": "# Kettle\n\nDescaling the kettle.",
+            "sources/Descaling.md": "# Descaling study\n\nCitric acid descales a kettle.",
+            "conversations/Descaling chat.md": "# Chat\n\nWe talked about descaling.",
+        }
+    )
+    db = open_index(settings)
+    sync(settings, db)
+    for named in ("Descaling", "[[Descaling chat]]", "sources/Descaling.md"):
+        summary = search(db, settings, None, named, limit=10)
+        assert {h.path for h in summary.hits} <= {"notes/Kettle.md"}, named
+        assert any("rung='body' shows it" in note for note in summary.notes), named
+    body = search(db, settings, None, "Descaling", rung="body", limit=10)
+    assert body.hits[0].path == "sources/Descaling.md" and "exact" in body.hits[0].labels

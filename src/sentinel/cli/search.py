@@ -38,6 +38,15 @@ def _labels(hit: Hit) -> str:
     return "".join(f"[{label}] " for label in hit.labels)
 
 
+def _hit_json(hit: Hit, legs: bool) -> dict[str, object]:
+    """A hit as a script gets it: the text the model would see (the summary line or the chunk, verbatim),
+    the heading trail, labels; which legs found it only with ``--legs``."""
+    data = hit.as_dict()
+    if not legs:
+        del data["legs"]
+    return data
+
+
 def _print_result(found: SearchResult, show_legs: bool) -> None:
     for note in found.notes:
         console.print(f"[yellow]\\[note][/] {escape(note)}")
@@ -89,11 +98,7 @@ def search_command(
                 "notes": found.notes,
                 "legs_used": found.legs_used,
                 "next_cursor": found.next_cursor,
-                "hits": [
-                    {"path": h.path, "heading": h.heading, "rung": h.rung, "labels": list(h.labels)}
-                    | ({"legs": list(h.legs)} if legs else {})
-                    for h in found.hits
-                ],
+                "hits": [_hit_json(h, legs) for h in found.hits],
             }
         )
         return

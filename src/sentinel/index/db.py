@@ -5,6 +5,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+from sentinel.index import fold
 from sentinel.index.migrations import migrate
 from sentinel.paths import index_path
 from sentinel.settings import Settings
@@ -29,7 +30,8 @@ def _load_vec(db: sqlite3.Connection) -> None:
 
 
 def connect(path: Path, *, readonly: bool = False) -> sqlite3.Connection:
-    """Open (and migrate, unless read-only) the index at ``path`` in WAL mode with sqlite-vec loaded."""
+    """Open (and migrate, unless read-only) the index at ``path`` in WAL mode with sqlite-vec loaded and the
+    text fold registered (the chunk triggers call it)."""
     if not readonly:
         path.parent.mkdir(parents=True, exist_ok=True)
     uri = f"file:{path}?mode=ro" if readonly else f"file:{path}"
@@ -41,6 +43,7 @@ def connect(path: Path, *, readonly: bool = False) -> sqlite3.Connection:
     db.execute("PRAGMA foreign_keys = ON")
     db.execute("PRAGMA busy_timeout = 30000")
     db.execute("PRAGMA mmap_size = 268435456")
+    fold.register(db)
     _load_vec(db)
     if not readonly:
         db.execute("PRAGMA journal_mode = WAL")

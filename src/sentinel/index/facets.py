@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from sentinel.paths import Role
+
 TOKEN = re.compile(r'(\w[\w-]*):("[^"]*"|\S+)')
 
 
@@ -22,15 +24,18 @@ class Facets:
     words: list[str] = field(default_factory=list)
 
     def sql(self, alias: str = "pages") -> tuple[str, list[str]]:
-        """A WHERE fragment (``1`` when empty) and its parameters. Values match case-insensitively, and a
-        frontmatter list matches when any of its items does."""
+        """A WHERE fragment (``1`` when empty) and its parameters. Keys and values match case-insensitively
+        (``Type:`` is ``type:``, as Obsidian's properties are), and a frontmatter list matches when any of its
+        items does."""
         clauses: list[str] = []
         params: list[str] = []
         for key, value in self.fields:
             clauses.append(
-                f"EXISTS (SELECT 1 FROM json_each({alias}.frontmatter, ?) j WHERE lower(CAST(j.value AS TEXT)) = ?)"
+                f"""EXISTS (SELECT 1 FROM json_each({alias}.frontmatter) k
+                   WHERE lower(k.key) = ? AND (lower(CAST(k.value AS TEXT)) = ? OR (k.type = 'array'
+                     AND EXISTS (SELECT 1 FROM json_each(k.value) j WHERE lower(CAST(j.value AS TEXT)) = ?))))"""
             )
-            params += [f'$."{key}"', value.casefold()]
+            params += [key.casefold(), value.casefold(), value.casefold()]
         for tag in self.tags:
             clauses.append(f"EXISTS (SELECT 1 FROM tags t WHERE t.path = {alias}.path AND lower(t.tag) = ?)")
             params.append(tag.casefold().lstrip("#"))
@@ -40,7 +45,7 @@ class Facets:
         return (" AND ".join(clauses) or "1"), params
 
 
-ROLE_NAMES = {"note", "wiki", "conversation", "source", "other"}
+ROLE_NAMES = frozenset(role.value for role in Role)
 
 
 def parse_facets(text: str) -> Facets:

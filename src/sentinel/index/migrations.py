@@ -6,6 +6,8 @@ import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
+from sentinel.index import fold
+
 Migration = Callable[[sqlite3.Connection], None]
 
 
@@ -101,7 +103,7 @@ def m001_core(db: sqlite3.Connection) -> None:
         CREATE VIRTUAL TABLE chunks_fts USING fts5(
             text, trail, content='chunks', content_rowid='id', tokenize='unicode61 remove_diacritics 2'
         );
-        -- Turkish dotless/dotted i are letters of their own to unicode61; fold them as sentinel.index.fts does.
+        -- Replaced by m004 (one fold for index and query: sentinel.index.fold).
         CREATE TRIGGER chunks_ai AFTER INSERT ON chunks BEGIN
             INSERT INTO chunks_fts(rowid, text, trail) VALUES (
                 new.id, replace(replace(new.text, 'ı', 'i'), 'İ', 'I'),
@@ -233,7 +235,35 @@ def m003_maintain(db: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS: list[Migration] = [m001_core, m002_search, m003_maintain]
+def m004_one_fold(db: sqlite3.Connection) -> None:
+    """The chunk triggers fold text with ``sentinel_fold`` (``sentinel.index.fold``), the function the query
+    side folds with; m001's triggers folded only ``ı``/``İ``, which the query did not, so every chunk is
+    indexed again."""
+    run_script(
+        db,
+        f"""
+        DROP TRIGGER chunks_ai;
+        DROP TRIGGER chunks_ad;
+        CREATE TRIGGER chunks_ai AFTER INSERT ON chunks BEGIN
+            INSERT INTO chunks_fts(rowid, text, trail) VALUES (new.id, {fold.SQL_FUNCTION}(new.text),
+                {fold.SQL_FUNCTION}(new.trail));
+        END;
+        CREATE TRIGGER chunks_ad AFTER DELETE ON chunks BEGIN
+            INSERT INTO chunks_fts(chunks_fts, rowid, text, trail) VALUES ('delete', old.id,
+                {fold.SQL_FUNCTION}(old.text), {fold.SQL_FUNCTION}(old.trail));
+        END;
+        """,
+    )
+    fold.rebuild_fts(db)
+
+
+def m005_reread_links(db: sqlite3.Connection) -> None:
+    """Pages are parsed for links as Obsidian reads them (relative markdown links, none in ``%% comments %%``,
+    property links): the next sync reads every page again (unchanged text keeps its vectors and analysis)."""
+    db.execute("UPDATE pages SET mtime_ns = -1")
+
+
+MIGRATIONS: list[Migration] = [m001_core, m002_search, m003_maintain, m004_one_fold, m005_reread_links]
 
 
 def migrate(db: sqlite3.Connection) -> int:

@@ -12,7 +12,8 @@ import sqlite3
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 
-from sentinel.vault.links import key_base
+from sentinel.paths import page_name
+from sentinel.vault.links import key_base, link_key
 
 _BATCH = 500
 
@@ -76,3 +77,35 @@ def keys_touching(db: sqlite3.Connection, names: Iterable[str]) -> set[str]:
             )
         )
     return keys
+
+
+def page_for_link(db: sqlite3.Connection, text: str) -> str | None:
+    """The page a link with this target reaches (``[[Name]]`` brackets allowed), or None."""
+    key = link_key(text.strip().removeprefix("[[").removesuffix("]]"))
+    return resolve_keys(db, [key])[key] if key else None
+
+
+def shortest_names(db: sqlite3.Connection, paths: Iterable[str]) -> dict[str, str]:
+    """The shortest link target that reaches each page and could mean no other: its name when no other page
+    has it, else the fewest trailing folders that tell it apart (``en/Plugins/Canvas``). ``page_for_link``
+    reads every one back to its page, as a link would."""
+    paths = sorted(set(paths))
+    bases = sorted({key_base(link_key(p)) for p in paths})
+    namesakes: dict[str, list[str]] = defaultdict(list)
+    for batch in _batches(bases):
+        marks = ",".join("?" * len(batch))
+        for path_key, name_key in db.execute(
+            f"SELECT path_key, name_key FROM pages WHERE name_key IN ({marks})", batch
+        ):
+            namesakes[name_key].append(path_key)
+    names: dict[str, str] = {}
+    for path in paths:
+        key = link_key(path)
+        parts = path[: -len(".md")].split("/") if path.lower().endswith(".md") else path.split("/")
+        for depth in range(1, len(parts) + 1):
+            suffix = "/".join(parts[-depth:]).casefold()
+            reached = [k for k in namesakes[key_base(key)] if k == suffix or k.endswith("/" + suffix)]
+            if reached == [key] or depth == len(parts):
+                names[path] = "/".join(parts[-depth:]) if depth > 1 else page_name(path)
+                break
+    return names

@@ -4,18 +4,28 @@ Reciprocal Rank Fusion (Cormack et al. 2009): an item's fused weight is the sum 
 ``weight / (k + rank)``. Plain RRF (k=60, equal weights) is the baseline; the weighted form lets measured
 evidence (bench/retrieval.py) favour the legs that are right more often and the top ranks. The weights stay
 inside the search code: results carry only the order.
+
+Every fusion policy of the ladder lives here: how the legs are weighed (``fuse_legs``), how the PageRank walk
+joins (``with_walk``), how quality flags rank a page down (``penalised``), and which chunk a page shows
+(``chunk_order``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from typing import TypeVar
+
+from sentinel.search import results as r
+from sentinel.settings import SearchSettings
 
 K = TypeVar("K", bound=Hashable)
 
+PLAIN_K = 60.0  # Cormack et al.'s constant: plain RRF, and the order of a page's candidate chunks
+GRAPH_WEIGHT = 1.0  # weight of the PageRank walk's ranking against the fused one
+
 
 def rrf_weights(
-    rankings: Sequence[Sequence[K]], *, k: float = 60.0, weights: Sequence[float] | None = None
+    rankings: Sequence[Sequence[K]], *, k: float = PLAIN_K, weights: Sequence[float] | None = None
 ) -> dict[K, float]:
     """Fused weight of every item in any of the ranked lists (best first), in a deterministic order:
     by weight, ties by the best rank any leg gave the item, then by the first leg that has it."""
@@ -33,6 +43,39 @@ def rrf_weights(
     return {item: fused[item] for item in sorted(fused, key=lambda i: (-fused[i], first_seen[i]))}
 
 
-def rrf(rankings: Sequence[Sequence[K]], *, k: float = 60.0, weights: Sequence[float] | None = None) -> list[K]:
+def rrf(rankings: Sequence[Sequence[K]], *, k: float = PLAIN_K, weights: Sequence[float] | None = None) -> list[K]:
     """The fused ranking itself."""
     return list(rrf_weights(rankings, k=k, weights=weights))
+
+
+def fuse_legs(search: SearchSettings, legs: Mapping[str, Sequence[str]]) -> dict[str, float]:
+    """Fused weights of the legs' ranked pages (best first): plain RRF, or RRF weighted per leg."""
+    if search.fusion == "rrf":
+        return rrf_weights(list(legs.values()))
+    weights = {
+        r.LEG_LEXICAL: search.weight_lexical,
+        r.LEG_CHUNKS: search.weight_chunks,
+        r.LEG_SUMMARIES: search.weight_summaries,
+    }
+    return rrf_weights(list(legs.values()), k=search.rrf_k, weights=[weights[name] for name in legs])
+
+
+def with_walk(search: SearchSettings, ranked: Sequence[str], walk: Sequence[str]) -> dict[str, float]:
+    """The fused ranking fused again with a PageRank walk's ranking, so connected pages come up."""
+    return rrf_weights([ranked, walk], k=search.rrf_k, weights=[1.0, GRAPH_WEIGHT])
+
+
+def penalised(search: SearchSettings, weights: Mapping[str, float], flags: Mapping[str, tuple[str, ...]]) -> list[str]:
+    """Pages by weight after the quality penalty: each flag multiplies a page's weight by ``quality_penalty``,
+    so two flags compound."""
+    return sorted(weights, key=lambda p: -weights[p] * search.quality_penalty ** len(flags.get(p, ())))
+
+
+def chunk_order(lexical: Sequence[int], semantic: Sequence[int], page_of: Mapping[int, str]) -> dict[str, list[int]]:
+    """Each page's candidate chunks, best first (plain RRF of the two chunk legs): the body rung shows the first."""
+    fused = rrf_weights([lexical, semantic])
+    order: dict[str, list[int]] = {}
+    for cid in sorted(fused, key=lambda c: -fused[c]):
+        if cid in page_of:
+            order.setdefault(page_of[cid], []).append(cid)
+    return order

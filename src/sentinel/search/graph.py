@@ -5,8 +5,8 @@ plus typed frontmatter edges (``related:``, ``parent:``, ``depends_on:``, ...) r
 resolves a link. Edges are walked both ways: "what depends on X" needs the pages that point at X.
 The walk starts from the fused hits (weighted by rank, never by score), runs on the seeds' two-hop
 neighbourhood (where nearly all of the mass stays) with numpy, and its ranking is fused with the original
-one, so connected pages that similarity alone ranks low come up. It runs when the query is shaped like a
-question about relationships (``RELATIONSHIP``, several languages), or when asked explicitly.
+one (``fusion.with_walk``), so connected pages that similarity alone ranks low come up. It runs when the
+query is shaped like a question about relationships (``RELATIONSHIP``, several languages), or when asked.
 """
 
 from __future__ import annotations
@@ -18,30 +18,37 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from sentinel.index.fold import fold
 from sentinel.index.resolve import resolve_keys
-from sentinel.search.fusion import rrf_weights
 from sentinel.search.view import per_generation
 from sentinel.settings import Settings
 from sentinel.vault.links import WIKILINK, link_key, split_wikilink
 
 TYPED_EDGES = ("related", "parent", "parents", "depends_on", "dependencies", "up", "children", "part_of")
+# Phrases that ask how pages connect, matched whole-word on the folded query (case and accents do not
+# matter, ı is i). Each is a relation word or a verb with the preposition that makes it one: "use",
+# "between", "entre", "zwischen", "arasında" and "bağlantı" (a symlink in Turkish help) also fill ordinary
+# questions ("switch between tabs", "can I use"), so alone they are not enough.
 RELATIONSHIP = re.compile(
-    r"depend|relat|connect|link(s|ed)?\s+(to|with|from)|between\b|parent|child|part of|uses?\b|impact|affect"
-    r"|hängt|hängen|abhängig|beziehung|zusammenhang|verbunden|verknüpf|zwischen"
-    r"|depende|relaci|conectad|vincul|entre\b"
-    r"|bağlı|ilişki|ilgili|bağlantı|arasında|etkile",
-    re.IGNORECASE,
+    r"\b(?:"
+    r"depend\w*|relat(?:ed|es|ion|ions|ionships?)|connected\s+(?:to|with)|connections?\s+between"
+    r"|linked\s+(?:to|from|with)|what\s+links\s+to|used\s+by|part\s+of|(?:parents?|child|children)\s+of"
+    r"|affect(?:s|ed|ing)?|impacts?\s+(?:on|of)"
+    r"|abhangig\w*|hang(?:t|en)\b.*\b(?:ab|zusammen)|beziehung\w*|zusammenh(?:ang|angt|angen)\w*"
+    r"|(?:verbunden|verknupft|verlinkt)\s+mit"
+    r"|depende[ns]?\s+de|dependencias?|relacion\w*|conectad[oa]s?\s+(?:a|con)|vinculad[oa]s?"
+    r"|bagli\w*|bagimli\w*|iliski\w*|etkile\w*"
+    r")\b"
 )
 SEEDS = 5  # top fused pages the walk starts from
 DAMPING = 0.85
 ITERATIONS = 40
 MAX_NEIGHBOURS = 200  # per page and hop: a hub must not pull the whole vault into one walk
-GRAPH_WEIGHT = 1.0  # weight of the PageRank ranking when fused with the original one
 
 
 def is_relationship_query(query: str) -> bool:
     """Whether a query asks how things connect (so the graph walk is worth its cost)."""
-    return bool(RELATIONSHIP.search(query))
+    return bool(RELATIONSHIP.search(fold(query)))
 
 
 def _typed_targets(frontmatter: str) -> list[str]:
@@ -135,21 +142,17 @@ def should_run(settings: Settings, query: str, explicit: bool | None) -> bool:
     return mode == "always" or (mode == "auto" and is_relationship_query(query))
 
 
-def pagerank_weights(
-    db: sqlite3.Connection, ranked: list[str], roles: frozenset[str] | None = None
-) -> dict[str, float]:
-    """``ranked`` fused (RRF weights, best first) with a Personalized PageRank ranking seeded by its top
-    pages. ``roles`` limits the pages the walk may add (the summary rung shows only some roles)."""
+def walk(db: sqlite3.Connection, ranked: list[str], roles: frozenset[str] | None = None) -> list[str]:
+    """Pages by Personalized PageRank seeded by the top of ``ranked`` (fused pages, best first), over their
+    two-hop neighbourhood. ``roles`` limits the pages the walk may bring (the summary rung shows only some)."""
     seeds = ranked[:SEEDS]
     if not seeds:
-        return rrf_weights([ranked], k=10.0)
+        return []
     first = _neighbours(db, seeds)
     hop = {b for _, b in first} | {a for a, _ in first}
     edges = first + _neighbours(db, hop - set(seeds))
-    walk = personalized_pagerank(seeds, list(dict.fromkeys(edges)))
-    if roles is not None:
-        walk = _with_roles(db, walk, roles)
-    return rrf_weights([ranked, walk], k=10.0, weights=[1.0, GRAPH_WEIGHT])
+    order = personalized_pagerank(seeds, list(dict.fromkeys(edges)))
+    return _with_roles(db, order, roles) if roles is not None else order
 
 
 def _with_roles(db: sqlite3.Connection, paths: list[str], roles: frozenset[str]) -> list[str]:

@@ -7,9 +7,10 @@ import json
 import sqlite3
 from collections.abc import Iterable
 
+from sentinel.index.resolve import shortest_names
 from sentinel.search import results as r
 from sentinel.search.results import Hit, Rung
-from sentinel.search.summaries import SummarySource, page_summaries
+from sentinel.search.summaries import SummarySource, line, page_summaries
 from sentinel.search.view import per_generation
 from sentinel.vault.links import link_key
 
@@ -20,8 +21,9 @@ def _marks(items: list[object]) -> str:
     return ",".join("?" * len(items))
 
 
-def exact_pages(db: sqlite3.Connection, query: str) -> list[str]:
-    """Pages the query names outright: by vault path, file name (or a path suffix of it) or alias.
+def exact_pages(db: sqlite3.Connection, query: str) -> list[tuple[str, str]]:
+    """Pages the query names outright, with their roles: by vault path, file name (or a path suffix of it)
+    or alias.
 
     ``[[Name]]`` is read as ``Name``. Path matches come first, then names, then aliases; among equals the
     shortest path (Obsidian's rule for ambiguous names), then the alphabetically first.
@@ -31,17 +33,17 @@ def exact_pages(db: sqlite3.Connection, query: str) -> list[str]:
         return []
     base = key.rsplit("/", 1)[-1]
     rows = db.execute(
-        """SELECT path, CASE WHEN path_key = ?1 THEN 0 ELSE 1 END AS kind FROM pages
+        """SELECT path, role, CASE WHEN path_key = ?1 THEN 0 ELSE 1 END AS kind FROM pages
              WHERE path_key = ?1 OR (name_key = ?2 AND (path_key = ?2 OR path_key LIKE '%/' || ?1 ESCAPE '\\'))
            UNION ALL
-           SELECT path, 2 FROM aliases WHERE alias_key = ?1""",
+           SELECT a.path, p.role, 2 FROM aliases a JOIN pages p ON p.path = a.path WHERE a.alias_key = ?1""",
         (key, base),
     ).fetchall()
-    ordered = sorted(rows, key=lambda row: (row[1], len(row[0]), row[0]))
-    seen: dict[str, None] = {}
-    for path, _ in ordered:
-        seen.setdefault(path, None)
-    return list(seen)[:EXACT_LIMIT]
+    ordered = sorted(rows, key=lambda row: (row[2], len(row[0]), row[0]))
+    seen: dict[str, str] = {}
+    for path, role, _ in ordered:
+        seen.setdefault(path, role)
+    return list(seen.items())[:EXACT_LIMIT]
 
 
 def _is(value: object, wanted: str) -> bool:
@@ -89,6 +91,7 @@ def build_hits(
     params: list[object] = list(window)
     lines = {s.path: s for s in page_summaries(db, f"p.path IN ({_marks(params)})", params)}
     chunks = _chunks_for(db, window, chunk_order) if rung == "body" else {}
+    names = shortest_names(db, lines)
     hits = []
     for path in window:
         if path not in lines:
@@ -105,15 +108,20 @@ def build_hits(
                     path,
                     page.title,
                     "summary",
-                    page.summary.text,
+                    line(page.summary.text),
                     summary_source=page.summary.source.value,
                     labels=labels,
                     legs=legs,
+                    name=names[path],
                 )
             )
             continue
         trail, heading, text = chunks[path]
-        hits.append(Hit(path, page.title, "body", text, heading=heading, trail=trail, labels=labels, legs=legs))
+        hits.append(
+            Hit(
+                path, page.title, "body", text, heading=heading, trail=trail, labels=labels, legs=legs, name=names[path]
+            )
+        )
     return hits
 
 

@@ -21,14 +21,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from sentinel.embed.base import Embedder, EmbedderUnavailable
-from sentinel.paths import SUMMARY_RUNG_ROLES, role_of
+from sentinel.paths import SUMMARY_RUNG_ROLES
+from sentinel.search import fusion, graph
 from sentinel.search import results as r
 from sentinel.search.embedding import identity_record
-from sentinel.search.facets import Filter, FilterError, page_filter, split_query
-from sentinel.search.fusion import rrf_weights
-from sentinel.search.graph import pagerank_weights, should_run
+from sentinel.search.graph import walk as walk_graph
 from sentinel.search.hits import build_hits, exact_pages, quality_flags
 from sentinel.search.lexical import lexical_chunks, lexical_terms
+from sentinel.search.query_facets import Filter, FilterError, page_filter, split_query
 from sentinel.search.results import Hit, Rung, SearchResult
 from sentinel.search.vectors import nearest
 from sentinel.search.view import SearchView, chunk_count, current_view
@@ -123,15 +123,18 @@ def _meaning_within(
         return _Meaning(notes=[f"meaning search is unavailable ({err}); {WORDING_ONLY}"])
 
 
-def _chunk_pages(db: sqlite3.Connection, settings: Settings, chunk_ids: list[int]) -> dict[int, tuple[str, str]]:
-    """(page path, role) of each chunk id."""
+def _chunk_pages(db: sqlite3.Connection, chunk_ids: list[int]) -> dict[int, tuple[str, str]]:
+    """(page path, role stored at sync) of each chunk id."""
     found: dict[int, tuple[str, str]] = {}
     ids = sorted(set(chunk_ids))
     for start in range(0, len(ids), 500):
         batch = ids[start : start + 500]
         marks = ",".join("?" * len(batch))
-        for cid, path in db.execute(f"SELECT id, path FROM chunks WHERE id IN ({marks})", batch):
-            found[int(cid)] = (path, role_of(path, settings).value)
+        for cid, path, role in db.execute(
+            f"SELECT c.id, c.path, p.role FROM chunks c JOIN pages p ON p.path = c.path WHERE c.id IN ({marks})",
+            batch,
+        ):
+            found[int(cid)] = (path, role)
     return found
 
 
@@ -151,14 +154,6 @@ def _paths_of(db: sqlite3.Connection, page_ids: list[int]) -> list[str]:
     marks = ",".join("?" * len(page_ids))
     by_id = dict(db.execute(f"SELECT rowid, path FROM pages WHERE rowid IN ({marks})", page_ids).fetchall())
     return [by_id[i] for i in page_ids if i in by_id]
-
-
-def _fuse(settings: Settings, legs: dict[str, list[str]]) -> dict[str, float]:
-    s = settings.search
-    if s.fusion == "rrf":
-        return rrf_weights(list(legs.values()), k=60.0)
-    weights = {r.LEG_LEXICAL: s.weight_lexical, r.LEG_CHUNKS: s.weight_chunks, r.LEG_SUMMARIES: s.weight_summaries}
-    return rrf_weights(list(legs.values()), k=s.rrf_k, weights=[weights[name] for name in legs])
 
 
 @dataclass
@@ -191,12 +186,13 @@ def rank_legs(
     meaning = _meaning_within(db, embedder, text, rung, depth, deadline, only)
     terms = lexical_terms(db, text, chunk_count(db))
     lexical = lexical_chunks(db, terms, depth * CHUNKS_PER_PAGE, only.facets if only else None)
-    where = _chunk_pages(db, settings, lexical + meaning.chunks)
+    where = _chunk_pages(db, lexical + meaning.chunks)
     legs: dict[str, list[str]] = {r.LEG_LEXICAL: _pages_by_best_chunk(lexical, where, roles)}
     if meaning.chunks or meaning.pages:
         legs[r.LEG_CHUNKS] = _pages_by_best_chunk(meaning.chunks, where, roles)
         legs[r.LEG_SUMMARIES] = _paths_of(db, meaning.pages)
-    return Ranking(legs, _chunk_order(lexical, meaning.chunks, where), meaning.notes)
+    page_of = {cid: page for cid, (page, _) in where.items()}
+    return Ranking(legs, fusion.chunk_order(lexical, meaning.chunks, page_of), meaning.notes)
 
 
 @dataclass
@@ -215,15 +211,13 @@ def fuse(
     roles: frozenset[str] | None = None,
 ) -> Fused:
     """The fused page ranking: RRF of the legs, then (``graph``) the PageRank rerank, then the quality
-    penalty (each flag multiplies a page's weight by ``quality_penalty``, so two flags compound)."""
-    weights = _fuse(settings, legs)
+    penalty (the policies are ``fusion``'s)."""
+    weights = fusion.fuse_legs(settings.search, legs)
     found = set(weights)
     if graph:
-        weights = pagerank_weights(db, list(weights), roles)
+        weights = fusion.with_walk(settings.search, list(weights), walk_graph(db, list(weights), roles))
     flags = quality_flags(db, list(weights))
-    penalty = settings.search.quality_penalty
-    ranked = sorted(weights, key=lambda p: -weights[p] * penalty ** len(flags.get(p, ())))
-    return Fused(ranked, flags, set(weights) - found)
+    return Fused(fusion.penalised(settings.search, weights, flags), flags, set(weights) - found)
 
 
 def search(
@@ -252,9 +246,16 @@ def search(
             f"'{filters}' only filters: add the words to search for, or use listing to enumerate pages by facet"
         )
     ranking = rank_legs(db, settings, embedder, text, rung, time.monotonic() + settings.search.timeout_s, only)
-    walk = should_run(settings, text, pagerank)
+    walk = graph.should_run(settings, text, pagerank)
     fused = fuse(db, settings, ranking.legs, graph=walk, roles=_roles(rung))
-    exact = exact_pages(db, text)
+    roles = _roles(rung)
+    named = exact_pages(db, text)
+    exact = [path for path, role in named if roles is None or role in roles]
+    notes = ranking.notes + [
+        f"{path} is a {role} page, which the summary rung does not show: rung='body' shows it"
+        for path, role in named
+        if path not in exact
+    ]
     ranked = exact + [p for p in fused.ranked if p not in exact]
     if only is not None:
         ranked = [p for p in ranked if p in only.paths]
@@ -270,18 +271,8 @@ def search(
         query=text,
         rung=rung,
         hits=hits,
-        notes=ranking.notes,
+        notes=notes,
         legs_used=used,
         cursor=cursor,
         next_cursor=cursor + limit if len(ranked) > cursor + limit else None,
     )
-
-
-def _chunk_order(lexical: list[int], semantic: list[int], where: dict[int, tuple[str, str]]) -> dict[str, list[int]]:
-    """Each page's candidate chunks, best first (RRF of the two chunk legs): the body rung shows the first."""
-    fused = rrf_weights([lexical, semantic], k=60.0)
-    order: dict[str, list[int]] = {}
-    for cid in sorted(fused, key=lambda c: -fused[c]):
-        if cid in where:
-            order.setdefault(where[cid][0], []).append(cid)
-    return order

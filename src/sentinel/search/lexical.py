@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 
 from sentinel.index.facets import Facets
-from sentinel.search.fts import Terms, document_frequencies, match_expression, prune_common, query_terms
+from sentinel.search.fts_query import Terms, document_frequencies, match_expression, prune_common, query_terms
 
 VOCAB_TABLE = "chunks_vocab"
 

@@ -34,12 +34,13 @@ class Hit:
     path: str
     title: str
     rung: str  # "exact", "summary" or "body"
-    text: str  # summary rung: the page's summary line; body rung: the chunk, verbatim
+    text: str  # summary rung: the line shown of the page's summary; body rung: the chunk, verbatim
     heading: str = ""  # body rung: the chunk's innermost heading ("" before the first heading)
     trail: str = ""  # body rung: "Title > H1 > H2"
     summary_source: str = ""  # frontmatter | analysis | lead | title: where the summary line came from
     labels: tuple[str, ...] = ()
     legs: tuple[str, ...] = ()  # which legs ranked it
+    name: str = ""  # the shortest link target that reaches this page and no other (``read`` takes it)
 
     def as_dict(self) -> dict[str, object]:
         return asdict(self)

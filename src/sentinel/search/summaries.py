@@ -5,6 +5,10 @@ summary while it is current (``analysis.hash == pages.hash``), else the page's l
 up to ``LEAD_WORDS`` words, labelled as an excerpt so nobody mistakes it for a summary. A page with no
 text at all is represented by its title. Pages thus take part in the summary rung before the maintenance
 pass has run, and get better lines once it has.
+
+The whole summary is embedded; the rung shows its ``line``: the first sentence, at most ``LINE_WORDS`` words
+and ``LINE_CHARS`` characters, a cut marked with an ellipsis (five hits should cost about 120 tokens; the
+page itself is one ``read`` away).
 """
 
 from __future__ import annotations
@@ -18,7 +22,10 @@ from enum import StrEnum
 from sentinel.vault.links import text_without_link_markup
 
 LEAD_WORDS = 40
+LINE_WORDS = 10
+LINE_CHARS = 80  # also bounds a CJK sentence, which has no spaces to count words by
 SENTENCE_END = re.compile(r"(?<=[.!?。])\s+")
+FIRST_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])")  # CJK sentences end without a space
 MARKDOWN_LINK = re.compile(r"!?\[([^\]\n]*)\]\([^)\n]*\)")
 MARKUP = re.compile(r"(^|\s)(?:[>#|*+-]+|\d+\.|\[![\w-]+\][+-]?)(?=\s)|<[^>]+>|!?\[\[|\]\]", re.MULTILINE)
 EMPHASIS = re.compile(r"[*_`~]+")
@@ -53,6 +60,16 @@ def lead(markdown: str) -> str:
         taken.append(sentence)
         count += len(words)
     return " ".join(taken)
+
+
+def line(summary: str) -> str:
+    """What the summary rung shows of a summary: its first sentence, cut (with " …") to the limits."""
+    first = FIRST_SENTENCE_END.split(summary.strip(), maxsplit=1)[0]
+    words = first.split()
+    shown = " ".join(words[:LINE_WORDS])
+    if len(shown) > LINE_CHARS:
+        shown = shown[:LINE_CHARS].rsplit(" ", 1)[0] if " " in shown[:LINE_CHARS] else shown[:LINE_CHARS]
+    return shown if shown == summary.strip() else shown.removesuffix(" …").rstrip(" ,;:") + " …"
 
 
 def choose(title: str, description: str, analysis_summary: str, first_chunk: str) -> Summary:

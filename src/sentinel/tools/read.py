@@ -4,15 +4,17 @@ from __future__ import annotations
 
 from typing import Literal
 
+from sentinel.index.resolve import page_for_link
 from sentinel.paths import PathRefused, jail
 from sentinel.tools.context import ToolContext
 from sentinel.tools.pages import load, sections, short_hash
 from sentinel.tools.policy import Status, ToolResult, more_line, retry, window
 
 DESCRIPTION = (
-    "Open one vault page, cheapest depth first: depth='outline' (default) lists its sections with their sizes and "
-    "the page hash; depth='section' with section=<heading or number> shows one section; depth='page' shows the "
-    "whole text in pieces. [more] gives the cursor for the next piece. Use after search showed the page is relevant."
+    "Open one vault page (its path, or its name as search shows it), cheapest depth first: depth='outline' "
+    "(default) lists its sections with their sizes and the page hash; depth='section' with "
+    "section=<heading or number> shows one section; depth='page' shows the whole text in pieces. [more] gives "
+    "the cursor for the next piece. Use after search showed the page is relevant."
 )
 
 Depth = Literal["outline", "section", "page"]
@@ -33,6 +35,8 @@ def _paged(ctx: ToolContext, label: str, text: str, cursor: int, how: str) -> To
 
 
 def read(ctx: ToolContext, path: str, depth: Depth = "outline", section: str = "", cursor: int = 0) -> ToolResult:
+    if isinstance(path, str) and path.strip() and not path.strip().lower().endswith(".md"):
+        path = page_for_link(ctx.reader(), path) or path  # a page name reaches its page as a link would
     try:
         full, rel = jail(ctx.settings.vault, path, must_exist=True)
     except PathRefused as err:

@@ -32,11 +32,13 @@ def search(ctx: ToolContext, query: str, rung: Rung = "summary", cursor: int = 0
     for hit in found.hits:
         labels = "".join(f"[{label}] " for label in hit.labels)
         if rung == "summary":
-            lines.append(f"{labels}{hit.path}: {hit.text}")
+            lines.append(f"{labels}{hit.name}: {hit.text}")
         else:
             lines.append(f"{labels}{hit.path} › {hit.trail}\n{hit.text}")
     sep = "\n" if rung == "summary" else "\n---\n"
     if found.next_cursor is not None:
-        more = f'more below: search(query="{found.query}", rung="{rung}", cursor={found.next_cursor})'
+        # the query is not repeated: a pasted paragraph would cost its tokens again on every page of hits
+        same = "" if rung == "summary" else f', rung="{rung}"'
+        more = f"search(query=<same>{same}, cursor={found.next_cursor})"
         return ToolResult(Status.MORE, f"{more}\n" + sep.join(lines), notes)
     return ToolResult(Status.OK, sep.join(lines), notes)

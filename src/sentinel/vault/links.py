@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import posixpath
 import re
 from dataclasses import dataclass
 from urllib.parse import unquote
@@ -95,14 +96,22 @@ def wikilinks_in(text: str, line: int) -> list[Link]:
     return links
 
 
-def markdown_link(href: str, label: str, line: int) -> Link | None:
-    """A markdown link to a vault page (URL-encoded .md path), or None for anything else."""
+def markdown_link(href: str, label: str, line: int, folder: str = "") -> Link | None:
+    """A markdown link to a vault page (URL-encoded .md path), or None for anything else.
+
+    A path that starts with ``./`` or ``../`` is relative to ``folder`` (the linking page's folder), as
+    Obsidian writes links in its "relative path" mode; it becomes a vault path. One that climbs out of the
+    vault stays as written and reaches no page.
+    """
     if "://" in href or href.startswith("mailto:"):
         return None
     path, _, fragment = href.partition("#")
     if not path.lower().endswith(".md"):
         return None
     target = strip_md_extension(unquote(path))
+    if target.startswith(("./", "../")):
+        joined = posixpath.normpath(posixpath.join(folder, target))
+        target = target if joined.startswith("..") else joined
     return Link(target, unquote(fragment) or None, label or target, "markdown", line)
 
 

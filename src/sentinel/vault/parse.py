@@ -24,6 +24,7 @@ from sentinel.vault.links import Link, markdown_link, text_without_link_markup, 
 _OPTIONS = pyromark.Options.ENABLE_TABLES | pyromark.Options.ENABLE_STRIKETHROUGH
 FRONTMATTER_BLOCK = re.compile(r"\A---[ \t]*\r?\n(.*?)^---[ \t]*\r?$\n?", re.DOTALL | re.MULTILINE)
 WIKILINK_BYTES = re.compile(rb"!?\[\[[^\[\]\n]+?\]\]")
+COMMENT = re.compile(rb"%%.*?%%", re.DOTALL)  # Obsidian comments: hidden in reading view, their links do not count
 INLINE_TAG = re.compile(rb"(?<![\w/#&\[])#([^\s#.,;:!?()\[\]{}'\"`|<>=*]+)")
 NOT_CODE = ("Code", "Html", "InlineHtml", "InlineMath", "DisplayMath")
 
@@ -175,25 +176,72 @@ def code_lines(body: str) -> set[int]:
     return found
 
 
-def _links_and_tags(body: str, scan: _Scan, lines: _Lines) -> tuple[list[Link], list[str]]:
+def _merged(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Sorted ranges with overlaps joined (``_in_code`` looks at the one range starting last before a position)."""
+    out: list[tuple[int, int]] = []
+    for start, end in sorted(ranges):
+        if out and start <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], end))
+        else:
+            out.append((start, end))
+    return out
+
+
+def _comments(raw: bytes, code: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Byte ranges of ``%% comments %%`` (a ``%%`` inside code opens none)."""
+    found: list[tuple[int, int]] = []
+    position = 0
+    while match := COMMENT.search(raw, position):
+        if _in_code(code, match.start()):
+            position = match.start() + 2
+            continue
+        found.append(match.span())
+        position = match.end()
+    return found
+
+
+def _links_and_tags(body: str, scan: _Scan, lines: _Lines, folder: str) -> tuple[list[Link], list[str]]:
     raw = body.encode()
+    hidden = _merged(scan.code + _comments(raw, scan.code))
     links: list[Link] = []
     spans: list[tuple[int, int]] = []
     for match in WIKILINK_BYTES.finditer(raw):
-        if not _in_code(scan.code, match.start()):
+        if not _in_code(hidden, match.start()):
             links.extend(wikilinks_in(match.group(0).decode(errors="replace"), lines(match.start())))
             spans.append(match.span())
     for href, label, position in scan.links:
-        if link := markdown_link(href, label, lines(position)):
+        if not _in_code(hidden, position) and (link := markdown_link(href, label, lines(position), folder)):
             links.append(link)
     tags = []
     for match in INLINE_TAG.finditer(raw):
         inside_link = any(a <= match.start() < b for a, b in spans)
         tag = match.group(1).decode(errors="replace")
-        if not inside_link and not _in_code(scan.code, match.start()) and not tag.isdigit():
+        if not inside_link and not _in_code(hidden, match.start()) and not tag.isdigit():
             tags.append(tag)
     links.sort(key=lambda link: link.line)
     return links, tags
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return [s for item in value for s in _strings(item)]
+    if isinstance(value, dict):
+        return [s for item in value.values() for s in _strings(item)]
+    return []
+
+
+def _property_links(meta: dict[str, Any], text: str) -> list[Link]:
+    """Wikilinks in frontmatter properties (``related: "[[X]]"``): links since Obsidian 1.4, on the line of
+    the frontmatter that holds them."""
+    lines = text.splitlines()
+    links: list[Link] = []
+    for value in _strings(meta):
+        for found in wikilinks_in(value, 1):
+            line = next((n for n, row in enumerate(lines, 1) if f"[[{found.target}" in row), 1)
+            links.append(Link(found.target, found.heading, found.display, found.kind, line))
+    return links
 
 
 def _split_words(text: str, limit: int) -> list[str]:
@@ -249,7 +297,8 @@ def parse_page(relpath: str, text: str, *, chunk_words: int = 250) -> ParsedPage
     title = page_name(relpath)
     scan = _scan(body)
     lines = _Lines(body.encode(), offset)
-    links, inline_tags = _links_and_tags(body, scan, lines)
+    links, inline_tags = _links_and_tags(body, scan, lines, relpath.rpartition("/")[0])
+    links = _property_links(meta, text) + links
     headings = [
         Heading(level, text_without_link_markup(text).strip(), lines(pos)) for level, text, pos in scan.headings
     ]

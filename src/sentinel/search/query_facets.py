@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from sentinel.index.facets import TOKEN, FacetError, Facets, parse_facets
+from sentinel.search.view import per_generation
 
 ALWAYS = frozenset({"tag", "role"})
 
@@ -32,13 +33,15 @@ class Filter:
     chunk_ids: np.ndarray  # chunks.id of their chunks, sorted
 
 
+def _frontmatter_keys(db: sqlite3.Connection) -> frozenset[str]:
+    """Every frontmatter key some page has, case-folded (scanned once per change of the index)."""
+    rows = db.execute("SELECT DISTINCT lower(k.key) FROM pages, json_each(pages.frontmatter) k")
+    return frozenset(r[0] for r in rows)
+
+
 def _known_key(db: sqlite3.Connection, key: str) -> bool:
-    if key.casefold() in ALWAYS:
-        return True
-    row = db.execute(
-        "SELECT 1 FROM pages WHERE json_extract(frontmatter, ?) IS NOT NULL LIMIT 1", (f'$."{key}"',)
-    ).fetchone()
-    return row is not None
+    folded = key.casefold()
+    return folded in ALWAYS or folded in per_generation(db, "frontmatter_keys", lambda: _frontmatter_keys(db))
 
 
 def split_query(db: sqlite3.Connection, query: str) -> tuple[str, str]:

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import re
 import sqlite3
-import unicodedata
 from dataclasses import dataclass
+
+from sentinel.index.fold import fold
 
 WORD = re.compile(r"[^\W_]+")  # letters and digits: what FTS5's unicode61 tokenizer keeps
 MAX_TERMS = 24  # a pasted paragraph as a query is cut to its first words, with the rest reported
@@ -21,18 +22,9 @@ MAX_RARE_ROWS = 20_000  # past this many chunks a term is common whatever the sh
 MIN_COMMON_ROWS = 5  # a term in this few rows is never common, however small the index
 
 
-def fold(word: str) -> str:
-    """A word as unicode61 (remove_diacritics 2) stores it: lower-cased, diacritics removed."""
-    decomposed = unicodedata.normalize("NFKD", word.lower())
-    return "".join(c for c in decomposed if not unicodedata.combining(c))
-
-
 def query_terms(text: str) -> list[str]:
-    """The distinct folded words of ``text``, in order, at most ``MAX_TERMS``."""
-    seen: dict[str, None] = {}
-    for word in WORD.findall(unicodedata.normalize("NFKC", text)):
-        seen.setdefault(fold(word), None)
-    return [w for w in seen if w][:MAX_TERMS]
+    """The distinct words of ``text`` folded as the index folded them, in order, at most ``MAX_TERMS``."""
+    return list(dict.fromkeys(WORD.findall(fold(text))))[:MAX_TERMS]
 
 
 def quote(term: str) -> str:
