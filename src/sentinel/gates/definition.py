@@ -153,10 +153,11 @@ _INTRODUCED = {
 
 
 def _name_pattern(name: str, at_start: bool) -> str:
-    """The name as written in the sources (only its first letter may change case, at a sentence's start)."""
+    """The name as written in the sources; at a sentence's start a lower-case first letter may be capitalised
+    (a capitalised name, like the German noun ``Suchen``, is never matched by ``suchen``)."""
     words = [re.escape(word) for word in name.split()]
     pattern = r"\s+".join(words)
-    if at_start and name[:1].isalpha():
+    if at_start and name[:1].islower():
         pattern = f"[{re.escape(name[0].upper())}{re.escape(name[0].lower())}]" + pattern[len(re.escape(name[0])) :]
     return rf"(?<!\w){pattern}(?!\w)"
 
