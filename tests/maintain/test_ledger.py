@@ -73,7 +73,7 @@ def test_revert_of_an_untouched_pass_removes_its_pages(vault_settings: WriteVaul
 
 def test_an_unknown_pass_is_a_clear_error(vault_settings: WriteVault) -> None:
     settings = vault_settings({"notes/a.md": "a\n"})
-    with pytest.raises(ledger.UnknownPass, match="no ledger for pass 'nope'.*sentinel maintain log"):
+    with pytest.raises(ledger.UnknownPass, match=r"no ledger for pass 'nope'.*sentinel maintain log"):
         ledger.revert(settings, "nope")
     code, output = _cli(settings, "revert", "nope")
     assert code != 0 and "no ledger for pass 'nope'" in output
