@@ -39,7 +39,7 @@ def test_a_pass_ledger_lists_each_write_with_its_evidence(vault_settings: WriteV
     assert written == ["wiki/growth queue.md", "notes/Link graph.md"]
     morning = (ledger_dir(settings) / f"{pass_id}.md").read_text(encoding="utf-8")
     assert "created `wiki/growth queue.md`" in morning and "changed `notes/Link graph.md`" in morning
-    assert "says what it is: yes; only mentions it: no" in morning
+    assert "says what it is: yes; only mentions it: no" in morning and "span: [" in morning
     assert "alias: Link graphs" in morning and "same as: Link graph" in morning
     code, output = _cli(settings, "log")
     assert code == 0 and pass_id in output

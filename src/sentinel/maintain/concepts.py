@@ -19,7 +19,7 @@ import sqlite3
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Annotated
+from typing import Annotated, Any
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
@@ -35,6 +35,7 @@ from sentinel.paths import DEFINING_ROLES, concept_path, page_name
 from sentinel.providers import ChatProvider, ChatResult, Message, ProviderError, ProviderUnavailable
 from sentinel.settings import Settings
 from sentinel.vault.links import text_without_link_markup
+from sentinel.vault.parse import split_frontmatter
 from sentinel.vault.write import atomic_write
 
 _WORD = re.compile(r"\w+")
@@ -267,28 +268,37 @@ def _one(
     quoted = verdict.kept
     text = page_text(name, relpath, quoted, settings)
     atomic_write(settings.vault / relpath, text)
-    ledger.record(settings.vault / relpath, None, text, _evidence(name, quoted))
+    ledger.record(settings.vault / relpath, None, text, _evidence(name, quoted, text))
     sync_paths(settings, db, [relpath])
     _remember(db, entry.key, fingerprint, "written")
     report.written.append(relpath)
     return f"{name}: written {relpath} from {len(quoted)} defining sentences"
 
 
-def _evidence(name: str, quoted: list[definition.Candidate]) -> dict[str, object]:
-    """What let the page through, for the pass's ledger: each sentence with both of the model's answers."""
-    return {
-        "concept page": name,
-        "defining sentences": [
+def _evidence(name: str, quoted: list[definition.Candidate], page: str) -> dict[str, object]:
+    """What let the page through, for the pass's ledger: each sentence with where it sits in its source (the
+    locator the page recorded) and both of the model's answers."""
+    located = {(q["sentence"], q["source"]): q for q in _recorded_quotes(page)}
+    sentences = []
+    for item in quoted:
+        where = located.get((item.sentence, item.source), {})
+        sentences.append(
             {
                 "sentence": item.sentence,
                 "source": item.source,
+                "span": where.get("span"),
+                "heading": where.get("heading") or "(top)",
                 "language": item.language or "unknown",
                 "says what it is": "yes" if item.says_what_it_is else "no",
                 "only mentions it": "yes" if item.only_mentions else "no",
             }
-            for item in quoted
-        ],
-    }
+        )
+    return {"concept page": name, "defining sentences": sentences}
+
+
+def _recorded_quotes(page: str) -> list[dict[str, Any]]:
+    quotes = split_frontmatter(page)[0].get("quotes") or []
+    return [q for q in quotes if isinstance(q, dict)]
 
 
 def write_concept_pages(
