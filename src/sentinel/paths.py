@@ -49,6 +49,11 @@ def index_path(settings: Settings) -> Path:
     return settings.vault.expanduser().resolve() / ".sentinel" / "index.db"
 
 
+def ledger_dir(settings: Settings) -> Path:
+    """Where each maintenance pass's review ledger is kept: beside the index, outside the vault's content."""
+    return index_path(settings).parent / "ledger"
+
+
 def role_of(relpath: str, settings: Settings) -> Role:
     """The folder role of a vault-relative POSIX path, decided by its first component."""
     top = relpath.split("/", 1)[0] if "/" in relpath else ""

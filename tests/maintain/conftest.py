@@ -51,9 +51,12 @@ class ScriptedModel:
 
     analysis: Analysis = lambda text: {"summary": "A page.", "concepts": []}
     defining: Defining = lambda name, sentences: []
+    mentioning: Defining = lambda name, sentences: []  # the contrary question: "only uses or mentions it"
     same: Same = lambda a, b: "different"
     num_ctx: int = 8192
-    asked: list[str] = field(default_factory=list)  # "analysis:<text>", "defining:<name>", "same:<a>|<b>"
+    replies: int = 500  # how many questions the provider will answer before the test calls it an extra call
+    # "analysis:<text>", "defining:<name>", "mentioning:<name>", "same:<a>|<b>"
+    asked: list[str] = field(default_factory=list)
     prompts: list[str] = field(default_factory=list)  # every user message, whole
 
     def answer(self, request: ChatRequest) -> ChatResult:
@@ -62,6 +65,10 @@ class ScriptedModel:
         if page := _PAGE.search(prompt):
             self.asked.append(f"analysis:{page.group(1)}")
             return _as_result(self.analysis(page.group(1)))
+        if (term := _TERM.search(prompt)) and '"only_mentioning"' in prompt:
+            sentences = [m.group(2) for m in _NUMBERED.finditer(prompt)]
+            self.asked.append(f"mentioning:{term.group(1)}")
+            return reply(json.dumps({"only_mentioning": self.mentioning(term.group(1), sentences)}))
         if term := _TERM.search(prompt):
             sentences = [m.group(2) for m in _NUMBERED.finditer(prompt)]
             self.asked.append(f"defining:{term.group(1)}")
@@ -72,7 +79,7 @@ class ScriptedModel:
         raise AssertionError(f"the scripted model does not know this question: {prompt[:200]}")
 
     def provider(self) -> ScriptedProvider:
-        return ScriptedProvider([self.answer] * 500, num_ctx=self.num_ctx)
+        return ScriptedProvider([self.answer] * self.replies, num_ctx=self.num_ctx)
 
     def models(self) -> Models:
         provider = self.provider()

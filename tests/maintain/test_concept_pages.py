@@ -86,8 +86,8 @@ def test_derived_pages_and_transcripts_are_never_sources(vault_settings: WriteVa
     model = ScriptedModel(defining=lambda name, sentences: [i for i, s in enumerate(sentences, 1) if " is " in s])
     done = run_maintain(settings, model)
     assert done.report.concept_pages_written == []  # only one page that may define it does
-    definition_prompts = [p for p in model.prompts if p.startswith("Term:")]
-    assert len(definition_prompts) == 2  # the note's paragraph and the source's
+    definition_prompts = [p for p in model.prompts if p.startswith("Term:") and '"defining"' in p]
+    assert len(definition_prompts) == 1  # the source's (the note's sentence has no definitional shape)
     assert not any("derived idea" in p or "what I say" in p for p in definition_prompts)
 
 
@@ -107,10 +107,12 @@ def test_a_page_that_already_answers_is_left_alone(vault_settings: WriteVault, r
 
 
 def test_unchanged_paragraphs_are_not_asked_again(vault_settings: WriteVault, run_maintain: RunPass) -> None:
-    settings = vault_settings({"notes/maintenance.md": QUEUE_NOTE, "notes/diary.md": MENTIONS})
-    first = ScriptedModel()
+    settings = vault_settings(
+        {"notes/maintenance.md": QUEUE_NOTE, "notes/a.md": DEFINES_ONE, "notes/b.md": DEFINES_TWO}
+    )
+    first = ScriptedModel()  # says no sentence defines it
     run_maintain(settings, first)
-    assert first.asked_about("defining") == ["growth queue", "growth queue"]  # two paragraphs
+    assert first.asked_about("defining") == ["growth queue", "growth queue"]  # two paragraphs of defining shape
     second = ScriptedModel()
     done = run_maintain(settings, second)
     assert second.asked_about("defining") == []

@@ -13,6 +13,7 @@ import frontmatter
 import pytest
 
 from sentinel.embed.onnx import OnnxEmbedder
+from sentinel.maintain import trace
 from sentinel.maintain.models import Models
 from sentinel.providers import provider_for
 from sentinel.settings import ProviderSettings
@@ -70,6 +71,15 @@ def test_real_model_pass_keeps_every_gate(
         seen = f"title: {Path(path).stem.casefold()} " + _visible(text)
         for concept in json.loads(row["concepts"]):
             assert re.sub(r"\s+", " ", concept).casefold() in seen, f"{path}: {concept!r} is not in the page"
+    # Not vacuous: "growth queue" has two sentences of definitional shape in two sources, so the model was
+    # asked about it and the gate decided (written, or held back on the model's answers); "definition gate" is
+    # only mentioned, and whatever the model answers no page is written for it.
+    decided = [line for line in done.lines if line.startswith("  growth queue: ")]
+    assert decided and ("written" in decided[0] or "defining sentence" in decided[0] or "never defined" in decided[0])
+    assert "not asked" not in decided[0] and "no paragraph" not in decided[0]
+    assert "wiki/definition gate.md" not in done.report.concept_pages_written
+    if "wiki/growth queue.md" in done.report.concept_pages_written:
+        assert done.report.ledger, "a pass that wrote a page has a ledger"
     for written in done.report.concept_pages_written:
         page = frontmatter.loads((settings.vault / written).read_text(encoding="utf-8"))
         name = page.content.splitlines()[0].removeprefix("# ")
@@ -80,3 +90,4 @@ def test_real_model_pass_keeps_every_gate(
             source_text = _visible((settings.vault / f"{source}.md").read_text(encoding="utf-8"))
             assert re.sub(r"\s+", " ", sentence).casefold() in source_text, f"{written}: not verbatim in {source}"
         assert sorted(page.metadata["sources"]) == sorted({f"{s}.md" for _, s in quotes})
+        assert not trace.trace_page(settings.vault, written).broken  # its provenance checks out

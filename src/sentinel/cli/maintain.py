@@ -1,4 +1,5 @@
-"""``sentinel maintain``: one maintenance pass, in order: sync, analysis, concept pages, name resolution, embed.
+"""``sentinel maintain``: one maintenance pass, in order: sync, analysis, concept pages, name resolution, embed;
+``sentinel maintain log`` shows what a pass wrote and why, ``sentinel maintain revert <pass>`` undoes it.
 
 Each role takes its own flags; giving none leaves the settings (environment, .env) as they are. API keys are
 read from the environment variable a flag names, never passed on the command line (shell history, ps).
@@ -13,6 +14,8 @@ import typer
 
 from sentinel.cli.common import IndexOption, JsonOption, VaultOption, console, fail, load_settings, open_db, print_json
 from sentinel.embed.factory import embedder_from_settings
+from sentinel.index.sync import sync_paths
+from sentinel.maintain import ledger, trace
 from sentinel.maintain.lock import PassBusy
 from sentinel.maintain.models import models_from_settings
 from sentinel.maintain.run import run_pass
@@ -28,7 +31,12 @@ def _role(current: ProviderSettings, **flags: Any) -> ProviderSettings:
     return current.model_copy(update=given)
 
 
+app = typer.Typer(no_args_is_help=False, help="The maintenance pass, its ledger, and undoing a pass.")
+
+
+@app.callback(invoke_without_command=True)
 def maintain(
+    ctx: typer.Context,
     vault: VaultOption = None,
     index: IndexOption = None,
     minutes: Annotated[
@@ -50,6 +58,8 @@ def maintain(
     embed_model: Annotated[Path | None, typer.Option(help="multilingual-e5-small ONNX folder (in-process).")] = None,
 ) -> None:
     """Run the maintenance pass once (what the nightly worker runs)."""
+    if ctx.invoked_subcommand is not None:
+        return
     settings = load_settings(vault, index, embed_model_dir=embed_model)
     settings = settings.model_copy(
         update={
@@ -99,3 +109,62 @@ def _run(settings: Settings, minutes: float, dry_run: bool, retry_failed: bool, 
         return
     for line in report.summary_lines():
         say(line)
+
+
+@app.command("log")
+def log(
+    pass_id: Annotated[
+        str | None, typer.Argument(help="A pass id; none: list the passes that wrote something.")
+    ] = None,
+    vault: VaultOption = None,
+    index: IndexOption = None,
+) -> None:
+    """What a pass wrote, with the evidence that let each write through."""
+    settings = load_settings(vault, index)
+    if pass_id is None:
+        known = ledger.passes(settings)
+        console.print("\n".join(known) if known else "no pass has written anything yet", markup=False)
+        return
+    try:
+        console.print(ledger.render(settings, pass_id), markup=False, highlight=False, soft_wrap=True)
+    except ledger.UnknownPass as unknown:
+        fail(str(unknown))
+
+
+@app.command("revert")
+def revert(
+    pass_id: Annotated[str, typer.Argument(help="The pass to undo (see `sentinel maintain log`).")],
+    vault: VaultOption = None,
+    index: IndexOption = None,
+) -> None:
+    """Undo one pass's writes as a unit; a page edited since the pass is left as it is and named."""
+    settings = load_settings(vault, index)
+    try:
+        result = ledger.revert(settings, pass_id)
+    except ledger.UnknownPass as unknown:
+        fail(str(unknown))
+    sync_paths(settings, open_db(settings), sorted({*result.undone, *(path for path, _ in result.left)}))
+    for path in result.undone:
+        console.print(f"undone   {path}", markup=False)
+    for path, why in result.left:
+        console.print(f"left     {path}: {why}", markup=False)
+
+
+def trace_command(
+    target: Annotated[str, typer.Argument(help="A generated page (vault path) or a sentence one of them quotes.")],
+    vault: VaultOption = None,
+    index: IndexOption = None,
+) -> None:
+    """Walk a generated page's quotes to their sources and check each against the source as it is now."""
+    settings = load_settings(vault, index)
+    wiki = settings.folders.wiki
+    pages = [target] if (settings.vault / target).is_file() else trace.find_sentence(settings.vault, wiki, target)
+    if not pages:
+        fail(f"{target!r} is neither a page of the vault nor a sentence a generated page quotes")
+    broken = False
+    for page in pages:
+        found = trace.trace_page(settings.vault, page)
+        broken |= found.broken
+        console.print("\n".join(trace.lines(found)), markup=False, highlight=False, soft_wrap=True)
+    if broken:
+        raise typer.Exit(1)

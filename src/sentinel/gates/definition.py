@@ -1,46 +1,213 @@
 """The definition gate: a concept page is written only from two sentences of the sources that define it.
 
 Protects wiki/ from pages about names the vault merely mentions: mentioned a hundred times is still not
-defined once. A sentence counts only when it contains the concept's name verbatim (``verbatim`` rules) and
-the model said it says what the thing is; two distinct such sentences are enough, one is not, and none leaves
-the concept in the growth queue as "mentioned but never defined".
+defined once. The model's word is never enough, because a model that says yes to everything would define
+everything. A sentence counts only when every check below passes:
+
+- ``model_agrees``: the model said yes to "does this sentence say what X is?" *and* no to the contrary
+  question "does it only use or mention X without saying what it is?" (a yes-machine fails the second, a
+  no-machine the first);
+- ``plain_statement``: it is a statement, not a question or an instruction ("Öffne die Einstellungen.");
+- ``name_as_subject``: code finds the definitional shape in the page's language: the name, with the casing it
+  has in the sources (``Suchen`` the noun is not ``suchen`` the verb; only a sentence's first letter may
+  differ), as the subject (after at most an opening phrase and an article) followed, past an optional
+  apposition, by a copula with a noun phrase or a defining verb ("X is a ...", "X bezeichnet ...",
+  "X es una ...", "X ... bir uygulamadır"), or introduced as a term ("... is called X", "Unter X versteht man").
+
+Two distinct such sentences are enough, one is not (``judge_definitions``), and none leaves the concept in
+the growth queue as "mentioned but never defined". Languages: en, de, es, tr; a sentence whose language the
+stop words do not tell is held to the patterns of all four.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from sentinel.gates import Verdict
 from sentinel.gates.verbatim import contains_verbatim, normalise
 
 REQUIRED_DEFINITIONS = 2
+LANGUAGES = ("en", "de", "es", "tr")
 
 
 @dataclass(frozen=True)
-class Defining:
+class Candidate:
     sentence: str
     source: str  # vault path of the page the sentence is quoted from
+    language: str  # the paragraph's language ("" when the stop words do not tell)
+    says_what_it_is: bool  # the model's answer to "does this sentence say what X is?"
+    only_mentions: bool  # the model's answer to "does it only use or mention X without saying what it is?"
 
 
 def names_concept(sentence: str, name: str) -> bool:
-    """True when the sentence carries the concept's name verbatim."""
+    """True when the sentence carries the concept's name verbatim (case-folded: the cheap first filter)."""
     return contains_verbatim(normalise(sentence), name)
 
 
-@dataclass(frozen=True)
-class DefinitionVerdict:
-    defining: list[Defining]  # distinct sentences that carry the name and were said to define it
-    enough: bool  # a concept page may be written from them
+_STOP_WORDS = {
+    "en": {"the", "is", "are", "and", "of", "to", "a", "an", "in", "that", "it", "with", "for", "you", "this"},
+    "de": {"der", "die", "das", "und", "ist", "sind", "ein", "eine", "nicht", "mit", "zu", "sie", "du", "von"},
+    "es": {"el", "la", "los", "las", "es", "son", "de", "que", "y", "un", "una", "para", "con", "del", "por"},
+    "tr": {"bir", "ve", "bu", "için", "ile", "olarak", "da", "de", "çok", "daha", "gibi", "veya", "her", "şu"},
+}
+_WORDS = re.compile(r"[^\W\d_]+")
 
 
-def judge_definitions(candidates: Iterable[Defining], name: str) -> DefinitionVerdict:
-    """Keep the distinct candidate sentences that name the concept; enough when there are at least two."""
-    kept: list[Defining] = []
+def language_of(text: str) -> str:
+    """The language whose stop words the text carries most, or "" when none leads."""
+    words = [w.casefold() for w in _WORDS.findall(text)]
+    scores = {lang: sum(w in stop for w in words) for lang, stop in _STOP_WORDS.items()}
+    ranked = sorted(scores.values(), reverse=True)
+    if ranked[0] == 0 or ranked[0] == ranked[1]:
+        return ""
+    return max(scores, key=lambda lang: scores[lang])
+
+
+def model_agrees(candidate: Candidate) -> Verdict[Candidate]:
+    """The model said the sentence defines the name and did not also say it only mentions it."""
+    if not candidate.says_what_it_is:
+        return Verdict(False, "the model did not say it says what the term is", dropped=[candidate])
+    if candidate.only_mentions:
+        return Verdict(False, "the model also said it only mentions the term (contrary question)", dropped=[candidate])
+    return Verdict(True, kept=[candidate])
+
+
+# Imperative openings per language: a how-to step names things without saying what they are.
+_IMPERATIVE = {
+    "en": re.compile(
+        r"^(?:to \w+[^,]*, )?(?:open|click|select|choose|go|use|press|type|enter|enable|disable|add|create|"
+        r"drag|tap|right-click|find|search|navigate|set|turn|make|see|check|install|run|copy|paste|move|"
+        r"rename|delete|remove|pick|hover|toggle|switch|save|start|try|read|visit|follow|keep)\b(?!\s+(?:is|are)\b)",
+        re.IGNORECASE,
+    ),
+    "de": re.compile(
+        r"^(?:\w+(?:e|en)\s+sie\b|(?:öffne|klicke|wähle|gehe|drücke|nutze|verwende|füge|erstelle|gib|"
+        r"suche|tippe|ziehe|aktiviere|deaktiviere|navigiere|halte|speichere|lösche|benenne|"
+        r"starte|schau|siehe|beachte)\b(?!\s+(?:ist|sind)\b))",
+        re.IGNORECASE,
+    ),
+    "es": re.compile(
+        r"^(?:abre|haz|selecciona|elige|ve|pulsa|presiona|usa|utiliza|escribe|añade|agrega|crea|"
+        r"busca|arrastra|activa|desactiva|navega|mantén|guarda|elimina|borra|cambia|consulta|"
+        r"toca|copia|pega|mueve|instala|ejecuta|inicia)\b(?!\s+(?:es|son)\b)",
+        re.IGNORECASE,
+    ),
+    # Turkish commands end the sentence: "... açın.", "... tıklayın.", "... seçiniz."
+    "tr": re.compile(r"\b\w+(?:yın|yin|yun|yün|ın|in|un|ün|ınız|iniz|unuz|ünüz)\s*[.!]?$", re.IGNORECASE),
+}
+_TR_DEFINING_END = re.compile(
+    r"(?:\w+['’]?(?:dır|dir|dur|dür|tır|tir|tur|tür)|anlamına gelir|demektir|olarak tanımlanır|ifade eder|"
+    r"denir|denilir|adı verilir)\s*\.?$",
+    re.IGNORECASE,
+)
+_TR_MIN_WORDS = 5
+_EMPHASIS = re.compile(r"\*\*|__|[*`]")
+
+
+def _plain(sentence: str) -> str:
+    return _EMPHASIS.sub("", sentence).strip()
+
+
+def plain_statement(sentence: str, language: str) -> Verdict[str]:
+    """The sentence states something: it is not a question, an exclamation or an instruction."""
+    text = _plain(sentence)
+    if "?" in text or text.startswith("¿"):
+        return Verdict(False, "it is a question", dropped=[sentence])
+    if text.endswith("!"):
+        return Verdict(False, "it is an exclamation", dropped=[sentence])
+    for lang in [language] if language else LANGUAGES:
+        if lang == "tr" and _TR_DEFINING_END.search(text):
+            continue  # "-dir" endings are statements, whatever the imperative suffixes look like
+        if _IMPERATIVE[lang].search(text):
+            return Verdict(False, "it is an instruction, not a statement", dropped=[sentence])
+    return Verdict(True, kept=[sentence])
+
+
+# An opening phrase ending in a comma ("In short, ", "In this design, ") and an article may precede the name.
+_OPENING = r"(?:[^,;:.]{1,60},\s+)?"
+_ARTICLE = {
+    "en": r"(?:(?i:the|a|an)\s+)?",
+    "de": r"(?:(?i:der|die|das|ein|eine)\s+)?",
+    "es": r"(?:(?i:el|la|los|las|lo|un|una)\s+)?",
+    "tr": r"(?:(?i:bir)\s+)?",
+}
+# Between the name and the verb: a parenthesis or an apposition set off by commas.
+_APPOSITION = r"\s*(?:\([^)]{0,80}\)\s*)?(?:,[^,]{1,80},\s*)?"
+_VERB = {
+    "en": r"(?:(?:is|are|was|were)(?!\s+not\b)\s+(?:(?:a|an|the|one|any)\b|"
+    r"\w+(?:\s+\w+){0,3}\s+(?:that|which|who|where|for|of|used|made|designed)\b)|means\b|refers\s+to\b|denotes\b|stands\s+for\b|is\s+defined\s+as\b|"
+    r"is\s+short\s+for\b|is\s+known\s+as\b|is\s+called\b)",
+    "de": r"(?:(?:ist|sind|war|waren)(?!\s+nicht\b)\s+(?:ein|eine|einer|eines|der|die|das|den|dem|des)\b|bezeichnet\b|"
+    r"bedeutet\b|heißt\b|meint\b|steht\s+für\b|beschreibt\b|nennt\s+man\b|versteht\s+man\b)",
+    "es": r"(?:(?:es|son|era|eran)\s+(?:un|una|unos|unas|el|la|los|las|lo)\b|significa\b|se\s+refiere\s+a\b|"
+    r"designa\b|consiste\s+en\b|se\s+define\s+como\b|se\s+llama\b|se\s+denomina\b|describe\b)",
+}
+_INTRODUCED = {
+    "en": r"\b(?:is|are)\s+(?:called|known\s+as|named|termed)\s+(?:the\s+|a\s+|an\s+)?{name}\b",
+    "de": r"^(?i:unter|als)\s+(?:(?i:dem|der|den|einem|einer)\s+)?{name}\s+(?:versteht|bezeichnet)\s+man\b",
+    "es": r"\bse\s+(?:llama|denomina|conoce\s+como)\s+(?:el\s+|la\s+|los\s+|las\s+)?{name}\b",
+    "tr": r"^[^.]{1,120}\s+{name}\s+(?:denir|denilir|adı\s+verilir)\s*\.?$",
+}
+
+
+def _name_pattern(name: str, at_start: bool) -> str:
+    """The name as written in the sources; at a sentence's start a lower-case first letter may be capitalised
+    (a capitalised name, like the German noun ``Suchen``, is never matched by ``suchen``)."""
+    words = [re.escape(word) for word in name.split()]
+    pattern = r"\s+".join(words)
+    if at_start and name[:1].islower():
+        pattern = f"[{re.escape(name[0].upper())}{re.escape(name[0].lower())}]" + pattern[len(re.escape(name[0])) :]
+    return rf"(?<!\w){pattern}(?!\w)"
+
+
+def _shaped(text: str, name: str, lang: str) -> bool:
+    exact, first = _name_pattern(name, False), _name_pattern(name, True)
+    subject = rf"^(?:{first}|{_OPENING}{_ARTICLE[lang]}{exact})"
+    if lang == "tr":
+        # The copula is a suffix on the last word, which a short command can end with too ("oluştur").
+        long_enough = len(text.split()) >= _TR_MIN_WORDS
+        if long_enough and re.search(subject + r"(?:['’]?\w*)?[\s,]", text) and _TR_DEFINING_END.search(text):
+            return True
+    elif re.search(subject + _APPOSITION + r"\s*" + _VERB[lang], text):
+        return True
+    introduced = _INTRODUCED[lang].replace("{name}", exact)
+    return re.search(introduced, text) is not None
+
+
+def name_as_subject(sentence: str, name: str, language: str) -> Verdict[str]:
+    """The sentence has the definitional shape of its language with ``name`` as the thing defined."""
+    text = _plain(sentence)
+    if any(_shaped(text, name, lang) for lang in ([language] if language else LANGUAGES)):
+        return Verdict(True, kept=[sentence])
+    return Verdict(
+        False, f"no definitional shape with {name!r} (as the sources spell it) as its subject", dropped=[sentence]
+    )
+
+
+def worth_asking(sentence: str, name: str, language: str) -> bool:
+    """Whether the code checks let the sentence through, so asking the model about it can matter."""
+    return plain_statement(sentence, language).passed and name_as_subject(sentence, name, language).passed
+
+
+def judge_definitions(candidates: Iterable[Candidate], name: str) -> Verdict[Candidate]:
+    """Keep the distinct candidates every check lets through; passed when at least two are kept."""
+    kept: list[Candidate] = []
+    dropped: list[Candidate] = []
     seen: set[str] = set()
     for candidate in candidates:
         key = normalise(candidate.sentence)
-        if key in seen or not names_concept(candidate.sentence, name):
+        if key in seen:
             continue
         seen.add(key)
-        kept.append(candidate)
-    return DefinitionVerdict(kept, len(kept) >= REQUIRED_DEFINITIONS)
+        checks = (
+            model_agrees(candidate),
+            plain_statement(candidate.sentence, candidate.language),
+            name_as_subject(candidate.sentence, name, candidate.language),
+        )
+        (kept if all(check.passed for check in checks) else dropped).append(candidate)
+    if len(kept) >= REQUIRED_DEFINITIONS:
+        return Verdict(True, kept=kept, dropped=dropped)
+    found = "one defining sentence" if kept else "no defining sentence"
+    return Verdict(False, f"{found} in the sources; {REQUIRED_DEFINITIONS} are needed", kept, dropped)

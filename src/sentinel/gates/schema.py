@@ -7,19 +7,24 @@ failed with the last reason; it is never marked analysed on a guess.
 
 The one leniency: a reply wrapped in a Markdown code fence (```json ... ```) is read as the JSON inside it,
 because small models fence JSON even when told not to; the contents must still validate.
+
+``gated_call`` is the one way the maintenance pass asks a schema-checked question: the reply is capped at the
+tokens reserved for it, validated here, and the accepted call goes through the truncation gate.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
 from tenacity import RetryError, Retrying, retry_if_exception_type, stop_after_attempt
 
-from sentinel.providers import ChatResult, Message
+from sentinel.gates import Verdict, truncation
+from sentinel.providers import ChatProvider, ChatResult, Message
 
 Reply = TypeVar("Reply", bound=BaseModel)
 
@@ -31,8 +36,8 @@ class SchemaRejected(ValueError):
 
 
 @dataclass
-class SchemaFailed(Exception):
-    """Every attempt failed the schema: the page is recorded as failed with ``reason``."""
+class CallRefused(Exception):
+    """A gate refused the call's reply (schema or truncation): the page or question fails with ``reason``."""
 
     reason: str
     results: list[ChatResult]
@@ -41,16 +46,30 @@ class SchemaFailed(Exception):
         return self.reason
 
 
-def parse_reply(content: str, schema: type[Reply]) -> Reply:
-    """The reply as a validated ``schema`` instance, or ``SchemaRejected`` naming the first problem."""
-    fenced = _FENCE.match(content)
-    text = fenced.group(1) if fenced else content
+class SchemaFailed(CallRefused):
+    """Every attempt failed the schema."""
+
+
+def _unchecked(text: str, schema: type[Reply]) -> Reply:
+    """The reply as a pass without this gate would read it: whatever JSON object it holds, unvalidated."""
     try:
-        return schema.model_validate_json(text.strip())
+        data = json.loads(text)
+    except json.JSONDecodeError:
+        data = {}
+    return schema.model_construct(**(data if isinstance(data, dict) else {}))
+
+
+def check_reply(content: str, schema: type[Reply]) -> Verdict[Reply]:
+    """Kept: the reply as a validated ``schema`` instance; dropped: its unvalidated reading, with the first
+    problem as the reason."""
+    fenced = _FENCE.match(content)
+    text = (fenced.group(1) if fenced else content).strip()
+    try:
+        return Verdict(True, kept=[schema.model_validate_json(text)])
     except ValidationError as error:
         first = error.errors()[0]
         where = ".".join(str(part) for part in first["loc"]) or "the reply"
-        raise SchemaRejected(f"{where}: {first['msg']} (got {text.strip()[:120]!r})") from error
+        return Verdict(False, f"{where}: {first['msg']} (got {text[:120]!r})", dropped=[_unchecked(text, schema)])
 
 
 Call = Callable[[Sequence[Message]], ChatResult]
@@ -70,15 +89,15 @@ def call_until_valid(
     def attempt() -> Reply:
         result = call(conversation)
         results.append(result)
-        try:
-            return parse_reply(result.content, schema)
-        except SchemaRejected as rejected:
-            # Same context, plus what was wrong: a retry at temperature 0 with nothing new would repeat itself.
-            conversation[len(messages) :] = [
-                {"role": "assistant", "content": result.content},
-                {"role": "user", "content": f"That reply was not valid: {rejected}. Reply again with JSON only."},
-            ]
-            raise
+        verdict = check_reply(result.content, schema)
+        if verdict.passed:
+            return verdict.kept[0]
+        # Same context, plus what was wrong: a retry at temperature 0 with nothing new would repeat itself.
+        conversation[len(messages) :] = [
+            {"role": "assistant", "content": result.content},
+            {"role": "user", "content": f"That reply was not valid: {verdict.reason}. Reply again with JSON only."},
+        ]
+        raise SchemaRejected(verdict.reason)
 
     retrying = Retrying(
         stop=stop_after_attempt(max(1, attempts)), retry=retry_if_exception_type(SchemaRejected), reraise=False
@@ -89,3 +108,28 @@ def call_until_valid(
         last = error.last_attempt.exception()
         raise SchemaFailed(f"reply failed the JSON schema {len(results)} times; last: {last}", results) from last
     return reply, results
+
+
+@dataclass(frozen=True)
+class Gated(Generic[Reply]):
+    reply: Reply
+    results: list[ChatResult]  # every call made, the accepted one last
+    caveat: str  # what the truncation gate could not look at ("" when it looked)
+
+
+def gated_call(
+    provider: ChatProvider, messages: Sequence[Message], reply: type[Reply], *, attempts: int, max_tokens: int
+) -> Gated[Reply]:
+    """One schema-checked question: bounded retries, a reply capped at ``max_tokens`` (a reply cut there fails
+    the schema and is asked again), and the truncation gate on the accepted call. Raises ``CallRefused``
+    (``SchemaFailed`` for the schema) when a gate refuses; provider errors propagate as they are."""
+    parsed, results = call_until_valid(
+        lambda conversation: provider.chat(conversation, json_schema=reply.model_json_schema(), max_tokens=max_tokens),
+        messages,
+        reply,
+        attempts,
+    )
+    whole = truncation.read_whole(results[-1], provider.num_ctx)
+    if not whole.passed:
+        raise CallRefused(whole.reason, results)
+    return Gated(parsed, results, whole.caveat)

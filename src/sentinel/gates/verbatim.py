@@ -19,7 +19,8 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+
+from sentinel.gates import Verdict, sorted_items
 
 _SPACE = re.compile(r"\s+")
 _WRAPPING = " \t\r\n`'\"*_[]“”‘’«»"
@@ -63,16 +64,12 @@ def contains_verbatim(text_normalised: str, concept: str) -> bool:
     return False
 
 
-@dataclass
-class VerbatimResult:
-    kept: list[str] = field(default_factory=list)
-    dropped: list[str] = field(default_factory=list)
-
-
-def keep_verbatim(concepts: Iterable[str], text: str) -> VerbatimResult:
-    """Keep the concepts found verbatim in ``text`` (see the module docstring), each once, in order given."""
+def keep_verbatim(concepts: Iterable[str], text: str) -> Verdict[str]:
+    """Keep the concepts found verbatim in ``text`` (see the module docstring), each once, in order given;
+    the dropped ones are returned as the model wrote them."""
     haystack = normalise(text)
-    result = VerbatimResult()
+    kept: list[str] = []
+    dropped: list[str] = []
     seen: set[str] = set()
     for raw in concepts:
         concept = clean_concept(raw)
@@ -81,7 +78,7 @@ def keep_verbatim(concepts: Iterable[str], text: str) -> VerbatimResult:
             continue
         seen.add(key)
         if contains_verbatim(haystack, concept):
-            result.kept.append(concept)
+            kept.append(concept)
         else:
-            result.dropped.append(raw)
-    return result
+            dropped.append(raw)
+    return sorted_items(kept, dropped, "not verbatim in the text: " + ", ".join(dropped))

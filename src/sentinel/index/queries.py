@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Collection
 from dataclasses import dataclass
+
+from sentinel.paths import Role
 
 
 @dataclass(frozen=True)
@@ -14,19 +17,24 @@ class Unresolved:
     links: int
 
 
-def unresolved(db: sqlite3.Connection, limit: int = 50, offset: int = 0) -> list[Unresolved]:
-    """The growth queue: names that links reach for and no page answers to, most-wanted first.
+def unresolved(
+    db: sqlite3.Connection, limit: int = 50, offset: int = 0, placed_by: Collection[Role] = ()
+) -> list[Unresolved]:
+    """Names that links reach for and no page answers to, most-wanted first.
 
-    Only link-placing roles count (notes, wiki, other); attachments are not concepts.
+    Only link-placing roles count (notes, wiki, other); attachments are not concepts. ``placed_by`` keeps only
+    links placed by pages of those roles (the growth queue proper: ``gates.derived.growth_queue``).
     """
+    roles = sorted(role.value for role in placed_by)
+    by_role = f"AND source IN (SELECT path FROM pages WHERE role IN ({','.join('?' * len(roles))}))" if roles else ""
     rows = db.execute(
-        """SELECT target_key, COUNT(DISTINCT source) AS pages, COUNT(*) AS links,
+        f"""SELECT target_key, COUNT(DISTINCT source) AS pages, COUNT(*) AS links,
                   (SELECT target FROM links l2 WHERE l2.target_key = l.target_key AND l2.resolved IS NULL
                    GROUP BY target ORDER BY COUNT(*) DESC, target LIMIT 1) AS name
            FROM links l
-           WHERE resolved IS NULL AND places = 1 AND kind != 'attachment'
+           WHERE resolved IS NULL AND places = 1 AND kind != 'attachment' {by_role}
            GROUP BY target_key ORDER BY pages DESC, links DESC, target_key LIMIT ? OFFSET ?""",
-        (limit, offset),
+        (*roles, limit, offset),
     ).fetchall()
     return [Unresolved(r["name"], r["target_key"], r["pages"], r["links"]) for r in rows]
 

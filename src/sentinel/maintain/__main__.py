@@ -1,7 +1,5 @@
 """``python -m sentinel.maintain``: the same as ``sentinel maintain``."""
 
-import typer
+from sentinel.cli.maintain import app
 
-from sentinel.cli.maintain import maintain
-
-typer.run(maintain)
+app(prog_name="sentinel maintain")

@@ -13,6 +13,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from sentinel.maintain import ledger
 from sentinel.vault.parse import FRONTMATTER_BLOCK, split_frontmatter
 from sentinel.vault.write import atomic_write, read_text
 
@@ -63,8 +64,9 @@ def _as_list(value: Any) -> list[str]:
     return [str(value)]
 
 
-def add_alias(path: Path, alias: str) -> None:
-    """Add ``alias`` to the page's frontmatter aliases, atomically; ``AliasRefused`` if that is not safe."""
+def add_alias(path: Path, alias: str, evidence: dict[str, Any] | None = None) -> None:
+    """Add ``alias`` to the page's frontmatter aliases, atomically; ``AliasRefused`` if that is not safe.
+    The write is recorded in the pass's ledger with ``evidence`` (what let the merge through)."""
     text = read_text(path)
     before, _, _, problem = split_frontmatter(text)
     if problem:
@@ -76,3 +78,4 @@ def add_alias(path: Path, alias: str) -> None:
     if after_problem or after != expected or after_body != split_frontmatter(text)[1]:
         raise AliasRefused(f"{path.name}: adding alias '{alias}' would change more than that one entry; add it by hand")
     atomic_write(path, updated)
+    ledger.record(path, text, updated, {"alias": alias, **(evidence or {})})

@@ -3,7 +3,8 @@
 A page that fits the extraction window is read in one extractive JSON call. A longer page is split between
 the roles: the summary model reads it whole (its own, larger window) and the extraction model walks it in
 overlapping windows. Whatever the model answers passes the gates before it is kept: the JSON schema (with
-bounded retries), the truncation gate, the verbatim gate, and for wiki/ pages the derived-page gate. The
+bounded retries), the truncation gate, the verbatim gate, the concept-name gate, and for wiki/ pages the
+derived-page gate. The
 outcome is stored in one transaction, so a page is never marked analysed without its outputs.
 """
 
@@ -18,7 +19,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
-from sentinel.gates import derived, schema, truncation, verbatim
+from sentinel.gates import concept_name, derived, schema, verbatim
 from sentinel.index.migrations import transaction
 from sentinel.maintain.models import Models
 from sentinel.maintain.text import PageText, window_chars, windows
@@ -80,6 +81,7 @@ class Outcome:
     summary: str = ""
     concepts: list[str] = field(default_factory=list)
     dropped_not_verbatim: list[str] = field(default_factory=list)
+    dropped_misshapen: list[str] = field(default_factory=list)
     dropped_derived: list[str] = field(default_factory=list)
     reason: str = ""
     calls: list[ChatResult] = field(default_factory=list)
@@ -94,31 +96,25 @@ class PageFailed(Exception):
 def _gated_call(
     provider: ChatProvider, messages: list[Message], reply: type[schema.Reply], outcome: Outcome, settings: Settings
 ) -> schema.Reply:
-    """One call through the schema gate (bounded retries) and the truncation gate. The reply is capped at the
-    tokens the window reserved for it; a reply cut there fails the schema and is asked again."""
-    attempts, max_tokens = settings.analysis_attempts, settings.analysis_reply_tokens
+    """One call through ``schema.gated_call``; a refusal or a failed call fails the page."""
     try:
-        parsed, results = schema.call_until_valid(
-            lambda conversation: provider.chat(
-                conversation, json_schema=reply.model_json_schema(), max_tokens=max_tokens
-            ),
+        gated = schema.gated_call(
+            provider,
             messages,
             reply,
-            attempts,
+            attempts=settings.analysis_attempts,
+            max_tokens=settings.analysis_reply_tokens,
         )
-    except schema.SchemaFailed as failed:
-        outcome.calls += failed.results
-        raise PageFailed(failed.reason) from failed
+    except schema.CallRefused as refused:
+        outcome.calls += refused.results
+        raise PageFailed(refused.reason) from refused
     except ProviderUnavailable:
         raise
     except ProviderError as error:
         raise PageFailed(f"the model call failed: {error}") from error
-    outcome.calls += results
-    evaluation = truncation.read_whole(results[-1], provider.num_ctx)
-    if evaluation.verdict == "truncated":
-        raise PageFailed(evaluation.reason)
-    outcome.blind |= evaluation.verdict == "blind"
-    return parsed
+    outcome.calls += gated.results
+    outcome.blind |= bool(gated.caveat)
+    return gated.reply
 
 
 def _read(page: PageText, models: Models, settings: Settings, outcome: Outcome) -> list[tuple[str, list[str]]]:
@@ -139,7 +135,8 @@ def _read(page: PageText, models: Models, settings: Settings, outcome: Outcome) 
 
 
 def analyse_page(page: PageText, models: Models, settings: Settings, known: set[str]) -> Outcome:
-    """Analyse one page through every gate. Never raises for the page's own sake: a refusal is a failed
+    """Analyse one page through every gate (``known``: see ``derived.known_concepts``; the gate adds this
+    page's concepts to it when the page may add concepts). Never raises for the page's own sake: a refusal is a failed
     outcome with its reason. ``ProviderUnavailable`` (server unreachable) does propagate: that is the run's
     problem, not the page's, and the page stays due."""
     started = time.perf_counter()
@@ -158,7 +155,9 @@ def analyse_page(page: PageText, models: Models, settings: Settings, known: set[
         copied += checked.kept
         outcome.dropped_not_verbatim += checked.dropped
     unique = verbatim.keep_verbatim(copied, page.text).kept  # overlapping windows repeat names: keep each once
-    allowed = derived.no_new_concepts_from_derived(unique, page.role, known)
+    named = concept_name.well_formed(unique)
+    outcome.dropped_misshapen = named.dropped
+    allowed = derived.no_new_concepts_from_derived(named.kept, page.role, known)
     outcome.concepts, outcome.dropped_derived = allowed.kept, allowed.dropped
     outcome.wall_s = time.perf_counter() - started
     return outcome
@@ -169,6 +168,8 @@ def store(db: sqlite3.Connection, outcome: Outcome, model_label: str) -> None:
     notes = []
     if outcome.dropped_not_verbatim:
         notes.append("dropped, not verbatim in the text: " + ", ".join(outcome.dropped_not_verbatim))
+    if outcome.dropped_misshapen:
+        notes.append("dropped, not shaped like a name: " + ", ".join(outcome.dropped_misshapen))
     if outcome.dropped_derived:
         notes.append("dropped, new concept from a derived page: " + ", ".join(outcome.dropped_derived))
     reason = outcome.reason or "; ".join(notes)

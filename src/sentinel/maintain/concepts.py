@@ -1,11 +1,14 @@
 """Concept pages: written to wiki/ only where the sources define the concept, quoting them.
 
 For a name in the growth queue: paragraphs that mention it are collected from non-derived pages (notes/,
-sources/, other: never wiki/, never conversations/), each is put to the model as "does this say what X is?",
-and the definition gate keeps only sentences that carry the name verbatim and that the model said define it.
-Two are enough, one is not, none leaves the name in the queue. The page quotes those sentences with links to
-their sources and lists every file it was written from. A name that already resolves to a page, or whose
-page file exists, is left alone: the person may have created it.
+sources/, other: never wiki/, never conversations/). Sentences whose shape the definition gate's code checks
+let through are put to the model twice: "which say what X is?" and, for those, the contrary "which only use
+or mention X?"; the gate keeps a sentence only on yes-then-no plus its own checks. Two are enough, one is not,
+none leaves the name in the queue. The page quotes those sentences with links to their sources, lists every
+file it was written from, and records per quote where it was found (``trace.locate``) so ``sentinel trace``
+can check it later. A name that already resolves to a page, or whose page file exists, is left alone: the
+person may have created it. The growth queue is the derived gate's (``derived.growth_queue``), and a name
+that is not shaped like one (``concept_name``) is never asked about.
 """
 
 from __future__ import annotations
@@ -16,21 +19,23 @@ import sqlite3
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Annotated
+from typing import Annotated, Any
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
-from sentinel.gates import definition, schema
+from sentinel.gates import concept_name, definition, derived, schema
 from sentinel.gates.verbatim import contains_verbatim, normalise
 from sentinel.index.migrations import transaction
-from sentinel.index.queries import Unresolved, unresolved
+from sentinel.index.queries import Unresolved
 from sentinel.index.resolve import resolve_keys
 from sentinel.index.sync import sync_paths
+from sentinel.maintain import ledger, trace
 from sentinel.paths import DEFINING_ROLES, concept_path, page_name
 from sentinel.providers import ChatProvider, ChatResult, Message, ProviderError, ProviderUnavailable
 from sentinel.settings import Settings
 from sentinel.vault.links import text_without_link_markup
+from sentinel.vault.parse import split_frontmatter
 from sentinel.vault.write import atomic_write
 
 _WORD = re.compile(r"\w+")
@@ -44,11 +49,17 @@ class DefiningReply(BaseModel):
     defining: Annotated[list[int], Field(max_length=20)]  # bounded in the schema: a small model cannot loop
 
 
+class MentioningReply(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    only_mentioning: Annotated[list[int], Field(max_length=20)]
+
+
 @dataclass(frozen=True)
 class Mention:
     source: str
     paragraph: str
     sentences: list[str]  # the paragraph's sentences that carry the name verbatim
+    language: str  # the paragraph's language, by its stop words ("" when they do not tell)
 
 
 @dataclass
@@ -86,23 +97,41 @@ def mentions(db: sqlite3.Connection, name: str, limit: int) -> list[Mention]:
             naming = [s for s in sentences if s and definition.names_concept(s, name)]
             if not naming:
                 continue  # the name runs across a sentence break: no sentence of it could be quoted
-            found.append(Mention(path, paragraph, naming))
+            found.append(Mention(path, paragraph, naming, definition.language_of(paragraph)))
             if len(found) >= limit:
                 return found
     return found
 
 
-def _question(name: str, mention: Mention) -> list[Message]:
-    numbered = "\n".join(f"{i}. {sentence}" for i, sentence in enumerate(mention.sentences, 1))
+def _numbered(sentences: list[str]) -> str:
+    return "\n".join(f"{i}. {sentence}" for i, sentence in enumerate(sentences, 1))
+
+
+def _question(name: str, paragraph: str, sentences: list[str]) -> list[Message]:
     return [
         {"role": "system", "content": "You judge whether sentences define a term. Reply with JSON only."},
         {
             "role": "user",
             "content": (
-                f'Term: "{name}"\n\nParagraph:\n{mention.paragraph}\n\nSentences of it that mention "{name}":\n'
-                f"{numbered}\n\nWhich of these sentences say what {name} is: what the thing is, means or refers "
-                "to, not only that it is used or mentioned? Return a JSON object "
+                f'Term: "{name}"\n\nParagraph:\n{paragraph}\n\nSentences of it that mention "{name}":\n'
+                f"{_numbered(sentences)}\n\nWhich of these sentences say what {name} is: what the thing is, means "
+                "or refers to, not only that it is used or mentioned? Return a JSON object "
                 '{"defining": [numbers of the sentences that define it]}, with an empty list if none does.'
+            ),
+        },
+    ]
+
+
+def _contrary(name: str, paragraph: str, sentences: list[str]) -> list[Message]:
+    return [
+        {"role": "system", "content": "You judge how sentences use a term. Reply with JSON only."},
+        {
+            "role": "user",
+            "content": (
+                f'Term: "{name}"\n\nParagraph:\n{paragraph}\n\nSentences of it that mention "{name}":\n'
+                f"{_numbered(sentences)}\n\nWhich of these sentences only use or mention {name} (tell what to do "
+                f"with it, where it is, that it exists) without saying what {name} is? Return a JSON object "
+                '{"only_mentioning": [numbers of those sentences]}, with an empty list if none.'
             ),
         },
     ]
@@ -112,28 +141,42 @@ class BudgetSpent(Exception):
     """The time budget ran out between two questions about one name: the name is left undecided."""
 
 
+def _picked(numbers: list[int], sentences: list[str]) -> set[str]:
+    return {sentences[n - 1] for n in numbers if 1 <= n <= len(sentences)}
+
+
 def _defining(
     name: str,
     found: list[Mention],
     model: ChatProvider,
-    attempts: int,
+    settings: Settings,
     report: ConceptReport,
     out_of_time: Callable[[], bool],
-) -> list[definition.Defining]:
-    candidates: list[definition.Defining] = []
+) -> list[definition.Candidate]:
+    """Ask about every sentence the gate's code checks let through; the candidates carry both answers."""
+    candidates: list[definition.Candidate] = []
+    budget = {"attempts": settings.analysis_attempts, "max_tokens": settings.analysis_reply_tokens}
     for mention in found:
+        askable = [s for s in mention.sentences if definition.worth_asking(s, name, mention.language)]
+        if not askable:
+            continue
         if out_of_time():
             raise BudgetSpent
-        reply, results = schema.call_until_valid(
-            lambda conversation: model.chat(conversation, json_schema=DefiningReply.model_json_schema()),
-            _question(name, mention),
-            DefiningReply,
-            attempts,
-        )
-        report.calls += results
-        for number in dict.fromkeys(reply.defining):  # each once, in the model's order
-            if 1 <= number <= len(mention.sentences):
-                candidates.append(definition.Defining(mention.sentences[number - 1], mention.source))
+        first = schema.gated_call(model, _question(name, mention.paragraph, askable), DefiningReply, **budget)
+        report.calls += first.results
+        defines = _picked(first.reply.defining, askable)
+        mentions_only: set[str] = set()
+        if defines:
+            said = [s for s in askable if s in defines]
+            second = schema.gated_call(model, _contrary(name, mention.paragraph, said), MentioningReply, **budget)
+            report.calls += second.results
+            mentions_only = _picked(second.reply.only_mentioning, said)
+        for sentence in askable:
+            candidates.append(
+                definition.Candidate(
+                    sentence, mention.source, mention.language, sentence in defines, sentence in mentions_only
+                )
+            )
     return candidates
 
 
@@ -141,21 +184,26 @@ def _link_target(path: str) -> str:
     return path[:-3] if path.endswith(".md") else path
 
 
-def page_text(name: str, relpath: str, quoted: list[definition.Defining]) -> str:
+def page_text(name: str, relpath: str, quoted: list[definition.Candidate], settings: Settings) -> str:
     """The concept page: the defining sentences quoted with links to their sources, then the Sources list.
 
-    When the file name had to differ from the name (characters a file name cannot hold), the name is kept as
-    an alias so links written with it still resolve to the page.
+    The frontmatter records, per quote, where it was found (source, heading trail, span, source hash) and the
+    hash of the body as written, so ``sentinel trace`` can tell an intact chain from an edited one. When the
+    file name had to differ from the name (characters a file name cannot hold), the name is kept as an alias
+    so links written with it still resolve to the page.
     """
     sources = list(dict.fromkeys(d.source for d in quoted))
-    meta: dict[str, object] = {"generated_by": "sentinel maintain", "sources": sources}
-    if page_name(relpath) != name:
-        meta["aliases"] = [name]
     lines = [f"# {name}", ""]
     for item in quoted:
         lines += [f"> {item.sentence}", f"> — [[{_link_target(item.source)}|{page_name(item.source)}]]", ""]
     lines += ["## Sources", "", *(f"- [[{_link_target(source)}]]" for source in sources), ""]
-    return "---\n" + yaml.safe_dump(meta, allow_unicode=True, sort_keys=False) + "---\n" + "\n".join(lines)
+    body = "\n".join(lines)
+    meta: dict[str, object] = {"generated_by": trace.GENERATED_BY, "sources": sources}
+    if page_name(relpath) != name:
+        meta["aliases"] = [name]
+    meta["quotes"] = [trace.locate(settings.vault, item.source, item.sentence) for item in quoted]
+    meta["body_sha256"] = trace.body_hash(body)
+    return "---\n" + yaml.safe_dump(meta, allow_unicode=True, sort_keys=False) + "---\n" + body
 
 
 def _fingerprint(found: list[Mention]) -> str:
@@ -202,27 +250,55 @@ def _one(
         reason = "not asked again - same paragraphs as the last check" if found else "no paragraph of the sources"
         return f"{name}: skipped - {reason}"
     try:
-        candidates = _defining(name, found, model(), settings.analysis_attempts, report, out_of_time)
+        candidates = _defining(name, found, model(), settings, report, out_of_time)
         verdict = definition.judge_definitions(candidates, name)
     except ProviderUnavailable:
         raise
-    except (schema.SchemaFailed, ProviderError) as failed:
+    except (schema.CallRefused, ProviderError) as failed:
         report.failed += 1
         return f"{name}: failed - {failed}"
-    if not verdict.enough:
-        outcome = "one-definition" if verdict.defining else "undefined"
-        report.one_definition += bool(verdict.defining)
-        report.undefined += not verdict.defining
+    if not verdict.passed:
+        outcome = "one-definition" if verdict.kept else "undefined"
+        report.one_definition += bool(verdict.kept)
+        report.undefined += not verdict.kept
         _remember(db, entry.key, fingerprint, outcome)
-        if verdict.defining:
+        if verdict.kept:
             return f"{name}: skipped - one defining sentence in the sources; two are needed"
         return f"{name}: skipped - mentioned but never defined in the sources"
-    quoted = verdict.defining
-    atomic_write(settings.vault / relpath, page_text(name, relpath, quoted))
+    quoted = verdict.kept
+    text = page_text(name, relpath, quoted, settings)
+    atomic_write(settings.vault / relpath, text)
+    ledger.record(settings.vault / relpath, None, text, _evidence(name, quoted, text))
     sync_paths(settings, db, [relpath])
     _remember(db, entry.key, fingerprint, "written")
     report.written.append(relpath)
     return f"{name}: written {relpath} from {len(quoted)} defining sentences"
+
+
+def _evidence(name: str, quoted: list[definition.Candidate], page: str) -> dict[str, object]:
+    """What let the page through, for the pass's ledger: each sentence with where it sits in its source (the
+    locator the page recorded) and both of the model's answers."""
+    located = {(q["sentence"], q["source"]): q for q in _recorded_quotes(page)}
+    sentences = []
+    for item in quoted:
+        where = located.get((item.sentence, item.source), {})
+        sentences.append(
+            {
+                "sentence": item.sentence,
+                "source": item.source,
+                "span": where.get("span"),
+                "heading": where.get("heading") or "(top)",
+                "language": item.language or "unknown",
+                "says what it is": "yes" if item.says_what_it_is else "no",
+                "only mentions it": "yes" if item.only_mentions else "no",
+            }
+        )
+    return {"concept page": name, "defining sentences": sentences}
+
+
+def _recorded_quotes(page: str) -> list[dict[str, Any]]:
+    quotes = split_frontmatter(page)[0].get("quotes") or []
+    return [q for q in quotes if isinstance(q, dict)]
 
 
 def write_concept_pages(
@@ -235,12 +311,14 @@ def write_concept_pages(
     """Put each growth-queue name (most-wanted first) through the definition gate; write the pages it allows.
     ``model`` is called only when a name needs asking, so a pass with nothing to ask needs no model."""
     report = ConceptReport()
-    for entry in unresolved(db, limit=settings.concept_pages_per_pass):
+    for entry in derived.growth_queue(db, settings.concept_pages_per_pass).kept:
         if out_of_time():
             say("  stopped: time budget spent")
             break
         if "/" in entry.key:
             continue  # a link to a path that does not exist is a missing file, not a concept
+        if not concept_name.well_formed([entry.name]).passed:
+            continue  # a sentence or markup in a link target is not a name to write a page about
         try:
             say("  " + _one(settings, db, entry, model, report, out_of_time))
         except BudgetSpent:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import sqlite3
 
 from sentinel.maintain.queue import count_awaiting, failed_analyses, wanted_undefined
+from sentinel.maintain.trace import remembered_broken
 from sentinel.paths import Role
 
 MANY_REFERENCES = 4  # a concept this many pages reference, with nothing defining it, is worth a mention
@@ -50,4 +51,11 @@ def health_line(db: sqlite3.Connection) -> str:
     bloated = bloated_concept_pages(db)
     if bloated:
         parts.append(_plural(len(bloated), "concept page", "concept pages") + f" past {MAX_SECTIONS} sections")
+    broken = remembered_broken(db)
+    if broken:
+        parts.append(
+            _plural(len(broken), "generated page", "generated pages")
+            + f" whose quotes no longer check out ({', '.join(broken[:3])}{', ...' if len(broken) > 3 else ''};"
+            " see `sentinel trace`)"
+        )
     return ("health: " + "; ".join(parts)) if parts else ""

@@ -20,10 +20,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from sentinel.gates import reversal, schema, shape
+from sentinel.gates import derived, reversal, schema, shape
 from sentinel.gates.verbatim import normalise
 from sentinel.index.migrations import transaction
-from sentinel.index.queries import unresolved
 from sentinel.index.sync import sync_paths
 from sentinel.maintain.aliases import AliasRefused, add_alias
 from sentinel.maintain.concepts import mentions
@@ -33,6 +32,7 @@ from sentinel.settings import Settings
 
 _WORD = re.compile(r"\w+")
 _COMMON_WORD_TITLES = 500
+_ANSWER_TOKENS = 64  # {"answer": "different"} is about ten tokens
 OUTCOMES: tuple[reversal.Outcome, ...] = ("same", "different", "unclear", "unconfirmed")
 
 
@@ -91,7 +91,7 @@ def candidate_pairs(db: sqlite3.Connection, settings: Settings) -> list[Pair]:
         by_squashed[_squashed(row["name"])].append(index)
     decided = {(r[0], r[1]) for r in db.execute("SELECT unresolved_key, name_key FROM name_verdicts")}
     pairs = []
-    for entry in unresolved(db, limit=settings.concept_pages_per_pass):
+    for entry in derived.growth_queue(db, settings.concept_pages_per_pass).kept:
         if "/" in entry.key:
             continue
         near = set(by_squashed.get(_squashed(entry.name), []))
@@ -133,14 +133,9 @@ def _question(first: str, first_context: str, second: str, second_context: str) 
 
 
 def _ask(model: ChatProvider, messages: list[Message], attempts: int, report: NamesReport) -> reversal.Answer:
-    reply, results = schema.call_until_valid(
-        lambda conversation: model.chat(conversation, json_schema=SameReply.model_json_schema()),
-        messages,
-        SameReply,
-        attempts,
-    )
-    report.calls += results
-    return reply.answer
+    gated = schema.gated_call(model, messages, SameReply, attempts=attempts, max_tokens=_ANSWER_TOKENS)
+    report.calls += gated.results
+    return gated.reply.answer
 
 
 def _decide(db: sqlite3.Connection, pair: Pair, model: ChatProvider, settings: Settings, report: NamesReport) -> str:
@@ -184,12 +179,13 @@ def resolve_names(
             verdict = _decide(db, pair, model(), settings, report)
         except ProviderUnavailable:
             raise
-        except (schema.SchemaFailed, ProviderError) as failed:
+        except (schema.CallRefused, ProviderError) as failed:
             say(f"  {pair.name} / {pair.title}: not decided - {failed}")
             continue
         if verdict == "same":
             try:
-                add_alias(settings.vault / pair.path, pair.name)
+                evidence = {"same as": pair.title, "answers, as asked and swapped": "same, same"}
+                add_alias(settings.vault / pair.path, pair.name, evidence)
             except (AliasRefused, OSError) as refused:
                 say(f"  {pair.name} / {pair.title}: same, but the alias was not written - {refused}")
                 continue

@@ -34,7 +34,7 @@ def page_line(outcome: Outcome, timer: Timer) -> str:
     calls = f", {len(outcome.calls)} calls" if len(outcome.calls) > 1 else ""
     if outcome.status == "failed":
         return f"failed - {outcome.reason}, {timer.timings(outcome)}{calls}"
-    dropped = len(outcome.dropped_not_verbatim) + len(outcome.dropped_derived)
+    dropped = len(outcome.dropped_not_verbatim) + len(outcome.dropped_misshapen) + len(outcome.dropped_derived)
     extra = f" ({dropped} dropped by the gates)" if dropped else ""
     if not outcome.calls:
         return "ok, empty page (no model call)"

@@ -5,7 +5,6 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass
 
-from sentinel.gates.verbatim import normalise
 from sentinel.index.resolve import resolve_keys
 from sentinel.paths import ANALYSED_ROLES, Role
 
@@ -52,23 +51,6 @@ def failed_analyses(db: sqlite3.Connection) -> list[tuple[str, str]]:
 def forget_failures(db: sqlite3.Connection) -> int:
     """Drop failed analysis rows so those pages are due again (``sentinel maintain --retry-failed``)."""
     return db.execute("DELETE FROM analysis WHERE status = 'failed'").rowcount
-
-
-def known_concepts(db: sqlite3.Connection) -> set[str]:
-    """Normalised names the graph already has: page names, aliases, link targets placed by non-derived pages,
-    and concepts kept from non-derived pages. The derived-page gate checks wiki concepts against it."""
-    wiki = (Role.WIKI.value,)
-    queries = [
-        ("SELECT title FROM pages", ()),
-        ("SELECT alias FROM aliases", ()),
-        (
-            """SELECT DISTINCT l.target FROM links l JOIN pages p ON p.path = l.source
-               WHERE l.places = 1 AND l.kind != 'attachment' AND p.role != ?""",
-            wiki,
-        ),
-        ("SELECT DISTINCT m.concept FROM concept_mentions m JOIN pages p ON p.path = m.path WHERE p.role != ?", wiki),
-    ]
-    return {normalise(row[0]) for sql, args in queries for row in db.execute(sql, args)}
 
 
 def wanted_undefined(db: sqlite3.Connection, min_pages: int) -> list[str]:

@@ -15,17 +15,16 @@ from dataclasses import asdict, dataclass, field
 from functools import cache
 
 from sentinel.embed.base import Embedder, EmbedderUnavailable
-from sentinel.gates.verbatim import normalise
+from sentinel.gates import derived
 from sentinel.index.queries import unresolved
 from sentinel.index.sync import sync
-from sentinel.maintain import analysis, queue, schedule
+from sentinel.maintain import analysis, ledger, queue, schedule, trace
 from sentinel.maintain.concepts import write_concept_pages
 from sentinel.maintain.lock import local_pass_lock
 from sentinel.maintain.models import Models
 from sentinel.maintain.names import OUTCOMES, candidate_pairs, resolve_names
 from sentinel.maintain.progress import Timer, page_line
 from sentinel.maintain.text import read_page_text
-from sentinel.paths import Role
 from sentinel.providers import ProviderNotConfigured, ProviderUnavailable
 from sentinel.search.embedding import VectorsFromAnotherModel, embed_pending
 from sentinel.settings import Settings
@@ -41,6 +40,8 @@ class PassReport:
     analysed: int = 0
     failed: int = 0
     blind: bool = False  # the truncation gate could not look at some call (no usage returned)
+    ledger: str = ""  # the pass's review ledger (``sentinel maintain log``), "" when it wrote nothing
+    broken_generated: list[str] = field(default_factory=list)  # generated pages whose quotes no longer hold
     concept_pages_written: list[str] = field(default_factory=list)
     concepts_undefined: int = 0
     concepts_one_definition: int = 0
@@ -81,7 +82,7 @@ def _analyse(
     report: PassReport,
 ) -> None:
     due = queue.awaiting_analysis(db)
-    known = queue.known_concepts(db)
+    known = derived.known_concepts(db)  # the gate adds each non-derived page's concepts as it goes
     timer = Timer(say)
     for number, item in enumerate(due, 1):
         if out_of_time():
@@ -97,8 +98,6 @@ def _analyse(
         analysis.store(db, outcome, chosen.label)
         if outcome.status == "ok":
             report.analysed += 1
-            if item.role is not Role.WIKI:
-                known.update(normalise(c) for c in outcome.concepts)
         else:
             report.failed += 1
         if outcome.blind and not report.blind:
@@ -141,6 +140,7 @@ def run_pass(
             _owed(db, settings, report, say)
             return _finish(report, started)
         model_roles = cache(models)  # built on first need, once
+        book = ledger.start(settings)  # every page and alias written from here on lands in this pass's ledger
         try:
             say("analysis")
             _analyse(settings, db, model_roles, out_of_time, say, report)
@@ -156,6 +156,9 @@ def run_pass(
         except (ProviderUnavailable, ProviderNotConfigured) as error:
             report.stopped = f"no model to ask: {str(error).rstrip('.')}; pages not yet analysed stay due"
             say(f"  stopped: {report.stopped}")
+        finally:
+            report.ledger = ledger.finish(book)
+        report.broken_generated = trace.record_broken(db, settings.vault, settings.folders.wiki)
         if out_of_time() and not report.stopped:
             report.stopped = "time budget spent"
         _embed(db, embedder, report, say)

@@ -134,7 +134,7 @@ def analyse_job(job: AnalysisJob, models: Models, settings: Settings, claim: Ass
 def store_result(db: sqlite3.Connection, result: AnalysisResult) -> analysis.Outcome:
     """Apply the derived-page gate against the index as it is now and store the outcome in one transaction.
     The caller has checked the epoch (``JobLedger.done``) first."""
-    known = queue.known_concepts(db) if result.job.role is Role.WIKI else set()
+    known = derived.known_concepts(db) if result.job.role is Role.WIKI else set()
     allowed = derived.no_new_concepts_from_derived(result.concepts, result.job.role, known)
     outcome = analysis.Outcome(
         path=result.job.path,

@@ -1,0 +1,73 @@
+"""The definition gate on the real small model: one maintenance pass over a mixed-language sample of the eval
+vault (``--pages`` pages, spread evenly over en/de/es/tr), then every concept page it wrote with its quoted
+sentences, and the pass's ledger. Whether each sentence defines its name is for a person to judge; this prints
+what to judge.
+
+    .venv/bin/python -m bench.fidelity_sample --pages 40 --minutes 30 --out /tmp/fidelity-sample
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+from pathlib import Path
+
+import frontmatter
+
+from sentinel.index.db import open_index
+from sentinel.maintain import ledger
+from sentinel.maintain.models import Models
+from sentinel.maintain.run import run_pass
+from sentinel.paths import ledger_dir
+from sentinel.providers import provider_for
+from sentinel.settings import ProviderSettings, Settings
+from tests.conftest import EVAL_VAULT
+from tests.support.fixtures import LLAMA_CTX
+from tests.support.llama import MODEL_ALIAS, llama_server
+
+
+def sample(pages: int) -> list[Path]:
+    """``pages`` pages, the same share from each language, spread evenly over each one's sorted pages."""
+    chosen: list[Path] = []
+    languages = sorted(p for p in EVAL_VAULT.iterdir() if p.is_dir())
+    for language in languages:
+        files = sorted(language.rglob("*.md"))
+        share = pages // len(languages)
+        step = max(1, len(files) // share)
+        chosen += files[::step][:share]
+    return chosen
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--pages", type=int, default=40)
+    parser.add_argument("--minutes", type=float, default=30)
+    parser.add_argument("--out", type=Path, default=Path("/tmp/fidelity-sample"))
+    args = parser.parse_args()
+    shutil.rmtree(args.out, ignore_errors=True)
+    vault = args.out / "vault"
+    for source in sample(args.pages):
+        target = vault / source.relative_to(EVAL_VAULT)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, target)
+    settings = Settings(vault=vault, index_path=args.out / "index" / "index.db", _env_file=None)
+    settings = settings.model_copy(update={"concept_pages_per_pass": 60, "concept_max_paragraphs": 12})
+    with llama_server(ctx=LLAMA_CTX) as url:
+        model = provider_for(ProviderSettings(kind="openai", base_url=url, model=MODEL_ALIAS, num_ctx=LLAMA_CTX))
+        report = run_pass(
+            settings, open_index(settings), models=lambda: Models(model, model, MODEL_ALIAS), minutes=args.minutes
+        )
+    print(f"\nanalysed {report.analysed}, failed {report.failed}, stopped: {report.stopped or 'no'}")
+    print(f"concept pages written: {len(report.concept_pages_written)}")
+    for written in report.concept_pages_written:
+        page = frontmatter.loads((vault / written).read_text(encoding="utf-8"))
+        print(f"\n{written}")
+        for quote in page.metadata.get("quotes", []):
+            print(f"  [{quote['source']}] {quote['sentence']}")
+    if report.ledger:
+        print(f"\nledger {ledger_dir(settings) / report.ledger}.md:\n")
+        print(ledger.render(settings, report.ledger))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,124 @@
+"""``sentinel trace``: a generated page's quotes walked back to their sources and re-checked against them now."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import frontmatter
+import pytest
+from typer.testing import CliRunner
+
+from sentinel.cli import app
+from sentinel.maintain import trace
+from sentinel.maintain.health import health_line
+from sentinel.settings import Settings
+from sentinel.tools.context import Origin, ToolContext
+from sentinel.tools.pages import short_hash
+from sentinel.tools.write import write
+from tests.conftest import WriteVault
+from tests.maintain.conftest import Pass, RunPass, ScriptedModel
+
+PAGE = "wiki/growth queue.md"
+FIRST = "The growth queue is the list of names that links reach for and no page answers to."
+SECOND = "In short, the growth queue is the set of unresolved link targets."
+FILES = {
+    "notes/maintenance.md": "# Maintenance\n\nThe nightly pass shrinks the [[growth queue]].\n",
+    "sources/queues.md": f"# Queues\n\n## Growth\n\n{FIRST}\n",
+    "notes/graph.md": f"Notes on it.\n\n{SECOND} It grows daily.\n",
+}
+
+
+def agrees(name: str, sentences: list[str]) -> list[int]:
+    return list(range(1, len(sentences) + 1))
+
+
+@pytest.fixture
+def generated(vault_settings: WriteVault, run_maintain: RunPass) -> tuple[Settings, Pass]:
+    settings = vault_settings(FILES)
+    done = run_maintain(settings, ScriptedModel(defining=agrees))
+    assert done.report.concept_pages_written == [PAGE]
+    return settings, done
+
+
+def _states(settings: Settings) -> dict[str, str]:
+    return {q.sentence: q.state for q in trace.trace_page(settings.vault, PAGE).quotes}
+
+
+def _cli(settings: Settings, target: str) -> tuple[int, str]:
+    result = CliRunner().invoke(
+        app, ["trace", target, "--vault", str(settings.vault), "--index", str(settings.index_path)]
+    )
+    return result.exit_code, result.output
+
+
+def test_an_intact_chain(generated: tuple[Settings, Pass]) -> None:
+    settings, _ = generated
+    meta = frontmatter.loads((settings.vault / PAGE).read_text(encoding="utf-8")).metadata
+    first = next(q for q in meta["quotes"] if q["sentence"] == FIRST)
+    source_text = (settings.vault / "sources/queues.md").read_text(encoding="utf-8")
+    start, end = first["span"]
+    assert source_text.split("\n", 4)[-1].startswith(FIRST) and end - start == len(FIRST)
+    assert first["heading"] == "Queues > Growth" and len(first["source_sha256"]) == 64
+    found = trace.trace_page(settings.vault, PAGE)
+    assert not found.broken and not found.edited
+    assert _states(settings) == {FIRST: "intact", SECOND: "intact"}
+    code, output = _cli(settings, PAGE)
+    assert code == 0 and f"{PAGE}: intact" in output and "sources/queues.md under 'Queues > Growth': intact" in output
+    code, output = _cli(settings, "set of unresolved link targets")  # a sentence leads to the page quoting it
+    assert code == 0 and PAGE in output
+
+
+def test_an_edited_quote(generated: tuple[Settings, Pass]) -> None:
+    settings, _ = generated
+    page = settings.vault / PAGE
+    head, body = page.read_text(encoding="utf-8").rsplit("---\n", 1)  # a hand edit of the body only
+    page.write_text(head + "---\n" + body.replace(SECOND, "The growth queue is a spaceship."), "utf-8")
+    found = trace.trace_page(settings.vault, PAGE)
+    assert found.broken and found.edited
+    states = _states(settings)
+    assert states["The growth queue is a spaceship."].startswith("not in the provenance record")
+    assert states[SECOND] == "removed from the page after generation"
+    code, output = _cli(settings, PAGE)
+    assert code == 1 and "BROKEN" in output and "edited after generation" in output
+
+
+def test_a_changed_source(generated: tuple[Settings, Pass]) -> None:
+    settings, _ = generated
+    source = settings.vault / "sources/queues.md"
+    source.write_text(source.read_text(encoding="utf-8") + "\nMore words, later.\n", encoding="utf-8")
+    assert _states(settings)[FIRST].startswith("the source changed; the quote is still in it")
+    source.write_text("# Queues\n\nThe growth queue is something else now.\n", encoding="utf-8")
+    assert _states(settings)[FIRST] == "the source changed and no longer says it"
+    assert _states(settings)[SECOND] == "intact"
+
+
+def test_a_deleted_source(generated: tuple[Settings, Pass]) -> None:
+    settings, _ = generated
+    (settings.vault / "notes/graph.md").unlink()
+    assert _states(settings)[SECOND] == "the source is gone"
+
+
+def test_a_chat_replace_that_keeps_the_provenance_is_caught(
+    generated: tuple[Settings, Pass], run_maintain: RunPass
+) -> None:
+    settings, _ = generated
+    page = settings.vault / PAGE
+    before = page.read_text(encoding="utf-8")
+    forged = before.replace(FIRST, "The growth queue is whatever the assistant says it is.")
+    ctx = ToolContext(settings=settings, origin=Origin.MODEL)
+    assert write(ctx, PAGE, forged, mode="replace", expected_hash=short_hash(before)).status.name == "OK"
+    assert frontmatter.loads(page.read_text(encoding="utf-8")).metadata["generated_by"] == trace.GENERATED_BY
+    found = trace.trace_page(settings.vault, PAGE)
+    assert found.broken and found.edited
+    assert _states(settings)["The growth queue is whatever the assistant says it is."] != "intact"
+    # The nightly pass re-verifies, names the page in the health line, and does not rewrite it.
+    done = run_maintain(settings, ScriptedModel(defining=agrees))
+    assert done.report.broken_generated == [PAGE]
+    assert PAGE in health_line(done.db) and "sentinel trace" in health_line(done.db)
+    assert page.read_text(encoding="utf-8") == forged
+
+
+def test_a_page_people_wrote_is_not_traced(vault_settings: WriteVault) -> None:
+    settings = vault_settings({"wiki/Mine.md": "# Mine\n\n> A quote of my own.\n> — [[notes/x|x]]\n"})
+    found = trace.trace_page(Path(settings.vault), "wiki/Mine.md")
+    assert not found.generated and not found.broken
