@@ -78,8 +78,9 @@ fi
 # --- the model server -------------------------------------------------------------------------------------
 host_ollama=${STACK_HOST_OLLAMA_URL:-http://127.0.0.1:11434}
 host_models() {  # the models the host's Ollama lists, one a line; fails when nothing answers
-  curl -fsS --max-time 3 "$host_ollama/api/tags" 2>/dev/null \
-    | python3 -c 'import json, sys; print("\n".join(m["name"] for m in json.load(sys.stdin)["models"]))'
+  local tags
+  tags=$(curl -fsS --max-time 3 "$host_ollama/api/tags" 2>/dev/null) || return 1
+  python3 -c 'import json, sys; print("\n".join(m["name"] for m in json.loads(sys.argv[1])["models"]))' "$tags"
 }
 server=${STACK_MODEL_SERVER:-}
 if [[ -z "$server" ]]; then
