@@ -174,10 +174,12 @@ stack-up: stack-images
 	@echo "  Open WebUI  http://$$($(COMPOSE) port open-webui 8080)   (tool API http://$$($(COMPOSE) port api 8000))"
 	@echo "  login       $$(sed -n 's/^WEBUI_ADMIN_EMAIL=//p' $(STACK_DOTENV) 2>/dev/null | tail -n1 | grep . || echo admin@sentinel.local)," \
 	  "password: $$(grep -q '^WEBUI_ADMIN_PASSWORD=' $(STACK_DOTENV) 2>/dev/null && echo 'WEBUI_ADMIN_PASSWORD in $(STACK_DOTENV)' || echo 'grep WEBUI_ADMIN_PASSWORD $(STACK_SECRETS_FILE)')"
-	@$(MAKE) --no-print-directory STACK_IMAGES=$(STACK_IMAGE_MODE) check
+	@$(MAKE) --no-print-directory STACK_IMAGES=$(STACK_IMAGE_MODE) check || \
+	  echo "  the stack is up, but chat through the Sentinel model did not search the vault: docs/stack.md (Troubleshooting)"
 
 # The one-line self-check: a real question to the Sentinel model through Open WebUI's API, which must call
-# `search` and get a hit from the welcome page (fails with the reason; SELF_CHECK=0 skips it).
+# `search` and get a hit from the welcome page. Exits 1 with the reason when it does not (make up reports it and
+# leaves the stack up); SELF_CHECK=0 skips it.
 check:
 	@$(if $(filter 0,$(SELF_CHECK)),echo "  self-check  skipped (SELF_CHECK=0)",$(COMPOSE) run --rm --no-deps -T openwebui-setup sentinel openwebui check)
 

@@ -8,7 +8,6 @@ model's wording: an answer that merely sounds right, with no search behind it, f
 
 from __future__ import annotations
 
-import json
 import time
 import uuid
 from dataclasses import dataclass
@@ -45,13 +44,19 @@ def self_check(
     seconds = time.monotonic() - started
     if message is None:
         return CheckResult(False, seconds, f"no finished answer within {timeout_s:.0f} s (make logs s=open-webui)")
+    ok, detail = judge(message, expected)
+    return CheckResult(ok, seconds, detail)
+
+
+def judge(message: dict[str, Any], expected: str) -> tuple[bool, str]:
+    """Whether the stored turn ran `search` and a result of it holds ``expected``; and what was seen."""
     searches = [result for name, result in tool_results(message) if name == "search"]
     if not searches:
         said = " ".join(str(message.get("content", "")).split())[:160]
-        return CheckResult(False, seconds, f"the model made no search call; it answered: {said!r}")
+        return False, f"the model made no search call; it answered: {said!r}"
     if not any(expected in result for result in searches):
-        return CheckResult(False, seconds, f"search ran but did not return '{expected}': {searches[0][:160]!r}")
-    return CheckResult(True, seconds, f"search found '{expected}'")
+        return False, f"search ran but did not return '{expected}': {searches[0][:160]!r}"
+    return True, f"search found '{expected}'"
 
 
 def _ask(client: httpx.Client, model: str, tool_id: str, question: str, timeout_s: float) -> dict[str, Any] | None:
@@ -80,14 +85,17 @@ def _ask(client: httpx.Client, model: str, tool_id: str, question: str, timeout_
 
 
 def tool_results(message: dict[str, Any]) -> list[tuple[str, str]]:
-    """(tool name, result text) of every tool call Open WebUI ran for this message, from its stored output."""
-    calls: dict[str, str] = {}
-    found: list[tuple[str, str]] = []
-    for item in message.get("output") or []:
-        if item.get("type") == "function_call":
-            calls[str(item.get("call_id"))] = str(item.get("name"))
-        elif item.get("type") == "function_call_output":
-            output = item.get("output")
-            text = output if isinstance(output, str) else json.dumps(output, ensure_ascii=False)
-            found.append((calls.get(str(item.get("call_id")), ""), text))
+    """(tool name, result text) of every tool call Open WebUI ran for this message, from its stored ``output``:
+    ``function_call`` items name the tool, ``function_call_output`` items with the same ``call_id`` hold the
+    result as ``input_text`` parts."""
+    items = message.get("output") or []
+    names = {item.get("call_id"): str(item.get("name", "")) for item in items if item.get("type") == "function_call"}
+    found = []
+    for item in items:
+        if item.get("type") != "function_call_output":
+            continue
+        output = item.get("output")
+        parts = output if isinstance(output, list) else [{"text": output}]
+        text = "".join(str(part.get("text", "")) for part in parts if isinstance(part, dict))
+        found.append((names.get(item.get("call_id"), ""), text))
     return found

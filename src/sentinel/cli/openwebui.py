@@ -8,7 +8,7 @@ import typer
 
 from sentinel.cli.common import fail
 from sentinel.keys import KeyFileError, Scope, create_key
-from sentinel.openwebui import SetupError, setup
+from sentinel.openwebui import SetupError, base_model_of, setup
 from sentinel.openwebui_check import self_check
 from sentinel.paths import keys_path
 from sentinel.settings import Settings
@@ -53,7 +53,7 @@ def check_command(
         result = self_check(settings, timeout_s=timeout)
     except SetupError as err:
         fail(str(err))
-    model = f"{settings.openwebui.model_name} on {settings.openwebui.base_model or settings.conversation.model}"
+    model = f"{settings.openwebui.model_name} on {base_model_of(settings)}"
     typer.echo(result.line(model))
     if not result.ok:
         raise typer.Exit(1)
