@@ -53,7 +53,9 @@ COMPOSE_FILES = -f compose.yaml $(if $(filter 1,$(GPU)),-f compose.gpu.yaml) $(f
 STACK_SECRETS_FILE ?= .sentinel/secrets.env
 STACK_MODELS_FILE ?= .sentinel/models.env
 STACK_ENV_FILES = $(foreach f,$(STACK_MODELS_FILE) $(STACK_SECRETS_FILE) $(STACK_DOTENV),$(if $(wildcard $(f)),--env-file $(f)))
-STACK_MODEL_SERVER = $(or $(call dotenv_of,STACK_MODEL_SERVER,$(STACK_DOTENV)),$(call dotenv_of,STACK_MODEL_SERVER,$(STACK_MODELS_FILE)))
+# A stack setting as compose sees it: .env, else what make up chose.
+stack_value = $(or $(call dotenv_of,$(1),$(STACK_DOTENV)),$(call dotenv_of,$(1),$(STACK_MODELS_FILE)))
+STACK_MODEL_SERVER = $(call stack_value,STACK_MODEL_SERVER)
 STACK_PROFILE = $(if $(filter ollama llamacpp,$(STACK_MODEL_SERVER)),--profile $(STACK_MODEL_SERVER))
 # The nightly time (SENTINEL_MAINTAIN_AT) is local time: the containers get the host's zone.
 STACK_TZ ?= $(or $(TZ),$(shell cat /etc/timezone 2>/dev/null),$(shell readlink /etc/localtime 2>/dev/null | sed 's|.*zoneinfo/||'),UTC)
@@ -174,6 +176,8 @@ stack-up: stack-images
 	@echo "  Open WebUI  http://$$($(COMPOSE) port open-webui 8080)   (tool API http://$$($(COMPOSE) port api 8000))"
 	@echo "  login       $$(sed -n 's/^WEBUI_ADMIN_EMAIL=//p' $(STACK_DOTENV) 2>/dev/null | tail -n1 | grep . || echo admin@sentinel.local)," \
 	  "password: $$(grep -q '^WEBUI_ADMIN_PASSWORD=' $(STACK_DOTENV) 2>/dev/null && echo 'WEBUI_ADMIN_PASSWORD in $(STACK_DOTENV)' || echo 'grep WEBUI_ADMIN_PASSWORD $(STACK_SECRETS_FILE)')"
+	@echo "  chat        Sentinel (the model picker's default) wraps $(call stack_value,STACK_CHAT_MODEL)," \
+	  "served by $(STACK_MODEL_SERVER) at $(call stack_value,STACK_MODEL_URL)$(if $(call stack_value,SENTINEL_CHAT_UPSTREAM),; Open WebUI's connection: $(call stack_value,SENTINEL_CHAT_UPSTREAM))"
 	@$(MAKE) --no-print-directory STACK_IMAGES=$(STACK_IMAGE_MODE) check || \
 	  echo "  the stack is up, but chat through the Sentinel model did not search the vault: docs/stack.md (Troubleshooting)"
 
