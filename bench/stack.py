@@ -5,7 +5,9 @@
                                      # untagged image) first
 
 Runs `make up` / `make down` on a project of its own (sentinel-bench) with a throwaway vault and data folder,
-so a stack you run yourself is left alone, plus compose.test.yaml: its llama.cpp server stands in for Ollama.
+so a stack you run yourself is left alone (nor its .env, secrets or model choice read or written), plus
+compose.test.yaml: the embedded llama.cpp server (one thread) stands in for Ollama. It times `make up` to healthy,
+without the self-check (bench/first_run.py measures that).
 Needs `make models` and `make llm` (the models) and, with --cold, the network for apt and PyPI.
 Targets from the brief: cold <= 10 min including builds, warm restart <= 60 s.
 """
@@ -67,6 +69,11 @@ def _environment(root: Path) -> dict[str, str]:
         EMBEDDER_PORT=str(_free_port()),
         # A real local model stands in for the user's Ollama: Open WebUI lists it, the setup step wraps it.
         STACK_OVERRIDES="compose.test.yaml",
+        STACK_MODEL_SERVER="llamacpp",
+        STACK_DOTENV=str(root / "empty.env"),
+        STACK_SECRETS_FILE=str(root / "secrets.env"),
+        STACK_MODELS_FILE=str(root / "models.env"),
+        SELF_CHECK="0",
     )
     return env
 

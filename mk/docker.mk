@@ -1,51 +1,72 @@
-# Docker engine, offline base images and the Compose stack (`make up`, `make test-stack`).
+# Docker engine, base images and the Compose stack (`make up`, `make down`, `make test-stack`).
 #
-# Two ways to get images:
-#   STACK_IMAGES=local    (default) build everything here from Debian's archive and PyPI: no container registry
-#                         needed. Base image local/pybase:bookworm (mmdebstrap), a pip-built Open WebUI, a local
-#                         Redis. This is what this project's machines and CI use (they cannot pull images).
-#   STACK_IMAGES=official pull python:3.11-slim, the official Open WebUI image and redis:7-alpine (compose.yaml's
-#                         defaults): what a user with Docker Hub / ghcr.io access normally wants.
+# Settings come from the command line or the environment first, then from .env (STACK_DOTENV), then defaults:
+# STACK_IMAGES, STACK_OVERRIDES, APP_UID, APP_GID, GPU are read here exactly as compose reads the rest.
+#
+# Two ways to get images (STACK_IMAGES):
+#   auto      (default) official when Docker Hub and ghcr.io answer (deploy/registry-reachable.sh), else local.
+#   official  python:3.11-slim, the official Open WebUI image, redis:7-alpine, ollama/ollama (compose.yaml's
+#             defaults); only Sentinel's own images are built.
+#   local     build everything here from Debian's archive and PyPI, no container registry: a base image with
+#             mmdebstrap, a pip-built Open WebUI (needs the CPU torch wheel), Redis from Debian.
 # Every image target skips work whose image already exists; `make stack-images-clean` forgets them.
 
-STACK_IMAGES ?= local
+STACK_DOTENV ?= .env
+# The last KEY=value of .env, quotes stripped; empty when absent.
+dotenv_of = $(shell sed -n 's/^[[:space:]]*$(1)=//p' $(2) 2>/dev/null | tail -n1 | sed -e "s/^[\"']//" -e "s/[\"']$$//")
+# $(call setting,NAME,default): the command line or environment, else .env, else the default; read once.
+setting = $(if $(filter undefined,$(origin $(1))),$(eval $(1) := $(or $(call dotenv_of,$(1),$(STACK_DOTENV)),$(2))))
+
+$(call setting,STACK_IMAGES,auto)
+$(call setting,STACK_OVERRIDES,)
+# Compose runs every container as this user: files it writes into the vault stay the user's. Exported
+# explicitly: bash does not export UID, GID does not exist, and compose silently runs as root on a blank value.
+$(call setting,APP_UID,$(shell id -u))
+$(call setting,APP_GID,$(shell id -g))
+export APP_UID APP_GID
+
 DOCKER_STATE := .cache/docker
 COMPOSE_PLUGIN := /usr/local/lib/docker/cli-plugins/docker-compose
 COMPOSE_PY_VERSION := 5.6.1.0
 DOCKERD_PID := $(DOCKER_STATE)/dockerd.pid
-APT_SOURCES ?= /etc/apt/sources.list.d/debian.sources
 LOCAL_BASE_IMAGE := local/pybase:bookworm
 LOCAL_OPENWEBUI_IMAGE := local/open-webui:0.12.4
 LOCAL_REDIS_IMAGE := local/redis:bookworm
-OPENWEBUI_TORCH_WHEEL ?= $(firstword $(wildcard /opt/wheels/torch-2.13.0+cpu-*.whl))
+# The offline path's inputs, found where they usually are; the targets below say exactly what is missing.
+APT_SOURCES ?= $(firstword $(wildcard /etc/apt/sources.list.d/debian.sources /etc/apt/sources.list))
+TORCH_WHEEL_DIRS = /opt/wheels $(DOCKER_STATE)/wheels $(PIP_FIND_LINKS) \
+	$(shell python3 -m pip config get global.find-links 2>/dev/null)
+OPENWEBUI_TORCH_WHEEL ?= $(firstword $(wildcard $(addsuffix /torch-2.13.0+cpu-*.whl,$(TORCH_WHEEL_DIRS))))
 
-# Compose runs every container as this user: files it writes into the vault stay the user's. Exported
-# explicitly: bash does not export UID, GID does not exist, and compose silently runs as root on a blank value.
-APP_UID ?= $(shell id -u)
-APP_GID ?= $(shell id -g)
-export APP_UID APP_GID
-
-ifeq ($(STACK_IMAGES),local)
-export BASE_IMAGE := $(LOCAL_BASE_IMAGE)
-export OPENWEBUI_IMAGE := $(LOCAL_OPENWEBUI_IMAGE)
-export REDIS_IMAGE := $(LOCAL_REDIS_IMAGE)
-STACK_BASE_IMAGES := docker-base-image docker-openwebui-image docker-redis-image
-else
-STACK_BASE_IMAGES :=
-endif
+# auto becomes official or local on first use (one probe per make run; sub-makes get the answer).
+STACK_IMAGE_MODE = $(if $(filter auto,$(STACK_IMAGES)),$(eval STACK_IMAGES := $(shell deploy/registry-reachable.sh \
+	&& echo official || echo local)))$(STACK_IMAGES)
+LOCAL_IMAGE_ENV := BASE_IMAGE=$(LOCAL_BASE_IMAGE) OPENWEBUI_IMAGE=$(LOCAL_OPENWEBUI_IMAGE) REDIS_IMAGE=$(LOCAL_REDIS_IMAGE)
+STACK_IMAGE_ENV = $(if $(filter local,$(STACK_IMAGE_MODE)),$(LOCAL_IMAGE_ENV))
+STACK_BASE_IMAGES = $(if $(filter local,$(STACK_IMAGE_MODE)),docker-base-image docker-openwebui-image docker-redis-image)
 
 # GPU=1 adds the worker's GPU reservation; by default only when the engine has the NVIDIA runtime, since the
 # reservation makes `up` fail on a machine without it.
-GPU ?= $(shell docker info --format '{{json .Runtimes}}' 2>/dev/null | grep -q nvidia && echo 1)
-# STACK_OVERRIDES: more override files, e.g. compose.test.yaml (a local llama.cpp model, as bench/stack.py uses).
-STACK_OVERRIDES ?=
+$(call setting,GPU,$(shell docker info --format '{{json .Runtimes}}' 2>/dev/null | grep -q nvidia && echo 1))
 COMPOSE_FILES = -f compose.yaml $(if $(filter 1,$(GPU)),-f compose.gpu.yaml) $(foreach f,$(STACK_OVERRIDES),-f $(f))
+# What make up generated (secrets, the model server it chose), then .env: a later file wins.
+STACK_SECRETS_FILE ?= .sentinel/secrets.env
+STACK_MODELS_FILE ?= .sentinel/models.env
+STACK_ENV_FILES = $(foreach f,$(STACK_MODELS_FILE) $(STACK_SECRETS_FILE) $(STACK_DOTENV),$(if $(wildcard $(f)),--env-file $(f)))
+# A stack setting as compose sees it: .env, else what make up chose.
+stack_value = $(or $(call dotenv_of,$(1),$(STACK_DOTENV)),$(call dotenv_of,$(1),$(STACK_MODELS_FILE)))
+STACK_MODEL_SERVER = $(call stack_value,STACK_MODEL_SERVER)
+STACK_PROFILE = $(if $(filter ollama llamacpp,$(STACK_MODEL_SERVER)),--profile $(STACK_MODEL_SERVER))
 # The nightly time (SENTINEL_MAINTAIN_AT) is local time: the containers get the host's zone.
 STACK_TZ ?= $(or $(TZ),$(shell cat /etc/timezone 2>/dev/null),$(shell readlink /etc/localtime 2>/dev/null | sed 's|.*zoneinfo/||'),UTC)
-COMPOSE = TZ=$(STACK_TZ) docker compose --project-directory $(CURDIR) $(COMPOSE_FILES)
+COMPOSE_BASE = $(STACK_IMAGE_ENV) TZ=$(STACK_TZ) docker compose --project-directory $(CURDIR) $(STACK_ENV_FILES) $(COMPOSE_FILES)
+COMPOSE = $(COMPOSE_BASE) $(STACK_PROFILE)
+# Every profile: `down` must stop whichever model server an earlier `up` chose.
+COMPOSE_ALL = $(COMPOSE_BASE) --profile llamacpp --profile ollama
 
-.PHONY: docker-tools docker-engine docker-engine-stop docker-base-image docker-openwebui-image \
-	docker-redis-image stack-images stack-service-images stack-images-clean up down logs ps stack-test-prereqs test-stack
+.PHONY: docker-tools docker-engine docker-engine-stop docker-base-image docker-openwebui-image docker-redis-image \
+	stack-images stack-service-images stack-images-clean stack-settings up stack-up down logs ps embed check \
+	stack-test-prereqs test-stack
 
 # --- engine and tools -----------------------------------------------------------------------------------------
 # Nothing here touches a machine whose Docker already works: each step first asks whether it is needed.
@@ -85,7 +106,9 @@ docker-engine-stop:
 # are copied in at build time only, never committed: they differ per machine.
 docker-base-image: docker-engine
 	@docker image inspect $(LOCAL_BASE_IMAGE) >/dev/null 2>&1 && exit 0; \
-	set -eo pipefail; command -v mmdebstrap >/dev/null || apt-get install -y -q mmdebstrap; \
+	set -eo pipefail; \
+	test -n "$(APT_SOURCES)" || { echo "the offline images need Debian apt sources (none in /etc/apt/sources.list.d/debian.sources or /etc/apt/sources.list): set APT_SOURCES=<file>, or use STACK_IMAGES=official where a container registry is reachable"; exit 1; }; \
+	command -v mmdebstrap >/dev/null || apt-get install -y -q mmdebstrap || { echo "the offline images need mmdebstrap (apt-get install mmdebstrap, as root), or use STACK_IMAGES=official where a container registry is reachable"; exit 1; }; \
 	echo "building $(LOCAL_BASE_IMAGE) with mmdebstrap from $(APT_SOURCES)"; \
 	mmdebstrap --variant=minbase --include=ca-certificates,python3,python3-venv,python3-pip \
 	  --customize-hook='mkdir -p "$$1/usr/local/share/ca-certificates"' \
@@ -97,12 +120,18 @@ docker-base-image: docker-engine
 	  -c 'CMD ["python3"]' - $(LOCAL_BASE_IMAGE)
 
 # Open WebUI from PyPI on the local base. The CPU torch wheel goes in first from a local file (PyPI's torch is
-# a multi-GB CUDA build); the build context is a scratch folder holding only that wheel.
+# a multi-GB CUDA build): found under /opt/wheels or pip's find-links, else fetched from PyTorch's CPU index.
+# The build context is a scratch folder holding only that wheel.
 docker-openwebui-image: docker-base-image
 	@docker image inspect $(LOCAL_OPENWEBUI_IMAGE) >/dev/null 2>&1 && exit 0; \
-	set -e; test -n "$(OPENWEBUI_TORCH_WHEEL)" || { echo "no torch 2.13.0 CPU wheel found: set OPENWEBUI_TORCH_WHEEL=<path to torch-2.13.0+cpu-*.whl>"; exit 1; }; \
+	set -e; wheel="$(OPENWEBUI_TORCH_WHEEL)"; \
+	if [ -z "$$wheel" ]; then \
+	  python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.11 --platform manylinux_2_28_x86_64 \
+	    --index-url https://download.pytorch.org/whl/cpu -d $(DOCKER_STATE)/wheels torch==2.13.0+cpu 2>/dev/null || true; \
+	  wheel=$$(ls $(DOCKER_STATE)/wheels/torch-2.13.0+cpu-*.whl 2>/dev/null | head -n1); fi; \
+	test -n "$$wheel" || { echo "no torch 2.13.0 CPU wheel (looked in: $(TORCH_WHEEL_DIRS); download.pytorch.org did not answer): put torch-2.13.0+cpu-cp311-*.whl in one of them or set OPENWEBUI_TORCH_WHEEL=<path>, or use STACK_IMAGES=official where a container registry is reachable"; exit 1; }; \
 	rm -rf $(DOCKER_STATE)/openwebui-context && mkdir -p $(DOCKER_STATE)/openwebui-context/wheels; \
-	ln $(OPENWEBUI_TORCH_WHEEL) $(DOCKER_STATE)/openwebui-context/wheels/ 2>/dev/null || cp $(OPENWEBUI_TORCH_WHEEL) $(DOCKER_STATE)/openwebui-context/wheels/; \
+	ln $$wheel $(DOCKER_STATE)/openwebui-context/wheels/ 2>/dev/null || cp $$wheel $(DOCKER_STATE)/openwebui-context/wheels/; \
 	DOCKER_BUILDKIT=0 docker build -q --build-arg BASE_IMAGE=$(LOCAL_BASE_IMAGE) -t $(LOCAL_OPENWEBUI_IMAGE) \
 	  -f deploy/images/openwebui/Dockerfile $(DOCKER_STATE)/openwebui-context; \
 	rm -rf $(DOCKER_STATE)/openwebui-context
@@ -114,40 +143,74 @@ docker-redis-image: docker-base-image
 stack-images-clean:
 	-docker image rm $(LOCAL_OPENWEBUI_IMAGE) $(LOCAL_REDIS_IMAGE) $(LOCAL_BASE_IMAGE)
 
-# Base images compose builds on (local mode) plus the stack's own images. Compose reuses the layer cache: after
-# the first build, a source edit rebuilds only the last layers.
-# Open WebUI's image (minutes of pip downloads) builds beside the service images, not before them.
+# The base images (local mode: the service images build on local/pybase, so it comes first), then Open WebUI's
+# (minutes of pip downloads) beside the stack's own. Compose reuses the layer cache: after the first build, a
+# source edit rebuilds only the last layers.
 stack-images: docker-engine
-	@$(MAKE) --no-print-directory -j3 $(STACK_BASE_IMAGES) stack-service-images
+	@$(MAKE) --no-print-directory STACK_IMAGES=$(STACK_IMAGE_MODE) $(filter docker-base-image,$(STACK_BASE_IMAGES)) _nothing
+	@$(MAKE) --no-print-directory STACK_IMAGES=$(STACK_IMAGE_MODE) -j3 $(filter-out docker-base-image,$(STACK_BASE_IMAGES)) stack-service-images
 
 # A rebuild leaves the previous image untagged: drop those (only images compose built), not to fill the disk.
-stack-service-images: $(filter docker-base-image,$(STACK_BASE_IMAGES))
+stack-service-images:
 	DOCKER_BUILDKIT=0 $(COMPOSE) build -q
 	@docker image prune -f --filter label=com.docker.compose.image.builder=classic >/dev/null
 
+.PHONY: _nothing
+_nothing:
+	@:
+
 # --- the stack ------------------------------------------------------------------------------------------------
+# Zero configuration: deploy/stack-prepare.sh generates what is missing (secrets, ./vault, the model server
+# choice); the second make reads what it wrote. It ends with the address, the login, the chat model and a real
+# question through Open WebUI (make check).
 up: docker-engine
-	@GPU=$(GPU) deploy/stack-prepare.sh
-	@$(MAKE) --no-print-directory stack-images
-	$(COMPOSE) up -d --wait --wait-timeout 600
+	@STACK_IMAGES=$(STACK_IMAGE_MODE) GPU=$(GPU) STACK_DOTENV=$(STACK_DOTENV) STACK_SECRETS_FILE=$(STACK_SECRETS_FILE) \
+	  STACK_MODELS_FILE=$(STACK_MODELS_FILE) deploy/stack-prepare.sh
+	@$(MAKE) --no-print-directory STACK_IMAGES=$(STACK_IMAGE_MODE) stack-up
+
+stack-up: stack-images
+	$(COMPOSE) up -d --wait --wait-timeout 900 --remove-orphans
 	@# --wait counts a running one-shot as ready: wait for the Open WebUI setup step to finish, and say if it failed.
 	@$(COMPOSE) wait openwebui-setup >/dev/null || { echo "the Open WebUI setup step failed: make logs s=openwebui-setup"; exit 1; }
-	@echo "Sentinel is up: Open WebUI http://$$($(COMPOSE) port open-webui 8080)  API http://$$($(COMPOSE) port api 8000)"
+	@echo "Sentinel is up ($(STACK_IMAGE_MODE) images)"
+	@echo "  Open WebUI  http://$$($(COMPOSE) port open-webui 8080)   (tool API http://$$($(COMPOSE) port api 8000))"
+	@echo "  login       $$(sed -n 's/^WEBUI_ADMIN_EMAIL=//p' $(STACK_DOTENV) 2>/dev/null | tail -n1 | grep . || echo admin@sentinel.local)," \
+	  "password: $$(grep -q '^WEBUI_ADMIN_PASSWORD=' $(STACK_DOTENV) 2>/dev/null && echo 'WEBUI_ADMIN_PASSWORD in $(STACK_DOTENV)' || echo 'grep WEBUI_ADMIN_PASSWORD $(STACK_SECRETS_FILE)')"
+	@echo "  chat        Sentinel (the model picker's default) wraps $(call stack_value,STACK_CHAT_MODEL)," \
+	  "served by $(STACK_MODEL_SERVER) at $(call stack_value,STACK_MODEL_URL)$(if $(call stack_value,SENTINEL_CHAT_UPSTREAM),; Open WebUI's connection: $(call stack_value,SENTINEL_CHAT_UPSTREAM))"
+	@$(MAKE) --no-print-directory STACK_IMAGES=$(STACK_IMAGE_MODE) check || \
+	  echo "  the stack is up, but chat through the Sentinel model did not search the vault: docs/stack.md (Troubleshooting)"
 
+# The one-line self-check: a real question to the Sentinel model through Open WebUI's API, which must call
+# `search` and get a hit from the welcome page. Exits 1 with the reason when it does not (make up reports it and
+# leaves the stack up); SELF_CHECK=0 skips it.
+check:
+	@$(if $(filter 0,$(SELF_CHECK)),echo "  self-check  skipped (SELF_CHECK=0)",$(COMPOSE) run --rm --no-deps -T openwebui-setup sentinel openwebui check)
+
+# Every profile and orphans too: whatever model server and override services an earlier `up` started.
 down:
-	$(COMPOSE) down
+	$(COMPOSE_ALL) down --remove-orphans
 
 # make logs [s=worker] [f=1]: the last 200 lines of every service or one; f=1 follows.
 logs:
-	$(COMPOSE) logs --tail=200 $(if $(f),-f) $(s)
+	$(COMPOSE_ALL) logs --tail=200 $(if $(f),-f) $(s)
 
 ps:
-	$(COMPOSE) ps -a
+	$(COMPOSE_ALL) ps -a
+
+# Bring the vault's vectors up to date now (reembed=1: embed everything again, after changing the model).
+embed:
+	$(COMPOSE) exec -T api sentinel embed $(if $(filter 1,$(reembed)),--reembed)
+
+# The compose command line make uses (for running docker compose by hand) and what it resolved.
+stack-settings:
+	@echo "STACK_IMAGES=$(STACK_IMAGE_MODE) STACK_OVERRIDES=$(STACK_OVERRIDES) APP_UID=$(APP_UID) APP_GID=$(APP_GID) GPU=$(GPU) STACK_MODEL_SERVER=$(STACK_MODEL_SERVER)"
+	@echo "$(COMPOSE)"
 
 # --- tests ----------------------------------------------------------------------------------------------------
-# The stack test brings up its own project (own name, ports, vault, data) with compose.test.yaml, and tears down
-# only that. Its prerequisites are built here so the test never skips for want of them.
-stack-test-prereqs: venv docker-engine $(STACK_BASE_IMAGES) models llm
+# The stack test brings up its own project (own name, ports, vault, data) with compose.test.yaml and the offline
+# images (what CI can build), and tears down only that. Its prerequisites are built here so it never skips.
+stack-test-prereqs: venv docker-engine docker-base-image docker-openwebui-image docker-redis-image models llm
 
 test-prereqs: stack-test-prereqs
 

@@ -6,7 +6,8 @@ changes what changed and duplicates nothing. Talks HTTP only; Open WebUI itself 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -66,9 +67,7 @@ def setup(settings: Settings, create_key: Callable[[], str] | None = None) -> Se
     tool_source = _read_file(owui.tool_file, "tool_file")
     system_prompt = _read_file(owui.system_prompt_file, "system_prompt_file")
     report = SetupReport(base_model=base_model_of(settings))
-    with httpx.Client(base_url=owui.url.rstrip("/"), timeout=60.0) as client:
-        wait_for_health(client, owui.wait_s)
-        client.headers["Authorization"] = f"Bearer {_sign_in(client, owui)}"
+    with signed_in_client(owui) as client:
         report.tool = _put_tool(client, owui, tool_source)
         report.key = _set_valves(client, owui, create_key)
         if report.key == KEY_CREATED:
@@ -82,6 +81,15 @@ def setup(settings: Settings, create_key: Callable[[], str] | None = None) -> Se
                 f"{ENV_PREFIX}BASE_MODEL. Known: {', '.join(sorted(listed)) or 'none'}"
             )
     return report
+
+
+@contextmanager
+def signed_in_client(owui: OpenWebUISettings) -> Iterator[httpx.Client]:
+    """A client on Open WebUI, once it is healthy, signed in as the configured admin."""
+    with httpx.Client(base_url=owui.url.rstrip("/"), timeout=60.0) as client:
+        wait_for_health(client, owui.wait_s)
+        client.headers["Authorization"] = f"Bearer {_sign_in(client, owui)}"
+        yield client
 
 
 def base_model_of(settings: Settings) -> str:

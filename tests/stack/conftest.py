@@ -1,6 +1,7 @@
 """The whole Compose stack, for real: a project of its own (own name, ports, vault, data folder, env file),
-brought up once per session with compose.yaml + compose.test.yaml and torn down at the end, touching nothing
-else on the engine. `make test-stack` (and `make test`) first starts the engine and builds the base images.
+brought up once per session with compose.yaml + compose.test.yaml and the `llamacpp` profile (the embedded
+model server) and torn down at the end, touching nothing else on the engine. `make test-stack` (and
+`make test`) first starts the engine and builds the base images.
 
 As root (CI), the stack runs as uid/gid 4242 rather than 0: files a container writes into the vault must come out
 owned by the host user, and with root as that user a root-owned file would pass unnoticed.
@@ -172,6 +173,8 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
         OPENWEBUI_PORT=str(openwebui_port),
         EMBEDDER_PORT=str(embedder_port),
         DOCKER_BUILDKIT="0",
+        # The embedded llama.cpp model server, as `make up` picks it where no Ollama and no registry answer.
+        COMPOSE_PROFILES="llamacpp",
     )
     stack = Stack(
         project=f"sentinel-stacktest-{os.getpid()}",

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sentinel.embed.base import EmbedderUnavailable
-from sentinel.search.embedding import identity_record
+from sentinel.search.embedding import embed_command, identity_record
 from sentinel.search.view import current_view
 from sentinel.tools.context import ToolContext
 
@@ -34,12 +34,12 @@ def search_mode(ctx: ToolContext) -> SearchMode:
         return SearchMode(f"the configured embedder does not answer ({error})")
     view = current_view(ctx.reader())
     if view.chunks is None and view.summaries is None:
-        return SearchMode("nothing in the index has been embedded yet (run `sentinel embed` first)")
+        return SearchMode(f"nothing in the index has been embedded yet (run {embed_command()} first)")
     if view.identity is not None and view.identity != identity:
         return SearchMode(
-            "the index's vectors come from another model than the embedder (run `sentinel embed --reembed`)"
+            f"the index's vectors come from another model than the embedder (run {embed_command(reembed=True)})"
         )
     missing = view.chunk_count - view.embedded_chunks
     if missing > 0:
-        return SearchMode(partial=f"{missing} of {view.chunk_count} text chunks have no vector yet (`sentinel embed`)")
+        return SearchMode(partial=f"{missing} of {view.chunk_count} text chunks have no vector yet ({embed_command()})")
     return SearchMode()

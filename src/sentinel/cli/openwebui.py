@@ -1,4 +1,4 @@
-"""``sentinel openwebui``: register Sentinel's tool and model in a running Open WebUI."""
+"""``sentinel openwebui``: register Sentinel's tool and model in a running Open WebUI, and check that chat works."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ import typer
 
 from sentinel.cli.common import fail
 from sentinel.keys import KeyFileError, Scope, create_key
-from sentinel.openwebui import SetupError, setup
+from sentinel.openwebui import SetupError, base_model_of, setup
+from sentinel.openwebui_check import self_check
 from sentinel.paths import keys_path
 from sentinel.settings import Settings
 
@@ -40,3 +41,19 @@ def setup_command(
         fail(str(err))
     for line in report.lines(settings.openwebui):
         typer.echo(line)  # plain lines, never re-wrapped: logs and scripts read them
+
+
+@app.command("check")
+def check_command(
+    timeout: Annotated[float, typer.Option(help="Seconds the answer may take.")] = 600.0,
+) -> None:
+    """Ask the Sentinel model a real question through Open WebUI; exit 1 unless it searched and found the page."""
+    settings = Settings()
+    try:
+        result = self_check(settings, timeout_s=timeout)
+    except SetupError as err:
+        fail(str(err))
+    model = f"{settings.openwebui.model_name} on {base_model_of(settings)}"
+    typer.echo(result.line(model))
+    if not result.ok:
+        raise typer.Exit(1)

@@ -81,8 +81,16 @@ def mismatch(db: sqlite3.Connection, identity: ModelIdentity) -> str:
         return ""
     return (
         f"the index holds vectors made by {_describe(stored)} but the embedder is {_describe(current)}; "
-        "vectors of two models never mix: run `sentinel embed --reembed` to embed everything again"
+        f"vectors of two models never mix: run {embed_command(reembed=True)} to embed everything again"
     )
+
+
+def embed_command(reembed: bool = False) -> str:
+    """The command that brings the vectors up to date, worded for wherever the reader is: results are read in
+    Open WebUI on the Compose stack (`make embed`, in the Sentinel folder) or on the command line."""
+    if reembed:
+        return "`make embed reembed=1` (the stack) or `sentinel embed --reembed` (the command line)"
+    return "`make embed` (the stack) or `sentinel embed` (the command line)"
 
 
 def embed_pending(

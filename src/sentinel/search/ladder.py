@@ -24,7 +24,7 @@ from sentinel.embed.base import Embedder, EmbedderUnavailable
 from sentinel.paths import SUMMARY_RUNG_ROLES
 from sentinel.search import fusion, graph
 from sentinel.search import results as r
-from sentinel.search.embedding import identity_record
+from sentinel.search.embedding import embed_command, identity_record
 from sentinel.search.graph import walk as walk_graph
 from sentinel.search.hits import build_hits, exact_pages, quality_flags
 from sentinel.search.lexical import lexical_chunks, lexical_terms
@@ -73,11 +73,11 @@ def _meaning(
         return _Meaning(
             notes=[
                 "the index's vectors were made by another model than the embedder's: run "
-                f"`sentinel embed --reembed`; {WORDING_ONLY}"
+                f"{embed_command(reembed=True)}; {WORDING_ONLY}"
             ]
         )
     if view.chunks is None and view.summaries is None:
-        return _Meaning(notes=[f"nothing has been embedded yet (run `sentinel embed`); {WORDING_ONLY}"])
+        return _Meaning(notes=[f"nothing has been embedded yet (run {embed_command()}); {WORDING_ONLY}"])
     vector = embedder.embed([query], "query").vectors[0]
     out = _Meaning(notes=_coverage_notes(view))
     chunk_set = view.summary_role_chunks if rung == "summary" else view.chunks
@@ -97,7 +97,7 @@ def _coverage_notes(view: SearchView) -> list[str]:
     if missing <= 0:
         return []
     return [
-        f"{missing} of {view.chunk_count} text chunks have no vector yet (run `sentinel embed`): "
+        f"{missing} of {view.chunk_count} text chunks have no vector yet (run {embed_command()}): "
         "they are found by wording only"
     ]
 

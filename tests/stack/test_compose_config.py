@@ -1,0 +1,114 @@
+"""What `make up` would run, rendered by `docker compose config` from make's own command line (`make
+stack-settings`): on the official path every image reference and build argument, on the local path the offline
+images; the chat connection in one place; settings read from .env; `down` covering every profile and orphans.
+Needs only the compose binary, no engine and no registry.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+OFFICIAL = {
+    "redis": "redis:7-alpine",
+    "open-webui": "ghcr.io/open-webui/open-webui:main",
+    "ollama": "ollama/ollama:latest",
+    "ollama-pull": "ollama/ollama:latest",
+}
+OWN = {  # service: (image, Dockerfile, or None where the service reuses another's image)
+    "embedder": ("sentinel-embedder:local", "services/embedder/Dockerfile"),
+    "api": ("sentinel-api:local", "services/api/Dockerfile"),
+    "worker": ("sentinel-worker:local", "services/worker/Dockerfile"),
+    "llm": ("sentinel-llamacpp:local", "Dockerfile"),
+    "beat": ("sentinel-worker:local", None),
+    "openwebui-setup": ("sentinel-api:local", None),
+}
+
+pytestmark = pytest.mark.skipif(
+    subprocess.run(["docker", "compose", "version"], capture_output=True, check=False).returncode != 0,
+    reason="no `docker compose`: make docker-tools installs it",
+)
+
+
+def _make(tmp_path: Path, *args: str, dotenv: str = "") -> list[str]:
+    (tmp_path / "dotenv").write_text(dotenv)
+    files = [f"STACK_DOTENV={tmp_path / 'dotenv'}", f"STACK_SECRETS_FILE={tmp_path / 'none'}"]
+    files.append(f"STACK_MODELS_FILE={tmp_path / 'none'}")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("STACK_", "APP_", "SENTINEL_", "GPU"))}
+    done = subprocess.run(
+        ["make", "-s", "-C", str(REPO), *files, "GPU=0", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    )
+    return done.stdout.splitlines()
+
+
+def _config(tmp_path: Path, images: str, dotenv: str = "") -> dict[str, Any]:
+    _, command = _make(tmp_path, "stack-settings", f"STACK_IMAGES={images}", dotenv=dotenv)
+    secrets = "WEBUI_SECRET_KEY=s STACK_API_KEY=k WEBUI_ADMIN_PASSWORD=p APP_UID=1000 APP_GID=1000"
+    rendered = subprocess.run(
+        ["bash", "-c", f"{secrets} {command} --profile llamacpp --profile ollama config --format json"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return dict(json.loads(rendered.stdout)["services"])
+
+
+def test_official_path_pulls_official_images_and_builds_only_sentinels_own(tmp_path: Path) -> None:
+    services = _config(tmp_path, "official")
+    assert set(services) == set(OFFICIAL) | set(OWN)
+    for name, image in OFFICIAL.items():
+        assert services[name]["image"] == image, name
+        assert "build" not in services[name], f"{name} must be pulled, not built"
+    for name, (image, dockerfile) in OWN.items():
+        service = services[name]
+        assert service["image"] == image, name
+        if dockerfile is None:
+            assert "build" not in service and service["pull_policy"] == "never", name
+        else:
+            assert service["build"]["dockerfile"] == dockerfile, name
+            assert service["build"]["args"] == {"BASE_IMAGE": "python:3.11-slim"}, name
+
+
+def test_local_path_builds_on_the_offline_images(tmp_path: Path) -> None:
+    services = _config(tmp_path, "local")
+    assert services["redis"]["image"] == "local/redis:bookworm"
+    assert services["open-webui"]["image"] == "local/open-webui:0.12.4"
+    for name in ("embedder", "api", "worker", "llm"):
+        assert services[name]["build"]["args"] == {"BASE_IMAGE": "local/pybase:bookworm"}, name
+
+
+def test_the_chat_connection_is_one_setting_and_sentinel_is_the_default_model(tmp_path: Path) -> None:
+    owui = _config(tmp_path, "official")["open-webui"]["environment"]
+    assert owui["OPENAI_API_BASE_URL"] == "http://llm:8080/v1" and owui["ENABLE_OLLAMA_API"] == "false"
+    assert owui["DEFAULT_MODELS"] == "sentinel"
+    upstream = "SENTINEL_CHAT_UPSTREAM=http://api:8000/v1\nSENTINEL_CHAT_UPSTREAM_KEY=write-key\n"
+    services = _config(tmp_path, "official", dotenv=upstream)
+    owui = services["open-webui"]["environment"]
+    assert (owui["OPENAI_API_BASE_URL"], owui["OPENAI_API_KEY"]) == ("http://api:8000/v1", "write-key")
+    # the worker's roles still talk to the model server, not to the chat connection
+    assert services["worker"]["environment"]["SENTINEL_SUMMARY__BASE_URL"] == "http://llm:8080/v1"
+
+
+def test_make_reads_its_settings_from_env(tmp_path: Path) -> None:
+    dotenv = 'STACK_OVERRIDES=compose.test.yaml\nAPP_UID="1234"\nAPP_GID=4321\nSTACK_IMAGES=official\n'
+    settings, command = _make(tmp_path, "stack-settings", dotenv=dotenv)
+    assert "STACK_IMAGES=official STACK_OVERRIDES=compose.test.yaml APP_UID=1234 APP_GID=4321" in settings
+    assert "-f compose.test.yaml" in command and "BASE_IMAGE=local" not in command
+    assert f"--env-file {tmp_path / 'dotenv'}" in command
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="no make")
+def test_down_stops_every_profile_and_override_service(tmp_path: Path) -> None:
+    (line,) = [line for line in _make(tmp_path, "-n", "down", "STACK_IMAGES=local") if "docker compose" in line]
+    assert "--profile llamacpp --profile ollama down --remove-orphans" in line

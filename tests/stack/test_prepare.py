@@ -1,0 +1,117 @@
+"""`make up`'s first step (deploy/stack-prepare.sh) on a clone with no .env: it generates the secrets into a 0600
+file and keeps them, creates ./vault with the four folders and the welcome page, picks the model server (the
+host's Ollama when it answers, else one in the stack), and refuses placeholder secrets with the command that
+makes a real one. Run in a copy of the repository's deploy/ folder, so the checkout's own files stay out of it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import stat
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.support.http_stub import HttpStub
+
+REPO = Path(__file__).resolve().parents[2]
+SECRETS = ("WEBUI_SECRET_KEY", "STACK_API_KEY", "WEBUI_ADMIN_PASSWORD")
+
+
+def _closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture
+def clone(tmp_path: Path) -> Path:
+    shutil.copytree(REPO / "deploy", tmp_path / "deploy")
+    model = tmp_path / "models" / "multilingual-e5-small"
+    model.mkdir(parents=True)
+    (model / "model.onnx").write_bytes(b"onnx")
+    (model / "tokenizer.json").write_text("{}")
+    return tmp_path
+
+
+def _prepare(clone: Path, ollama_url: str = "", **env: str) -> subprocess.CompletedProcess[str]:
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("SENTINEL_", "STACK_", "WEBUI_"))}
+    base.update(
+        APP_UID=str(os.getuid()),
+        APP_GID=str(os.getgid()),
+        STACK_IMAGES="local",
+        STACK_HOST_OLLAMA_URL=ollama_url or f"http://127.0.0.1:{_closed_port()}",
+    )
+    base.update(env)
+    return subprocess.run(
+        [str(clone / "deploy" / "stack-prepare.sh")], env=base, capture_output=True, text=True, check=False
+    )
+
+
+def _read_env(path: Path) -> dict[str, str]:
+    pairs = (line.split("=", 1) for line in path.read_text().splitlines() if "=" in line and line[0] != "#")
+    return dict(pairs)
+
+
+def test_no_env_file_generates_secrets_vault_and_the_offline_model_server(clone: Path) -> None:
+    done = _prepare(clone)
+    assert done.returncode == 0, done.stderr
+    secrets_file = clone / ".sentinel" / "secrets.env"
+    assert stat.S_IMODE(secrets_file.stat().st_mode) == 0o600
+    secrets = _read_env(secrets_file)
+    assert sorted(secrets) == sorted(SECRETS)
+    assert all(len(value) >= 24 for value in secrets.values()), secrets
+
+    vault = clone / "vault"
+    assert sorted(p.name for p in vault.iterdir()) == ["conversations", "notes", "sources", "wiki"]
+    welcome = (vault / "notes" / "Welcome to Sentinel.md").read_text()
+    assert all(f"{folder}/" in welcome for folder in ("notes", "wiki", "conversations", "sources"))
+
+    models = _read_env(clone / ".sentinel" / "models.env")
+    assert models["STACK_MODEL_SERVER"] == "llamacpp" and models["STACK_MODEL_URL"] == "http://llm:8080/v1"
+    assert models["STACK_CHAT_MODEL"] == "qwen2.5-coder-0.5b-instruct"
+
+    again = _prepare(clone)  # a second make up keeps the secrets (Open WebUI's database was seeded with them)
+    assert again.returncode == 0, again.stderr
+    assert _read_env(secrets_file) == secrets
+    assert "generated" not in again.stdout
+
+
+def test_values_in_env_win_and_a_registry_means_ollama_in_the_stack(clone: Path) -> None:
+    (clone / ".env").write_text("WEBUI_ADMIN_PASSWORD='my own password'\n")
+    done = _prepare(clone, STACK_IMAGES="official")
+    assert done.returncode == 0, done.stderr
+    assert "WEBUI_ADMIN_PASSWORD" not in _read_env(clone / ".sentinel" / "secrets.env")
+    models = _read_env(clone / ".sentinel" / "models.env")
+    assert models["STACK_MODEL_SERVER"] == "ollama" and models["STACK_CHAT_MODEL"] == "qwen2.5:1.5b"
+
+
+def test_the_hosts_own_ollama_wins_when_it_answers(clone: Path) -> None:
+    tags = {"models": [{"name": "llama3.2:3b"}, {"name": "qwen3:8b"}]}
+    with HttpStub(lambda request: (200, tags) if request.path == "/api/tags" else (404, {})) as ollama:
+        done = _prepare(clone, ollama_url=ollama.url, STACK_IMAGES="official")
+    assert done.returncode == 0, done.stderr
+    models = _read_env(clone / ".sentinel" / "models.env")
+    assert models["STACK_MODEL_SERVER"] == "host"
+    assert models["STACK_MODEL_URL"] == "http://host.docker.internal:11434/v1"
+    assert models["STACK_CHAT_MODEL"] == "llama3.2:3b"
+
+
+def test_placeholder_secrets_are_refused_with_the_command_that_makes_one(clone: Path) -> None:
+    (clone / ".env").write_text("WEBUI_SECRET_KEY=change-me-to-a-long-random-string\nSTACK_API_KEY=change-me-too\n")
+    done = _prepare(clone)
+    assert done.returncode == 1
+    for name in ("WEBUI_SECRET_KEY", "STACK_API_KEY"):
+        assert f"{name} in .env is the placeholder" in done.stderr and f"{name}=$(openssl rand -hex" in done.stderr
+    assert not (clone / ".sentinel" / "stack").exists(), "nothing may be set up while something is missing"
+
+
+def test_a_vault_that_is_set_but_missing_is_named_not_created(clone: Path) -> None:
+    missing = clone / "elsewhere" / "MyVault"
+    done = _prepare(clone, SENTINEL_VAULT=str(missing))
+    assert done.returncode == 1
+    assert f"SENTINEL_VAULT={missing}: no such folder" in done.stderr
+    assert not missing.exists() and not (clone / "vault").exists()

@@ -1,0 +1,40 @@
+"""The self-check's verdict (`sentinel openwebui check`, the last line of `make up`) is read from what Open WebUI
+stored for the turn, in the layout its middleware writes (function_call / function_call_output items joined by
+call_id, results as input_text parts): an answer that only sounds right, with no search behind it, fails."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sentinel.openwebui_check import EXPECTED_PAGE, judge, tool_results
+
+
+def _turn(*calls: tuple[str, str], content: str = "The conversations folder holds transcripts.") -> dict[str, Any]:
+    output: list[dict[str, Any]] = []
+    for index, (name, result) in enumerate(calls):
+        call_id = f"call_{index}"
+        output.append({"type": "function_call", "id": call_id, "call_id": call_id, "name": name, "arguments": "{}"})
+        output.append(
+            {"type": "function_call_output", "call_id": call_id, "output": [{"type": "input_text", "text": result}]}
+        )
+    output.append({"type": "message", "content": [{"type": "output_text", "text": content}]})
+    return {"role": "assistant", "content": content, "done": True, "output": output}
+
+
+def test_a_search_that_returns_the_welcome_page_passes() -> None:
+    hit = "[OK] 1 page\n1. notes/Welcome to Sentinel.md > Welcome to Sentinel: the four folders mean..."
+    message = _turn(("listing", "[OK] notes/"), ("search", hit))
+    assert tool_results(message) == [("listing", "[OK] notes/"), ("search", hit)]
+    assert judge(message, EXPECTED_PAGE) == (True, f"search found '{EXPECTED_PAGE}'")
+
+
+def test_a_right_sounding_answer_without_a_search_fails() -> None:
+    ok, detail = judge(_turn(content=f"See {EXPECTED_PAGE}: conversations/ holds transcripts."), EXPECTED_PAGE)
+    assert not ok and "made no search call" in detail
+
+
+def test_a_search_that_misses_the_page_or_another_tool_that_finds_it_fails() -> None:
+    ok, detail = judge(_turn(("search", "[DONE] nothing matches")), EXPECTED_PAGE)
+    assert not ok and "did not return" in detail
+    ok, _ = judge(_turn(("read", f"[OK] {EXPECTED_PAGE}")), EXPECTED_PAGE)
+    assert not ok
