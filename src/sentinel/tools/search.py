@@ -7,7 +7,7 @@ from typing import Literal
 from sentinel.search.ladder import SearchInputError
 from sentinel.search.ladder import search as ladder
 from sentinel.tools.context import ToolContext
-from sentinel.tools.policy import Status, ToolResult, retry
+from sentinel.tools.policy import Continuation, Status, ToolResult, retry
 
 DESCRIPTION = (
     "Search the vault (always before answering from memory). rung='summary' (default) gives one line per page "
@@ -37,6 +37,6 @@ def search(ctx: ToolContext, query: str, rung: Rung = "summary", cursor: int = 0
             lines.append(f"{labels}{hit.path} › {hit.trail}\n{hit.text}")
     sep = "\n" if rung == "summary" else "\n---\n"
     if found.next_cursor is not None:
-        more = f'more below: search(query="{found.query}", rung="{rung}", cursor={found.next_cursor})'
-        return ToolResult(Status.MORE, f"{more}\n" + sep.join(lines), notes)
+        then = Continuation("search", {"query": found.query, "rung": rung, "cursor": found.next_cursor})
+        return ToolResult(Status.MORE, f"more below: {then.call()}\n" + sep.join(lines), notes, then)
     return ToolResult(Status.OK, sep.join(lines), notes)
