@@ -97,11 +97,17 @@ def test_a_read_key_lists_the_read_tools_with_their_hints_and_the_registry_descr
         # one source: the registry, which the Open WebUI tool file is held equal to (tests/openwebui)
         assert tool.description == TOOLS[name].description
         assert tool.input_schema == TOOLS[name].parameters
-        assert tool.annotations is not None
-        assert tool.annotations.read_only_hint is (name in READ_TOOLS)
-    assert write_tools["remove"].annotations.destructive_hint is True  # type: ignore[union-attr]
-    assert write_tools["write"].annotations.idempotent_hint is False  # type: ignore[union-attr]
-    assert write_tools["search"].annotations.idempotent_hint is True  # type: ignore[union-attr]
+        hints = tool.annotations
+        assert hints is not None and hints.open_world_hint is False
+        # as a client reads them, the protocol's defaults filled in: read-only False, destructive and open world
+        # True, idempotent False
+        assert (hints.read_only_hint or False) is (name in READ_TOOLS), name
+        if name not in READ_TOOLS:
+            destructive = True if hints.destructive_hint is None else hints.destructive_hint
+            assert destructive is TOOLS[name].destructive, name
+            assert bool(hints.idempotent_hint) is TOOLS[name].idempotent, name
+    assert TOOLS["remove"].destructive and TOOLS["write"].destructive and not TOOLS["relocate"].destructive
+    assert TOOLS["remove"].idempotent and not TOOLS["write"].idempotent
 
 
 def test_every_tool_runs_over_http_with_a_write_key(api: Api) -> None:

@@ -50,17 +50,15 @@ def visible(scope: Scope) -> list[Tool]:
 
 
 def mcp_tool(tool: Tool) -> types.Tool:
-    return types.Tool(
-        name=tool.name,
-        description=tool.description,
-        input_schema=tool.parameters,
-        annotations=types.ToolAnnotations(
-            read_only_hint=not tool.writes,
-            destructive_hint=tool.destructive,
-            idempotent_hint=tool.idempotent,
-            open_world_hint=False,
-        ),
-    )
+    """The tool as MCP lists it. Hints are sent only where they differ from the protocol's defaults (not read-only,
+    destructive, not idempotent, open world): a client reads the same meaning, and the list costs fewer tokens."""
+    hints = types.ToolAnnotations(open_world_hint=False)  # the vault is a closed world
+    if not tool.writes:
+        hints.read_only_hint = True  # destructive and idempotent hints only mean something for a writing tool
+    else:
+        hints.destructive_hint = False if not tool.destructive else None
+        hints.idempotent_hint = True if tool.idempotent else None
+    return types.Tool(name=tool.name, description=tool.description, input_schema=tool.parameters, annotations=hints)
 
 
 def _result(output: ToolOutput) -> types.CallToolResult:
