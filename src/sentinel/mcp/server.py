@@ -24,7 +24,7 @@ from sentinel.keys import Scope
 from sentinel.maintain.health import health_line
 from sentinel.settings import Folders
 from sentinel.tools.context import ToolContext
-from sentinel.tools.policy import Status, stop
+from sentinel.tools.policy import stop
 from sentinel.tools.registry import TOOLS, Tool, ToolOutput, run_tool
 
 Context = ServerRequestContext[Any]
@@ -62,17 +62,23 @@ def mcp_tool(tool: Tool) -> types.Tool:
 
 
 def _result(output: ToolOutput) -> types.CallToolResult:
-    """The status-marked text the model reads, plus the data behind it for clients that use structure."""
-    structured: dict[str, Any] = {"status": str(output.status)}
+    """The status-marked text the model reads; for a cut answer, also its continuation as structured content.
+
+    Only then: the status is the text's first word already, and a client such as Open WebUI hands the model any
+    structured content that differs from the text as JSON beside it, which would push the status off the front.
+    """
+    result = types.CallToolResult(content=[types.TextContent(text=output.text)])
     if output.continuation is not None:
-        structured["continuation"] = {"tool": output.continuation.tool, "arguments": output.continuation.arguments}
-    return types.CallToolResult(content=[types.TextContent(text=output.text)], structured_content=structured)
+        then = output.continuation
+        result.structured_content = {
+            "status": str(output.status),
+            "continuation": {"tool": then.tool, "arguments": then.arguments},
+        }
+    return result
 
 
 def _refused(text: str) -> types.CallToolResult:
-    return types.CallToolResult(
-        content=[types.TextContent(text=text)], structured_content={"status": str(Status.STOP)}, is_error=True
-    )
+    return types.CallToolResult(content=[types.TextContent(text=text)], is_error=True)
 
 
 def folder_roles(folders: Folders) -> str:
