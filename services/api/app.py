@@ -24,6 +24,7 @@ from sentinel.tools.capture import capture
 from sentinel.tools.context import ToolContext
 from sentinel.tools.registry import ARGUMENTS, TOOLS, call_tool
 from services.api.auth import key_ring, require_write, scope_of
+from services.api.mcp import mount_mcp
 from services.api.pool import pool_router
 from services.api.request_log import RequestLog
 
@@ -98,12 +99,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         stop = threading.Event()
         if settings.sync_interval_s > 0:
             threading.Thread(target=_keep_synced, args=(ctx, stop), daemon=True, name="sync").start()
-        yield
+        async with mcp_running:
+            yield
         stop.set()
 
     app = FastAPI(title="Sentinel tool API", version=__version__, lifespan=lifespan)
     app.state.keys = keys
     app.state.ctx = ctx
+    mcp_running = mount_mcp(app, ctx)
 
     app.add_middleware(RequestLog)
 

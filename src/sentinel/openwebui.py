@@ -15,6 +15,7 @@ from typing import Any
 import httpx
 from tenacity import Retrying, retry_if_exception_type, stop_after_delay, wait_fixed
 
+from sentinel.mcp.openwebui import SERVER_ID, register_mcp_server
 from sentinel.settings import OpenWebUISettings, Settings
 
 ENV_PREFIX = "SENTINEL_OPENWEBUI__"
@@ -49,6 +50,7 @@ class SetupReport:
     tool: str = ""  # "created" or "updated"
     model: str = ""
     key: str = ""  # where the valve's key came from
+    mcp: str = ""  # the MCP tool server entry: "created", "updated", or why not
     base_model: str = ""
     warnings: list[str] = field(default_factory=list)
 
@@ -56,6 +58,7 @@ class SetupReport:
         lines = [
             f"tool '{settings.tool_id}' {self.tool}; valves: api_url={settings.tool_api_url}, key {self.key}",
             f"model '{settings.model_id}' ({settings.model_name}) {self.model}, wrapping '{self.base_model}'",
+            f"MCP tool server '{SERVER_ID}' {self.mcp} ({settings.tool_api_url.rstrip('/')}/mcp)",
         ]
         return lines + [f"warning: {warning}" for warning in self.warnings]
 
@@ -73,6 +76,7 @@ def setup(settings: Settings, create_key: Callable[[], str] | None = None) -> Se
         if report.key == KEY_CREATED:
             report.warnings.append("a new write key was added to the key file: restart the tool API so it accepts it")
         report.model = _put_model(client, settings, system_prompt, report.base_model)
+        report.mcp = _put_mcp_server(client, owui)
         listed = {model["id"] for model in _json(client.get("/api/models"), "listing models").get("data", [])}
         if report.base_model not in listed:
             report.warnings.append(
@@ -199,6 +203,15 @@ def _set_valves(client: httpx.Client, owui: OpenWebUISettings, create_key: Calla
     valves = {"api_url": owui.tool_api_url, "api_key": key}
     _json(client.post(f"/api/v1/tools/id/{owui.tool_id}/valves/update", json=valves), "setting the valves")
     return origin
+
+
+def _put_mcp_server(client: httpx.Client, owui: OpenWebUISettings) -> str:
+    """The same API as an MCP tool server too, with the key the tool's valves hold (a person may pick either)."""
+    valves = _json(client.get(f"/api/v1/tools/id/{owui.tool_id}/valves"), "reading the valves") or {}
+    try:
+        return register_mcp_server(client, owui, str(valves.get("api_key") or ""))
+    except httpx.HTTPStatusError as err:
+        raise SetupError(f"registering the MCP tool server failed: {_detail(err.response)}") from err
 
 
 def _put_model(client: httpx.Client, settings: Settings, system_prompt: str, base_model: str) -> str:

@@ -11,17 +11,16 @@
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
 from sentinel.providers import ToolCall
 from sentinel.tools.policy import Status
+from sentinel.tools.registry import ToolOutput
 
 # Longest first, so "[OK → next]" is not read as "[OK]".
 _STATUSES = sorted(Status, key=lambda status: len(status.value), reverse=True)
-_CURSOR = re.compile(r"cursor=(\d+)")
 _SEARCH_ENDERS = (Status.DONE, Status.STOP)
 
 
@@ -75,14 +74,13 @@ class TurnControl:
             )
         return None
 
-    def observe(self, call: ToolCall, output: str, step: int) -> None:
-        """Record what a call that ran answered."""
-        status = status_of(output)
+    def observe(self, call: ToolCall, output: ToolOutput, step: int) -> None:
+        """Record what a call that ran answered; a continuation it offered is read from the data, not the text."""
+        status = output.status
         if status is Status.RETRY:
             self.retries[call.name] += 1
         if call.name == "search" and status in _SEARCH_ENDERS:
             self.search_ended_by = self.search_ended_by or f"search answered {status} at step {step}"
-        if call.name == "search" and status is Status.MORE and (found := _CURSOR.search(output.splitlines()[0])):
-            asked = _continuation(call.arguments)
-            if asked is not None:
-                self.offered.add((asked[0], asked[1], int(found.group(1))))
+        then = output.continuation
+        if then is not None and then.tool == "search" and (offered := _continuation(then.arguments)) is not None:
+            self.offered.add(offered)

@@ -20,9 +20,10 @@ from sentinel.providers import ChatProvider, ChatResult, Message, ToolCall, assi
 from sentinel.providers.base import ToolSchema
 from sentinel.providers.toolcalls import parse_text_tool_calls, tool_names
 from sentinel.tools.policy import Status
+from sentinel.tools.registry import ToolOutput
 
-# (tool name, arguments, turn id) -> the status-marked text the model reads.
-ToolRunner = Callable[[str, dict[str, Any], str], str]
+# (tool name, arguments, turn id) -> the status-marked text the model reads, with the data behind it.
+ToolRunner = Callable[[str, dict[str, Any], str], ToolOutput]
 
 
 class Ending(StrEnum):
@@ -82,7 +83,7 @@ def _run_call(
         return Step(number, call.name, call.arguments, refusal, False, lenient, time.perf_counter() - started)
     output = run_tool(call.name, call.arguments, turn_id)
     control.observe(call, output, number)
-    return Step(number, call.name, call.arguments, output, True, lenient, time.perf_counter() - started)
+    return Step(number, call.name, call.arguments, output.text, True, lenient, time.perf_counter() - started)
 
 
 def run_turn(

@@ -1,6 +1,6 @@
 """One conversation at the terminal: its history, its turns, its usage, and the state the commands read.
 
-Tool calls go through ``sentinel.tools.registry.call_tool``, the same function the API serves, so the output
+Tool calls go through ``sentinel.tools.registry.run_tool``, the same function the API serves, so the output
 policy, argument checks, the repeated-search rule and the health line are the ones Open WebUI's model meets.
 ``/save`` goes through ``capture``, the function behind the API's capture route.
 """
@@ -20,7 +20,7 @@ from sentinel.settings import Settings
 from sentinel.tools.capture import capture
 from sentinel.tools.context import ToolContext
 from sentinel.tools.policy import ToolResult
-from sentinel.tools.registry import call_tool, tool_schemas
+from sentinel.tools.registry import ToolOutput, run_tool, tool_schemas
 
 # What differs at the terminal from Open WebUI, where the system prompt was written for: saving is the user's
 # command here, not a tool.
@@ -76,8 +76,8 @@ class ChatSession:
         self.schemas = tool_schemas()
         self.messages = self.messages or [{"role": "system", "content": self.system_prompt}]
 
-    def _run_tool(self, name: str, arguments: dict[str, Any], turn_id: str) -> str:
-        return call_tool(self.ctx, name, arguments, turn_id)
+    def _run_tool(self, name: str, arguments: dict[str, Any], turn_id: str) -> ToolOutput:
+        return run_tool(self.ctx, name, arguments, turn_id)
 
     def ask(self, question: str, on_step: OnStep | None = None) -> Turn:
         """One turn. On a provider error the history is left as it was before the question."""

@@ -6,6 +6,7 @@ import typer
 
 from sentinel.cli import chat, deploy, index, keys, maintain, openwebui
 from sentinel.cli import evals as eval_cli
+from sentinel.cli import mcp as mcp_cli
 from sentinel.cli import pool as pool_cli
 from sentinel.cli import search as search_cli
 
@@ -21,6 +22,7 @@ app.command("search")(search_cli.search_command)
 app.command("embed")(search_cli.embed_command)
 app.command("eval")(eval_cli.eval_command)
 app.add_typer(deploy.app, name="deploy")
+app.command("mcp")(mcp_cli.mcp_command)
 
 
 def main() -> None:

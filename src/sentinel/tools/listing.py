@@ -5,7 +5,7 @@ from __future__ import annotations
 from sentinel.index.facets import FacetError, parse_facets
 from sentinel.index.queries import unresolved
 from sentinel.tools.context import ToolContext
-from sentinel.tools.policy import Status, ToolResult, more_line, retry, window
+from sentinel.tools.policy import Continuation, Status, ToolResult, more_line, retry, window
 
 DESCRIPTION = (
     "List vault pages, sorted and paged: folder='notes' (or any folder; empty = whole vault); filter takes "
@@ -31,8 +31,9 @@ def listing(ctx: ToolContext, folder: str = "", filter: str = "", cursor: int = 
         page = window(total, cursor, size)
         head = "names with no page, most wanted first"
         if len(names) > size:
-            more = f'more names follow; continue with listing(filter="unresolved", cursor={cursor + size})'
-            return ToolResult(Status.MORE, f"{head} ({more})\n" + "\n".join(lines))
+            then = Continuation("listing", {"filter": "unresolved", "cursor": cursor + size})
+            more = f"more names follow; continue with {then.call()}"
+            return ToolResult(Status.MORE, f"{head} ({more})\n" + "\n".join(lines), continuation=then)
         if not lines:
             return ToolResult(Status.DONE, "no unresolved names: every link reaches a page")
         return ToolResult(Status.OK, f"{head} ({page.start + 1}-{page.end})\n" + "\n".join(lines))
@@ -56,8 +57,10 @@ def listing(ctx: ToolContext, folder: str = "", filter: str = "", cursor: int = 
         return ToolResult(Status.DONE, f"no pages {scope}{what}")
     lines = [r["path"] for r in rows]
     if page.cut:
-        how = f'listing(folder="{folder}", filter="{filter}", cursor={page.end})'
+        then = Continuation("listing", {"folder": folder, "filter": filter, "cursor": page.end})
         return ToolResult(
-            Status.MORE, f"{total} pages {scope}{what} ({more_line(page, 'pages', how)})\n" + "\n".join(lines)
+            Status.MORE,
+            f"{total} pages {scope}{what} ({more_line(page, 'pages', then)})\n" + "\n".join(lines),
+            continuation=then,
         )
     return ToolResult(Status.OK, f"{total} pages {scope}{what}\n" + "\n".join(lines))

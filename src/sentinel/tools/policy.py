@@ -12,8 +12,10 @@ Each status answers a different control-flow question for the model:
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Any
 
 
 class Status(StrEnum):
@@ -26,13 +28,28 @@ class Status(StrEnum):
     NOTE = "[note]"
 
 
+@dataclass(frozen=True)
+class Continuation:
+    """The call that fetches the rest of a cut answer: data first, rendered as text for the model from the data."""
+
+    tool: str
+    arguments: dict[str, Any]
+
+    def call(self) -> str:
+        args = ", ".join(f"{name}={json.dumps(value, ensure_ascii=False)}" for name, value in self.arguments.items())
+        return f"{self.tool}({args})"
+
+
 @dataclass
 class ToolResult:
-    """What a primitive returns: one status, the body, and notes shown as ``[note]`` lines after it."""
+    """What a primitive returns: one status, the body, notes shown as ``[note]`` lines after it, and for a cut
+    answer the continuation (every door reads that field: the model's text, MCP's structured content, the chat
+    harness's control)."""
 
     status: Status
     body: str
     notes: list[str] = field(default_factory=list)
+    continuation: Continuation | None = None
 
     def render(self, health: str = "") -> str:
         lines = [f"{self.status} {self.body}".rstrip()]
@@ -51,7 +68,7 @@ def stop(message: str) -> ToolResult:
 
 
 @dataclass(frozen=True)
-class Page:
+class Window:
     """A window onto a longer sequence: which slice is shown and where the next one starts."""
 
     start: int
@@ -63,11 +80,11 @@ class Page:
         return self.end < self.total
 
 
-def window(total: int, cursor: int, size: int) -> Page:
+def window(total: int, cursor: int, size: int) -> Window:
     start = max(0, min(cursor, total))
-    return Page(start, min(total, start + size), total)
+    return Window(start, min(total, start + size), total)
 
 
-def more_line(page: Page, unit: str, how: str) -> str:
+def more_line(shown: Window, unit: str, then: Continuation) -> str:
     """The sentence that tells a cut answer from a complete one."""
-    return f"showing {unit} {page.start + 1}-{page.end} of {page.total}; continue with {how}"
+    return f"showing {unit} {shown.start + 1}-{shown.end} of {shown.total}; continue with {then.call()}"

@@ -8,7 +8,7 @@ from sentinel.index.resolve import page_for_link
 from sentinel.paths import PathRefused, jail
 from sentinel.tools.context import ToolContext
 from sentinel.tools.pages import load, sections, short_hash
-from sentinel.tools.policy import Status, ToolResult, more_line, retry, window
+from sentinel.tools.policy import Continuation, Status, ToolResult, more_line, retry, window
 
 DESCRIPTION = (
     "Open one vault page (its path, or its name as search shows it), cheapest depth first: depth='outline' "
@@ -20,7 +20,7 @@ DESCRIPTION = (
 Depth = Literal["outline", "section", "page"]
 
 
-def _paged(ctx: ToolContext, label: str, text: str, cursor: int, how: str) -> ToolResult:
+def _paged(ctx: ToolContext, label: str, text: str, cursor: int, args: dict[str, str]) -> ToolResult:
     size = ctx.settings.read_page_chars
     page = window(len(text), cursor, size)
     end = page.end
@@ -29,8 +29,9 @@ def _paged(ctx: ToolContext, label: str, text: str, cursor: int, how: str) -> To
         end = newline + 1 if newline > 0 else page.end
     piece = text[page.start : end]
     if end < len(text):
-        cut = more_line(window(len(text), page.start, end - page.start), "characters", how.format(cursor=end))
-        return ToolResult(Status.MORE, f"{label} ({cut})\n{piece}")
+        then = Continuation("read", {**args, "cursor": end})
+        cut = more_line(window(len(text), page.start, end - page.start), "characters", then)
+        return ToolResult(Status.MORE, f"{label} ({cut})\n{piece}", continuation=then)
     return ToolResult(Status.OK, f"{label}\n{piece}")
 
 
@@ -46,7 +47,7 @@ def read(ctx: ToolContext, path: str, depth: Depth = "outline", section: str = "
     parts = sections(rel, text)
     if depth == "page":
         label = f"{rel} (hash {digest})"
-        return _paged(ctx, label, text, cursor, f'read(path="{rel}", depth="page", cursor={{cursor}})')
+        return _paged(ctx, label, text, cursor, {"path": rel, "depth": "page"})
     if depth == "section":
         wanted = section.strip().lstrip("#").strip()
         match = next((s for s in parts if wanted.isdigit() and s.number == int(wanted)), None) or next(
@@ -56,8 +57,8 @@ def read(ctx: ToolContext, path: str, depth: Depth = "outline", section: str = "
             names = "; ".join(f"{s.number}. {s.heading}" for s in parts) or "none (the page has no headings)"
             return retry(f"'{rel}' has no section '{section}'. Sections: {names}")
         body = "\n".join(text.splitlines()[match.start : match.end])
-        how = f'read(path="{rel}", depth="section", section="{match.number}", cursor={{cursor}})'
-        return _paged(ctx, f"{rel} § {match.heading} (hash {digest})", body, cursor, how)
+        args = {"path": rel, "depth": "section", "section": str(match.number)}
+        return _paged(ctx, f"{rel} § {match.heading} (hash {digest})", body, cursor, args)
     if depth != "outline":
         return retry(f"depth must be 'outline', 'section' or 'page', not '{depth}'")
     words = len(text.split())

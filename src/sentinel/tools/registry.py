@@ -17,16 +17,31 @@ from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 from sentinel.maintain.health import health_line
 from sentinel.tools import graph, listing, read, relocate, remove, search, write
 from sentinel.tools.context import ToolContext
-from sentinel.tools.policy import Status, ToolResult, retry
+from sentinel.tools.policy import Continuation, Status, ToolResult, retry
 
 
 @dataclass(frozen=True)
 class Tool:
+    """One primitive. ``writes`` decides who may call it (a read key never can); ``destructive`` and ``idempotent``
+    are the hints agents get over MCP (a destructive call may lose what is there; an idempotent one may be
+    repeated with no further effect)."""
+
     name: str
     description: str
     parameters: dict[str, Any]
     run: Callable[..., ToolResult]
-    writes: bool
+    writes: bool = False
+    destructive: bool = False
+    idempotent: bool = True
+
+
+@dataclass(frozen=True)
+class ToolOutput:
+    """A call's rendered text (what the model reads) and the data behind it, for doors that carry structure."""
+
+    text: str
+    status: Status
+    continuation: Continuation | None = None
 
 
 def _schema(required: list[str], **props: dict[str, Any]) -> dict[str, Any]:
@@ -53,7 +68,6 @@ TOOLS: dict[str, Tool] = {
                 cursor=_CURSOR,
             ),
             search.search,
-            False,
         ),
         Tool(
             "read",
@@ -66,7 +80,6 @@ TOOLS: dict[str, Tool] = {
                 cursor=_CURSOR,
             ),
             read.read,
-            False,
         ),
         Tool(
             "listing",
@@ -75,9 +88,8 @@ TOOLS: dict[str, Tool] = {
                 [], folder=_s("e.g. notes; empty = all"), filter=_s("e.g. type:concept sort:recent"), cursor=_CURSOR
             ),
             listing.listing,
-            False,
         ),
-        Tool("graph", graph.DESCRIPTION, _schema(["target"], target=_s("page path or name")), graph.graph, False),
+        Tool("graph", graph.DESCRIPTION, _schema(["target"], target=_s("page path or name")), graph.graph),
         Tool(
             "write",
             write.DESCRIPTION,
@@ -89,16 +101,19 @@ TOOLS: dict[str, Tool] = {
                 expected_hash=_s("hash from read; needed for replace"),
             ),
             write.write,
-            True,
+            writes=True,
+            destructive=True,  # mode=replace overwrites
+            idempotent=False,
         ),
         Tool(
             "relocate",
             relocate.DESCRIPTION,
             _schema(["source", "destination"], source=_PATH, destination=_PATH),
             relocate.relocate,
-            True,
+            writes=True,
+            idempotent=False,
         ),
-        Tool("remove", remove.DESCRIPTION, _schema(["path"], path=_PATH), remove.remove, True),
+        Tool("remove", remove.DESCRIPTION, _schema(["path"], path=_PATH), remove.remove, writes=True, destructive=True),
     ]
 }
 
@@ -133,25 +148,33 @@ def _argument_problem(name: str, err: ValidationError) -> str:
     return f"{name} got bad arguments ({'; '.join(problems)}); it takes: {allowed}"
 
 
-def call_tool(ctx: ToolContext, name: str, args: dict[str, Any], turn: str = "") -> str:
-    """Run one primitive and render its status-marked text, health line included when there is one."""
+def run_tool(ctx: ToolContext, name: str, args: dict[str, Any], turn: str = "") -> ToolOutput:
+    """Run one primitive: its status-marked text (health line included when there is one) and the data behind it."""
     tool = TOOLS.get(name)
     if tool is None:
-        return retry(f"there is no tool '{name}'; the tools are {', '.join(TOOLS)}").render()
+        return _output(retry(f"there is no tool '{name}'; the tools are {', '.join(TOOLS)}"))
     if not isinstance(args, dict):
-        return retry(
-            f'{name} takes its arguments as an object, e.g. {{"{next(iter(tool.parameters["properties"]))}": ...}}'
-        ).render()
+        first = next(iter(tool.parameters["properties"]))
+        return _output(retry(f'{name} takes its arguments as an object, e.g. {{"{first}": ...}}'))
     key = f"{name}:{json.dumps(args, sort_keys=True, ensure_ascii=False)}"
     if name == "search" and (earlier := ctx.earlier(turn, key)) is not None:
         body = "you already ran this exact search in this turn; its answer is above and repeating it finds nothing new"
-        return ToolResult(Status.DONE, body).render() + "\n" + earlier
+        return ToolOutput(ToolResult(Status.DONE, body).render() + "\n" + earlier, Status.DONE)
     try:
         checked = ARGUMENTS[name].model_validate(args)
     except ValidationError as err:
-        return retry(_argument_problem(name, err)).render()
+        return _output(retry(_argument_problem(name, err)))
     result = tool.run(ctx, **checked.model_dump())
-    text = result.render(health_line(ctx.reader()))
+    output = _output(result, health_line(ctx.reader()))
     if name == "search":
-        ctx.remember(turn, key, text)
-    return text
+        ctx.remember(turn, key, output.text)
+    return output
+
+
+def _output(result: ToolResult, health: str = "") -> ToolOutput:
+    return ToolOutput(result.render(health), result.status, result.continuation)
+
+
+def call_tool(ctx: ToolContext, name: str, args: dict[str, Any], turn: str = "") -> str:
+    """Run one primitive and render its status-marked text (``run_tool`` without the data)."""
+    return run_tool(ctx, name, args, turn).text

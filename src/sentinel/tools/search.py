@@ -7,7 +7,7 @@ from typing import Literal
 from sentinel.search.ladder import SearchInputError
 from sentinel.search.ladder import search as ladder
 from sentinel.tools.context import ToolContext
-from sentinel.tools.policy import Status, ToolResult, retry
+from sentinel.tools.policy import Continuation, Status, ToolResult, retry
 
 DESCRIPTION = (
     "Search the vault (always before answering from memory). rung='summary' (default) gives one line per page "
@@ -37,8 +37,9 @@ def search(ctx: ToolContext, query: str, rung: Rung = "summary", cursor: int = 0
             lines.append(f"{labels}{hit.path} › {hit.trail}\n{hit.text}")
     sep = "\n" if rung == "summary" else "\n---\n"
     if found.next_cursor is not None:
-        # the query is not repeated: a pasted paragraph would cost its tokens again on every page of hits
+        then = Continuation("search", {"query": found.query, "rung": rung, "cursor": found.next_cursor})
+        # the text does not repeat the query: a pasted paragraph would cost its tokens again on every page of hits
         same = "" if rung == "summary" else f', rung="{rung}"'
         more = f"search(query=<same>{same}, cursor={found.next_cursor})"
-        return ToolResult(Status.MORE, f"{more}\n" + sep.join(lines), notes)
+        return ToolResult(Status.MORE, f"{more}\n" + sep.join(lines), notes, then)
     return ToolResult(Status.OK, sep.join(lines), notes)

@@ -1,0 +1,38 @@
+"""``sentinel mcp``: the seven primitives over MCP's stdio transport, for desktop agents (Claude, Codex, Cursor)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from sentinel.cli.common import IndexOption, VaultOption, err_console, fail, load_settings
+from sentinel.embed.base import Embedder, EmbedderUnavailable
+from sentinel.embed.factory import embedder_from_settings
+from sentinel.index.sync import sync
+from sentinel.keys import Scope
+from sentinel.tools.context import ToolContext
+
+
+def mcp_command(
+    vault: VaultOption = None,
+    index: IndexOption = None,
+    write: Annotated[
+        bool, typer.Option("--write", help="Also offer write, relocate and remove (default: read-only).")
+    ] = False,
+) -> None:
+    """Serve the vault to an agent over stdio (MCP). Read-only unless --write; stdout carries the protocol."""
+    try:
+        from sentinel.mcp.stdio import serve_stdio
+    except ImportError as err:
+        fail(f"sentinel mcp needs the MCP SDK ({err.name} is missing): pip install 'sentinel[mcp]'")
+    settings = load_settings(vault, index)
+    embedder: Embedder | None = None
+    try:
+        embedder = embedder_from_settings(settings)
+    except EmbedderUnavailable as err:  # stdout is the protocol: the warning goes to stderr, the agent's log
+        err_console.print(f"[yellow]warning:[/] meaning search is unavailable ({err}); serving wording only")
+    ctx = ToolContext(settings=settings, embedder=embedder)
+    with ctx.write_lock:
+        sync(settings, ctx.writer())
+    serve_stdio(ctx, Scope.WRITE if write else Scope.READ)

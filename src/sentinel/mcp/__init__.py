@@ -1,0 +1,1 @@
+"""Sentinel over the Model Context Protocol: the seven primitives for any agent (stdio and Streamable HTTP)."""
