@@ -6,7 +6,7 @@ from typing import Literal
 
 from sentinel.paths import PathRefused, jail
 from sentinel.tools.context import ToolContext
-from sentinel.tools.pages import load, sections, short_hash
+from sentinel.tools.pages import load, sections
 from sentinel.tools.policy import Status, ToolResult, more_line, retry, window
 
 DESCRIPTION = (
@@ -37,8 +37,7 @@ def read(ctx: ToolContext, path: str, depth: Depth = "outline", section: str = "
         full, rel = jail(ctx.settings.vault, path, must_exist=True)
     except PathRefused as err:
         return retry(str(err))
-    text = load(full)
-    digest = short_hash(text)
+    text, digest = load(full)
     parts = sections(rel, text)
     if depth == "page":
         label = f"{rel} (hash {digest})"
