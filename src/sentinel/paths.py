@@ -87,7 +87,7 @@ def _literal_parts(user_path: str) -> list[str]:
         user_path.encode("utf-8")
     except UnicodeEncodeError as err:
         raise PathRefused(
-            f"the path holds a lone surrogate at character {err.start} ({ascii(user_path[err.start])}), which no file "
+            f"the path holds a lone surrogate at character {err.start} ({user_path[err.start]!a}), which no file "
             "name can hold: send the path as proper UTF-8 text"
         ) from err
     raw = unicodedata.normalize("NFC", user_path.strip().replace("\\", "/"))

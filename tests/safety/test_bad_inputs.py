@@ -84,8 +84,11 @@ def api(vault_settings: WriteVault) -> Iterator[Api]:
         ("/v1/tools/search", '{"query": "a\\ud800b"}', "query"),
         ("/v1/tools/write", '{"path": "notes/P.md", "content": "\\ud800", "mode": "append"}', "content"),
         ("/v1/tools/read", '{"path": "notes/\\udfff.md"}', "path"),
-        ("/v1/capture", '{"chat_id": "c", "messages": [{"role": "user", "content": "\\ud800"}], "subject": "s"}',
-         "messages"),
+        (
+            "/v1/capture",
+            '{"chat_id": "c", "messages": [{"role": "user", "content": "\\ud800"}], "subject": "s"}',
+            "messages",
+        ),
         ("/v1/tools/search", '{"query": 5, "rung": "\\ud800"}', "rung"),
     ],
 )

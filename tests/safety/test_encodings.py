@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
+from sentinel.index.sync import sync
 from sentinel.tools.capture import capture
 from sentinel.tools.pages import short_hash
 from sentinel.tools.policy import Status
@@ -34,7 +36,6 @@ def test_relocate_refuses_when_a_linking_page_cannot_be_decoded(make_ctx: MakeCo
     ctx = make_ctx({"notes/Target.md": "target\n"})
     vault = ctx.settings.vault
     old = _put(vault, "notes/Old.md", LATIN1)
-    from sentinel.index.sync import sync
 
     sync(ctx.settings, ctx.writer())
     result = relocate(ctx, "notes/Target.md", "notes/Moved.md")
@@ -48,7 +49,6 @@ def test_relocate_keeps_bom_and_crlf_of_the_pages_it_rewrites(make_ctx: MakeCont
     vault = ctx.settings.vault
     crlf = _put(vault, "notes/Crlf.md", b"\xef\xbb\xbf# Title\r\nsee [[Target]]\r\nend\r\n")
     mixed = _put(vault, "notes/Mixed.md", b"one\r\ntwo [[Target]]\nthree\r\n")
-    from sentinel.index.sync import sync
 
     sync(ctx.settings, ctx.writer())
     assert relocate(ctx, "notes/Target.md", "notes/Moved.md").status is Status.OK
@@ -59,7 +59,6 @@ def test_relocate_keeps_bom_and_crlf_of_the_pages_it_rewrites(make_ctx: MakeCont
 def test_append_and_replace_keep_bom_and_crlf(make_ctx: MakeContext) -> None:
     ctx = make_ctx({})
     page = _put(ctx.settings.vault, "notes/Win.md", b"\xef\xbb\xbfline one\r\nline two\r\n")
-    from sentinel.index.sync import sync
 
     sync(ctx.settings, ctx.writer())
     assert write(ctx, "notes/Win.md", "added\nand more", mode="append").status is Status.OK
@@ -77,3 +76,14 @@ def test_capture_refuses_to_append_to_an_undecodable_note(make_ctx: MakeContext)
     assert result.status is Status.STOP and "notes/Topic.md" in result.body
     assert note.read_bytes() == LATIN1
     assert not (vault / "conversations").exists() or not list((vault / "conversations").iterdir())
+
+
+def test_a_file_name_that_is_not_utf8_is_a_recorded_problem_not_a_crash(make_ctx: MakeContext) -> None:
+    ctx = make_ctx({"notes/ok.md": "fine\n"})
+    os.mkdir(os.path.join(os.fsencode(ctx.settings.vault), b"notes", b"d\xe9j\xe0"))
+    (ctx.settings.vault / "notes" / os.fsdecode(b"caf\xe9.md")).write_bytes(b"hi\n")
+    (ctx.settings.vault / "notes" / os.fsdecode(b"d\xe9j\xe0") / "inner.md").write_bytes(b"hi\n")
+    report = sync(ctx.settings, ctx.writer())
+    assert sorted(path for path, _ in report.problems) == ["notes/caf\\xe9.md", "notes/d\\xe9j\\xe0/inner.md"]
+    assert all("not valid UTF-8" in problem for _, problem in report.problems)
+    assert ctx.reader().execute("SELECT COUNT(*) FROM pages").fetchone()[0] == 1

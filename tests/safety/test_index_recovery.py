@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import logging
 import os
 import subprocess
 import sys
@@ -12,8 +11,10 @@ from pathlib import Path
 import httpx
 import pytest
 
-from sentinel.index.db import open_index
+from sentinel.index.db import IndexUnavailable, open_index
 from sentinel.index.sync import sync
+from sentinel.keys import Scope, create_key
+from sentinel.paths import keys_path
 from sentinel.settings import Folders, Settings
 from services.api.app import create_app
 from tests.conftest import WriteVault
@@ -52,31 +53,40 @@ def test_cli_rebuild_moves_a_corrupt_index_aside_and_says_so_once(vault_settings
     assert run.stderr.count("moved aside") == 1 and kept[0].name in run.stderr
 
 
-def test_api_start_recovers_from_a_corrupt_index(vault_settings: WriteVault, caplog: pytest.LogCaptureFixture) -> None:
+def test_api_start_recovers_from_a_corrupt_index(
+    vault_settings: WriteVault, capsys: pytest.CaptureFixture[str]
+) -> None:
     settings = vault_settings(FILES)
     settings.sync_interval_s = 0
     assert settings.index_path is not None
+    create_key(keys_path(settings), Scope.READ, "test")
     _corrupt(settings.index_path)
-    with caplog.at_level(logging.WARNING, logger="sentinel.index"), serve(create_app(settings)) as url:
+    with serve(create_app(settings)) as url:
         assert httpx.get(f"{url}/health").json()["pages"] == 2
-    notices = [r for r in caplog.records if "moved aside" in r.getMessage()]
-    assert len(notices) == 1
+    notices = [json.loads(line) for line in capsys.readouterr().out.splitlines() if "moved aside" in line]
+    assert len(notices) == 1 and notices[0]["levelname"] == "WARNING" and ".corrupt-" in notices[0]["message"]
 
 
-def test_a_locked_index_is_not_mistaken_for_a_corrupt_one(vault_settings: WriteVault) -> None:
+def test_a_busy_index_is_not_mistaken_for_a_corrupt_one(vault_settings: WriteVault) -> None:
     settings = vault_settings(FILES)
     db = open_index(settings)
     sync(settings, db)
-    db.execute("BEGIN EXCLUSIVE")
+    db.execute("BEGIN EXCLUSIVE")  # another writer holds the index mid-transaction
     try:
-        second = open_index(settings)
-        assert second.execute("SELECT COUNT(*) FROM pages").fetchone()[0] == 2
-    except Exception:
-        pass
+        assert open_index(settings).execute("SELECT COUNT(*) FROM pages").fetchone()[0] == 2
     finally:
         db.execute("ROLLBACK")
     assert settings.index_path is not None
     assert not [p for p in settings.index_path.parent.iterdir() if ".corrupt-" in p.name]
+
+
+def test_a_read_only_open_of_a_corrupt_index_names_the_fix(vault_settings: WriteVault) -> None:
+    settings = vault_settings(FILES)
+    assert settings.index_path is not None
+    junk = _corrupt(settings.index_path)
+    with pytest.raises(IndexUnavailable, match="sentinel index rebuild"):
+        open_index(settings, readonly=True)
+    assert settings.index_path.read_bytes() == junk  # a reader never moves anything
 
 
 def test_cli_search_does_not_return_a_deleted_page(vault_settings: WriteVault) -> None:

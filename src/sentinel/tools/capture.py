@@ -13,11 +13,11 @@ from typing import Any
 
 import yaml
 
-from sentinel.index.sync import sync_paths
 from sentinel.gates.transcripts import transcript_refusal
+from sentinel.index.sync import sync_paths
 from sentinel.paths import PathRefused, jail, note_path, page_name, transcript_folder
-from sentinel.tools.context import ToolContext
 from sentinel.tools.arguments import unencodable_argument
+from sentinel.tools.context import ToolContext
 from sentinel.tools.policy import Status, ToolResult, retry, stop
 from sentinel.vault.write import PageUndecodable, atomic_write, read_exact
 

@@ -45,6 +45,12 @@ def walk_vault(vault: Path) -> tuple[list[FileStat], list[tuple[str, str]]]:
             rel = os.path.relpath(full, root).replace(os.sep, "/")
             if not_vault_content(rel):
                 continue
+            try:
+                rel.encode("utf-8")
+            except UnicodeEncodeError:  # os.walk hands undecodable name bytes over as lone surrogates
+                shown = os.fsencode(rel).decode("utf-8", "backslashreplace")
+                skipped.append((shown, "the file name is not valid UTF-8; not indexed: rename it in a file manager"))
+                continue
             if os.path.islink(full):
                 real = os.path.realpath(full)
                 if not real.startswith(root + os.sep):
