@@ -51,6 +51,7 @@ def _open(path: Path, readonly: bool) -> sqlite3.Connection:
         db.execute("PRAGMA busy_timeout = 30000")
         db.execute("PRAGMA mmap_size = 268435456")
         _load_vec(db)
+        db.execute("SELECT COUNT(*) FROM sqlite_master")  # reads the header now, not in the first query
         if not readonly:
             db.execute("PRAGMA journal_mode = WAL")
             db.execute("PRAGMA synchronous = NORMAL")
