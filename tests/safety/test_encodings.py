@@ -5,7 +5,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
 from sentinel.index.sync import sync
+from sentinel.maintain.aliases import AliasRefused, add_alias
 from sentinel.tools.capture import capture
 from sentinel.tools.pages import short_hash
 from sentinel.tools.policy import Status
@@ -87,3 +90,13 @@ def test_a_file_name_that_is_not_utf8_is_a_recorded_problem_not_a_crash(make_ctx
     assert sorted(path for path, _ in report.problems) == ["notes/caf\\xe9.md", "notes/d\\xe9j\\xe0/inner.md"]
     assert all("not valid UTF-8" in problem for _, problem in report.problems)
     assert ctx.reader().execute("SELECT COUNT(*) FROM pages").fetchone()[0] == 1
+
+
+def test_an_alias_is_never_written_into_an_undecodable_page(tmp_path: Path) -> None:
+    page = _put(tmp_path, "notes/Old.md", b"---\naliases: [x]\n---\ncaf\xe9\n")
+    with pytest.raises(AliasRefused, match="not valid UTF-8"):
+        add_alias(page, "Cafe")
+    assert page.read_bytes() == b"---\naliases: [x]\n---\ncaf\xe9\n"
+    bom = _put(tmp_path, "notes/Bom.md", b"\xef\xbb\xbf---\naliases: [x]\n---\nbody\n")
+    add_alias(bom, "Other")
+    assert bom.read_bytes().startswith(b"\xef\xbb\xbf---\n") and bom.read_bytes().endswith(b"---\nbody\n")

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from sentinel.vault.parse import FRONTMATTER_BLOCK, split_frontmatter
-from sentinel.vault.write import atomic_write, read_text
+from sentinel.vault.write import PageUndecodable, atomic_write, read_exact
 
 
 class AliasRefused(ValueError):
@@ -65,7 +65,11 @@ def _as_list(value: Any) -> list[str]:
 
 def add_alias(path: Path, alias: str) -> None:
     """Add ``alias`` to the page's frontmatter aliases, atomically; ``AliasRefused`` if that is not safe."""
-    text = read_text(path)
+    try:
+        page = read_exact(path, path.name)
+    except PageUndecodable as err:
+        raise AliasRefused(f"alias '{alias}' not added: {err}") from err
+    text = page.text
     before, _, _, problem = split_frontmatter(text)
     if problem:
         raise AliasRefused(f"{path.name}: its frontmatter does not parse ({problem}); alias '{alias}' not added")
@@ -75,4 +79,4 @@ def add_alias(path: Path, alias: str) -> None:
     expected = {**before, field: [*_as_list(before.get(field)), alias]}
     if after_problem or after != expected or after_body != split_frontmatter(text)[1]:
         raise AliasRefused(f"{path.name}: adding alias '{alias}' would change more than that one entry; add it by hand")
-    atomic_write(path, updated)
+    atomic_write(path, page.bytes_of(updated))
