@@ -8,6 +8,7 @@ import os
 import shutil
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -97,7 +98,9 @@ def _snapshot(root: Path) -> dict[str, bytes]:
 
 @SLOW
 @given(path=USER_PATH)
-def test_the_jail_returns_only_visible_pages_inside_the_vault(tmp_path_factory, path: str) -> None:  # type: ignore[no-untyped-def]
+def test_the_jail_returns_only_visible_pages_inside_the_vault(
+    tmp_path_factory: pytest.TempPathFactory, path: str
+) -> None:
     root = tmp_path_factory.getbasetemp() / "jail"
     if not root.exists():
         _layout(root)
@@ -115,11 +118,11 @@ def test_the_jail_returns_only_visible_pages_inside_the_vault(tmp_path_factory, 
 
 @settings(max_examples=50, deadline=None, suppress_health_check=list(HealthCheck))
 @given(path=USER_PATH, destination=USER_PATH, mode=st.sampled_from(["create", "append", "replace"]))
-def test_no_write_leaves_the_vault_touches_a_transcript_or_creates_a_concept(  # type: ignore[no-untyped-def]
-    tmp_path_factory, path: str, destination: str, mode: str
+def test_no_write_leaves_the_vault_touches_a_transcript_or_creates_a_concept(
+    tmp_path_factory: pytest.TempPathFactory, path: str, destination: str, mode: str
 ) -> None:
     root = tmp_path_factory.getbasetemp() / "writes"
-    settings_, outside, _ = _layout(root)
+    settings_, _, _ = _layout(root)
     sync(settings_, open_index(settings_))
     ctx = ToolContext(settings=settings_)
     before = _snapshot(root)
@@ -163,13 +166,14 @@ def test_a_link_rewrite_changes_nothing_but_the_targeted_links(text: str) -> Non
     if "Zq9" not in text:
         restored = rewritten.replace("[[Zq9", "[[Target").replace("(notes/Zq9.md)", "(Target.md)")
         assert restored.casefold() == text.casefold() and len(restored) == len(text)
+        assert count == rewritten.count("Zq9")
     untouched, none = retarget_links(text, {"no such page"}, "Zq9", "notes/Zq9.md")
     assert untouched == text and none == 0
 
 
 @SLOW
 @given(text=PAGE, bom=st.booleans())
-def test_exact_pages_round_trip_every_byte(tmp_path_factory, text: str, bom: bool) -> None:  # type: ignore[no-untyped-def]
+def test_exact_pages_round_trip_every_byte(tmp_path_factory: pytest.TempPathFactory, text: str, bom: bool) -> None:
     path = tmp_path_factory.getbasetemp() / "exact.md"
     data = (b"\xef\xbb\xbf" if bom else b"") + text.encode("utf-8")
     path.write_bytes(data)
@@ -199,8 +203,8 @@ NAMES = st.lists(
     folders=st.lists(st.sampled_from(["notes", "wiki", "sources", "other", "notes/sub"]), min_size=6, max_size=6),
     links=st.lists(NAMES, min_size=6, max_size=6),
 )
-def test_link_resolution_after_edits_equals_a_rebuild(  # type: ignore[no-untyped-def]
-    tmp_path_factory, names: list[str], folders: list[str], links: list[list[str]]
+def test_link_resolution_after_edits_equals_a_rebuild(
+    tmp_path_factory: pytest.TempPathFactory, names: list[str], folders: list[str], links: list[list[str]]
 ) -> None:
     root = tmp_path_factory.getbasetemp() / "resolve"
     if root.exists():
