@@ -19,7 +19,7 @@ from sentinel.paths import PathRefused, jail, note_path, page_name, transcript_f
 from sentinel.tools.arguments import unencodable_argument
 from sentinel.tools.context import ToolContext
 from sentinel.tools.policy import Status, ToolResult, retry, stop
-from sentinel.vault.write import PageUndecodable, atomic_write, read_exact
+from sentinel.vault.write import PageUndecodable, WriteFailed, atomic_write, read_exact
 
 DESCRIPTION = (
     "Save this conversation, ONLY when the user asks ('save this', 'note this', 'kaydet'); never offer or "
@@ -112,7 +112,11 @@ def capture(ctx: ToolContext, chat_id: str, messages: list[dict[str, Any]], subj
         else:
             note = ((f"{body}\n\n{record}" if body else record) + "\n").encode()
             verb = "created"
-        atomic_write(settings.vault / transcript_rel, transcript)
-        atomic_write(note_full, note)
+        try:
+            atomic_write(settings.vault / transcript_rel, transcript)
+            atomic_write(note_full, note)
+        except WriteFailed as err:
+            sync_paths(settings, ctx.writer(), [transcript_rel, note_rel])  # the transcript may have landed
+            return retry(f"could not save: {err.filename}: {err.strerror}. Free space, then ask again")
         sync_paths(settings, ctx.writer(), [transcript_rel, note_rel])
     return ToolResult(Status.OK, f"{verb} {note_rel}; conversation recorded verbatim in {transcript_rel}")

@@ -11,7 +11,7 @@ from sentinel.tools.context import Origin, ToolContext
 from sentinel.tools.policy import Status, ToolResult, retry, stop
 from sentinel.vault.links import link_key
 from sentinel.vault.rewrite import retarget_links
-from sentinel.vault.write import PageUndecodable, atomic_write, read_exact
+from sentinel.vault.write import PageUndecodable, WriteFailed, atomic_write, read_exact
 
 DESCRIPTION = (
     "Move or rename a vault page, only when the user asked for it; every link to it is rewritten to the new "
@@ -55,13 +55,22 @@ def relocate(ctx: ToolContext, source: str, destination: str) -> ToolResult:
         # the plain name if it now reaches the moved page unambiguously, else the full path
         name = page_name(new)
         target = name if resolve_keys(db, [link_key(name)])[link_key(name)] == new else new[:-3]
-        rewritten, count = [], 0
+        rewritten, count, failed = [], 0, ""
         for rel, page in linking.items():
             text, changed = retarget_links(page.text, by_source[rel], target, new)
             if changed:
-                atomic_write(settings.vault / rel, page.bytes_of(text))
+                try:
+                    atomic_write(settings.vault / rel, page.bytes_of(text))
+                except WriteFailed as err:
+                    failed = (
+                        f"; could not rewrite the links in '{rel}' ({err.strerror}): it and the pages after it "
+                        "still link to the old name"
+                    )
+                    break
                 rewritten.append(rel)
                 count += changed
         sync_paths(settings, db, rewritten)
+    if failed:
+        return retry(f"moved {old} to {new}; rewrote {count} links in {len(rewritten)} pages{failed}")
     tail = f"; rewrote {count} links in {len(rewritten)} pages" if count else ""
     return ToolResult(Status.OK, f"moved {old} to {new}{tail}")

@@ -12,7 +12,7 @@ from sentinel.paths import PathRefused, jail
 from sentinel.tools.context import Origin, ToolContext
 from sentinel.tools.pages import short_hash
 from sentinel.tools.policy import Status, ToolResult, retry, stop
-from sentinel.vault.write import PageUndecodable, atomic_write, read_exact
+from sentinel.vault.write import PageUndecodable, WriteFailed, atomic_write, read_exact
 
 DESCRIPTION = (
     "Write a vault page, only when the user asked for it. mode='create' makes a new page (fails if it exists); "
@@ -52,7 +52,7 @@ def write(ctx: ToolContext, path: str, content: str, mode: Mode = "create", expe
         if mode in ("replace", "append") and not exists:
             return retry(f"'{rel}' does not exist; use mode='create'")
         if mode == "create":
-            atomic_write(full, _with_newline(content))
+            data = _with_newline(content).encode()
         else:
             current = full.read_bytes()
             if (mode == "replace" or expected_hash) and (
@@ -68,7 +68,11 @@ def write(ctx: ToolContext, path: str, content: str, mode: Mode = "create", expe
                 added = ("" if not kept or kept.endswith("\n") else "\n") + _with_newline(content)
             else:
                 kept, added = "", _with_newline(content)
-            atomic_write(full, page.bytes_of(kept, added))
+            data = page.bytes_of(kept, added)
+        try:
+            atomic_write(full, data)
+        except WriteFailed as err:
+            return retry(f"could not write '{rel}': {err.strerror}. Free space or fix the folder, then try again")
         sync_paths(settings, ctx.writer(), [rel])
         digest = short_hash(full.read_bytes())
     verb = {"create": "created", "replace": "replaced", "append": "appended to"}[mode]

@@ -24,13 +24,25 @@ class PageUndecodable(ValueError):
     because writing the decoded text back would destroy the bytes it could not decode."""
 
 
+class WriteFailed(OSError):
+    """The file system refused a write (full disk, read-only mount, permissions); the old file is untouched."""
+
+
 def atomic_write(path: Path, text: str | bytes) -> None:
     """Write ``text`` to ``path`` via a temporary file in the same folder, an fsync and a rename.
 
     Folders are created on first write. An existing file keeps its permission bits; a new one gets 0666 less
-    the umask, as an editor would create it. A crash at any point leaves the old file or the new one, never half.
+    the umask, as an editor would create it. A crash at any point leaves the old file or the new one, never half;
+    a refused write raises ``WriteFailed`` with the file system's reason and leaves no temporary file.
     """
     data = text.encode("utf-8") if isinstance(text, str) else text
+    try:
+        _replace(path, data)
+    except OSError as err:
+        raise WriteFailed(err.errno, f"{err.strerror}; nothing was changed", str(path)) from err
+
+
+def _replace(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     mode = path.stat().st_mode & 0o777 if path.exists() else 0o666 & ~_UMASK
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".sentinel-", suffix=".tmp")
