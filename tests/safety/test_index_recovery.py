@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import httpx
@@ -18,6 +19,7 @@ from sentinel.paths import keys_path
 from sentinel.settings import Folders, Settings
 from services.api.app import create_app
 from tests.conftest import WriteVault
+from tests.maintain.test_worker import Stack, _finished
 from tests.support.servers import serve
 
 FILES = {"notes/Alpha.md": "# Alpha\nzebrafinch migration notes\n", "notes/Beta.md": "# Beta\nother text\n"}
@@ -117,3 +119,16 @@ def test_role_follows_moves_and_folder_settings_at_the_next_sync(vault_settings:
     assert not report.refused
     assert role("conversations/Alpha.md") == "conversation"
     assert db.execute("SELECT COUNT(*) FROM pages WHERE path LIKE 'notes/%'").fetchone()[0] == 0
+
+
+@pytest.mark.timeout(300)
+def test_the_worker_recovers_a_corrupt_index_and_says_so_once(stack: Callable[..., Stack]) -> None:
+    built = stack({"conversations/chat.md": "user: nothing to analyse here"})
+    assert built.settings.index_path is not None
+    _corrupt(built.settings.index_path)
+    built.worker("w1")
+    built.beat()  # its catch-up check opens the index first, and queues a pass since no run can be read
+    events = built.wait_for(_finished("catch-up"), 120, "the catch-up pass over the rebuilt index")
+    notices = [e for e in events if "moved aside" in str(e.get("message", ""))]
+    assert len(notices) == 1, notices
+    assert [p for p in built.settings.index_path.parent.iterdir() if ".corrupt-" in p.name]
