@@ -14,13 +14,19 @@ from pathlib import Path
 
 import pytest
 
+from sentinel.embed.base import EmbedderUnavailable
+from sentinel.embed.http import HttpEmbedder
 from sentinel.index.consistency import differences
 from sentinel.index.db import open_index
 from sentinel.index.sync import sync
+from sentinel.search import embed_pending
 from sentinel.settings import Settings
+from sentinel.tools.capture import capture
 from sentinel.tools.context import Origin, ToolContext
 from sentinel.tools.policy import Status
+from sentinel.tools.relocate import relocate
 from sentinel.tools.write import write
+from tests.support.embedder import E5_DIR, embedder_service
 
 OLD = "# Concept\n" + "old definition sentence. " * 40_000 + "\n"  # ~1 MB: the write takes a while
 NEW = "# Concept\n" + "new definition sentence. " * 40_000 + "\n"
@@ -142,3 +148,58 @@ def test_a_full_disk_during_sync_keeps_the_old_index(small_disk: Path, tmp_path:
     for i in range(300):
         (vault / f"notes/big{i}.md").unlink()
     assert not differences(settings, db)
+
+
+def test_a_full_disk_during_relocate_and_capture_says_what_is_left(small_disk: Path, tmp_path: Path) -> None:
+    vault = small_disk / "vault"
+    (vault / "notes").mkdir(parents=True)
+    (vault / "notes/Target.md").write_text("target\n")
+    for name in ("A", "B"):
+        (vault / f"notes/{name}.md").write_text(f"{name} links [[Target]]\n")
+    settings = Settings(vault=vault, index_path=tmp_path / "index.db", _env_file=None)
+    sync(settings, open_index(settings))
+    ctx = ToolContext(settings=settings)
+    filler = _fill(small_disk)
+    moved = relocate(ctx, "notes/Target.md", "notes/Moved.md")  # the rename needs no space; the rewrites do
+    assert moved.status is Status.RETRY and "could not rewrite the links in 'notes/A.md'" in moved.body
+    assert (vault / "notes/A.md").read_text() == "A links [[Target]]\n"  # untouched, not half-written
+    saved = capture(ctx, "chat", [{"role": "user", "content": "hello " * 2000}], "Kept", "keep this")
+    assert saved.status is Status.RETRY and "No space left" in saved.body
+    assert not (vault / "notes/Kept.md").exists()
+    filler.unlink()
+    assert not differences(settings, ctx.writer())
+
+
+@pytest.mark.timeout(600)
+def test_stopping_the_embedder_mid_embed_keeps_finished_batches_and_the_next_run_finishes(tmp_path: Path) -> None:
+    if not (E5_DIR / "model.onnx").exists() and not list(E5_DIR.glob("**/*.onnx")):
+        pytest.skip(f"the e5 ONNX model is not built at {E5_DIR}")
+    vault = tmp_path / "vault"
+    (vault / "notes").mkdir(parents=True)
+    for i in range(40):
+        (vault / f"notes/p{i}.md").write_text(
+            "\n\n".join(f"## Part {j}\nparagraph {i}.{j} about topic {i * j}" for j in range(4)) + "\n"
+        )
+    settings = Settings(vault=vault, index_path=tmp_path / "index.db", _env_file=None)
+    db = open_index(settings)
+    sync(settings, db)
+    chunks = db.execute("SELECT COUNT(*) FROM (SELECT DISTINCT text_hash, trail FROM chunks)").fetchone()[0]
+    with embedder_service(E5_DIR, tmp_path / "embedder.log", batch=8) as service:
+        embedder = HttpEmbedder(service.url, batch=8, timeout_s=30)
+
+        def stop_after_first_batch(done: int, total: int) -> None:
+            if done > 0:
+                os.kill(service.pid, signal.SIGKILL)
+
+        with pytest.raises(EmbedderUnavailable):
+            embed_pending(db, embedder, progress=stop_after_first_batch)
+    kept = db.execute("SELECT COUNT(*) FROM chunk_vectors").fetchone()[0]
+    assert 0 < kept < chunks  # the finished batches were committed, the rest was not half-stored
+    with embedder_service(E5_DIR, tmp_path / "embedder.log", batch=8) as service:
+        embed_pending(db, HttpEmbedder(service.url, batch=8))
+    assert db.execute("SELECT COUNT(*) FROM chunk_vectors").fetchone()[0] == chunks
+    orphans = (
+        "SELECT COUNT(*) FROM chunk_vectors v WHERE NOT EXISTS "
+        "(SELECT 1 FROM chunks c WHERE c.text_hash = v.text_hash AND c.trail = v.trail)"
+    )
+    assert db.execute(orphans).fetchone()[0] == 0
