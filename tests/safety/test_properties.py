@@ -54,7 +54,14 @@ COMPONENT = st.one_of(
     st.text(st.characters(codec="utf-8", exclude_characters="/"), min_size=1, max_size=8),
     st.text(st.sampled_from("ab.\\\x00\ud800 é/"), min_size=1, max_size=6),
 )
-USER_PATH = st.lists(COMPONENT, min_size=1, max_size=5).map("/".join)
+RANDOM_PATH = st.lists(COMPONENT, min_size=1, max_size=5).map("/".join)
+# paths through the layout's own folders and links, where a bypass would hide
+LAYOUT_PATH = st.tuples(
+    st.sampled_from(["notes", "wiki", "conversations", "sources", "Notes", "."]),
+    st.sampled_from(["convlink", "wikilink", "out", "hid", "loop", "sub", "", "..", "convlink/.."]),
+    st.sampled_from(["t.md", "a.md", "T.md", "Real.md", "New.md", "tlink.md", "x.txt", "T.MD"]),
+).map(lambda parts: "/".join(p for p in parts if p))
+USER_PATH = st.one_of(LAYOUT_PATH, RANDOM_PATH)
 
 
 def _layout(root: Path) -> tuple[Settings, Path, dict[str, bytes]]:
