@@ -79,3 +79,11 @@ def test_stale_guard_sees_a_link_retarget(make_ctx: MakeContext) -> None:
     before = ctx.reader().execute("SELECT hash FROM pages WHERE path = 'notes/a.md'").fetchone()[0]
     sync(ctx.settings, ctx.writer())
     assert ctx.reader().execute("SELECT hash FROM pages WHERE path = 'notes/a.md'").fetchone()[0] == before
+
+
+def test_a_destination_under_a_page_is_a_retry_not_a_crash(make_ctx: MakeContext) -> None:
+    ctx = make_ctx(FILES)
+    for destination in ("notes/Page.md/inner.md", "notes/Page.md/deeper/x.md"):
+        result = relocate(ctx, "notes/Page.md", destination)
+        assert result.status is Status.RETRY and "notes/Page.md" in result.body and "folder" in result.body
+    assert (ctx.settings.vault / "notes/Page.md").read_text() == "page\n"

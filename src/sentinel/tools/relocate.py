@@ -49,8 +49,14 @@ def relocate(ctx: ToolContext, source: str, destination: str) -> ToolResult:
             linking = {rel: read_exact(settings.vault / rel, rel) for rel in sorted(by_source)}
         except PageUndecodable as err:
             return stop(f"not moved: {err} It links to '{old}', and its links would have to be rewritten.")
-        new_full.parent.mkdir(parents=True, exist_ok=True)
-        old_full.rename(new_full)
+        try:
+            new_full.parent.mkdir(parents=True, exist_ok=True)
+            old_full.rename(new_full)
+        except OSError as err:  # a folder in the destination is a page, the disk is read-only, ...
+            return retry(
+                f"cannot move '{old}' to '{new}' ({err.strerror}): every folder on the way must be a folder, "
+                "not a page; choose another destination"
+            )
         sync_paths(settings, db, [old, new])
         # the plain name if it now reaches the moved page unambiguously, else the full path
         name = page_name(new)
