@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 from collections.abc import AsyncIterator
@@ -9,6 +10,9 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from fastapi import Depends, FastAPI, Request
+from fastapi.encoders import jsonable_encoder
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import Response
 from pydantic import BaseModel, Field
 
 from sentinel import __version__
@@ -109,6 +113,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     mcp_running = mount_mcp(app, ctx)
 
     app.add_middleware(RequestLog)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid_request(_: Request, err: RequestValidationError) -> Response:
+        """422 naming each bad field; ASCII-escaped, because the echoed input may hold a lone surrogate that
+        UTF-8 cannot carry (the default handler answered 500 to ``{"rung": "\\ud800"}``)."""
+        body = json.dumps({"detail": jsonable_encoder(err.errors())}, ensure_ascii=True)
+        return Response(body, status_code=422, media_type="application/json")
 
     @app.get("/health")
     def health() -> dict[str, Any]:

@@ -66,22 +66,35 @@ def role_of(relpath: str, settings: Settings) -> Role:
     }.get(top, Role.OTHER)
 
 
-def is_hidden(relpath: str) -> bool:
+def is_hidden(name: str) -> bool:
     """Hidden files and folders (.obsidian/, .git/, .trash/, .sentinel/) are never part of the vault."""
-    return any(part.startswith(".") for part in relpath.split("/"))
+    return name.startswith(".")
 
 
-def jail(vault: Path, user_path: str, *, must_exist: bool = False) -> tuple[Path, str]:
-    """Resolve a vault-relative path given by a model or user, or refuse it with a specific reason.
+def not_vault_content(relpath: str) -> str:
+    """Why a vault-relative POSIX path is not vault content, or "" when it is: the one definition, used by the
+    jail (what may be written) and the vault walk (what is indexed)."""
+    parts = relpath.split("/")
+    if any(is_hidden(part) for part in parts):
+        return f"'{relpath}' is inside a hidden folder or names a hidden file, which is not vault content"
+    if not parts[-1].lower().endswith(".md"):
+        return f"'{relpath}' is not a markdown page: only .md files are vault pages"
+    return ""
 
-    Protects the vault boundary: ``..``, absolute paths, NUL bytes, hidden folders, over-long names, non-.md
-    targets and symlinks that lead outside the vault are all refused. Returns the absolute path and the
-    normalised vault-relative POSIX path.
-    """
+
+def _literal_parts(user_path: str) -> list[str]:
+    """The components of a model- or user-supplied path, or ``PathRefused`` for anything that is no vault path."""
     if not isinstance(user_path, str) or not user_path.strip():
         raise PathRefused("the path is empty: give a vault-relative path such as notes/Topic.md")
     if "\x00" in user_path:
         raise PathRefused("the path contains a NUL byte: remove it")
+    try:
+        user_path.encode("utf-8")
+    except UnicodeEncodeError as err:
+        raise PathRefused(
+            f"the path holds a lone surrogate at character {err.start} ({user_path[err.start]!a}), which no file "
+            "name can hold: send the path as proper UTF-8 text"
+        ) from err
     raw = unicodedata.normalize("NFC", user_path.strip().replace("\\", "/"))
     if len(raw) > MAX_PATH_CHARS:
         raise PathRefused(f"the path is {len(raw)} characters long; the limit is {MAX_PATH_CHARS}")
@@ -92,21 +105,33 @@ def jail(vault: Path, user_path: str, *, must_exist: bool = False) -> tuple[Path
         raise PathRefused(f"'{raw}' climbs out with '..': give a path inside the vault")
     if not parts:
         raise PathRefused("the path names the vault root itself: name a page, e.g. notes/Topic.md")
-    if any(p.startswith(".") for p in parts):
-        raise PathRefused(f"'{raw}' is inside a hidden folder or names a hidden file, which is not vault content")
     for part in parts:
         if len(part.encode()) > MAX_NAME_BYTES:
             raise PathRefused(f"the name '{part[:40]}...' is longer than {MAX_NAME_BYTES} bytes: shorten it")
-    if not parts[-1].lower().endswith(".md"):
-        raise PathRefused(f"'{raw}' is not a markdown page: only .md files are vault pages")
-    rel = "/".join(parts)
+    return parts
+
+
+def jail(vault: Path, user_path: str, *, must_exist: bool = False) -> tuple[Path, str]:
+    """Resolve a vault-relative path given by a model or user, or refuse it with a specific reason.
+
+    Protects the vault boundary: ``..``, absolute paths, NUL bytes, hidden folders, over-long names, non-.md
+    targets and symlinks that lead outside the vault are all refused. Returns the absolute path and the
+    vault-relative POSIX path *after* symbolic links are followed, because that is the page an operation
+    touches: every gate judges it, so ``notes/convlink/t.md`` (``convlink -> ../conversations``) is a transcript.
+    """
+    literal = "/".join(_literal_parts(user_path))
+    if problem := not_vault_content(literal):
+        raise PathRefused(problem)
     root = vault.resolve()
-    target = root / rel
-    resolved = Path(os.path.realpath(target))
+    resolved = Path(os.path.realpath(root / literal))
     if resolved != root and root not in resolved.parents:
-        raise PathRefused(f"'{rel}' leads outside the vault through a symbolic link")
+        raise PathRefused(f"'{literal}' leads outside the vault through a symbolic link")
+    rel = resolved.relative_to(root).as_posix()
+    if rel != literal and (problem := not_vault_content(rel)):
+        raise PathRefused(f"'{literal}' is a symbolic link to {problem}")
+    target = root / rel
     if must_exist and not target.is_file():
-        raise PathRefused(f"'{rel}' does not exist: check the path with listing or search")
+        raise PathRefused(f"'{literal}' does not exist: check the path with listing or search")
     return target, rel
 
 

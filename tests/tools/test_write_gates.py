@@ -6,6 +6,7 @@ import os
 
 import pytest
 
+from sentinel.index.sync import sync
 from sentinel.tools.context import Origin
 from sentinel.tools.pages import short_hash
 from sentinel.tools.policy import Status
@@ -77,12 +78,18 @@ def test_stale_write_is_refused_with_the_fresh_hash(make_ctx: MakeContext) -> No
     assert write(ctx, "notes/Topic.md", "overwrite", mode="replace", expected_hash=fresh).status is Status.OK
 
 
-def test_adding_links_does_not_make_a_read_stale(make_ctx: MakeContext) -> None:
+def test_adding_links_makes_a_replace_stale_but_keeps_the_content_hash(make_ctx: MakeContext) -> None:
+    """A link the person adds after the read is an edit a replace would discard: the edit hash refuses it,
+    while the index's content hash (what requeues analysis) stays blind to link markup."""
     ctx = make_ctx({"notes/a.md": "Ada Lovelace wrote notes.\n"})
     path = ctx.settings.vault / "notes/a.md"
     seen = short_hash(path.read_text())
+    before = ctx.reader().execute("SELECT hash FROM pages WHERE path = 'notes/a.md'").fetchone()[0]
     path.write_text("[[Ada Lovelace]] wrote notes.\n")
-    assert write(ctx, "notes/a.md", "replaced", mode="replace", expected_hash=seen).status is Status.OK
+    assert write(ctx, "notes/a.md", "replaced", mode="replace", expected_hash=seen).status is Status.RETRY
+    assert path.read_text() == "[[Ada Lovelace]] wrote notes.\n"
+    sync(ctx.settings, ctx.writer())
+    assert ctx.reader().execute("SELECT hash FROM pages WHERE path = 'notes/a.md'").fetchone()[0] == before
 
 
 @pytest.mark.parametrize(

@@ -22,6 +22,7 @@ from sentinel.cli.common import (
 )
 from sentinel.embed.base import Embedder, EmbedderUnavailable
 from sentinel.embed.factory import embedder_from_settings
+from sentinel.index.sync import sync
 from sentinel.search import SearchInputError, VectorsFromAnotherModel, embed_pending, search
 from sentinel.search.results import Hit, SearchResult
 
@@ -80,6 +81,7 @@ def search_command(
     """Search the vault: exact page names first, then summaries (default) or body passages. Ranks only."""
     settings = load_settings(vault, index, embed_model_dir=embed_model, embedder_url=embedder_url)
     db = open_db(settings)
+    synced = sync(settings, db)  # the vault wins: what changed since the last sync is indexed before ranking
     embedder: Embedder | None = None
     unavailable = ""
     try:
@@ -92,6 +94,8 @@ def search_command(
         fail(str(err))
     if unavailable:
         found.notes.insert(0, unavailable)
+    if synced.refused:
+        found.notes.insert(0, f"the index may be stale: {synced.refused}")
     if as_json:
         print_json(
             {

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sentinel.paths import Role, role_of
+from sentinel.paths import Role, page_name, role_of
 from sentinel.settings import Settings
 
 
@@ -20,3 +20,16 @@ def wiki_creation_refusal(relpath: str, exists: bool, settings: Settings) -> str
             f"after which it can be edited here; or keep the text under {settings.folders.notes}/."
         )
     return ""
+
+
+def wiki_relocation_refusal(old: str, new: str, settings: Settings) -> str:
+    """Why a model may not move ``old`` to ``new``, or "" when it may.
+
+    Moving or renaming a page into wiki/ under a name it did not have there is creation by another door
+    (``wiki/Real.md -> wiki/Invented.md``, then a replace fills it), so it is refused like ``write mode=create``.
+    A wiki page that keeps its name (moved into a subfolder of wiki/) is the same concept and may move.
+    """
+    if role_of(new, settings) is not Role.WIKI:
+        return ""
+    same_concept = role_of(old, settings) is Role.WIKI and page_name(old) == page_name(new)
+    return "" if same_concept else wiki_creation_refusal(new, False, settings)

@@ -282,7 +282,9 @@ def transaction(db: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     db.execute("BEGIN IMMEDIATE")
     try:
         yield db
+        db.execute("COMMIT")
     except BaseException:
-        db.execute("ROLLBACK")
+        # SQLite has already rolled back after some errors (a full disk): a second ROLLBACK would hide the cause
+        if db.in_transaction:
+            db.execute("ROLLBACK")
         raise
-    db.execute("COMMIT")

@@ -253,14 +253,18 @@ def sync(
     vault = check_vault(settings.vault)
     files, skipped = walk_vault(vault)
     report = SyncReport(problems=list(skipped))
-    known = {r[0]: (r[1], r[2]) for r in db.execute("SELECT path, mtime_ns, size FROM pages")}
+    # the role is compared too, so a changed folder-name setting re-files pages at the next sync
+    known = {r[0]: (r[1], r[2], r[3]) for r in db.execute("SELECT path, mtime_ns, size, role FROM pages")}
     on_disk = {f.relpath for f in files}
     removed = sorted(set(known) - on_disk)
     if rebuild:
         changed = files
     else:
-        changed = [f for f in files if known.get(f.relpath) != (f.mtime_ns, f.size)]
-        report.refused = _withheld(settings, len(known), len(removed))
+        changed = [f for f in files if known.get(f.relpath) != (f.mtime_ns, f.size, role_of(f.relpath, settings))]
+        # a renamed folder keeps its files' mtime and size: those pages moved, they did not disappear
+        arrived = {(f.mtime_ns, f.size) for f in changed if f.relpath not in known}
+        gone = sum(1 for path in removed if known[path][:2] not in arrived)
+        report.refused = _withheld(settings, len(known), gone)
         if report.refused:
             removed = []
     report.added = sum(1 for f in changed if f.relpath not in known)

@@ -15,7 +15,7 @@ from typing import Any
 
 from sentinel.maintain import ledger
 from sentinel.vault.parse import FRONTMATTER_BLOCK, split_frontmatter
-from sentinel.vault.write import atomic_write, read_text
+from sentinel.vault.write import PageUndecodable, atomic_write, read_exact
 
 
 class AliasRefused(ValueError):
@@ -67,7 +67,11 @@ def _as_list(value: Any) -> list[str]:
 def add_alias(path: Path, alias: str, evidence: dict[str, Any] | None = None) -> None:
     """Add ``alias`` to the page's frontmatter aliases, atomically; ``AliasRefused`` if that is not safe.
     The write is recorded in the pass's ledger with ``evidence`` (what let the merge through)."""
-    text = read_text(path)
+    try:
+        page = read_exact(path, path.name)
+    except PageUndecodable as err:
+        raise AliasRefused(f"alias '{alias}' not added: {err}") from err
+    text = page.text
     before, _, _, problem = split_frontmatter(text)
     if problem:
         raise AliasRefused(f"{path.name}: its frontmatter does not parse ({problem}); alias '{alias}' not added")
@@ -77,5 +81,5 @@ def add_alias(path: Path, alias: str, evidence: dict[str, Any] | None = None) ->
     expected = {**before, field: [*_as_list(before.get(field)), alias]}
     if after_problem or after != expected or after_body != split_frontmatter(text)[1]:
         raise AliasRefused(f"{path.name}: adding alias '{alias}' would change more than that one entry; add it by hand")
-    atomic_write(path, updated)
+    atomic_write(path, page.bytes_of(updated))
     ledger.record(path, text, updated, {"alias": alias, **(evidence or {})})

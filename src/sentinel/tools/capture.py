@@ -13,11 +13,13 @@ from typing import Any
 
 import yaml
 
+from sentinel.gates.transcripts import transcript_refusal
 from sentinel.index.sync import sync_paths
-from sentinel.paths import note_path, page_name, transcript_folder
+from sentinel.paths import PathRefused, jail, note_path, page_name, transcript_folder
+from sentinel.tools.arguments import unencodable_argument
 from sentinel.tools.context import ToolContext
-from sentinel.tools.policy import Status, ToolResult, retry
-from sentinel.vault.write import atomic_write, read_text
+from sentinel.tools.policy import Status, ToolResult, retry, stop
+from sentinel.vault.write import PageUndecodable, WriteFailed, atomic_write, read_exact
 
 DESCRIPTION = (
     "Save this conversation, ONLY when the user asks ('save this', 'note this', 'kaydet'); never offer or "
@@ -70,29 +72,51 @@ def capture(ctx: ToolContext, chat_id: str, messages: list[dict[str, Any]], subj
         return retry("messages is empty: there is no conversation to record")
     if not subject.strip():
         return retry("subject is empty: name what the note is about, e.g. subject='Growth queue'")
+    if problem := unencodable_argument(
+        {"chat_id": chat_id, "messages": messages, "subject": subject, "content": content}
+    ):
+        return retry(problem)
     settings = ctx.settings
     now = datetime.now(UTC)
     stamp = now.isoformat(timespec="seconds")
-    note_rel = note_path(subject, settings)
+    try:
+        note_full, note_rel = jail(settings.vault, note_path(subject, settings))
+    except PathRefused as err:
+        return retry(f"subject: {err}")
+    if refusal := transcript_refusal(note_rel, settings, "note write"):
+        return stop(refusal)
     with ctx.write_lock:
         transcript_rel, created = _transcript_for(ctx, chat_id)
         transcript_rel = transcript_rel or _new_transcript_path(ctx, now.date().isoformat())
         name = page_name(transcript_rel)
-        atomic_write(
-            settings.vault / transcript_rel, render_transcript(chat_id, name, messages, created or stamp, stamp)
-        )
+        transcript = render_transcript(chat_id, name, messages, created or stamp, stamp).encode()
+        if len(transcript) > settings.max_page_bytes:
+            # an over-limit page is not indexed, so its chat id would never be found: every save would start
+            # another transcript and add another record line
+            return stop(
+                f"this conversation is {len(transcript)} bytes as a transcript, over max_page_bytes "
+                f"({settings.max_page_bytes}); nothing was saved. Start a new chat for what follows, or raise "
+                "max_page_bytes."
+            )
         record = f"{settings.record_label} [[{name}]]"
-        note_full = settings.vault / note_rel
         body = content.strip()
         if note_full.is_file():
-            current = read_text(note_full)
-            text = current.rstrip("\n") + ("\n\n" + body if body else "")
-            if f"[[{name}]]" not in current:
-                text += f"\n\n{record}"
+            try:
+                page = read_exact(note_full, note_rel)
+            except PageUndecodable as err:
+                return stop(f"nothing was saved: {err}")
+            kept = page.text.rstrip("\r\n")
+            added = ("\n\n" + body if body else "") + ("" if f"[[{name}]]" in page.text else f"\n\n{record}")
+            note = page.bytes_of(kept, added + "\n")
             verb = "appended to"
         else:
-            text = f"{body}\n\n{record}" if body else record
+            note = ((f"{body}\n\n{record}" if body else record) + "\n").encode()
             verb = "created"
-        atomic_write(note_full, text + "\n")
+        try:
+            atomic_write(settings.vault / transcript_rel, transcript)
+            atomic_write(note_full, note)
+        except WriteFailed as err:
+            sync_paths(settings, ctx.writer(), [transcript_rel, note_rel])  # the transcript may have landed
+            return retry(f"could not save: {err.filename}: {err.strerror}. Free space, then ask again")
         sync_paths(settings, ctx.writer(), [transcript_rel, note_rel])
     return ToolResult(Status.OK, f"{verb} {note_rel}; conversation recorded verbatim in {transcript_rel}")

@@ -1,23 +1,22 @@
-"""What several primitives need to know about a page on disk: its text, short hash and sections."""
+"""What several primitives need to know about a page on disk: its text, its edit hash and its sections."""
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from sentinel.vault.parse import content_hash, parse_page
-from sentinel.vault.write import read_text
+from sentinel.vault.parse import parse_page
+from sentinel.vault.write import text_for_reading
 
 HASH_CHARS = 12  # enough to tell versions apart; short enough to cost the model few tokens
 
 
-def short_hash(text: str) -> str:
-    return content_hash(text)[:HASH_CHARS]
-
-
-def hash_matches(expected: str, text: str) -> bool:
-    expected = expected.strip().lower()
-    return len(expected) >= 8 and content_hash(text).startswith(expected)
+def short_hash(page: bytes | str) -> str:
+    """The edit hash the model is shown and gives back to write: of the page's exact bytes (see
+    ``gates.stale_write`` for why it is not the link-blind content hash the index keeps)."""
+    data = page.encode("utf-8") if isinstance(page, str) else page
+    return hashlib.sha256(data).hexdigest()[:HASH_CHARS]
 
 
 @dataclass(frozen=True)
@@ -43,5 +42,7 @@ def sections(relpath: str, text: str) -> list[Section]:
     return found
 
 
-def load(path: Path) -> str:
-    return read_text(path)
+def load(path: Path) -> tuple[str, str]:
+    """The page's text for reading (undecodable bytes shown as U+FFFD) and its edit hash."""
+    data = path.read_bytes()
+    return text_for_reading(data), short_hash(data)

@@ -7,7 +7,7 @@ from typing import Literal
 from sentinel.index.resolve import page_for_link
 from sentinel.paths import PathRefused, jail
 from sentinel.tools.context import ToolContext
-from sentinel.tools.pages import load, sections, short_hash
+from sentinel.tools.pages import load, sections
 from sentinel.tools.policy import Continuation, Status, ToolResult, more_line, retry, window
 
 DESCRIPTION = (
@@ -42,8 +42,7 @@ def read(ctx: ToolContext, path: str, depth: Depth = "outline", section: str = "
         full, rel = jail(ctx.settings.vault, path, must_exist=True)
     except PathRefused as err:
         return retry(str(err))
-    text = load(full)
-    digest = short_hash(text)
+    text, digest = load(full)
     parts = sections(rel, text)
     if depth == "page":
         label = f"{rel} (hash {digest})"

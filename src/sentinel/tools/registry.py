@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
 from sentinel.maintain.health import health_line
 from sentinel.tools import graph, listing, read, relocate, remove, search, write
+from sentinel.tools.arguments import unencodable_argument
 from sentinel.tools.context import ToolContext
 from sentinel.tools.policy import Continuation, Status, ToolResult, retry
 
@@ -156,6 +157,8 @@ def run_tool(ctx: ToolContext, name: str, args: dict[str, Any], turn: str = "") 
     if not isinstance(args, dict):
         first = next(iter(tool.parameters["properties"]))
         return _output(retry(f'{name} takes its arguments as an object, e.g. {{"{first}": ...}}'))
+    if problem := unencodable_argument(args):
+        return _output(retry(f"{name}: {problem}"))
     key = f"{name}:{json.dumps(args, sort_keys=True, ensure_ascii=False)}"
     if name == "search" and (earlier := ctx.earlier(turn, key)) is not None:
         body = "you already ran this exact search in this turn; its answer is above and repeating it finds nothing new"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from sentinel.gates.transcripts import transcript_refusal
-from sentinel.gates.wiki_creation import wiki_creation_refusal
+from sentinel.gates.wiki_creation import wiki_relocation_refusal
 from sentinel.index.resolve import resolve_keys
 from sentinel.index.sync import sync_paths
 from sentinel.paths import PathRefused, Role, jail, page_name, role_of
@@ -11,7 +11,7 @@ from sentinel.tools.context import Origin, ToolContext
 from sentinel.tools.policy import Status, ToolResult, retry, stop
 from sentinel.vault.links import link_key
 from sentinel.vault.rewrite import retarget_links
-from sentinel.vault.write import atomic_write, read_text
+from sentinel.vault.write import PageUndecodable, WriteFailed, atomic_write, read_exact
 
 DESCRIPTION = (
     "Move or rename a vault page, only when the user asked for it; every link to it is rewritten to the new "
@@ -34,32 +34,49 @@ def relocate(ctx: ToolContext, source: str, destination: str) -> ToolResult:
     with ctx.write_lock:
         if new_full.exists() and old_full.resolve() != new_full.resolve():
             return retry(f"'{new}' already exists; choose another destination or remove it first")
-        moving_in = ctx.origin is Origin.MODEL and role_of(old, settings) is not Role.WIKI
-        if moving_in and (refusal := wiki_creation_refusal(new, False, settings)):
+        if ctx.origin is Origin.MODEL and (refusal := wiki_relocation_refusal(old, new, settings)):
             return stop(refusal)
         db = ctx.writer()
         rows = db.execute(
             "SELECT DISTINCT source, target_key FROM links WHERE resolved = ? AND source != ?", (old, old)
         ).fetchall()
-        new_full.parent.mkdir(parents=True, exist_ok=True)
-        old_full.rename(new_full)
+        by_source: dict[str, set[str]] = {}
+        for row in rows:
+            if role_of(row["source"], settings) is not Role.CONVERSATION:  # transcripts stay verbatim, even links
+                by_source.setdefault(row["source"], set()).add(row["target_key"])
+        # every page whose links will be rewritten is read exactly first: one that cannot be stops the move
+        try:
+            linking = {rel: read_exact(settings.vault / rel, rel) for rel in sorted(by_source)}
+        except PageUndecodable as err:
+            return stop(f"not moved: {err} It links to '{old}', and its links would have to be rewritten.")
+        try:
+            new_full.parent.mkdir(parents=True, exist_ok=True)
+            old_full.rename(new_full)
+        except OSError as err:  # a folder in the destination is a page, the disk is read-only, ...
+            return retry(
+                f"cannot move '{old}' to '{new}' ({err.strerror}): every folder on the way must be a folder, "
+                "not a page; choose another destination"
+            )
         sync_paths(settings, db, [old, new])
         # the plain name if it now reaches the moved page unambiguously, else the full path
         name = page_name(new)
         target = name if resolve_keys(db, [link_key(name)])[link_key(name)] == new else new[:-3]
-        by_source: dict[str, set[str]] = {}
-        for row in rows:
-            by_source.setdefault(row["source"], set()).add(row["target_key"])
-        rewritten, count = [], 0
-        for rel, keys in sorted(by_source.items()):
-            if role_of(rel, settings) is Role.CONVERSATION:
-                continue  # transcripts stay verbatim, even their links
-            full = settings.vault / rel
-            text, changed = retarget_links(read_text(full), keys, target, new)
+        rewritten, count, failed = [], 0, ""
+        for rel, page in linking.items():
+            text, changed = retarget_links(page.text, by_source[rel], target, new)
             if changed:
-                atomic_write(full, text)
+                try:
+                    atomic_write(settings.vault / rel, page.bytes_of(text))
+                except WriteFailed as err:
+                    failed = (
+                        f"; could not rewrite the links in '{rel}' ({err.strerror}): it and the pages after it "
+                        "still link to the old name"
+                    )
+                    break
                 rewritten.append(rel)
                 count += changed
         sync_paths(settings, db, rewritten)
+    if failed:
+        return retry(f"moved {old} to {new}; rewrote {count} links in {len(rewritten)} pages{failed}")
     tail = f"; rewrote {count} links in {len(rewritten)} pages" if count else ""
     return ToolResult(Status.OK, f"moved {old} to {new}{tail}")

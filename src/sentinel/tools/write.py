@@ -10,9 +10,9 @@ from sentinel.gates.wiki_creation import wiki_creation_refusal
 from sentinel.index.sync import sync_paths
 from sentinel.paths import PathRefused, jail
 from sentinel.tools.context import Origin, ToolContext
-from sentinel.tools.pages import hash_matches, load, short_hash
+from sentinel.tools.pages import short_hash
 from sentinel.tools.policy import Status, ToolResult, retry, stop
-from sentinel.vault.write import atomic_write
+from sentinel.vault.write import PageUndecodable, WriteFailed, atomic_write, read_exact
 
 DESCRIPTION = (
     "Write a vault page, only when the user asked for it. mode='create' makes a new page (fails if it exists); "
@@ -22,6 +22,10 @@ DESCRIPTION = (
 )
 
 Mode = Literal["create", "replace", "append"]
+
+
+def _with_newline(text: str) -> str:
+    return text if text.endswith("\n") else text + "\n"
 
 
 def write(ctx: ToolContext, path: str, content: str, mode: Mode = "create", expected_hash: str = "") -> ToolResult:
@@ -42,22 +46,34 @@ def write(ctx: ToolContext, path: str, content: str, mode: Mode = "create", expe
             return stop(refusal)
         if mode == "create" and exists:
             return retry(
-                f"'{rel}' already exists (hash {short_hash(load(full))}); use mode='append', or "
+                f"'{rel}' already exists (hash {short_hash(full.read_bytes())}); use mode='append', or "
                 "mode='replace' with that expected_hash"
             )
         if mode in ("replace", "append") and not exists:
             return retry(f"'{rel}' does not exist; use mode='create'")
-        current = load(full) if exists else ""
-        if mode == "replace" and not hash_matches(expected_hash, current):
-            return retry(stale_write_refusal(expected_hash, short_hash(current), rel))
-        if mode == "append" and expected_hash and not hash_matches(expected_hash, current):
-            return retry(stale_write_refusal(expected_hash, short_hash(current), rel))
-        if mode == "append":
-            text = current + ("" if not current or current.endswith("\n") else "\n") + content
+        if mode == "create":
+            data = _with_newline(content).encode()
         else:
-            text = content
-        atomic_write(full, text if text.endswith("\n") else text + "\n")
+            current = full.read_bytes()
+            if (mode == "replace" or expected_hash) and (
+                refusal := stale_write_refusal(expected_hash, short_hash(current), rel)
+            ):
+                return retry(refusal)
+            try:
+                page = read_exact(full, rel)
+            except PageUndecodable as err:
+                return stop(str(err))
+            if mode == "append":
+                kept = page.text
+                added = ("" if not kept or kept.endswith("\n") else "\n") + _with_newline(content)
+            else:
+                kept, added = "", _with_newline(content)
+            data = page.bytes_of(kept, added)
+        try:
+            atomic_write(full, data)
+        except WriteFailed as err:
+            return retry(f"could not write '{rel}': {err.strerror}. Free space or fix the folder, then try again")
         sync_paths(settings, ctx.writer(), [rel])
-        digest = short_hash(load(full))
+        digest = short_hash(full.read_bytes())
     verb = {"create": "created", "replace": "replaced", "append": "appended to"}[mode]
     return ToolResult(Status.OK, f"{verb} {rel}; hash now {digest}")

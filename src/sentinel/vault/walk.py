@@ -6,6 +6,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from sentinel.paths import is_hidden, not_vault_content
+
 
 @dataclass(frozen=True)
 class FileStat:
@@ -37,12 +39,18 @@ def walk_vault(vault: Path) -> tuple[list[FileStat], list[tuple[str, str]]]:
     files: list[FileStat] = []
     skipped: list[tuple[str, str]] = []
     for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        dirnames[:] = sorted(d for d in dirnames if not is_hidden(d))
         for name in filenames:
-            if name.startswith(".") or not name.lower().endswith(".md"):
-                continue
             full = os.path.join(dirpath, name)
             rel = os.path.relpath(full, root).replace(os.sep, "/")
+            if not_vault_content(rel):
+                continue
+            try:
+                rel.encode("utf-8")
+            except UnicodeEncodeError:  # os.walk hands undecodable name bytes over as lone surrogates
+                shown = os.fsencode(rel).decode("utf-8", "backslashreplace")
+                skipped.append((shown, "the file name is not valid UTF-8; not indexed: rename it in a file manager"))
+                continue
             if os.path.islink(full):
                 real = os.path.realpath(full)
                 if not real.startswith(root + os.sep):

@@ -1,10 +1,13 @@
-"""Writing to the vault: atomically, so Obsidian, sync tools and the index never see half a file."""
+"""Writing to the vault: atomically, so Obsidian, sync tools and the index never see half a file, and exactly,
+so a write changes only the bytes it means to change."""
 
 from __future__ import annotations
 
 import contextlib
 import os
+import re
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 # The process umask, read once at import (reading it means setting it): new pages get the mode any editor
@@ -12,19 +15,40 @@ from pathlib import Path
 _UMASK = os.umask(0o022)
 os.umask(_UMASK)
 
+BOM = "\ufeff"
+_BARE_LF = re.compile(r"(?<!\r)\n")
 
-def atomic_write(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` via a temporary file in the same folder and a rename.
+
+class PageUndecodable(ValueError):
+    """A page that is not valid UTF-8: Sentinel reads it (with replacement characters) but never rewrites it,
+    because writing the decoded text back would destroy the bytes it could not decode."""
+
+
+class WriteFailed(OSError):
+    """The file system refused a write (full disk, read-only mount, permissions); the old file is untouched."""
+
+
+def atomic_write(path: Path, text: str | bytes) -> None:
+    """Write ``text`` to ``path`` via a temporary file in the same folder, an fsync and a rename.
 
     Folders are created on first write. An existing file keeps its permission bits; a new one gets 0666 less
-    the umask, as an editor would create it.
+    the umask, as an editor would create it. A crash at any point leaves the old file or the new one, never half;
+    a refused write raises ``WriteFailed`` with the file system's reason and leaves no temporary file.
     """
+    data = text.encode("utf-8") if isinstance(text, str) else text
+    try:
+        _replace(path, data)
+    except OSError as err:
+        raise WriteFailed(err.errno, f"{err.strerror}; nothing was changed", str(path)) from err
+
+
+def _replace(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     mode = path.stat().st_mode & 0o777 if path.exists() else 0o666 & ~_UMASK
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".sentinel-", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(tmp, mode)
@@ -35,6 +59,42 @@ def atomic_write(path: Path, text: str) -> None:
         raise
 
 
+def text_for_reading(data: bytes) -> str:
+    """A page's text as the index reads it (UTF-8, undecodable bytes replaced, BOM dropped): never written back."""
+    return data.decode("utf-8", errors="replace").removeprefix(BOM)
+
+
 def read_text(path: Path) -> str:
-    """A page's text as the index reads it (UTF-8, undecodable bytes replaced, BOM dropped)."""
-    return path.read_bytes().decode("utf-8", errors="replace").removeprefix("\ufeff")
+    return text_for_reading(path.read_bytes())
+
+
+@dataclass(frozen=True)
+class ExactPage:
+    """A page decoded without loss: its text (BOM dropped, line endings as they are) and how to write it back."""
+
+    text: str
+    bom: bool
+    newline: str  # "\r\n" when every line of the page ends so, else "\n"
+
+    def bytes_of(self, kept: str, added: str = "") -> bytes:
+        """The page as ``kept`` (text of this page, bytes kept as they are, mixed line endings included) followed
+        by ``added`` (new text, given the page's line ending), with the page's BOM if it had one."""
+        if self.newline == "\r\n":
+            added = added.replace("\r\n", "\n").replace("\n", "\r\n")
+        return ((BOM if self.bom else "") + kept + added).encode("utf-8")
+
+
+def read_exact(path: Path, relpath: str) -> ExactPage:
+    """The page at ``path`` decoded exactly, or ``PageUndecodable`` naming the page, the byte and what to do."""
+    data = path.read_bytes()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise PageUndecodable(
+            f"'{relpath}' is not valid UTF-8 (byte {err.start} is 0x{data[err.start]:02x}); Sentinel never rewrites a "
+            "page it cannot read exactly, so nothing was changed. Re-save it as UTF-8 in an editor, then try again."
+        ) from err
+    bom = text.startswith(BOM)
+    text = text.removeprefix(BOM)
+    crlf = "\r\n" in text and not _BARE_LF.search(text)
+    return ExactPage(text, bom, "\r\n" if crlf else "\n")
