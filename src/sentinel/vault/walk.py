@@ -30,6 +30,16 @@ def check_vault(vault: Path) -> Path:
     return path.resolve()
 
 
+def _visible_page(name: str) -> bool:
+    return not name.startswith(".") and name.lower().endswith(".md")
+
+
+def is_vault_file(relpath: str) -> bool:
+    """Whether a path (relative, with ``/``) is one the walk indexes: a visible .md file in no hidden folder."""
+    parts = relpath.split("/")
+    return _visible_page(parts[-1]) and not any(part.startswith(".") or part == ".." for part in parts[:-1])
+
+
 def walk_vault(vault: Path) -> tuple[list[FileStat], list[tuple[str, str]]]:
     """All visible .md files below ``vault`` (hidden folders skipped, symlinks leaving the vault refused),
     and the files passed over with the reason."""
@@ -39,7 +49,7 @@ def walk_vault(vault: Path) -> tuple[list[FileStat], list[tuple[str, str]]]:
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
         for name in filenames:
-            if name.startswith(".") or not name.lower().endswith(".md"):
+            if not _visible_page(name):
                 continue
             full = os.path.join(dirpath, name)
             rel = os.path.relpath(full, root).replace(os.sep, "/")
