@@ -49,11 +49,15 @@ class Live:
         return {r[0] for r in self.ctx.reader().execute("SELECT path FROM pages")}
 
     def vectors_of(self, path: str) -> int:
-        return self.ctx.reader().execute(
-            """SELECT COUNT(*) FROM chunks c JOIN chunk_vectors v ON v.text_hash = c.text_hash AND v.trail = c.trail
+        return (
+            self.ctx.reader()
+            .execute(
+                """SELECT COUNT(*) FROM chunks c JOIN chunk_vectors v ON v.text_hash = c.text_hash AND v.trail = c.trail
                WHERE c.path = ?""",
-            (path,),
-        ).fetchone()[0]
+                (path,),
+            )
+            .fetchone()[0]
+        )
 
 
 def _live(settings: Settings, e5: OnnxEmbedder) -> Iterator[Live]:
