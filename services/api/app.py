@@ -16,6 +16,7 @@ from sentinel.index.queries import stats
 from sentinel.index.watch import VaultWatcher, freshen
 from sentinel.keys import Scope
 from sentinel.logs import configure_logging
+from sentinel.maintain.schedule import record_first_chat
 from sentinel.paths import index_path
 from sentinel.settings import Settings
 from sentinel.tools.capture import capture
@@ -52,7 +53,9 @@ def _tool_route(app: FastAPI, name: str) -> None:
         if tool.writes:
             require_write(scope, name)
         turn = request.headers.get("x-sentinel-turn", "")
-        return ToolText(text=call_tool(request.app.state.ctx, name, arguments.model_dump(), turn))
+        text = call_tool(request.app.state.ctx, name, arguments.model_dump(), turn)
+        _first_chat(request.app)
+        return ToolText(text=text)
 
     # each tool's own argument model, so the OpenAPI schema and 422 errors describe that tool exactly
     run.__annotations__ = {
@@ -64,6 +67,16 @@ def _tool_route(app: FastAPI, name: str) -> None:
     }
 
     app.post(f"/v1/tools/{name}", response_model=ToolText, summary=tool.description, name=name)(run)
+
+
+def _first_chat(app: FastAPI) -> None:
+    """The first tool call starts the nightly schedule (a new install runs no pass before it is used)."""
+    if getattr(app.state, "chatted", False):
+        return
+    ctx: ToolContext = app.state.ctx
+    with ctx.write_lock:
+        record_first_chat(ctx.writer())
+    app.state.chatted = True
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:

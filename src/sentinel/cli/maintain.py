@@ -96,6 +96,8 @@ def _run(settings: Settings, minutes: float, dry_run: bool, retry_failed: bool, 
         fail(str(busy), code=3)
     if as_json:
         print_json(report.as_dict())
-        return
-    for line in report.summary_lines():
-        say(line)
+    else:
+        for line in report.summary_lines():
+            say(line)
+    if report.unreached:  # a scheduler (systemd, cron) must see a pass that never reached a model as failed
+        raise typer.Exit(code=4)

@@ -48,6 +48,7 @@ class PassReport:
     aliases_written: int = 0
     embedded: int = 0
     stopped: str = ""  # why the pass ended early ("" when it ran to the end)
+    unreached: str = ""  # a step needed a model and none answered at all: the pass did not run (not recorded)
     seconds: float = 0.0
     peak_memory_mb: float = 0.0
 
@@ -64,6 +65,8 @@ class PassReport:
         ]
         if self.stopped:
             lines.append(f"  stopped early: {self.stopped}")
+        if self.unreached:
+            lines.append("  not counted as a pass: no model answered (a missed night stays missed, to be caught up)")
         return lines
 
 
@@ -156,10 +159,13 @@ def run_pass(
         except (ProviderUnavailable, ProviderNotConfigured) as error:
             report.stopped = f"no model to ask: {str(error).rstrip('.')}; pages not yet analysed stay due"
             say(f"  stopped: {report.stopped}")
+            if not (report.analysed or report.failed or report.concept_pages_written):
+                report.unreached = report.stopped
         if out_of_time() and not report.stopped:
             report.stopped = "time budget spent"
         _embed(db, embedder, report, say)
-        schedule.record_run(db)
+        if not report.unreached:  # only a pass that reached its models counts: catch-up depends on it
+            schedule.record_run(db)
     return _finish(report, started)
 
 
