@@ -187,6 +187,9 @@ class Settings(BaseSettings):
     redis_url: str = Field("redis://localhost:6379/0", description="Broker, locks and the model-pool registry.")
     maintain_at: str = Field("23:00", description="Nightly maintenance time, HH:MM, local time.")
     maintain_minutes: int = Field(60, description="Time budget of one maintenance pass.")
+    maintain_retry_s: float = Field(
+        60.0, gt=0, description="First wait before a scheduled pass that reached no model is tried again (doubles)."
+    )
     redis_prefix: str = Field("sentinel:", description="Prefix of every Redis key the maintenance lock writes.")
     maintain_lock_ttl_s: int = Field(
         120, description="The pass's Redis lock lapses this long after its holder stops renewing it (killed worker)."

@@ -17,6 +17,10 @@ from sentinel.index.migrations import transaction
 
 LAST_RUN_KEY = "maintain_last_run"
 FIRST_CHAT_KEY = "first_chat"
+NOT_STARTED = (
+    "no scheduled pass yet: this install has had no chat and no requested pass; run one now with "
+    "`make maintain` (or `sentinel maintain`), or it starts by itself after the first chat"
+)
 _HH_MM = re.compile(r"^([01]?\d|2[0-3]):([0-5]\d)$")
 
 
