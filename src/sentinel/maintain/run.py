@@ -163,27 +163,37 @@ def run_pass(
                 report.unreached = report.stopped
         if out_of_time() and not report.stopped:
             report.stopped = "time budget spent"
-        _embed(db, embedder, report, say)
+        _embed(db, embedder, out_of_time, report, say)
         if not report.unreached:  # only a pass that reached its models counts: catch-up depends on it
             schedule.record_run(db)
     return _finish(report, started)
 
 
-def _embed(db: sqlite3.Connection, embedder: Callable[[], Embedder | None], report: PassReport, say: Say) -> None:
-    """Embedding runs even when the budget is spent: it is bounded by what changed, and without it the pages
-    analysed this pass would not be found by meaning."""
+def _embed(
+    db: sqlite3.Connection,
+    embedder: Callable[[], Embedder | None],
+    out_of_time: Callable[[], bool],
+    report: PassReport,
+    say: Say,
+) -> None:
+    """Embedding is inside the budget like every step (on a new vault it alone takes minutes); what it leaves
+    stays pending for the next pass, `sentinel embed` or, for edited pages, the API's live watcher."""
     say("embedding")
     try:
         engine = embedder()
         if engine is None:
             say("  skipped: no embedder configured (set SENTINEL_EMBEDDER_URL or SENTINEL_EMBED_MODEL_DIR)")
             return
-        counts = embed_pending(db, engine)
+        counts = embed_pending(db, engine, out_of_time=out_of_time)
     except (EmbedderUnavailable, VectorsFromAnotherModel) as error:
         say(f"  skipped: {error}")
         return
     report.embedded = counts.chunks + counts.summaries
     say(f"  embedded {counts.chunks} chunks and {counts.summaries} summaries in {counts.seconds:.1f}s")
+    if counts.left:
+        left = f"{counts.left} passages still to embed (they stay pending)"
+        report.stopped = f"{report.stopped}; {left}" if report.stopped else f"time budget spent with {left}"
+        say(f"  stopped: {left}")
 
 
 def _owed(db: sqlite3.Connection, settings: Settings, report: PassReport, say: Say) -> None:

@@ -42,6 +42,7 @@ class EmbedCounts:
     summaries: int = 0  # summary passages embedded in this run
     removed: int = 0  # vectors no chunk or page used any more
     truncated: list[str] = field(default_factory=list)  # what was cut at the model's limit: "path > trail"
+    left: int = 0  # passages not embedded because ``out_of_time`` said stop (they stay pending)
     seconds: float = 0.0
 
     def as_dict(self) -> dict[str, object]:
@@ -92,13 +93,14 @@ def embed_pending(
     reembed: bool = False,
     progress: Progress | None = None,
     paths: list[str] | None = None,
+    out_of_time: Callable[[], bool] | None = None,
 ) -> EmbedCounts:
     """Embed every chunk and summary passage that has no vector yet; drop vectors nothing uses any more.
 
     ``reembed`` first deletes all vectors and records the embedder's identity (the explicit way to change
     models). Each batch is committed on its own, so an interrupted run keeps what it finished. ``paths`` (the
     live watcher's just-edited pages) embeds only their chunks and drops only chunk vectors: seconds, not the
-    vault's whole backlog.
+    vault's whole backlog. ``out_of_time`` is asked between batches (a pass's time budget).
     Raises ``VectorsFromAnotherModel`` when the index holds another model's vectors and ``reembed`` is off.
     """
     started = time.perf_counter()
@@ -127,6 +129,10 @@ def embed_pending(
     for table in TABLES:
         seeds = None if table == "chunk_vectors" else _loaded_centres(db, "chunk_vectors")
         for start in range(0, len(jobs[table]), BATCH):
+            if out_of_time is not None and out_of_time():
+                counts.left += len(jobs[table]) - start
+                jobs[table] = jobs[table][:start]
+                break
             batch = jobs[table][start : start + BATCH]
             embedding = embedder.embed([job.passage for job in batch], "passage")
             _store(db, table, batch, embedding.vectors, embedding.tokens, embedding.truncated, seeds)
