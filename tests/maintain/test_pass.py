@@ -39,7 +39,9 @@ def test_one_total_per_call_is_said_once(vault_settings: WriteVault, run_maintai
 
 
 def test_budget_stops_cleanly_between_pages(
-    vault_settings: WriteVault, run_maintain: RunPass, e5_model: OnnxEmbedder  # noqa: F811  (the fixture)
+    vault_settings: WriteVault,
+    run_maintain: RunPass,
+    e5_model: OnnxEmbedder,  # noqa: F811  (the fixture)
 ) -> None:
     import time
 
