@@ -29,6 +29,15 @@ def test_progress_lines_split_load_prefill_and_generation(vault_settings: WriteV
     assert "peak memory" in done.report.summary_lines()[0]
 
 
+def test_prefill_and_generation_without_load_are_shown_split(vault_settings: WriteVault, run_maintain: RunPass) -> None:
+    settings = vault_settings({"notes/p1.md": PAGES["notes/p1.md"]})
+    answer = json.dumps({"summary": "s", "concepts": []})
+    llama_cpp = ScriptedModel(analysis=lambda t: reply(answer, total_s=4.2, prefill_s=0.4, generation_s=3.5))
+    done = run_maintain(settings, llama_cpp)
+    assert "  [1/1] notes/p1.md: ok 0 concepts, prefill 0.4s gen 3.5s" in done.lines
+    assert not any("wall clock" in line for line in done.lines)
+
+
 def test_one_total_per_call_is_said_once(vault_settings: WriteVault, run_maintain: RunPass) -> None:
     settings = vault_settings(PAGES)
     done = run_maintain(
