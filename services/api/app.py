@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import logging
-import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -18,11 +17,11 @@ from pydantic import BaseModel, Field
 from sentinel import __version__
 from sentinel.embed.factory import embedder_from_settings
 from sentinel.index.queries import stats
-from sentinel.index.sync import sync
+from sentinel.index.watch import VaultWatcher, freshen
 from sentinel.keys import Scope
 from sentinel.logs import configure_logging
+from sentinel.maintain.schedule import record_first_chat
 from sentinel.paths import index_path
-from sentinel.search.view import current_view
 from sentinel.settings import Settings
 from sentinel.tools.capture import capture
 from sentinel.tools.context import ToolContext
@@ -59,7 +58,9 @@ def _tool_route(app: FastAPI, name: str) -> None:
         if tool.writes:
             require_write(scope, name)
         turn = request.headers.get("x-sentinel-turn", "")
-        return ToolText(text=call_tool(request.app.state.ctx, name, arguments.model_dump(), turn))
+        text = call_tool(request.app.state.ctx, name, arguments.model_dump(), turn)
+        _first_chat(request.app)
+        return ToolText(text=text)
 
     # each tool's own argument model, so the OpenAPI schema and 422 errors describe that tool exactly
     run.__annotations__ = {
@@ -73,22 +74,14 @@ def _tool_route(app: FastAPI, name: str) -> None:
     app.post(f"/v1/tools/{name}", response_model=ToolText, summary=tool.description, name=name)(run)
 
 
-def sync_now(ctx: ToolContext) -> None:
-    """Bring the index in line with the vault through the one writer (edits made in Obsidian, other tools)."""
+def _first_chat(app: FastAPI) -> None:
+    """The first tool call starts the nightly schedule (a new install runs no pass before it is used)."""
+    if getattr(app.state, "chatted", False):
+        return
+    ctx: ToolContext = app.state.ctx
     with ctx.write_lock:
-        report = sync(ctx.settings, ctx.writer())
-    if report.added or report.updated or report.removed or report.refused:
-        log.info("sync", extra=report.as_dict())
-    # load the search view now, not inside the next query's time budget
-    current_view(ctx.reader())
-
-
-def _keep_synced(ctx: ToolContext, stop: threading.Event) -> None:
-    while not stop.wait(ctx.settings.sync_interval_s):
-        try:
-            sync_now(ctx)
-        except Exception:
-            log.exception("sync failed; retrying at the next interval")
+        record_first_chat(ctx.writer())
+    app.state.chatted = True
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -99,13 +92,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
-        sync_now(ctx)  # the index reflects the vault before the first request
-        stop = threading.Event()
-        if settings.sync_interval_s > 0:
-            threading.Thread(target=_keep_synced, args=(ctx, stop), daemon=True, name="sync").start()
+        started = freshen(ctx, embed=False)  # the index reflects the vault before the first request
+        watcher = VaultWatcher(ctx)  # then every edit, within seconds (sentinel.index.watch)
+        watcher.start(backlog=started.report.changed_paths)
         async with mcp_running:
             yield
-        stop.set()
+        watcher.stop()
 
     app = FastAPI(title="Sentinel tool API", version=__version__, lifespan=lifespan)
     app.state.keys = keys

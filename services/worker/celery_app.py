@@ -32,10 +32,12 @@ from sentinel.maintain.cluster_lock import PassRunning, maintenance_lock
 from sentinel.maintain.lock import PassBusy
 from sentinel.maintain.models import models_from_settings
 from sentinel.maintain.run import run_pass
-from sentinel.maintain.schedule import missed_run, parse_at
+from sentinel.maintain.schedule import NOT_STARTED, missed_run, parse_at, schedule_started
 from sentinel.settings import Settings
 
 TASK_NAME = "sentinel.maintain"
+UNREQUESTED = ("schedule", "catch-up")  # passes nobody asked for just now: wait for a first chat, retry
+RETRY_CAP_S = 3600.0
 log = logging.getLogger("sentinel.worker")
 settings = Settings()
 at = parse_at(settings.maintain_at)
@@ -100,6 +102,9 @@ def maintain(self: Any, trigger: str = "on-demand", minutes: float | None = None
         with maintenance_lock(settings, holder, task_id):
             db = open_index(settings)
             try:
+                if trigger in UNREQUESTED and not schedule_started(db):
+                    log.info(NOT_STARTED, extra={"event": "waiting", "trigger": trigger})
+                    return {"status": "waiting", "reason": NOT_STARTED}
                 report = run_pass(
                     settings,
                     db,
@@ -115,5 +120,12 @@ def maintain(self: Any, trigger: str = "on-demand", minutes: float | None = None
         log.warning(str(busy), extra={"event": "refused", "trigger": trigger, "running": running})
         return {"status": "refused", "reason": str(busy), "running": running}
     result = report.as_dict()
+    if report.unreached:
+        log.warning(report.unreached, extra={"event": "unreached", "trigger": trigger, "report": result})
+        if trigger in UNREQUESTED:  # the laptop woke before its model server: try again until it answers
+            wait = min(settings.maintain_retry_s * 2**self.request.retries, RETRY_CAP_S)
+            log.info(f"trying the pass again in {wait:.0f}s", extra={"event": "retry", "trigger": trigger})
+            raise self.retry(countdown=wait, max_retries=None)
+        return {"status": "unreached", **result}
     log.info("maintenance pass finished", extra={"event": "finished", "trigger": trigger, "report": result})
     return {"status": "finished", **result}

@@ -171,12 +171,25 @@ class Settings(BaseSettings):
     api_host: str = Field("127.0.0.1", description="Address the tool API binds to.")
     api_port: int = Field(8000, description="Port the tool API listens on.")
     sync_interval_s: float = Field(
-        15.0, description="The API re-syncs the index this often, so edits made in Obsidian show up. 0: never."
+        15.0,
+        description="The API's safety-net poll of the vault (file events do the rest). 0: file events only.",
     )
+    watch: Literal["auto", "poll", "off"] = Field(
+        "auto",
+        description="Live index: auto = file events, falling back to polling where they do not arrive (some bind "
+        "mounts); poll = poll every watch_poll_s; off = only the sync_interval_s poll.",
+    )
+    watch_debounce_s: float = Field(
+        0.3, gt=0, description="Quiet time after a file event before the page is re-read (editors save in steps)."
+    )
+    watch_poll_s: float = Field(1.0, gt=0, description="How often the vault is polled when file events do not arrive.")
 
     redis_url: str = Field("redis://localhost:6379/0", description="Broker, locks and the model-pool registry.")
     maintain_at: str = Field("23:00", description="Nightly maintenance time, HH:MM, local time.")
     maintain_minutes: int = Field(60, description="Time budget of one maintenance pass.")
+    maintain_retry_s: float = Field(
+        60.0, gt=0, description="First wait before a scheduled pass that reached no model is tried again (doubles)."
+    )
     redis_prefix: str = Field("sentinel:", description="Prefix of every Redis key the maintenance lock writes.")
     maintain_lock_ttl_s: int = Field(
         120, description="The pass's Redis lock lapses this long after its holder stops renewing it (killed worker)."

@@ -153,3 +153,12 @@ def test_a_broken_key_file_is_named_at_start_and_survived_mid_run(api: Api, vaul
     )
     assert result.exit_code == 2 and "not a Sentinel key file" in result.output
     path.write_text(good)
+
+
+def test_the_first_tool_call_starts_the_nightly_schedule(api: Api) -> None:
+    from sentinel.index.db import open_index
+    from sentinel.maintain.schedule import schedule_started
+
+    assert not schedule_started(open_index(api.settings))  # a new install: no unrequested pass
+    assert api.call("listing", api.read_key).status_code == 200
+    assert schedule_started(open_index(api.settings))

@@ -5,8 +5,9 @@ from __future__ import annotations
 import itertools
 import json
 
+from sentinel.maintain.analysis import PARTS_INTRO
 from sentinel.maintain.models import Models
-from sentinel.maintain.text import windows
+from sentinel.maintain.text import window_chars, windows
 from sentinel.providers import ChatRequest, ScriptedProvider
 from tests.conftest import WriteVault
 from tests.maintain.conftest import RunPass, reply
@@ -57,3 +58,35 @@ def test_long_page_is_summarised_whole_and_extracted_in_windows(
     assert len(windows_asked) >= 2
     assert all('"summary"' not in r.messages[1]["content"] for r in windows_asked)
     assert len(summary_model.requests) == 1
+
+
+def test_page_longer_than_the_summary_window_still_gets_a_summary_and_concepts(
+    vault_settings: WriteVault, run_maintain: RunPass
+) -> None:
+    body = "\n\n".join(
+        f"Section {i}. " + PARAGRAPH + (" Here we meet the Crab Nebula." if i == 2 else "") for i in range(12)
+    )
+    settings = vault_settings({"sources/survey.md": body})
+    fits = window_chars(2048, settings.analysis_reply_tokens, settings.analysis_chars_per_token)
+    assert len(body) > fits  # no role reads this page whole: the only model has a 2048-token window
+
+    def answer(request: ChatRequest) -> str:
+        text = str(request.messages[1]["content"])
+        page = text.split("<page>\n", 1)[1].split("\n</page>", 1)[0]
+        assert len(page) <= fits, "a request larger than the model's window"  # what a real server refuses
+        if PARTS_INTRO in page:
+            return reply(json.dumps({"summary": "A survey of pulsars."}), prompt_tokens=len(text) // 4)  # type: ignore[return-value]
+        sections = sorted({w.split(".")[0] for w in page.split("Section ")[1:]})
+        names = ["Crab Nebula"] if "Crab Nebula" in page else []
+        line = {"summary": f"Sections {', '.join(sections)} on pulsar timing.", "concepts": names}
+        return reply(json.dumps(line), prompt_tokens=len(text) // 4)  # type: ignore[return-value]
+
+    model = ScriptedProvider([answer] * 50, num_ctx=2048)
+    done = run_maintain(settings, Models(model, model, "x"))  # no separate summary role: the shipped default
+    row = done.analysis("sources/survey.md")
+    assert row["status"] == "ok" and row["summary"] == "A survey of pulsars."
+    assert json.loads(row["concepts"]) == ["Crab Nebula"]
+    asked = [str(r.messages[1]["content"]) for r in model.requests]
+    reduced = [text for text in asked if PARTS_INTRO in text]
+    assert len(reduced) == 1 and reduced[0].count("\n- Sections ") == len(asked) - 1  # every window's line
+    assert "summary reduced from" in row["reason"]

@@ -8,10 +8,12 @@ import pytest
 from typer.testing import CliRunner
 
 from sentinel.cli import app
+from sentinel.embed.onnx import OnnxEmbedder
 from sentinel.maintain import queue
 from sentinel.providers import ProviderUnavailable
 from tests.conftest import WriteVault
 from tests.maintain.conftest import RunPass, ScriptedModel, reply
+from tests.search.conftest import e5 as e5_model  # noqa: F401  (the real e5 model)
 
 PAGES = {f"notes/p{i}.md": f"Page {i} is about topic {i}.\n" for i in range(1, 4)}
 
@@ -27,6 +29,15 @@ def test_progress_lines_split_load_prefill_and_generation(vault_settings: WriteV
     assert "peak memory" in done.report.summary_lines()[0]
 
 
+def test_prefill_and_generation_without_load_are_shown_split(vault_settings: WriteVault, run_maintain: RunPass) -> None:
+    settings = vault_settings({"notes/p1.md": PAGES["notes/p1.md"]})
+    answer = json.dumps({"summary": "s", "concepts": []})
+    llama_cpp = ScriptedModel(analysis=lambda t: reply(answer, total_s=4.2, prefill_s=0.4, generation_s=3.5))
+    done = run_maintain(settings, llama_cpp)
+    assert "  [1/1] notes/p1.md: ok 0 concepts, prefill 0.4s gen 3.5s" in done.lines
+    assert not any("wall clock" in line for line in done.lines)
+
+
 def test_one_total_per_call_is_said_once(vault_settings: WriteVault, run_maintain: RunPass) -> None:
     settings = vault_settings(PAGES)
     done = run_maintain(
@@ -36,7 +47,11 @@ def test_one_total_per_call_is_said_once(vault_settings: WriteVault, run_maintai
     assert sum("one total per call" in line for line in done.lines) == 1
 
 
-def test_budget_stops_cleanly_between_pages(vault_settings: WriteVault, run_maintain: RunPass) -> None:
+def test_budget_stops_cleanly_between_pages(
+    vault_settings: WriteVault,
+    run_maintain: RunPass,
+    e5_model: OnnxEmbedder,  # noqa: F811  (the fixture)
+) -> None:
     import time
 
     settings = vault_settings(PAGES)
@@ -45,11 +60,13 @@ def test_budget_stops_cleanly_between_pages(vault_settings: WriteVault, run_main
         time.sleep(0.3)
         return '{"summary": "s", "concepts": []}'
 
-    done = run_maintain(settings, ScriptedModel(analysis=slow), minutes=0.2 / 60)
+    done = run_maintain(settings, ScriptedModel(analysis=slow), minutes=0.2 / 60, embedder=lambda: e5_model)
     assert done.report.analysed == 1
     assert "time budget spent with 2 pages still awaiting analysis" in done.report.stopped
     assert queue.count_awaiting(done.db) == 2
-    assert "\nembedding\n" in done.text  # embedding still runs over what was finished
+    # the budget covers embedding too: what it could not embed stays pending, and the report says how much
+    assert done.report.embedded == 0 and "passages still to embed" in done.report.stopped
+    assert done.db.execute("SELECT COUNT(*) FROM chunk_vectors").fetchone()[0] == 0
 
 
 def test_a_crash_mid_pass_leaves_no_page_half_analysed_and_the_next_run_resumes(
@@ -108,6 +125,6 @@ def test_cli_without_a_model_says_which_settings_to_set(vault_settings: WriteVau
         ["maintain", "--vault", str(settings.vault), "--index", str(settings.index_path), "--json"],
         env={"SENTINEL_EXTRACTION__MODEL": ""},
     )
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 4, result.output  # no model reached: the pass did not run, and says so
     report = json.loads(result.stdout)
     assert "SENTINEL_EXTRACTION__MODEL" in report["stopped"] and report["analysed"] == 0

@@ -29,6 +29,7 @@ from sentinel.maintain.cluster_lock import lock_holder
 from sentinel.maintain.schedule import last_run, record_run
 from sentinel.settings import ProviderSettings, Settings
 from tests.support.http_stub import HttpStub, RecordedRequest
+from tests.support.servers import free_port
 
 pytestmark = pytest.mark.slow
 
@@ -190,6 +191,38 @@ def test_missed_run_is_caught_up_at_start_and_the_nightly_schedule_fires(stack: 
     assert all(e["request_id"] == caught_up["request_id"] for e in events if e.get("event") == "progress")
     assert last_run(db) > now - timedelta(minutes=1)
     built.wait_for(_finished("schedule"), 150, "the scheduled pass at " + at)
+
+
+@pytest.mark.timeout(300)
+def test_catch_up_waits_for_the_model_then_runs_once(stack: Callable[..., Stack]) -> None:
+    port = free_port()  # nothing listens here yet: the laptop woke before its model server
+    extraction = ProviderSettings(kind="openai", base_url=f"http://127.0.0.1:{port}/v1", model="m", num_ctx=4096)
+    built = stack({"notes/star 1.md": NOTES["notes/star 1.md"]}, extraction, SENTINEL_MAINTAIN_AT="03:00",
+                  SENTINEL_MAINTAIN_RETRY_S="2")  # fmt: skip
+    db = open_index(built.settings)
+    missed = datetime.now().astimezone() - timedelta(days=2)
+    record_run(db, missed)
+    built.worker("w1")
+    built.beat()
+    built.wait_for(lambda ev: any(e.get("event") == "retry" for e in ev), 120, "a retry after no model answered")
+    assert last_run(db) == missed  # a pass that reached no model is not a pass: the night is still missed
+    with HttpStub(slow_model, port=port):
+        events = built.wait_for(_finished("catch-up"), 150, "the catch-up pass once the model answers")
+    finished = [e for e in events if e.get("event") == "finished"]
+    assert len(finished) == 1 and finished[0]["report"]["analysed"] == 1
+    assert last_run(db) > missed
+    assert any(e.get("event") == "unreached" for e in events)
+
+
+def test_a_new_install_runs_no_unrequested_pass(stack: Callable[..., Stack]) -> None:
+    built = stack({"notes/star 1.md": NOTES["notes/star 1.md"]}, SENTINEL_MAINTAIN_AT="03:00")
+    built.worker("w1")
+    built.beat()
+    time.sleep(8)  # beat has started and checked for a missed run
+    built.start("call", "sentinel.maintain", "--kwargs", '{"trigger": "schedule"}', name="call")
+    events = built.wait_for(lambda ev: any(e.get("event") == "waiting" for e in ev), 90, "the schedule waiting")
+    assert not [e for e in events if e.get("event") in ("catch-up", "finished")]
+    assert last_run(open_index(built.settings)) is None
 
 
 def test_one_pass_at_a_time_and_a_killed_worker_leaves_consistent_state(stack: Callable[..., Stack]) -> None:

@@ -34,7 +34,9 @@ def test_units_start_this_python_from_this_checkout(tmp_path: Path) -> None:
         assert f"WorkingDirectory={REPO}" in text, name
         assert re.search(r"@[A-Z_]+@", text) is None, f"{name} kept a placeholder"
     worker = (tmp_path / "sentinel-worker.service").read_text()
-    assert " worker -B " in worker  # beat embedded in the one worker unit: exactly one beat
+    assert " worker " in worker and " -B" not in worker  # no beat: the timer is the one nightly schedule
+    maintenance = (tmp_path / "sentinel-maintenance.service").read_text()
+    assert "-m sentinel.maintain --scheduled" in maintenance and "Restart=on-failure" in maintenance
     assert "loginctl enable-linger" in output
     assert "systemctl --user list-timers sentinel-maintenance.timer" in output
 

@@ -49,7 +49,7 @@ class _StubServer(ThreadingHTTPServer):
 
 
 class HttpStub:
-    def __init__(self, respond: Responder) -> None:
+    def __init__(self, respond: Responder, port: int = 0) -> None:
         self.requests: list[RecordedRequest] = []
         stub = self
 
@@ -77,7 +77,7 @@ class HttpStub:
             def log_message(self, format: str, *args: Any) -> None:  # keep test output clean
                 pass
 
-        self._server = _StubServer(("127.0.0.1", 0), Handler)
+        self._server = _StubServer(("127.0.0.1", port), Handler)
         self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
         self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True)
 

@@ -107,7 +107,7 @@ def install(
         Path | None, typer.Option(help="The Sentinel checkout the services run from (default: this package's).")
     ] = None,
 ) -> None:
-    """Write the systemd user units (embedder, API, worker with beat, nightly timer) and say how to start them."""
+    """Write the systemd user units (embedder, API, worker, the one nightly timer) and say how to start them."""
     settings = Settings()
     target = unit_dir or default_unit_dir()
     try:

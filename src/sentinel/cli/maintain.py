@@ -19,6 +19,7 @@ from sentinel.maintain import ledger, trace
 from sentinel.maintain.lock import PassBusy
 from sentinel.maintain.models import models_from_settings
 from sentinel.maintain.run import run_pass
+from sentinel.maintain.schedule import NOT_STARTED, schedule_started
 from sentinel.settings import ProviderSettings, Settings
 
 Kind = Annotated[str | None, typer.Option(help="ollama or openai (any OpenAI-compatible endpoint).")]
@@ -44,6 +45,10 @@ def maintain(
     ] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Count what the vault owes; call no model.")] = False,
     retry_failed: Annotated[bool, typer.Option("--retry-failed", help="Analyse failed pages again.")] = False,
+    scheduled: Annotated[
+        bool,
+        typer.Option("--scheduled", help="As the nightly timer: skip on a new install until its first chat or pass."),
+    ] = False,
     as_json: JsonOption = False,
     provider: Kind = None,
     base_url: Annotated[str | None, typer.Option(help="Extraction server root (OpenAI kind: up to /v1).")] = None,
@@ -81,11 +86,21 @@ def maintain(
             ),
         }
     )
-    _run(settings, minutes if minutes is not None else settings.maintain_minutes, dry_run, retry_failed, as_json)
+    _run(
+        settings,
+        minutes if minutes is not None else settings.maintain_minutes,
+        dry_run,
+        retry_failed,
+        as_json,
+        scheduled,
+    )
 
 
-def _run(settings: Settings, minutes: float, dry_run: bool, retry_failed: bool, as_json: bool) -> None:
+def _run(settings: Settings, minutes: float, dry_run: bool, retry_failed: bool, as_json: bool, scheduled: bool) -> None:
     db = open_db(settings)
+    if scheduled and not schedule_started(db):
+        console.print(NOT_STARTED, markup=False, highlight=False)
+        return
     say = (
         (lambda line: None)
         if as_json
@@ -106,9 +121,11 @@ def _run(settings: Settings, minutes: float, dry_run: bool, retry_failed: bool, 
         fail(str(busy), code=3)
     if as_json:
         print_json(report.as_dict())
-        return
-    for line in report.summary_lines():
-        say(line)
+    else:
+        for line in report.summary_lines():
+            say(line)
+    if report.unreached:  # a scheduler (systemd, cron) must see a pass that never reached a model as failed
+        raise typer.Exit(code=4)
 
 
 @app.command("log")

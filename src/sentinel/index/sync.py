@@ -40,6 +40,7 @@ class SyncReport:
     links_changed: int = 0
     problems: list[tuple[str, str]] = field(default_factory=list)
     refused: str = ""  # why deletions were withheld (the mass-disappearance guard)
+    changed_paths: list[str] = field(default_factory=list)  # re-read files (what the live watcher embeds)
     seconds: float = 0.0
 
     def as_dict(self) -> dict[str, object]:
@@ -209,6 +210,22 @@ def _withheld(settings: Settings, indexed: int, gone: int) -> str:
     return ""
 
 
+def _moved(removed: list[str], added: list[FileStat], known: dict[str, tuple[int, int, str]]) -> int:
+    """How many vanished pages reappear under a new folder (same file name, mtime and size: a rename keeps
+    them), so renaming the folder that holds most of the vault is not taken for a missing drive."""
+    arrived: dict[tuple[str, int, int], int] = {}
+    for f in added:
+        key = (f.relpath.rsplit("/", 1)[-1], f.mtime_ns, f.size)
+        arrived[key] = arrived.get(key, 0) + 1
+    moved = 0
+    for path in removed:
+        key = (path.rsplit("/", 1)[-1], *known[path][:2])
+        if arrived.get(key):
+            arrived[key] -= 1
+            moved += 1
+    return moved
+
+
 def apply_changes(
     db: sqlite3.Connection,
     settings: Settings,
@@ -224,6 +241,7 @@ def apply_changes(
     one writes."""
     now = time.time()
     paths = [f.relpath for f in changed]
+    report.changed_paths = paths
     with transaction(db):
         db.execute(STAGE_CHUNKS)
         touched = _names_of(db, [*removed, *paths])
@@ -261,10 +279,8 @@ def sync(
         changed = files
     else:
         changed = [f for f in files if known.get(f.relpath) != (f.mtime_ns, f.size, role_of(f.relpath, settings))]
-        # a renamed folder keeps its files' mtime and size: those pages moved, they did not disappear
-        arrived = {(f.mtime_ns, f.size) for f in changed if f.relpath not in known}
-        gone = sum(1 for path in removed if known[path][:2] not in arrived)
-        report.refused = _withheld(settings, len(known), gone)
+        moved = _moved(removed, [f for f in changed if f.relpath not in known], known)
+        report.refused = _withheld(settings, len(known), len(removed) - moved)
         if report.refused:
             removed = []
     report.added = sum(1 for f in changed if f.relpath not in known)

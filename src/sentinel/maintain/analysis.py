@@ -2,9 +2,10 @@
 
 A page that fits the extraction window is read in one extractive JSON call. A longer page is split between
 the roles: the summary model reads it whole (its own, larger window) and the extraction model walks it in
-overlapping windows. Whatever the model answers passes the gates before it is kept: the JSON schema (with
-bounded retries), the truncation gate, the verbatim gate, the concept-name gate, and for wiki/ pages the
-derived-page gate. The
+overlapping windows. A page longer than the summary window too is never lost: each extraction window also
+gets a one-line summary, and the summary model reduces those lines to the page's one line (recorded as such).
+Whatever the model answers passes the gates before it is kept: the JSON schema (with bounded retries), the
+truncation gate, the verbatim gate, the concept-name gate, and for wiki/ pages the derived-page gate. The
 outcome is stored in one transaction, so a page is never marked analysed without its outputs.
 """
 
@@ -41,6 +42,8 @@ CONCEPTS_RULE = (
     '"concepts": the names of the concepts, terms, methods, people, places and works the page refers to, '
     f"each copied exactly as it is written in the page, each once. At most {MAX_CONCEPTS}."
 )
+
+PARTS_INTRO = "This page is too long to read at once; these are summaries of its consecutive parts, in order:"
 
 Summary = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=600)]
 Concept = Annotated[str, StringConstraints(max_length=120)]
@@ -86,6 +89,7 @@ class Outcome:
     reason: str = ""
     calls: list[ChatResult] = field(default_factory=list)
     blind: bool = False  # a call returned no usage: the truncation gate could not look
+    summary_from_parts: int = 0  # >0: the summary was reduced from this many window summaries
     wall_s: float = 0.0
 
 
@@ -119,19 +123,54 @@ def _gated_call(
 
 def _read(page: PageText, models: Models, settings: Settings, outcome: Outcome) -> list[tuple[str, list[str]]]:
     """Set the summary; return (text the model saw, concepts it copied) for each extraction call."""
-    size = window_chars(models.extraction.num_ctx, settings.analysis_reply_tokens, settings.analysis_chars_per_token)
+    size = _window(models.extraction, settings)
     if len(page.text) <= size:
         messages = _messages(page.text, [SUMMARY_RULE, CONCEPTS_RULE])
         both = _gated_call(models.extraction, messages, SummaryAndConcepts, outcome, settings)
         outcome.summary = both.summary
         return [(page.text, both.concepts)]
-    whole = _gated_call(models.summary, _messages(page.text, [SUMMARY_RULE]), SummaryOnly, outcome, settings)
-    outcome.summary = whole.summary
-    found = []
+    whole_fits = len(page.text) <= _window(models.summary, settings)
+    if whole_fits:
+        whole = _gated_call(models.summary, _messages(page.text, [SUMMARY_RULE]), SummaryOnly, outcome, settings)
+        outcome.summary = whole.summary
+    found, lines = [], []
     for window in windows(page.text, size, settings.extraction_overlap_chars):
-        part = _gated_call(models.extraction, _messages(window, [CONCEPTS_RULE]), ConceptsOnly, outcome, settings)
-        found.append((window, part.concepts))
+        if whole_fits:
+            part = _gated_call(models.extraction, _messages(window, [CONCEPTS_RULE]), ConceptsOnly, outcome, settings)
+            found.append((window, part.concepts))
+            continue
+        rules = [SUMMARY_RULE, CONCEPTS_RULE]
+        both = _gated_call(models.extraction, _messages(window, rules), SummaryAndConcepts, outcome, settings)
+        found.append((window, both.concepts))
+        lines.append(both.summary)
+    if not whole_fits:
+        outcome.summary, outcome.summary_from_parts = _reduce(page, lines, models, settings, outcome), len(lines)
     return found
+
+
+def _window(provider: ChatProvider, settings: Settings) -> int:
+    return window_chars(provider.num_ctx, settings.analysis_reply_tokens, settings.analysis_chars_per_token)
+
+
+def _reduce(page: PageText, lines: list[str], models: Models, settings: Settings, outcome: Outcome) -> str:
+    """One line from the summaries of consecutive windows, in rounds while they exceed the summary window."""
+    title = page.text.split("\n", 1)[0]
+    size = _window(models.summary, settings) - len(title) - len(PARTS_INTRO) - 2
+    while True:
+        joined = "\n".join(f"- {line}" for line in lines)
+        groups = windows(joined, max(size, 200), 0) if len(joined) > size else [joined]
+        lines = [
+            _gated_call(
+                models.summary,
+                _messages(f"{title}\n{PARTS_INTRO}\n{group}", [SUMMARY_RULE]),
+                SummaryOnly,
+                outcome,
+                settings,
+            ).summary
+            for group in groups
+        ]
+        if len(lines) == 1:
+            return lines[0]
 
 
 def analyse_page(page: PageText, models: Models, settings: Settings, known: set[str]) -> Outcome:
@@ -172,6 +211,10 @@ def store(db: sqlite3.Connection, outcome: Outcome, model_label: str) -> None:
         notes.append("dropped, not shaped like a name: " + ", ".join(outcome.dropped_misshapen))
     if outcome.dropped_derived:
         notes.append("dropped, new concept from a derived page: " + ", ".join(outcome.dropped_derived))
+    if outcome.summary_from_parts:
+        notes.append(
+            f"summary reduced from {outcome.summary_from_parts} window summaries (longer than the summary window)"
+        )
     reason = outcome.reason or "; ".join(notes)
     with transaction(db):
         db.execute(

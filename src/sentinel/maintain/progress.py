@@ -1,5 +1,6 @@
 """Per-page progress lines, timed as the provider allows: load, prefill and generation apart where the server
-reports them (Ollama does), one wall-clock total where it does not (the OpenAI shape), said once."""
+reports them (Ollama all three, llama.cpp prefill and generation), one wall-clock total where it does not
+(vLLM and most OpenAI-shaped servers), said once per pass."""
 
 from __future__ import annotations
 
@@ -19,10 +20,12 @@ class Timer:
         if not calls:
             return f"{outcome.wall_s:.1f}s"
         if all(call.timings.split for call in calls):
-            load = sum(call.timings.load_s or 0.0 for call in calls)
             prefill = sum(call.timings.prefill_s or 0.0 for call in calls)
             generation = sum(call.timings.generation_s or 0.0 for call in calls)
-            return f"load {load:.1f}s prefill {prefill:.1f}s gen {generation:.1f}s"
+            split = f"prefill {prefill:.1f}s gen {generation:.1f}s"
+            if any(call.timings.load_s is not None for call in calls):  # llama.cpp does not report loading
+                split = f"load {sum(call.timings.load_s or 0.0 for call in calls):.1f}s {split}"
+            return split
         if not self.told_unsplit:
             self.told_unsplit = True
             self.say("  note: this endpoint reports one total per call, so times are wall clock, not load/prefill/gen")

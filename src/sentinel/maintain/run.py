@@ -49,6 +49,7 @@ class PassReport:
     aliases_written: int = 0
     embedded: int = 0
     stopped: str = ""  # why the pass ended early ("" when it ran to the end)
+    unreached: str = ""  # a step needed a model and none answered at all: the pass did not run (not recorded)
     seconds: float = 0.0
     peak_memory_mb: float = 0.0
 
@@ -65,6 +66,8 @@ class PassReport:
         ]
         if self.stopped:
             lines.append(f"  stopped early: {self.stopped}")
+        if self.unreached:
+            lines.append("  not counted as a pass: no model answered (a missed night stays missed, to be caught up)")
         return lines
 
 
@@ -156,31 +159,44 @@ def run_pass(
         except (ProviderUnavailable, ProviderNotConfigured) as error:
             report.stopped = f"no model to ask: {str(error).rstrip('.')}; pages not yet analysed stay due"
             say(f"  stopped: {report.stopped}")
+            if not (report.analysed or report.failed or report.concept_pages_written):
+                report.unreached = report.stopped
         finally:
             report.ledger = ledger.finish(book)
         report.broken_generated = trace.record_broken(db, settings.vault, settings.folders.wiki)
         if out_of_time() and not report.stopped:
             report.stopped = "time budget spent"
-        _embed(db, embedder, report, say)
-        schedule.record_run(db)
+        _embed(db, embedder, out_of_time, report, say)
+        if not report.unreached:  # only a pass that reached its models counts: catch-up depends on it
+            schedule.record_run(db)
     return _finish(report, started)
 
 
-def _embed(db: sqlite3.Connection, embedder: Callable[[], Embedder | None], report: PassReport, say: Say) -> None:
-    """Embedding runs even when the budget is spent: it is bounded by what changed, and without it the pages
-    analysed this pass would not be found by meaning."""
+def _embed(
+    db: sqlite3.Connection,
+    embedder: Callable[[], Embedder | None],
+    out_of_time: Callable[[], bool],
+    report: PassReport,
+    say: Say,
+) -> None:
+    """Embedding is inside the budget like every step (on a new vault it alone takes minutes); what it leaves
+    stays pending for the next pass, `sentinel embed` or, for edited pages, the API's live watcher."""
     say("embedding")
     try:
         engine = embedder()
         if engine is None:
             say("  skipped: no embedder configured (set SENTINEL_EMBEDDER_URL or SENTINEL_EMBED_MODEL_DIR)")
             return
-        counts = embed_pending(db, engine)
+        counts = embed_pending(db, engine, out_of_time=out_of_time)
     except (EmbedderUnavailable, VectorsFromAnotherModel) as error:
         say(f"  skipped: {error}")
         return
     report.embedded = counts.chunks + counts.summaries
     say(f"  embedded {counts.chunks} chunks and {counts.summaries} summaries in {counts.seconds:.1f}s")
+    if counts.left:
+        left = f"{counts.left} passages still to embed (they stay pending)"
+        report.stopped = f"{report.stopped}; {left}" if report.stopped else f"time budget spent with {left}"
+        say(f"  stopped: {left}")
 
 
 def _owed(db: sqlite3.Connection, settings: Settings, report: PassReport, say: Say) -> None:

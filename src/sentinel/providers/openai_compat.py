@@ -1,7 +1,9 @@
 """Any OpenAI-compatible chat endpoint (llama.cpp's server, vLLM, LM Studio, OpenAI itself) over httpx.
 
-Two things are worse in this shape and both are reported, not hidden: one total time per call instead of
-load/prefill/generation (``ChatResult.split_timings`` is False), and no standard way to switch thinking off.
+Two things are worse in this shape and both are reported, not hidden: no standard split of a call's time
+(llama.cpp's server adds ``timings`` with prompt_ms/predicted_ms, read here as prefill/generation; others, vLLM
+included, give only token counts, so the time is the wall clock and ``ChatResult.split_timings`` is False), and
+no standard way to switch thinking off.
 Thinking-off is sent the ways servers accept (``chat_template_kwargs.enable_thinking`` for llama.cpp, vLLM and
 SGLang templates; ``reasoning_effort`` for OpenAI-style reasoning models). A field an endpoint refuses (a 4xx
 that names it) is dropped for the rest of this provider's life, and that is said once; reasoning that comes
@@ -157,7 +159,7 @@ class OpenAICompatProvider:
             tool_calls=[self._tool_call(raw) for raw in message.get("tool_calls") or []],
             prompt_tokens=prompt_tokens,
             completion_tokens=usage.get("completion_tokens"),
-            timings=Timings(total_s=total_s),
+            timings=server_timings(payload, total_s),
             finish_reason=choice.get("finish_reason"),
             thinking_seen=thinking_seen,
         )
@@ -174,3 +176,14 @@ class OpenAICompatProvider:
                     f"{arguments[:200]!r}"
                 ) from error
         return ToolCall(name=str(function.get("name", "")), arguments=arguments, id=raw.get("id"))
+
+
+def server_timings(payload: dict[str, Any], total_s: float) -> Timings:
+    """Prefill and generation as llama.cpp's server reports them (``timings.prompt_ms``/``predicted_ms``);
+    the wall clock alone where the reply has no such block."""
+    reported = payload.get("timings")
+    if isinstance(reported, dict):
+        prompt_ms, predicted_ms = reported.get("prompt_ms"), reported.get("predicted_ms")
+        if isinstance(prompt_ms, int | float) and isinstance(predicted_ms, int | float):
+            return Timings(total_s=total_s, prefill_s=prompt_ms / 1000, generation_s=predicted_ms / 1000)
+    return Timings(total_s=total_s)

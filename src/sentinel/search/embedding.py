@@ -42,6 +42,7 @@ class EmbedCounts:
     summaries: int = 0  # summary passages embedded in this run
     removed: int = 0  # vectors no chunk or page used any more
     truncated: list[str] = field(default_factory=list)  # what was cut at the model's limit: "path > trail"
+    left: int = 0  # passages not embedded because ``out_of_time`` said stop (they stay pending)
     seconds: float = 0.0
 
     def as_dict(self) -> dict[str, object]:
@@ -94,12 +95,20 @@ def embed_command(reembed: bool = False) -> str:
 
 
 def embed_pending(
-    db: sqlite3.Connection, embedder: Embedder, *, reembed: bool = False, progress: Progress | None = None
+    db: sqlite3.Connection,
+    embedder: Embedder,
+    *,
+    reembed: bool = False,
+    progress: Progress | None = None,
+    paths: list[str] | None = None,
+    out_of_time: Callable[[], bool] | None = None,
 ) -> EmbedCounts:
     """Embed every chunk and summary passage that has no vector yet; drop vectors nothing uses any more.
 
     ``reembed`` first deletes all vectors and records the embedder's identity (the explicit way to change
-    models). Each batch is committed on its own, so an interrupted run keeps what it finished.
+    models). Each batch is committed on its own, so an interrupted run keeps what it finished. ``paths`` (the
+    live watcher's just-edited pages) embeds only their chunks and drops only chunk vectors: seconds, not the
+    vault's whole backlog. ``out_of_time`` is asked between batches (a pass's time budget).
     Raises ``VectorsFromAnotherModel`` when the index holds another model's vectors and ``reembed`` is off.
     """
     started = time.perf_counter()
@@ -116,7 +125,10 @@ def embed_pending(
             "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
             (IDENTITY_KEY, json.dumps(identity_record(embedder.identity))),
         )
-    jobs = {"chunk_vectors": _pending_chunks(db), "summary_vectors": _pending_summaries(db)}
+    jobs = {
+        "chunk_vectors": _pending_chunks(db, paths),
+        "summary_vectors": _pending_summaries(db) if paths is None else [],
+    }
     total = sum(len(j) for j in jobs.values())
     done = 0
     if progress:
@@ -125,6 +137,10 @@ def embed_pending(
     for table in TABLES:
         seeds = None if table == "chunk_vectors" else _loaded_centres(db, "chunk_vectors")
         for start in range(0, len(jobs[table]), BATCH):
+            if out_of_time is not None and out_of_time():
+                counts.left += len(jobs[table]) - start
+                jobs[table] = jobs[table][:start]
+                break
             batch = jobs[table][start : start + BATCH]
             embedding = embedder.embed([job.passage for job in batch], "passage")
             _store(db, table, batch, embedding.vectors, embedding.tokens, embedding.truncated, seeds)
@@ -136,7 +152,7 @@ def embed_pending(
             db, table, partial(_texts_of, db, table), seeds=seeds, force=refreshed and seeds is not None
         )
     counts.chunks, counts.summaries = len(jobs["chunk_vectors"]), len(jobs["summary_vectors"])
-    counts.removed = _remove_unused(db)
+    counts.removed = _remove_unused(db, summaries_too=paths is None)
     counts.seconds = time.perf_counter() - started
     return counts
 
@@ -148,13 +164,25 @@ class _Job:
     label: str  # names the passage in reports
 
 
-def _pending_chunks(db: sqlite3.Connection) -> list[_Job]:
-    rows = db.execute(
-        """SELECT c.text_hash, c.trail, c.text, c.path FROM chunks c
-           WHERE c.id IN (SELECT MIN(id) FROM chunks GROUP BY text_hash, trail)
-             AND NOT EXISTS (SELECT 1 FROM chunk_vectors v WHERE v.text_hash = c.text_hash AND v.trail = c.trail)
-           ORDER BY c.id"""
-    ).fetchall()
+def _pending_chunks(db: sqlite3.Connection, paths: list[str] | None = None) -> list[_Job]:
+    missing = "NOT EXISTS (SELECT 1 FROM chunk_vectors v WHERE v.text_hash = c.text_hash AND v.trail = c.trail)"
+    if paths is None:
+        rows = db.execute(
+            f"""SELECT c.text_hash, c.trail, c.text, c.path FROM chunks c
+               WHERE c.id IN (SELECT MIN(id) FROM chunks GROUP BY text_hash, trail) AND {missing}
+               ORDER BY c.id"""
+        ).fetchall()
+    else:
+        rows, seen = [], set()
+        for path in paths:
+            for row in db.execute(
+                f"SELECT c.text_hash, c.trail, c.text, c.path FROM chunks c WHERE c.path = ? AND {missing} "
+                "ORDER BY c.id",
+                (path,),
+            ):
+                if (row[0], row[1]) not in seen:  # the same passage twice is embedded once
+                    seen.add((row[0], row[1]))
+                    rows.append(row)
     return [_Job((h, trail), chunk_passage(trail, text), f"{path} > {trail}") for h, trail, text, path in rows]
 
 
@@ -227,17 +255,18 @@ def _loaded_centres(db: sqlite3.Connection, table: str) -> centres.Centres | Non
     return known[0] if known else None
 
 
-def _remove_unused(db: sqlite3.Connection) -> int:
+def _remove_unused(db: sqlite3.Connection, *, summaries_too: bool = True) -> int:
     """Drop vectors that no current chunk or summary uses (edited or deleted text)."""
-    wanted = set(summary_passages(db))
     with transaction(db):
         removed = db.execute(
             """DELETE FROM chunk_vectors WHERE NOT EXISTS (SELECT 1 FROM chunks c
                    WHERE c.text_hash = chunk_vectors.text_hash AND c.trail = chunk_vectors.trail)"""
         ).rowcount
-        stale = [(t,) for (t,) in db.execute("SELECT text FROM summary_vectors") if t not in wanted]
-        db.executemany("DELETE FROM summary_vectors WHERE text = ?", stale)
-        removed += len(stale)
+        if summaries_too:
+            wanted = set(summary_passages(db))
+            stale = [(t,) for (t,) in db.execute("SELECT text FROM summary_vectors") if t not in wanted]
+            db.executemany("DELETE FROM summary_vectors WHERE text = ?", stale)
+            removed += len(stale)
         if removed:
             db.execute("UPDATE search_generation SET n = n + 1")
     return removed

@@ -86,6 +86,24 @@ def chunk_count(db: sqlite3.Connection) -> int:
     return per_generation(db, "chunk_count", lambda: int(db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]))
 
 
+PENDING_NAMED = 3  # pages named in the note; the rest are counted
+
+
+def pages_pending_vectors(db: sqlite3.Connection) -> tuple[list[str], int]:
+    """The most recently indexed pages with a chunk that has no vector yet (up to ``PENDING_NAMED``), and how
+    many pages have one in all."""
+
+    def compute() -> tuple[list[str], int]:
+        rows = db.execute(
+            """SELECT p.path FROM pages p WHERE EXISTS (SELECT 1 FROM chunks c WHERE c.path = p.path AND NOT EXISTS
+                   (SELECT 1 FROM chunk_vectors v WHERE v.text_hash = c.text_hash AND v.trail = c.trail))
+               ORDER BY p.indexed_at DESC, p.path"""
+        ).fetchall()
+        return [r[0] for r in rows[:PENDING_NAMED]], len(rows)
+
+    return per_generation(db, "pending_vectors", compute)
+
+
 def _roles() -> list[str]:
     return sorted(r.value for r in SUMMARY_RUNG_ROLES)
 
