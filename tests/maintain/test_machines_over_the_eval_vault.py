@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from sentinel.settings import Settings
-from tests.conftest import EVAL_VAULT
 from tests.maintain.conftest import Pass, RunPass, ScriptedModel
+from tests.support.eval_data import require_eval_vault
 
 _BOLD = re.compile(r"\*\*([^*\n]{1,80})\*\*")
 _TITLE = re.compile(r"^Title: (.*)$", re.MULTILINE)
@@ -49,9 +49,8 @@ def nothing(name: str, sentences: list[str]) -> list[int]:
 
 @pytest.fixture
 def eval_copy(tmp_path: Path) -> Settings:
-    assert EVAL_VAULT.is_dir(), f"the eval vault is missing at {EVAL_VAULT}"
     vault = tmp_path / "vault"
-    shutil.copytree(EVAL_VAULT, vault, ignore=shutil.ignore_patterns(".*"))
+    shutil.copytree(require_eval_vault(), vault, ignore=shutil.ignore_patterns(".*"))
     # A note reaching for names the eval vault defines (in four languages), so the machines are asked about them.
     names = ["vault", "Vault", "Markdown", "Kasa", "bóveda", "Obsidian Publish", "Obsidian Sync", "Canvas"]
     (vault / "notes").mkdir()

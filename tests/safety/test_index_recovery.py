@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -19,10 +20,14 @@ from sentinel.paths import keys_path
 from sentinel.settings import Folders, Settings
 from services.api.app import create_app
 from tests.conftest import WriteVault
-from tests.maintain.test_worker import Stack, _finished
+from tests.maintain.test_worker import Stack
 from tests.support.servers import serve
 
 FILES = {"notes/Alpha.md": "# Alpha\nzebrafinch migration notes\n", "notes/Beta.md": "# Beta\nother text\n"}
+
+
+def _moved_aside(events: list[dict[str, object]]) -> bool:
+    return any("moved aside" in str(e.get("message", "")) for e in events)
 
 
 def _corrupt(path: Path) -> bytes:
@@ -127,8 +132,11 @@ def test_the_worker_recovers_a_corrupt_index_and_says_so_once(stack: Callable[..
     assert built.settings.index_path is not None
     _corrupt(built.settings.index_path)
     built.worker("w1")
-    built.beat()  # its catch-up check opens the index first, and queues a pass since no run can be read
-    events = built.wait_for(_finished("catch-up"), 120, "the catch-up pass over the rebuilt index")
-    notices = [e for e in events if "moved aside" in str(e.get("message", ""))]
+    built.beat()  # its catch-up check opens the index first: it finds the damage and moves it aside
+    built.wait_for(_moved_aside, 120, "the notice that the index was moved aside")
+    # the rebuilt index holds no record of a real run, so no catch-up is queued, as on a new install (issue 24);
+    # a while later, neither process has said it a second time
+    time.sleep(5)
+    notices = [e for e in built.events() if "moved aside" in str(e.get("message", ""))]
     assert len(notices) == 1, notices
     assert [p for p in built.settings.index_path.parent.iterdir() if ".corrupt-" in p.name]

@@ -11,6 +11,7 @@ import signal
 import subprocess
 import time
 from collections.abc import Callable, Iterator
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,7 @@ import redis
 
 from sentinel.index.consistency import differences
 from sentinel.index.db import open_index
+from sentinel.maintain.schedule import record_run
 from sentinel.settings import ProviderSettings
 from tests.maintain.test_worker import NOTES, Stack, _finished, slow_model
 from tests.support.http_stub import HttpStub
@@ -65,6 +67,7 @@ def test_a_redis_restart_mid_pass_loses_nothing_and_the_next_pass_finishes(
     with HttpStub(slow_model) as model:
         extraction = ProviderSettings(kind="openai", base_url=f"{model.url}/v1", model="m")
         built = stack(NOTES, extraction, SENTINEL_REDIS_URL=url, SENTINEL_MAINTAIN_AT="03:00")
+        record_run(open_index(built.settings), datetime.now().astimezone() - timedelta(days=2))  # a missed night
         worker, beat = built.worker("w1"), built.beat()
         built.wait_for(lambda ev: any("[2/6]" in str(e.get("message")) for e in ev), 120, "two analysed pages")
         server.send_signal(signal.SIGKILL)
