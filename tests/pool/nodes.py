@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import signal
-import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -13,7 +12,7 @@ from pathlib import Path
 import httpx
 from redis import Redis
 
-from sentinel.pool.agent import Agent
+from sentinel.pool.agent import Agent, agent_thread
 from sentinel.settings import Settings
 
 
@@ -22,15 +21,8 @@ def running_agent(settings: Settings, node: str, *backends: str, mac: str = "") 
     """A node agent heartbeating in a thread until the block ends (then it withdraws the node)."""
     pool = settings.pool.model_copy(update={"node": node, "backends": list(backends), "mac": mac})
     agent = Agent(settings.model_copy(update={"pool": pool}), Redis.from_url(settings.redis_url, decode_responses=True))
-    agent.beat()  # registered before the block starts
-    stop = threading.Event()
-    thread = threading.Thread(target=agent.run, args=(stop,), daemon=True, name=f"agent-{node}")
-    thread.start()
-    try:
+    with agent_thread(agent):
         yield agent
-    finally:
-        stop.set()
-        thread.join(10)
 
 
 def kill_llama(base_url: str) -> None:

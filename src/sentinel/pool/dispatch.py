@@ -31,6 +31,7 @@ from redis.asyncio import Redis as AsyncRedis
 
 from sentinel.pool.jobs import Assignment, JobLedger, NotReassignable, StaleEpoch
 from sentinel.pool.registry import PoolKeys, Snapshot, snapshot
+from sentinel.pool.repair import RepairedStream, offered_tools, repair_answer
 from sentinel.pool.routing import Candidate, pool_models, rank
 from sentinel.pool.streaming import TRANSPORT_ERRORS, NodeFailed, Observer, Stream, event_blocks, is_output, sse_data
 from sentinel.settings import Settings
@@ -89,6 +90,9 @@ class _Silent:
         pass
 
     def finished(self, endpoint: str, model: str, node: str, outcome: str, seconds: float) -> None:
+        pass
+
+    def tool_calls(self, model: str, node: str, outcome: str) -> None:
         pass
 
 
@@ -205,12 +209,16 @@ class Gateway:
                 raise NodeFailed(f"answer is not JSON: {text[:200]!r}", reached=True) from error
             self._after_reply(self.end(assignment, "done"))
             self.observer.finished(endpoint, candidate.model, candidate.node, "ok", time.perf_counter() - started)
+            if endpoint == "/chat/completions" and (tools := offered_tools(body)):
+                answer, verdict = repair_answer(answer, tools)
+                verdict.report(self.observer, candidate.model, candidate.node)
             return Completed(answer, candidate.node)
 
         return await self._with_failover(endpoint, body, idempotent, started, attempt)
 
-    async def stream(self, body: dict[str, Any], *, idempotent: bool = True) -> Stream:
-        """Open a streamed chat completion on the best node that gets to its first token."""
+    async def stream(self, body: dict[str, Any], *, idempotent: bool = True) -> Stream | RepairedStream:
+        """Open a streamed chat completion on the best node that gets to its first token (text calls repaired
+        when the request offers tools)."""
         started = time.perf_counter()
 
         async def attempt(candidate: Candidate, assignment: Assignment) -> Stream:
@@ -244,7 +252,9 @@ class Gateway:
             timeout = self.pool.read_timeout_s
             return Stream(self.end, self.observer, timeout, assignment, candidate, response, blocks, head, started)
 
-        return await self._with_failover("/chat/completions", body, idempotent, started, attempt)
+        opened = await self._with_failover("/chat/completions", body, idempotent, started, attempt)
+        tools = offered_tools(body)
+        return RepairedStream(opened, tools, self.observer) if tools else opened
 
     async def _with_failover(
         self,
