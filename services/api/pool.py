@@ -34,6 +34,7 @@ from services.api.pool_metrics import PoolMetrics
 from services.worker.fanout_client import NoExtractionModel, queue_analyses
 
 IDEMPOTENT_HEADER = "x-sentinel-idempotent"
+BACKGROUND_HEADER = "x-sentinel-background"
 
 
 async def _json_body(request: Request) -> dict[str, Any]:
@@ -49,6 +50,15 @@ async def _json_body(request: Request) -> dict[str, Any]:
 def _idempotent(request: Request) -> bool:
     """Inference is idempotent unless the caller says otherwise (then it is never sent to a second node)."""
     return request.headers.get(IDEMPOTENT_HEADER, "true").strip().lower() not in ("false", "0", "no")
+
+
+def _background(request: Request) -> bool:
+    """Work nobody waits on (a pass's own calls): it does not count as a chat a maintenance pass yields to."""
+    return request.headers.get(BACKGROUND_HEADER, "").strip().lower() in ("true", "1", "yes")
+
+
+def _how(request: Request) -> dict[str, bool]:
+    return {"idempotent": _idempotent(request), "background": _background(request)}
 
 
 async def caller_scope(request: Request) -> Scope:
@@ -110,13 +120,13 @@ def pool_router(settings: Settings) -> APIRouter:
     async def chat_completions(request: Request) -> Response:
         body = await _json_body(request)
         if body.get("stream"):
-            stream = await running.gateway.stream(body, idempotent=_idempotent(request))
+            stream = await running.gateway.stream(body, **_how(request))
             return StreamingResponse(
                 stream.chunks(),
                 media_type="text/event-stream",
                 headers={"x-sentinel-node": stream.node, "cache-control": "no-cache"},
             )
-        done = await running.gateway.complete("/chat/completions", body, idempotent=_idempotent(request))
+        done = await running.gateway.complete("/chat/completions", body, **_how(request))
         return JSONResponse(done.answer, headers={"x-sentinel-node": done.node})
 
     @router.post("/v1/embeddings", summary="Embeddings on the pool")
@@ -140,10 +150,10 @@ def pool_router(settings: Settings) -> APIRouter:
         body, started = await _json_body(request), time.perf_counter()
         translated, streamed = ollama_api.chat_request(body)
         if streamed:
-            stream = await running.gateway.stream(translated, idempotent=_idempotent(request))
+            stream = await running.gateway.stream(translated, **_how(request))
             lines = ollama_api.chat_stream(stream.chunks(), str(body.get("model")), started)
             return StreamingResponse(lines, media_type="application/x-ndjson", headers={"x-sentinel-node": stream.node})
-        done = await running.gateway.complete("/chat/completions", translated, idempotent=_idempotent(request))
+        done = await running.gateway.complete("/chat/completions", translated, **_how(request))
         answer = ollama_api.chat_response(done.answer, str(body.get("model")), started)
         return JSONResponse(answer, headers={"x-sentinel-node": done.node})
 

@@ -177,6 +177,12 @@ class Settings(BaseSettings):
     redis_url: str = Field("redis://localhost:6379/0", description="Broker, locks and the model-pool registry.")
     maintain_at: str = Field("23:00", description="Nightly maintenance time, HH:MM, local time.")
     maintain_minutes: int = Field(60, description="Time budget of one maintenance pass.")
+    maintain_chat_idle_s: float = Field(
+        30.0,
+        ge=0,
+        description="Chat comes first: a pass pauses between pages while a chat request is in flight on its model "
+        "server (seen by the API's gateway) and resumes once the server has had no chat for this many seconds.",
+    )
     redis_prefix: str = Field("sentinel:", description="Prefix of every Redis key the maintenance lock writes.")
     maintain_lock_ttl_s: int = Field(
         120, description="The pass's Redis lock lapses this long after its holder stops renewing it (killed worker)."

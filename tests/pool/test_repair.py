@@ -11,21 +11,17 @@ their chat templates document and that their users report in issues (Hermes/Qwen
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import httpx
 import pytest
-from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse, StreamingResponse
 from redis import Redis
 
 from sentinel.pool.registry import BackendRecord, NodeRecord, PoolKeys, publish
 from sentinel.pool.repair import StreamRepair, offered_tools, repair_answer
 from sentinel.providers.toolcalls import parse_text_tool_calls
 from sentinel.tools.registry import tool_schemas
-from tests.support.servers import serve
+from tests.pool.nodes import completion, recorded_node, stream_payloads
 
 TOOLS = offered_tools({"tools": tool_schemas()})
 assert TOOLS is not None
@@ -67,7 +63,8 @@ FAMILIES = {
 STAYS_TEXT = {
     "a tool not offered": ('```json\n{"name": "delete_everything", "arguments": {}}\n```', "unknown_tool"),
     "a required argument missing": ('{"name": "search", "arguments": {"q": "growth"}}', "invalid_arguments"),
-    "an argument of the wrong type": ('<tool_call>{"name": "read", "arguments": {"path": 7}}</tool_call>', "invalid_arguments"),
+    "an argument of the wrong type": ('<tool_call>{"name": "read", "arguments": {"path": 7}}</tool_call>',
+                                      "invalid_arguments"),
     "arguments that are not JSON": ('{"name": "search", "arguments": "query=growth"}', "text"),
     "an answer that is JSON": ('{"summary": "A page about sync.", "concepts": ["Sync"]}', "text"),
     "prose": ("The growth queue lists names no page defines yet; see [[Maintenance]].", "text"),
@@ -119,7 +116,8 @@ def test_a_stream_holds_a_call_back_and_ends_with_one_tool_calls_delta() -> None
     repair = StreamRepair(TOOLS)
     out = [json.loads(data) for piece in _chunks(QWEN_PIECES) for data in repair.feed(piece) if data != "[DONE]"]
     assert not any(choice["delta"].get("content") for event in out for choice in event["choices"])
-    (calls,) = [choice["delta"]["tool_calls"] for event in out for choice in event["choices"] if "tool_calls" in choice["delta"]]  # fmt: skip
+    deltas = [choice["delta"] for event in out for choice in event["choices"]]
+    (calls,) = [delta["tool_calls"] for delta in deltas if "tool_calls" in delta]
     assert calls[0]["index"] == 0 and calls[0]["function"]["name"] == "listing"
     assert out[-1]["choices"][0]["finish_reason"] == "tool_calls"
     assert repair.verdict is not None and repair.verdict.outcome == "repaired"
@@ -139,41 +137,11 @@ def test_a_stream_of_prose_is_released_as_it_comes() -> None:
 
 
 def _completion(content: str | None) -> dict[str, Any]:
-    message = {"role": "assistant", "content": content}
-    return {"id": "c", "object": "chat.completion", "choices": [{"index": 0, "message": message, "finish_reason": "stop"}]}  # fmt: skip
+    return completion(content)
 
 
 def _chunks(pieces: list[str]) -> list[str]:
-    """OpenAI stream payloads of ``pieces`` as llama.cpp sends them: role first, content, finish, [DONE]."""
-    head = {"id": "c", "object": "chat.completion.chunk", "model": MODEL}
-    deltas = [{"role": "assistant", "content": None}] + [{"content": piece} for piece in pieces]
-    events = [head | {"choices": [{"index": 0, "delta": delta, "finish_reason": None}]} for delta in deltas]
-    events.append(head | {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
-    return [json.dumps(event) for event in events] + ["[DONE]"]
-
-
-@contextmanager
-def _recorded_node(pieces: list[str]) -> Iterator[str]:
-    """A real OpenAI-shaped server on loopback that answers every chat with the recorded ``pieces``."""
-    node = FastAPI()
-
-    @node.get("/health")
-    def health() -> dict[str, str]:
-        return {"status": "ok"}
-
-    @node.post("/v1/chat/completions")
-    async def chat(request: Request) -> Any:
-        if (await request.json()).get("stream"):
-
-            async def events() -> AsyncIterator[str]:
-                for data in _chunks(pieces):
-                    yield f"data: {data}\n\n"
-
-            return StreamingResponse(events(), media_type="text/event-stream")
-        return JSONResponse(_completion("".join(pieces)))
-
-    with serve(node) as url:
-        yield url
+    return stream_payloads(pieces, MODEL)
 
 
 ASK = {
@@ -186,7 +154,7 @@ ASK = {
 def test_the_gateway_repairs_both_dialects_streamed_and_not_and_counts_it(
     gateway: str, redis_client: Redis, keys: PoolKeys, caplog: pytest.LogCaptureFixture
 ) -> None:
-    with _recorded_node(QWEN_PIECES) as node:
+    with recorded_node(QWEN_PIECES, MODEL) as node:
         backend = BackendRecord(url=f"{node}/v1", kind="openai", models=[MODEL], loaded=[MODEL], slots=1)
         publish(redis_client, keys, NodeRecord(node="rec", backends=[backend]), ttl_s=60)
 
@@ -215,4 +183,4 @@ def test_the_gateway_repairs_both_dialects_streamed_and_not_and_counts_it(
     metrics = httpx.get(f"{gateway}/metrics").text
     assert 'sentinel_pool_tool_answers_total{model="recorded",outcome="repaired"} 4.0' in metrics
     repaired = [r for r in caplog.records if r.getMessage() == "tool call repaired"]
-    assert len(repaired) == 4 and all(getattr(r, "model") == MODEL and getattr(r, "form") == "bare" for r in repaired)
+    assert len(repaired) == 4 and all(r.model == MODEL and r.form == "bare" for r in repaired)
