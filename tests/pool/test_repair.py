@@ -126,7 +126,7 @@ def test_a_stream_holds_a_call_back_and_ends_with_one_tool_calls_delta() -> None
 def test_a_stream_of_prose_is_released_as_it_comes() -> None:
     repair = StreamRepair(TOOLS)
     pieces = ["The growth", " queue {lists} names", " no page [[defines]] yet", " `"]
-    released = []
+    released: list[str] = []
     for event in _chunks(pieces):
         for data in repair.feed(event):
             if data != "[DONE]":
