@@ -2,22 +2,26 @@
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
 import sys
 import time
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
+from redis import Redis
 
 REPO = Path(__file__).resolve().parents[2]
 OWUI_PYTHON = REPO / ".venv-owui" / "bin" / "python"
 ADMIN_EMAIL = "admin@sentinel.test"
 ADMIN_PASSWORD = "correct horse battery staple"
+REDIS_URL = "redis://127.0.0.1:6379/0"
 
 
 def free_port() -> int:
@@ -132,3 +136,24 @@ def sentinel_api(vault: Path, index: Path, keys_file: Path, log: Path, **extra_e
     }
     with running([sys.executable, "-m", "services.api"], env, port, log, timeout_s=120) as server:
         yield server
+
+
+@contextmanager
+def sentinel_api_serving(vault: Path, index: Path, keys_file: Path, log: Path, model_server: str) -> Iterator[Server]:
+    """``sentinel_api`` whose model gateway serves ``model_server`` (an OpenAI base up to /v1), registered by the
+    API itself as a one-machine stack runs, under a Redis prefix of its own that is deleted afterwards."""
+    prefix = f"sentinel-owui-{uuid.uuid4().hex[:10]}:"
+    pool = {
+        "SENTINEL_REDIS_PREFIX": prefix,
+        "SENTINEL_POOL__NODE": "this-machine",
+        "SENTINEL_POOL__BACKENDS": json.dumps([f"openai={model_server}"]),
+    }
+    try:
+        with sentinel_api(vault, index, keys_file, log, **pool) as server:
+            yield server
+    finally:
+        client = Redis.from_url(REDIS_URL)
+        keys = list(client.scan_iter(match=f"{prefix}*", count=500))
+        if keys:
+            client.delete(*keys)
+        client.close()

@@ -10,8 +10,6 @@ between Open WebUI and the product: the gateway's tool-call repair is what turns
 from __future__ import annotations
 
 import json
-import time
-import uuid
 from collections.abc import Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass
@@ -21,13 +19,13 @@ from typing import Any
 import httpx
 import pytest
 from click.testing import Result
-from redis import Redis
-from typer.testing import CliRunner
 
-from sentinel.cli import app
 from sentinel.keys import KeyRing, Scope, create_key, load_keys
 from tests.openwebui.chat_backends import ChatBackend, ToolCall, scripted
-from tests.openwebui.servers import ADMIN_EMAIL, ADMIN_PASSWORD, REPO, Server, open_webui, sentinel_api
+from tests.openwebui.servers import REPO, Server, open_webui, sentinel_api_serving
+from tests.openwebui.session import admin as signed_in
+from tests.openwebui.session import chat as chat_turn
+from tests.openwebui.session import setup_sentinel
 from tests.support.llama import MODEL_ALIAS, llama_server
 
 pytestmark = pytest.mark.slow
@@ -71,17 +69,10 @@ def stack(owui_python: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterat
     (vault / "notes" / "Maintenance.md").write_text(PAGE)
     _, key = create_key(work / "keys.json", Scope.WRITE, label="open-webui test")
     backends = {name: scripted(name, script(subject), ANSWER) for name, subject in SUBJECTS.items()}
-    prefix = f"sentinel-e2e-{uuid.uuid4().hex[:10]}:"
     with ExitStack() as running:
-        running.callback(_forget_redis_keys, prefix)
         llama = running.enter_context(llama_server(ctx=8192))
-        pool = {
-            "SENTINEL_REDIS_PREFIX": prefix,
-            "SENTINEL_POOL__NODE": "e2e",
-            "SENTINEL_POOL__BACKENDS": json.dumps([f"openai={llama}"]),
-        }
         api_log = work / "api.log"
-        api = running.enter_context(sentinel_api(vault, work / "index.db", work / "keys.json", api_log, **pool))
+        api = running.enter_context(sentinel_api_serving(vault, work / "index.db", work / "keys.json", api_log, llama))
         for backend in backends.values():
             running.enter_context(backend)
         openai = [backends["scripted-openai"].root + "/v1", api.url + "/v1"]
@@ -93,62 +84,16 @@ def stack(owui_python: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterat
         yield Stack(owui=owui, api=api, vault=vault, key=key, backends=backends, api_log=api_log)
 
 
-def _forget_redis_keys(prefix: str) -> None:
-    """Delete this module's pool keys (only those: the Redis is shared)."""
-    client = Redis.from_url("redis://127.0.0.1:6379/0")
-    keys = list(client.scan_iter(match=f"{prefix}*", count=500))
-    if keys:
-        client.delete(*keys)
-    client.close()
-
-
 def run_setup(stack: Stack, base_model: str, key: str = "", **extra_env: str) -> Result:
-    env = {
-        **extra_env,
-        "SENTINEL_OPENWEBUI__ADMIN_EMAIL": ADMIN_EMAIL,
-        "SENTINEL_OPENWEBUI__ADMIN_PASSWORD": ADMIN_PASSWORD,
-        "SENTINEL_OPENWEBUI__TOOL_API_KEY": key,
-        "SENTINEL_OPENWEBUI__TOOL_FILE": str(REPO / "tool" / "openwebui_tool.py"),
-        "SENTINEL_OPENWEBUI__SYSTEM_PROMPT_FILE": str(REPO / "tool" / "system_prompt.txt"),
-    }
-    command = ["openwebui", "setup", "--url", stack.owui.url, "--base-model", base_model]
-    result = CliRunner().invoke(app, [*command, "--tool-api-url", stack.api.url], env=env)
-    assert result.exit_code == 0, result.output
-    return result
+    return setup_sentinel(stack.owui, stack.api.url, base_model, key, **extra_env)
 
 
 def admin(stack: Stack) -> httpx.Client:
-    client = httpx.Client(base_url=stack.owui.url, timeout=60)
-    signin = {"email": ADMIN_EMAIL, "password": ADMIN_PASSWORD}
-    client.headers["Authorization"] = f"Bearer {client.post('/api/v1/auths/signin', json=signin).json()['token']}"
-    return client
+    return signed_in(stack.owui)
 
 
 def chat(stack: Stack, text: str, timeout_s: float = 900) -> tuple[str, dict[str, Any]]:
-    """One new chat with the Sentinel model, as the web page starts it; returns the chat id and the finished
-    assistant message as Open WebUI stored it."""
-    client = admin(stack)
-    user_id, assistant_id = str(uuid.uuid4()), str(uuid.uuid4())
-    body = {
-        "model": "sentinel",
-        "stream": True,
-        "parent_id": None,  # a new chat: Open WebUI creates it and runs the turn with its id
-        "id": assistant_id,
-        "tool_ids": ["sentinel"],
-        "user_message": {"id": user_id, "role": "user", "content": text, "parentId": None},
-        "messages": [{"role": "user", "content": text}],
-    }
-    # Without a browser session Open WebUI answers once the whole turn, tool calls included, has run.
-    assert client.post("/api/chat/completions", json=body, timeout=timeout_s).status_code == 200
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        for listed in client.get("/api/v1/chats/").json():
-            history = client.get(f"/api/v1/chats/{listed['id']}").json()["chat"]["history"]["messages"]
-            message = history.get(assistant_id)
-            if message and message.get("done"):
-                return listed["id"], message
-        time.sleep(1)
-    raise AssertionError(f"the chat turn did not finish within {timeout_s} s; Open WebUI log: {stack.owui.log}")
+    return chat_turn(stack.owui, text, timeout_s)
 
 
 def transcript_of(vault: Path, chat_id: str) -> Path:
