@@ -91,6 +91,10 @@ def recorded_node(pieces: list[str], model: str, piece_delay_s: float = 0.0) -> 
     def health() -> dict[str, str]:
         return {"status": "ok"}
 
+    @node.get("/v1/models")
+    def models() -> dict[str, Any]:
+        return {"object": "list", "data": [{"id": model, "object": "model"}]}
+
     @node.post("/v1/chat/completions")
     async def chat(request: Request) -> Any:
         if not (await request.json()).get("stream"):
