@@ -38,9 +38,12 @@ def admin(owui: Server) -> httpx.Client:
     return client
 
 
-def chat(owui: Server, text: str, timeout_s: float = 900) -> tuple[str, dict[str, Any]]:
+def chat(
+    owui: Server, text: str, timeout_s: float = 900, params: dict[str, Any] | None = None
+) -> tuple[str, dict[str, Any]]:
     """One new chat with the Sentinel model, as the web page starts it; returns the chat id and the finished
-    assistant message as Open WebUI stored it."""
+    assistant message as Open WebUI stored it. ``params``: the chat's model settings (temperature, seed), as the
+    page's chat controls send them."""
     client = admin(owui)
     user_id, assistant_id = str(uuid.uuid4()), str(uuid.uuid4())
     body = {
@@ -51,6 +54,7 @@ def chat(owui: Server, text: str, timeout_s: float = 900) -> tuple[str, dict[str
         "tool_ids": ["sentinel"],
         "user_message": {"id": user_id, "role": "user", "content": text, "parentId": None},
         "messages": [{"role": "user", "content": text}],
+        "params": params or {},
     }
     # Without a browser session Open WebUI answers once the whole turn, tool calls included, has run.
     assert client.post("/api/chat/completions", json=body, timeout=timeout_s).status_code == 200
