@@ -89,7 +89,7 @@ def _cites(answer: str, page: str) -> bool:
     return any(p in text or p.removesuffix(".md") in text or f"[[{Path(p).stem}]]" in text for p in pages)
 
 
-def run(turn_timeout_s: float) -> list[Turn]:
+def run(turn_timeout_s: float, questions: int) -> list[Turn]:
     turns: list[Turn] = []
     with tempfile.TemporaryDirectory(prefix="bench-toolcalls-") as tmp, ExitStack() as running:
         work = Path(tmp)
@@ -107,7 +107,7 @@ def run(turn_timeout_s: float) -> list[Turn]:
         )
         setup_sentinel(owui, api.url, MODEL_ALIAS, key)
         _, seen = _tool_lines(log, 0)
-        for question, right_tools, page in QUESTIONS:
+        for question, right_tools, page in QUESTIONS[:questions]:
             before = _metric_counts(api, key)
             _, message = chat(owui, question, timeout_s=turn_timeout_s)
             after = _metric_counts(api, key)
@@ -150,8 +150,9 @@ def print_table(turns: list[Turn]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--turn-timeout", type=float, default=1800, help="seconds one chat turn may take")
+    parser.add_argument("--questions", type=int, default=len(QUESTIONS), help="the first N questions only")
     args = parser.parse_args()
-    print_table(run(args.turn_timeout))
+    print_table(run(args.turn_timeout, args.questions))
 
 
 if __name__ == "__main__":
