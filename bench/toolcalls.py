@@ -54,6 +54,9 @@ QUESTIONS = [
     ("Open the note notes/Backups.md and tell me how long snapshots are kept.", {"read", "search"}, "notes/Backups.md"),
     ("List the pages in my notes folder.", {"listing"}, ""),
 ]
+# Each model answer is bounded as a chat client would: a 0.5B model left unbounded can ramble for thousands of
+# tokens (measured here: 558 and counting after one tool result), minutes each on a shared CPU.
+MAX_TOKENS = 300
 _DETAILS = re.compile(r"<details.*?</details>", re.DOTALL)  # Open WebUI's folded tool calls and results
 
 
@@ -109,7 +112,7 @@ def run(turn_timeout_s: float, questions: int) -> list[Turn]:
         _, seen = _tool_lines(log, 0)
         for question, right_tools, page in QUESTIONS[:questions]:
             before = _metric_counts(api, key)
-            _, message = chat(owui, question, timeout_s=turn_timeout_s)
+            _, message = chat(owui, question, timeout_s=turn_timeout_s, params={"max_tokens": MAX_TOKENS})
             after = _metric_counts(api, key)
             calls, seen = _tool_lines(log, seen)
             delta = {k: after.get(k, 0.0) - before.get(k, 0.0) for k in ("native", "repaired")}

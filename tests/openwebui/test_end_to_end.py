@@ -163,7 +163,8 @@ def test_the_real_small_model_through_open_webui_and_the_gateway(stack: Stack) -
     run_setup(stack, MODEL_ALIAS, key=stack.key)
     question = "What does my vault say about the growth queue?"
     before = len(stack.api_log.read_text().splitlines())
-    chat_id, message = chat(stack, question, timeout_s=2100, temperature=0, seed=1)  # one model run, repeatable
+    # One model run, repeatable and bounded: a 0.5B model left unbounded can ramble for thousands of tokens.
+    chat_id, message = chat(stack, question, timeout_s=2100, temperature=0, seed=1, max_tokens=300)
 
     lines = [json.loads(line) for line in stack.api_log.read_text().splitlines()[before:] if line.startswith("{")]
     tools = [line for line in lines if line.get("message") == "tool"]
