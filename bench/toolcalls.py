@@ -115,7 +115,9 @@ def run(turn_timeout_s: float, questions: int) -> list[Turn]:
             _, message = chat(owui, question, timeout_s=turn_timeout_s, params={"max_tokens": MAX_TOKENS})
             after = _metric_counts(api, key)
             calls, seen = _tool_lines(log, seen)
-            delta = {k: after.get(k, 0.0) - before.get(k, 0.0) for k in ("native", "repaired")}
+            delta = {k: after.get(k, 0.0) - before.get(k, 0.0) for k in after}
+            delta.setdefault("native", 0.0)
+            delta.setdefault("repaired", 0.0)
             path = {(True, False): "native", (False, True): "repaired", (True, True): "mixed"}.get(
                 (delta["native"] > 0, delta["repaired"] > 0), "none"
             )
