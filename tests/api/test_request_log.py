@@ -30,12 +30,16 @@ def logged(vault_settings: WriteVault) -> Iterator[tuple[str, str, list[logging.
     records: list[logging.LogRecord] = []
     handler = logging.Handler()
     handler.emit = records.append  # type: ignore[method-assign]
+    api_log = logging.getLogger("sentinel.api")
     with serve(create_app(settings)) as url:
-        logging.getLogger().addHandler(handler)  # after configure_logging, which replaces the root's handlers
+        # INFO as the service runs, whatever level another test left the root at
+        level, api_log.level = api_log.level, logging.INFO
+        api_log.addHandler(handler)
         try:
             yield url, key, records
         finally:
-            logging.getLogger().removeHandler(handler)
+            api_log.removeHandler(handler)
+            api_log.setLevel(level)
 
 
 def _tool_lines(records: list[logging.LogRecord]) -> list[dict[str, object]]:
