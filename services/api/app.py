@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -29,7 +30,7 @@ from sentinel.tools.registry import ARGUMENTS, TOOLS, call_tool
 from services.api.auth import key_ring, require_write, scope_of
 from services.api.mcp import mount_mcp
 from services.api.pool import pool_router
-from services.api.request_log import RequestLog
+from services.api.request_log import RequestLog, log_tool_call
 
 log = logging.getLogger("sentinel.api")
 
@@ -57,8 +58,9 @@ def _tool_route(app: FastAPI, name: str) -> None:
     def run(request: Request, arguments: BaseModel, scope: Scope = Depends(scope_of)) -> ToolText:
         if tool.writes:
             require_write(scope, name)
-        turn = request.headers.get("x-sentinel-turn", "")
-        text = call_tool(request.app.state.ctx, name, arguments.model_dump(), turn)
+        turn, given, started = request.headers.get("x-sentinel-turn", ""), arguments.model_dump(), time.perf_counter()
+        text = call_tool(request.app.state.ctx, name, given, turn)
+        log_tool_call(name, given, text, time.perf_counter() - started)
         _first_chat(request.app)
         return ToolText(text=text)
 
@@ -138,8 +140,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.post("/v1/capture", response_model=ToolText)
     def capture_route(body: CaptureRequest, scope: Scope = Depends(scope_of)) -> ToolText:
         require_write(scope, "capture")
-        messages = [m.model_dump() for m in body.messages]
-        return ToolText(text=capture(app.state.ctx, body.chat_id, messages, body.subject, body.content).render())
+        messages, started = [m.model_dump() for m in body.messages], time.perf_counter()
+        text = capture(app.state.ctx, body.chat_id, messages, body.subject, body.content).render()
+        log_tool_call("save", {"subject": body.subject}, text, time.perf_counter() - started)
+        return ToolText(text=text)
 
     app.include_router(pool_router(settings))
     return app

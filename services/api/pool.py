@@ -6,21 +6,25 @@ the API's keys like the tool routes do.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Callable, Coroutine
+from contextlib import ExitStack, asynccontextmanager
 from typing import Any
 
 import aiohttp
 from fastapi import APIRouter, Depends, FastAPI, HTTPException, Request, Response
 from fastapi.responses import JSONResponse, StreamingResponse
+from fastapi.routing import APIRoute
+from redis import Redis
 from redis.asyncio import Redis as AsyncRedis
 
 from sentinel import __version__
 from sentinel.keys import Scope
 from sentinel.maintain.cluster_lock import lock_holder, lock_key
 from sentinel.pool import ollama_api
+from sentinel.pool.agent import Agent, agent_thread
 from sentinel.pool.cluster import WakeRefused, cluster_view, wake
 from sentinel.pool.dispatch import Gateway, GatewayError
 from sentinel.pool.registry import known_nodes
@@ -30,6 +34,7 @@ from services.api.pool_metrics import PoolMetrics
 from services.worker.fanout_client import NoExtractionModel, queue_analyses
 
 IDEMPOTENT_HEADER = "x-sentinel-idempotent"
+BACKGROUND_HEADER = "x-sentinel-background"
 
 
 async def _json_body(request: Request) -> dict[str, Any]:
@@ -47,6 +52,15 @@ def _idempotent(request: Request) -> bool:
     return request.headers.get(IDEMPOTENT_HEADER, "true").strip().lower() not in ("false", "0", "no")
 
 
+def _background(request: Request) -> bool:
+    """Work nobody waits on (a pass's own calls): it does not count as a chat a maintenance pass yields to."""
+    return request.headers.get(BACKGROUND_HEADER, "").strip().lower() in ("true", "1", "yes")
+
+
+def _how(request: Request) -> dict[str, bool]:
+    return {"idempotent": _idempotent(request), "background": _background(request)}
+
+
 async def caller_scope(request: Request) -> Scope:
     """``scope_of`` as an async dependency: FastAPI runs a sync one in its thread pool, a thread hop per request
     that costs more than the key check itself on the inference path."""
@@ -55,6 +69,23 @@ async def caller_scope(request: Request) -> Scope:
 
 def _ollama_error(status: int, message: str) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
+
+
+class _PoolRoute(APIRoute):
+    """The one place a pool error becomes an HTTP answer: OpenAI's error shape, or Ollama's on its ``/api/`` routes."""
+
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        handler, ollama = super().get_route_handler(), self.path.startswith("/api/")
+
+        async def answer(request: Request) -> Response:
+            try:
+                return await handler(request)
+            except ollama_api.OllamaRequestInvalid as error:
+                return _ollama_error(400, str(error))
+            except GatewayError as error:
+                return _ollama_error(error.status, str(error)) if ollama else JSONResponse(error.body(), error.status)
+
+        return answer
 
 
 class _Running:
@@ -72,36 +103,36 @@ def pool_router(settings: Settings) -> APIRouter:
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=256))
         running.gateway = Gateway(settings, redis, session, observer=metrics)
-        yield
+        with ExitStack() as agent:
+            if settings.pool.backends:  # a one-machine stack: this process registers its model servers itself
+                registering = Agent(settings, Redis.from_url(settings.redis_url, decode_responses=True))
+                await asyncio.to_thread(agent.enter_context, agent_thread(registering))
+            yield
+            await asyncio.to_thread(agent.close)
         await session.close()
         await redis.aclose()  # type: ignore[attr-defined]  # types-redis predates aclose
 
-    router = APIRouter(lifespan=lifespan, dependencies=[Depends(caller_scope)], tags=["model pool"])
+    router = APIRouter(
+        lifespan=lifespan, dependencies=[Depends(caller_scope)], tags=["model pool"], route_class=_PoolRoute
+    )
 
     @router.post("/v1/chat/completions", summary="Chat completion on the pool (streamed as SSE or not)")
     async def chat_completions(request: Request) -> Response:
         body = await _json_body(request)
-        try:
-            if body.get("stream"):
-                stream = await running.gateway.stream(body, idempotent=_idempotent(request))
-                return StreamingResponse(
-                    stream.chunks(),
-                    media_type="text/event-stream",
-                    headers={"x-sentinel-node": stream.node, "cache-control": "no-cache"},
-                )
-            done = await running.gateway.complete("/chat/completions", body, idempotent=_idempotent(request))
-            return JSONResponse(done.answer, headers={"x-sentinel-node": done.node})
-        except GatewayError as error:
-            return JSONResponse(error.body(), status_code=error.status)
+        if body.get("stream"):
+            stream = await running.gateway.stream(body, **_how(request))
+            return StreamingResponse(
+                stream.chunks(),
+                media_type="text/event-stream",
+                headers={"x-sentinel-node": stream.node, "cache-control": "no-cache"},
+            )
+        done = await running.gateway.complete("/chat/completions", body, **_how(request))
+        return JSONResponse(done.answer, headers={"x-sentinel-node": done.node})
 
     @router.post("/v1/embeddings", summary="Embeddings on the pool")
     async def embeddings(request: Request) -> Response:
-        body = await _json_body(request)
-        try:
-            done = await running.gateway.complete("/embeddings", body)
-            return JSONResponse(done.answer, headers={"x-sentinel-node": done.node})
-        except GatewayError as error:
-            return JSONResponse(error.body(), status_code=error.status)
+        done = await running.gateway.complete("/embeddings", await _json_body(request))
+        return JSONResponse(done.answer, headers={"x-sentinel-node": done.node})
 
     @router.get("/v1/models", summary="Every model some live node serves")
     async def models() -> dict[str, Any]:
@@ -117,30 +148,18 @@ def pool_router(settings: Settings) -> APIRouter:
     @router.post("/api/chat", summary="Ollama's chat API over the pool")
     async def ollama_chat(request: Request) -> Response:
         body, started = await _json_body(request), time.perf_counter()
-        try:
-            translated, streamed = ollama_api.chat_request(body)
-            if streamed:
-                stream = await running.gateway.stream(translated, idempotent=_idempotent(request))
-                lines = ollama_api.chat_stream(stream.chunks(), str(body.get("model")), started)
-                return StreamingResponse(
-                    lines, media_type="application/x-ndjson", headers={"x-sentinel-node": stream.node}
-                )
-            done = await running.gateway.complete("/chat/completions", translated, idempotent=_idempotent(request))
-            answer = ollama_api.chat_response(done.answer, str(body.get("model")), started)
-            return JSONResponse(answer, headers={"x-sentinel-node": done.node})
-        except ollama_api.OllamaRequestInvalid as error:
-            return _ollama_error(400, str(error))
-        except GatewayError as error:
-            return _ollama_error(error.status, str(error))
+        translated, streamed = ollama_api.chat_request(body)
+        if streamed:
+            stream = await running.gateway.stream(translated, **_how(request))
+            lines = ollama_api.chat_stream(stream.chunks(), str(body.get("model")), started)
+            return StreamingResponse(lines, media_type="application/x-ndjson", headers={"x-sentinel-node": stream.node})
+        done = await running.gateway.complete("/chat/completions", translated, **_how(request))
+        answer = ollama_api.chat_response(done.answer, str(body.get("model")), started)
+        return JSONResponse(answer, headers={"x-sentinel-node": done.node})
 
     async def _ollama_embed(request: Request, legacy: bool) -> Response:
         body, started = await _json_body(request), time.perf_counter()
-        try:
-            done = await running.gateway.complete("/embeddings", ollama_api.embed_request(body))
-        except ollama_api.OllamaRequestInvalid as error:
-            return _ollama_error(400, str(error))
-        except GatewayError as error:
-            return _ollama_error(error.status, str(error))
+        done = await running.gateway.complete("/embeddings", ollama_api.embed_request(body))
         result = ollama_api.embed_response(done.answer, str(body.get("model")), started)
         headers = {"x-sentinel-node": done.node}
         return JSONResponse({"embedding": result["embeddings"][0]} if legacy else result, headers=headers)

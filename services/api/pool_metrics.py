@@ -46,6 +46,13 @@ class PoolMetrics:
             ["model", "node"],
             registry=r,
         )
+        self.tool_answers = Counter(
+            "sentinel_pool_tool_answers",
+            "Answers to requests offering tools, by outcome: native (the server's own call), repaired (a call "
+            "written as text, made a real one), text, unknown_tool / invalid_arguments (call-shaped, kept as text).",
+            ["model", "outcome"],
+            registry=r,
+        )
         self.nodes_up = Gauge("sentinel_pool_nodes_up", "Nodes heartbeating now.", registry=r)
         self.jobs = Gauge("sentinel_pool_node_jobs_in_flight", "Pool jobs in flight per node.", ["node"], registry=r)
         self.vram = Gauge(
@@ -61,6 +68,9 @@ class PoolMetrics:
     def finished(self, endpoint: str, model: str, node: str, outcome: str, seconds: float) -> None:
         self.requests.labels(endpoint, model, node, outcome).inc()
         self.latency.labels(endpoint, outcome).observe(seconds)
+
+    def tool_calls(self, model: str, node: str, outcome: str) -> None:
+        self.tool_answers.labels(model, outcome).inc()
 
     def render(self, pool: Snapshot) -> bytes:
         """The exposition text, with the per-node gauges set from ``pool`` (nodes that left are dropped)."""

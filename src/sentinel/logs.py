@@ -9,6 +9,7 @@ from contextvars import ContextVar
 from pythonjsonlogger.json import JsonFormatter
 
 request_id: ContextVar[str] = ContextVar("request_id", default="")
+_CHATTY = ("httpx", "httpcore")
 
 
 class _WithRequestId(logging.Filter):
@@ -39,4 +40,6 @@ def configure_logging(service: str, level: str = "INFO") -> logging.Logger:
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level)
+    for chatty in _CHATTY:  # a line per HTTP request they make: the caller logs what matters
+        logging.getLogger(chatty).setLevel(max(logging.WARNING, root.level))
     return logging.getLogger(f"sentinel.{service}")

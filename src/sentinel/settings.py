@@ -190,6 +190,12 @@ class Settings(BaseSettings):
     maintain_retry_s: float = Field(
         60.0, gt=0, description="First wait before a scheduled pass that reached no model is tried again (doubles)."
     )
+    maintain_chat_idle_s: float = Field(
+        30.0,
+        ge=0,
+        description="Chat comes first: a pass pauses between pages while a chat request is in flight on its model "
+        "server (seen by the API's gateway) and resumes once the server has had no chat for this many seconds.",
+    )
     redis_prefix: str = Field("sentinel:", description="Prefix of every Redis key the maintenance lock writes.")
     maintain_lock_ttl_s: int = Field(
         120, description="The pass's Redis lock lapses this long after its holder stops renewing it (killed worker)."

@@ -124,13 +124,13 @@ def test_every_response_carries_its_request_id(api: Api) -> None:
     handler.emit = records.append  # type: ignore[method-assign]
     logging.getLogger("sentinel.api").addHandler(handler)
     try:
-        response = httpx.get(f"{api.url}/health", headers={"x-request-id": "abc123"})
+        response = httpx.get(f"{api.url}/openapi.json", headers={"x-request-id": "abc123"})
         assert response.headers["x-request-id"] == "abc123"
-        assert len(httpx.get(f"{api.url}/health").headers["x-request-id"]) == 12
+        assert len(httpx.get(f"{api.url}/openapi.json").headers["x-request-id"]) == 12
     finally:
         logging.getLogger("sentinel.api").removeHandler(handler)
     mine = [r for r in records if getattr(r, "request_id", "") == "abc123"]
-    assert mine and mine[0].__dict__["path"] == "/health" and mine[0].__dict__["status"] == 200
+    assert mine and mine[0].__dict__["path"] == "/openapi.json" and mine[0].__dict__["status"] == 200
 
 
 def test_keys_created_or_revoked_take_effect_without_a_restart(api: Api) -> None:

@@ -1,4 +1,4 @@
-"""Real HTTP chat backends on loopback for Open WebUI: a scripted one, and a lenient front for llama.cpp.
+"""A real HTTP chat backend on loopback for Open WebUI that plays a script (where a test must force the calls).
 
 ``ChatBackend`` speaks both shapes Open WebUI connects to: OpenAI's (``/v1/models``, ``/v1/chat/completions``,
 streamed as server-sent events) and Ollama's (``/api/tags``, ``/api/chat``, streamed as JSON lines). What it
@@ -7,23 +7,20 @@ answers comes from ``respond(request body)``: a tool call or a final text. It re
 - ``scripted``: plays fixed tool calls in order, then an answer. The end-to-end test checks what Sentinel and
   Open WebUI do with tool calls, not which call a model would choose, so the calls are forced. The step is
   derived from the request itself (tool results since the last user message): no conversation state.
-- ``lenient_llama``: forwards to the real small Qwen on llama.cpp. That model writes its tool call as a JSON
-  object in the text instead of tool-call tags (ENVIRONMENT.md), which llama.cpp does not parse; this front
-  reads such an object as the call. The model still chooses the tool and its arguments.
+
+The real model needs no test front: Open WebUI talks to the product's own gateway (the API's pool routes, with
+the tool-call repair layer) in front of llama.cpp (test_end_to_end.py).
 """
 
 from __future__ import annotations
 
 import json
-import re
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
-
-import httpx
 
 
 @dataclass(frozen=True)
@@ -74,45 +71,6 @@ def scripted(model: str, calls: list[ToolCall], answer: str) -> ChatBackend:
         return calls[done] if done < len(calls) else answer
 
     return ChatBackend(model, respond)
-
-
-_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$")
-
-
-def lenient_llama(model: str, upstream: str, max_calls: int = 2) -> ChatBackend:
-    """Forward to llama.cpp at ``upstream`` (its /v1 root). After ``max_calls`` tool results a further call is
-    returned as plain text, which ends the turn (a small model may otherwise call tools until Open WebUI's own
-    limit); the tools stay in the request so llama.cpp reuses its cached prefix instead of prefilling anew."""
-
-    def respond(body: dict[str, Any]) -> Reply:
-        messages = body.get("messages", [])
-        tools = body.get("tools") or []
-        # Bounded: a tool call or a short answer fits; a small model left unbounded can ramble for minutes.
-        request: dict[str, Any] = {"model": model, "messages": messages, "temperature": 0, "seed": 1, "max_tokens": 256}
-        if tools:
-            request["tools"] = tools
-        message = httpx.post(f"{upstream}/chat/completions", json=request, timeout=1800).json()["choices"][0]["message"]
-        call = _call_in(message, {tool["function"]["name"] for tool in tools})
-        if call is None or tool_results_this_turn(messages) >= max_calls:
-            return message.get("content") or json.dumps(message.get("tool_calls"))
-        return call
-
-    return ChatBackend(model, respond)
-
-
-def _call_in(message: dict[str, Any], names: set[str]) -> ToolCall | None:
-    """A tool call as llama.cpp parsed it, or the first one the model wrote as a JSON object in its text."""
-    if message.get("tool_calls"):
-        function = message["tool_calls"][0]["function"]
-        return ToolCall(function["name"], json.loads(function["arguments"] or "{}"))
-    text = _FENCE.sub("", (message.get("content") or "").strip())
-    try:  # the first object: the model sometimes writes one call per line, several in a row
-        written, _ = json.JSONDecoder().raw_decode(text[text.index("{") :])
-    except ValueError:
-        return None
-    if isinstance(written, dict) and written.get("name") in names and isinstance(written.get("arguments"), dict):
-        return ToolCall(written["name"], written["arguments"])
-    return None
 
 
 def _handler_for(backend: ChatBackend) -> type[BaseHTTPRequestHandler]:

@@ -2,22 +2,26 @@
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
 import sys
 import time
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
+from redis import Redis
 
 REPO = Path(__file__).resolve().parents[2]
 OWUI_PYTHON = REPO / ".venv-owui" / "bin" / "python"
 ADMIN_EMAIL = "admin@sentinel.test"
 ADMIN_PASSWORD = "correct horse battery staple"
+REDIS_URL = "redis://127.0.0.1:6379/0"
 
 
 def free_port() -> int:
@@ -78,8 +82,16 @@ def running(command: list[str], env: dict[str, str], port: int, log: Path, timeo
 
 
 @contextmanager
-def open_webui(data_dir: Path, openai_urls: list[str], ollama_urls: list[str]) -> Iterator[Server]:
-    """A fresh Open WebUI with an admin account, API keys on, and the given model connections."""
+def open_webui(
+    data_dir: Path,
+    openai_urls: list[str],
+    ollama_urls: list[str],
+    openai_keys: list[str] | None = None,
+    max_tool_calls: int | None = None,
+) -> Iterator[Server]:
+    """A fresh Open WebUI with an admin account, API keys on, and the given model connections (``openai_keys``:
+    one per URL, "none" where not given). ``max_tool_calls`` bounds the tool-call rounds of one turn: a small
+    model may otherwise call tools until Open WebUI's own limit of 256."""
     port = free_port()
     data_dir.mkdir(parents=True, exist_ok=True)
     env = {
@@ -91,7 +103,7 @@ def open_webui(data_dir: Path, openai_urls: list[str], ollama_urls: list[str]) -
         "ENABLE_SIGNUP": "false",
         "ENABLE_OPENAI_API": "true" if openai_urls else "false",
         "OPENAI_API_BASE_URLS": ";".join(openai_urls),
-        "OPENAI_API_KEYS": ";".join("none" for _ in openai_urls),
+        "OPENAI_API_KEYS": ";".join(openai_keys or ["none" for _ in openai_urls]),
         "ENABLE_OLLAMA_API": "true" if ollama_urls else "false",
         "OLLAMA_BASE_URLS": ";".join(ollama_urls),
         # Background tasks would send the backend requests the test did not script.
@@ -100,14 +112,18 @@ def open_webui(data_dir: Path, openai_urls: list[str], ollama_urls: list[str]) -
         "ENABLE_FOLLOW_UP_GENERATION": "false",
         "ENABLE_AUTOCOMPLETE_GENERATION": "false",
     }
+    if max_tool_calls is not None:
+        env["CHAT_RESPONSE_MAX_TOOL_CALL_ITERATIONS"] = str(max_tool_calls)
     command = [str(OWUI_PYTHON), "-m", "uvicorn", "open_webui.main:app", "--host", "127.0.0.1", "--port", str(port)]
-    with running(command, env, port, data_dir / "open-webui.log", timeout_s=180) as server:
+    # ~25 s alone; measured 3 min when the shared machine is loaded (load 16 on 2 cores)
+    with running(command, env, port, data_dir / "open-webui.log", timeout_s=600) as server:
         yield server
 
 
 @contextmanager
-def sentinel_api(vault: Path, index: Path, keys_file: Path, log: Path) -> Iterator[Server]:
-    """The real tool API service (``python -m services.api``) over ``vault``, accepting the keys in ``keys_file``."""
+def sentinel_api(vault: Path, index: Path, keys_file: Path, log: Path, **extra_env: str) -> Iterator[Server]:
+    """The real tool API service (``python -m services.api``) over ``vault``, accepting the keys in ``keys_file``
+    (``extra_env``: more settings, e.g. the pool's backends, so its gateway serves a model)."""
     port = free_port()
     env = {
         **os.environ,
@@ -116,6 +132,28 @@ def sentinel_api(vault: Path, index: Path, keys_file: Path, log: Path) -> Iterat
         "SENTINEL_API_KEYS_FILE": str(keys_file),
         "SENTINEL_API_HOST": "127.0.0.1",
         "SENTINEL_API_PORT": str(port),
+        **extra_env,
     }
     with running([sys.executable, "-m", "services.api"], env, port, log, timeout_s=120) as server:
         yield server
+
+
+@contextmanager
+def sentinel_api_serving(vault: Path, index: Path, keys_file: Path, log: Path, model_server: str) -> Iterator[Server]:
+    """``sentinel_api`` whose model gateway serves ``model_server`` (an OpenAI base up to /v1), registered by the
+    API itself as a one-machine stack runs, under a Redis prefix of its own that is deleted afterwards."""
+    prefix = f"sentinel-owui-{uuid.uuid4().hex[:10]}:"
+    pool = {
+        "SENTINEL_REDIS_PREFIX": prefix,
+        "SENTINEL_POOL__NODE": "this-machine",
+        "SENTINEL_POOL__BACKENDS": json.dumps([f"openai={model_server}"]),
+    }
+    try:
+        with sentinel_api(vault, index, keys_file, log, **pool) as server:
+            yield server
+    finally:
+        client = Redis.from_url(REDIS_URL)
+        keys = list(client.scan_iter(match=f"{prefix}*", count=500))
+        if keys:
+            client.delete(*keys)
+        client.close()

@@ -2,13 +2,14 @@
 
 One stack for the module (each Open WebUI start costs ~25-60 s): the tool API service over a temporary vault,
 Open WebUI (offline, fresh data folder) with three model connections: a scripted OpenAI-shaped backend, a
-scripted Ollama-shaped one, and the real small Qwen on llama.cpp behind a lenient front (chat_backends.py).
+scripted Ollama-shaped one, and the API's own model gateway, whose pool holds the real small Qwen on llama.cpp
+(registered by the API itself from ``SENTINEL_POOL__BACKENDS``, as a one-machine stack runs). Nothing sits
+between Open WebUI and the product: the gateway's tool-call repair is what turns Qwen's text calls into calls.
 """
 
 from __future__ import annotations
 
-import time
-import uuid
+import json
 from collections.abc import Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass
@@ -18,12 +19,13 @@ from typing import Any
 import httpx
 import pytest
 from click.testing import Result
-from typer.testing import CliRunner
 
-from sentinel.cli import app
 from sentinel.keys import KeyRing, Scope, create_key, load_keys
-from tests.openwebui.chat_backends import ChatBackend, ToolCall, lenient_llama, scripted
-from tests.openwebui.servers import ADMIN_EMAIL, ADMIN_PASSWORD, REPO, Server, open_webui, sentinel_api
+from tests.openwebui.chat_backends import ChatBackend, ToolCall, scripted
+from tests.openwebui.servers import REPO, Server, open_webui, sentinel_api_serving
+from tests.openwebui.session import admin as signed_in
+from tests.openwebui.session import chat as chat_turn
+from tests.openwebui.session import setup_sentinel
 from tests.support.llama import MODEL_ALIAS, llama_server
 
 pytestmark = pytest.mark.slow
@@ -56,6 +58,7 @@ class Stack:
     vault: Path
     key: str
     backends: dict[str, ChatBackend]
+    api_log: Path
 
 
 @pytest.fixture(scope="module")
@@ -67,64 +70,30 @@ def stack(owui_python: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterat
     _, key = create_key(work / "keys.json", Scope.WRITE, label="open-webui test")
     backends = {name: scripted(name, script(subject), ANSWER) for name, subject in SUBJECTS.items()}
     with ExitStack() as running:
-        api = running.enter_context(sentinel_api(vault, work / "index.db", work / "keys.json", work / "api.log"))
         llama = running.enter_context(llama_server(ctx=8192))
-        backends[MODEL_ALIAS] = lenient_llama(MODEL_ALIAS, llama, max_calls=1)
+        api_log = work / "api.log"
+        api = running.enter_context(sentinel_api_serving(vault, work / "index.db", work / "keys.json", api_log, llama))
         for backend in backends.values():
             running.enter_context(backend)
-        openai = [backends[name].root + "/v1" for name in ("scripted-openai", MODEL_ALIAS)]
+        openai = [backends["scripted-openai"].root + "/v1", api.url + "/v1"]
         ollama = [backends["scripted-ollama:latest"].root]
-        owui = running.enter_context(open_webui(work / "open-webui", openai, ollama))
-        yield Stack(owui=owui, api=api, vault=vault, key=key, backends=backends)
+        # Two tool-call rounds at most: a 0.5B model may otherwise keep calling tools for many minutes.
+        owui = running.enter_context(
+            open_webui(work / "open-webui", openai, ollama, openai_keys=["none", key], max_tool_calls=2)
+        )
+        yield Stack(owui=owui, api=api, vault=vault, key=key, backends=backends, api_log=api_log)
 
 
 def run_setup(stack: Stack, base_model: str, key: str = "", **extra_env: str) -> Result:
-    env = {
-        **extra_env,
-        "SENTINEL_OPENWEBUI__ADMIN_EMAIL": ADMIN_EMAIL,
-        "SENTINEL_OPENWEBUI__ADMIN_PASSWORD": ADMIN_PASSWORD,
-        "SENTINEL_OPENWEBUI__TOOL_API_KEY": key,
-        "SENTINEL_OPENWEBUI__TOOL_FILE": str(REPO / "tool" / "openwebui_tool.py"),
-        "SENTINEL_OPENWEBUI__SYSTEM_PROMPT_FILE": str(REPO / "tool" / "system_prompt.txt"),
-    }
-    command = ["openwebui", "setup", "--url", stack.owui.url, "--base-model", base_model]
-    result = CliRunner().invoke(app, [*command, "--tool-api-url", stack.api.url], env=env)
-    assert result.exit_code == 0, result.output
-    return result
+    return setup_sentinel(stack.owui, stack.api.url, base_model, key, **extra_env)
 
 
 def admin(stack: Stack) -> httpx.Client:
-    client = httpx.Client(base_url=stack.owui.url, timeout=60)
-    signin = {"email": ADMIN_EMAIL, "password": ADMIN_PASSWORD}
-    client.headers["Authorization"] = f"Bearer {client.post('/api/v1/auths/signin', json=signin).json()['token']}"
-    return client
+    return signed_in(stack.owui)
 
 
-def chat(stack: Stack, text: str, timeout_s: float = 900) -> tuple[str, dict[str, Any]]:
-    """One new chat with the Sentinel model, as the web page starts it; returns the chat id and the finished
-    assistant message as Open WebUI stored it."""
-    client = admin(stack)
-    user_id, assistant_id = str(uuid.uuid4()), str(uuid.uuid4())
-    body = {
-        "model": "sentinel",
-        "stream": True,
-        "parent_id": None,  # a new chat: Open WebUI creates it and runs the turn with its id
-        "id": assistant_id,
-        "tool_ids": ["sentinel"],
-        "user_message": {"id": user_id, "role": "user", "content": text, "parentId": None},
-        "messages": [{"role": "user", "content": text}],
-    }
-    # Without a browser session Open WebUI answers once the whole turn, tool calls included, has run.
-    assert client.post("/api/chat/completions", json=body, timeout=timeout_s).status_code == 200
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        for listed in client.get("/api/v1/chats/").json():
-            history = client.get(f"/api/v1/chats/{listed['id']}").json()["chat"]["history"]["messages"]
-            message = history.get(assistant_id)
-            if message and message.get("done"):
-                return listed["id"], message
-        time.sleep(1)
-    raise AssertionError(f"the chat turn did not finish within {timeout_s} s; Open WebUI log: {stack.owui.log}")
+def chat(stack: Stack, text: str, timeout_s: float = 900, **params: Any) -> tuple[str, dict[str, Any]]:
+    return chat_turn(stack.owui, text, timeout_s, params)
 
 
 def transcript_of(vault: Path, chat_id: str) -> Path:
@@ -188,23 +157,27 @@ def test_a_chat_searches_then_saves_into_the_vault(stack: Stack, base_model: str
 
 
 @pytest.mark.timeout(2400)  # a real model on two shared cores: ~1 min alone, many times that on a busy machine
-def test_the_real_small_model_through_open_webui(stack: Stack) -> None:
-    """Lenient about which tool Qwen picks; strict about what Open WebUI, the tool and the API do with it."""
-    backend = stack.backends[MODEL_ALIAS]
+def test_the_real_small_model_through_open_webui_and_the_gateway(stack: Stack) -> None:
+    """Lenient about which tool Qwen picks; strict that its call reached the tool API through the product's own
+    gateway (native or repaired: the gateway's metrics say which) and about what Open WebUI and the API did."""
     run_setup(stack, MODEL_ALIAS, key=stack.key)
     question = "What does my vault say about the growth queue?"
-    chat_id, message = chat(stack, question, timeout_s=2100)
+    before = len(stack.api_log.read_text().splitlines())
+    # One model run, repeatable and bounded: a 0.5B model left unbounded can ramble for thousands of tokens.
+    chat_id, message = chat(stack, question, timeout_s=2100, temperature=0, seed=1, max_tokens=300)
 
-    last = backend.requests[-1]["messages"]
-    calls = [c["function"] for m in last if m["role"] == "assistant" for c in m.get("tool_calls") or []]
-    results = [m["content"] for m in last if m["role"] == "tool"]
-    assert calls, f"Qwen made no tool call, so nothing reached Sentinel; it answered: {message['content']!r}"
-    assert len(results) == len(calls)
-    for call, result in zip(calls, results, strict=True):
-        assert result.startswith(STATUS_MARKERS), (call, result)
-        if call["name"] == "save" and result.startswith("[OK"):
-            assert question in transcript_of(stack.vault, chat_id).read_text()
-        if call["name"] in ("write", "relocate", "remove") and "conversations/" in call["arguments"]:
-            assert result.startswith("[STOP]"), (call, result)
+    lines = [json.loads(line) for line in stack.api_log.read_text().splitlines()[before:] if line.startswith("{")]
+    tools = [line for line in lines if line.get("message") == "tool"]
+    assert tools, f"no tool call of Qwen's reached the API; Open WebUI kept: {message['content']!r}"
+    for call in tools:
+        assert call["marker"] in STATUS_MARKERS, call
+        touches_transcripts = any(page.startswith("conversations/") for page in call["pages"])
+        if call["tool"] in ("write", "relocate", "remove") and touches_transcripts:
+            assert call["marker"] == "[STOP]", call
+    metrics = httpx.get(f"{stack.api.url}/metrics", headers={"Authorization": f"Bearer {stack.key}"}).text
+    answered = [line for line in metrics.splitlines() if line.startswith("sentinel_pool_tool_answers_total")]
+    assert any('outcome="repaired"' in line or 'outcome="native"' in line for line in answered), (answered, message)
+    if any(call["tool"] == "save" and call["marker"].startswith("[OK") for call in tools):
+        assert question in transcript_of(stack.vault, chat_id).read_text()
     for page in (stack.vault / "conversations").glob("*.md"):
         assert "type: transcript" in page.read_text()

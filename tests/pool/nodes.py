@@ -1,20 +1,26 @@
-"""Helpers of the pool tests: node agents in threads, and killing a llama.cpp node the test started."""
+"""Helpers of the pool tests: node agents in threads, killing a llama.cpp node the test started, and a node that
+streams a recorded answer (where a test needs one model output on cue, or a chat that takes its time)."""
 
 from __future__ import annotations
 
+import asyncio
+import json
 import os
 import signal
-import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import httpx
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse, StreamingResponse
 from redis import Redis
 
-from sentinel.pool.agent import Agent
+from sentinel.pool.agent import Agent, agent_thread
 from sentinel.settings import Settings
+from tests.support.servers import serve
 
 
 @contextmanager
@@ -22,15 +28,8 @@ def running_agent(settings: Settings, node: str, *backends: str, mac: str = "") 
     """A node agent heartbeating in a thread until the block ends (then it withdraws the node)."""
     pool = settings.pool.model_copy(update={"node": node, "backends": list(backends), "mac": mac})
     agent = Agent(settings.model_copy(update={"pool": pool}), Redis.from_url(settings.redis_url, decode_responses=True))
-    agent.beat()  # registered before the block starts
-    stop = threading.Event()
-    thread = threading.Thread(target=agent.run, args=(stop,), daemon=True, name=f"agent-{node}")
-    thread.start()
-    try:
+    with agent_thread(agent):
         yield agent
-    finally:
-        stop.set()
-        thread.join(10)
 
 
 def kill_llama(base_url: str) -> None:
@@ -64,3 +63,50 @@ def slot_tasks(base_url: str) -> int | None:
     whether a request reached it."""
     slots = httpx.get(base_url.removesuffix("/v1") + "/slots", timeout=10).json()
     return slots[0].get("id_task")
+
+
+def completion(content: str | None) -> dict[str, Any]:
+    """A non-streamed OpenAI chat completion whose message says ``content``."""
+    message = {"role": "assistant", "content": content}
+    choice = {"index": 0, "message": message, "finish_reason": "stop"}
+    return {"id": "c", "object": "chat.completion", "choices": [choice]}
+
+
+def stream_payloads(pieces: list[str], model: str) -> list[str]:
+    """OpenAI stream payloads of ``pieces`` as llama.cpp sends them: role first, content, finish, [DONE]."""
+    head = {"id": "c", "object": "chat.completion.chunk", "model": model}
+    deltas = [{"role": "assistant", "content": None}] + [{"content": piece} for piece in pieces]
+    events = [head | {"choices": [{"index": 0, "delta": delta, "finish_reason": None}]} for delta in deltas]
+    events.append(head | {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+    return [json.dumps(event) for event in events] + ["[DONE]"]
+
+
+@contextmanager
+def recorded_node(pieces: list[str], model: str, piece_delay_s: float = 0.0) -> Iterator[str]:
+    """A real OpenAI-shaped server on loopback answering every chat with the recorded ``pieces`` (streamed one
+    per ``piece_delay_s`` when asked to stream); yields its root URL (``/v1`` is the API base)."""
+    node = FastAPI()
+
+    @node.get("/health")
+    def health() -> dict[str, str]:
+        return {"status": "ok"}
+
+    @node.get("/v1/models")
+    def models() -> dict[str, Any]:
+        return {"object": "list", "data": [{"id": model, "object": "model"}]}
+
+    @node.post("/v1/chat/completions")
+    async def chat(request: Request) -> Any:
+        if not (await request.json()).get("stream"):
+            await asyncio.sleep(piece_delay_s * len(pieces))
+            return JSONResponse(completion("".join(pieces)))
+
+        async def events() -> AsyncIterator[str]:
+            for data in stream_payloads(pieces, model):
+                yield f"data: {data}\n\n"
+                await asyncio.sleep(piece_delay_s)
+
+        return StreamingResponse(events(), media_type="text/event-stream")
+
+    with serve(node) as url:
+        yield url

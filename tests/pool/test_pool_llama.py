@@ -7,6 +7,7 @@ wins ties by name and so gets the first attempt.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -24,6 +25,7 @@ import pytest
 
 from sentinel.index.db import open_index
 from sentinel.settings import ProviderSettings, Settings
+from sentinel.tools.registry import tool_schemas
 from services.api.app import create_app
 from tests.pool.nodes import kill_llama, running_agent, slot_tasks, wait_for
 from tests.support.llama import MODEL_ALIAS, llama_server
@@ -253,3 +255,25 @@ def test_page_analyses_fan_out_to_every_worker_that_serves_the_model(
     workers = {model.rsplit(" on ", 1)[1].split("@")[0] for _, _, model in rows}
     assert workers == {"vault", "gpu-box"}, rows  # both machines took pages: adding one adds throughput
     assert [status for _, status, _ in rows].count("ok") >= 4, rows
+
+
+def test_the_real_small_model_s_text_call_reaches_the_client_as_a_tool_call(
+    pool_settings: Settings, gateway: str, survivor: str
+) -> None:
+    """Qwen2.5-Coder 0.5B on llama.cpp (--jinja) writes its call as text; through the gateway the client gets a
+    real tool call to an offered tool, streamed and not, and the metrics say how it came (native or repaired)."""
+    tools = [t for t in tool_schemas() if t["function"]["name"] in ("search", "read")]  # fits the small window
+    ask = [{"role": "user", "content": "Search my vault for the growth queue."}]
+    body = {"model": MODEL_ALIAS, "messages": ask, "tools": tools, "temperature": 0, "seed": 1, "max_tokens": 80}
+    with _nodes(pool_settings, {"node-b": survivor}):
+        client = openai.OpenAI(base_url=f"{gateway}/v1", api_key="local")
+        plain = client.chat.completions.create(**body)  # type: ignore[call-overload]
+        (call,) = plain.choices[0].message.tool_calls
+        assert call.function.name in ("search", "read") and isinstance(json.loads(call.function.arguments), dict)
+        streamed = client.chat.completions.create(**body, stream=True)  # type: ignore[call-overload]
+        names = [
+            c.function.name for chunk in streamed for choice in chunk.choices for c in choice.delta.tool_calls or []
+        ]
+        assert names == [call.function.name]
+    outcomes = f'sentinel_pool_tool_answers_total{{model="{MODEL_ALIAS}",outcome='
+    assert _metric(gateway, outcomes + '"repaired"}') + _metric(gateway, outcomes + '"native"}') == 2

@@ -11,12 +11,10 @@ import threading
 from typing import Annotated, Any
 
 import typer
-from redis import Redis
-from redis.exceptions import RedisError
+from rich.markup import escape
 
 from sentinel.cli.common import console, fail
 from sentinel.logs import configure_logging
-from sentinel.pool.agent import Agent, AgentSettingsInvalid
 from sentinel.settings import Settings
 
 app = typer.Typer(no_args_is_help=True, help="The model pool: many machines' models behind one endpoint.")
@@ -41,6 +39,13 @@ def agent(
     ] = False,
 ) -> None:
     """Register this machine's model servers in the pool, with a heartbeat, until stopped."""
+    try:  # the pool's parts come with an extra: the rest of the CLI runs without them
+        from redis import Redis
+        from redis.exceptions import RedisError
+
+        from sentinel.pool.agent import Agent, AgentSettingsInvalid
+    except ImportError as missing:
+        fail(escape(f"the pool agent needs Redis' client ({missing}): pip install 'sentinel[api]'"))
     settings = Settings()
     flags: dict[str, Any] = {"node": node, "backends": backend, "mac": mac, "heartbeat_s": heartbeat, "ttl_s": ttl}
     pool = settings.pool.model_copy(update={key: value for key, value in flags.items() if value})

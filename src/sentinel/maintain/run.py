@@ -25,6 +25,7 @@ from sentinel.maintain.models import Models
 from sentinel.maintain.names import OUTCOMES, candidate_pairs, resolve_names
 from sentinel.maintain.progress import Timer, page_line
 from sentinel.maintain.text import read_page_text
+from sentinel.pool.chat_first import chat_waiter
 from sentinel.providers import ProviderNotConfigured, ProviderUnavailable
 from sentinel.search.embedding import VectorsFromAnotherModel, embed_pending
 from sentinel.settings import Settings
@@ -127,7 +128,10 @@ def run_pass(
     deadline = started + minutes * 60 if minutes else None
     report = PassReport(dry_run=dry_run)
 
-    def out_of_time() -> bool:
+    yield_to_chat = chat_waiter(settings, say)
+
+    def out_of_time() -> bool:  # asked between pages by every model step: where a pass yields to a chat, too
+        yield_to_chat()
         return deadline is not None and time.monotonic() >= deadline
 
     with local_pass_lock(settings):

@@ -11,6 +11,8 @@ import logging
 import os
 import socket
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import httpx
 from redis import Redis
@@ -89,3 +91,21 @@ class Agent:
                 withdraw(self.redis, self.keys, self.node)
             except RedisError as error:
                 log.warning("could not withdraw; the record expires by itself", extra={"error": str(error)})
+
+
+@contextmanager
+def agent_thread(agent: Agent) -> Iterator[Agent]:
+    """``agent`` registered now and heartbeating in a thread of this process until the block ends (then it
+    leaves the pool): how the API serves a one-machine stack's model server with no agent process beside it."""
+    try:
+        agent.beat()
+    except RedisError as error:  # not fatal: the heartbeat thread retries
+        log.warning("first registration failed; retrying at the next heartbeat", extra={"error": str(error)})
+    stop = threading.Event()
+    thread = threading.Thread(target=agent.run, args=(stop,), daemon=True, name=f"pool-agent-{agent.node}")
+    thread.start()
+    try:
+        yield agent
+    finally:
+        stop.set()
+        thread.join(10)

@@ -29,8 +29,10 @@ import aiohttp
 import anyio
 from redis.asyncio import Redis as AsyncRedis
 
+from sentinel.pool.chat_first import ChatActivity
 from sentinel.pool.jobs import Assignment, JobLedger, NotReassignable, StaleEpoch
 from sentinel.pool.registry import PoolKeys, Snapshot, snapshot
+from sentinel.pool.repair import RepairedStream, offered_tools, repair_answer
 from sentinel.pool.routing import Candidate, pool_models, rank
 from sentinel.pool.streaming import TRANSPORT_ERRORS, NodeFailed, Observer, Stream, event_blocks, is_output, sse_data
 from sentinel.settings import Settings
@@ -89,6 +91,9 @@ class _Silent:
         pass
 
     def finished(self, endpoint: str, model: str, node: str, outcome: str, seconds: float) -> None:
+        pass
+
+    def tool_calls(self, model: str, node: str, outcome: str) -> None:
         pass
 
 
@@ -164,6 +169,9 @@ class Gateway:
         )
         self._background: set[asyncio.Task[Any]] = set()
         self._view = RegistryView(self.snapshot, self.pool.registry_refresh_s)
+        # A chat a crashed gateway never closed stops counting after the longest a request may stay silent.
+        self.chats = ChatActivity(redis, self.keys, self.pool.first_token_timeout_s + self.pool.read_timeout_s)
+        self._chats_open: dict[tuple[str, int], tuple[str, str]] = {}
 
     async def snapshot(self) -> Snapshot:
         return await snapshot(self.redis, self.keys)
@@ -180,6 +188,8 @@ class Gateway:
     async def end(self, a: Assignment, state: str) -> None:
         """Close an assignment in the ledger: ``done``, ``broken`` (after output), ``lost`` or ``unsent``."""
         self._view.ended(a)
+        if (chat := self._chats_open.pop((a.job, a.epoch), None)) is not None:
+            await self.chats.ended(*chat)
         if state == "done":
             await self.ledger.done(a)
         elif state == "broken":
@@ -187,8 +197,11 @@ class Gateway:
         else:
             await self.ledger.failed(a, reached_node=state == "lost")
 
-    async def complete(self, endpoint: str, body: dict[str, Any], *, idempotent: bool = True) -> Completed:
-        """A non-streaming call (``/chat/completions``, ``/embeddings``) with failover; the node's JSON answer."""
+    async def complete(
+        self, endpoint: str, body: dict[str, Any], *, idempotent: bool = True, background: bool = False
+    ) -> Completed:
+        """A non-streaming call (``/chat/completions``, ``/embeddings``) with failover; the node's JSON answer.
+        A chat completion counts as a chat in flight (``chat_first``) unless it is ``background`` work."""
         started = time.perf_counter()
 
         async def attempt(candidate: Candidate, assignment: Assignment) -> Completed:
@@ -205,12 +218,19 @@ class Gateway:
                 raise NodeFailed(f"answer is not JSON: {text[:200]!r}", reached=True) from error
             self._after_reply(self.end(assignment, "done"))
             self.observer.finished(endpoint, candidate.model, candidate.node, "ok", time.perf_counter() - started)
+            if endpoint == "/chat/completions" and (tools := offered_tools(body)):
+                answer, verdict = repair_answer(answer, tools)
+                verdict.report(self.observer, candidate.model, candidate.node)
             return Completed(answer, candidate.node)
 
-        return await self._with_failover(endpoint, body, idempotent, started, attempt)
+        chat = endpoint == "/chat/completions" and not background
+        return await self._with_failover(endpoint, body, idempotent, started, attempt, chat=chat)
 
-    async def stream(self, body: dict[str, Any], *, idempotent: bool = True) -> Stream:
-        """Open a streamed chat completion on the best node that gets to its first token."""
+    async def stream(
+        self, body: dict[str, Any], *, idempotent: bool = True, background: bool = False
+    ) -> Stream | RepairedStream:
+        """Open a streamed chat completion on the best node that gets to its first token (text calls repaired
+        when the request offers tools)."""
         started = time.perf_counter()
 
         async def attempt(candidate: Candidate, assignment: Assignment) -> Stream:
@@ -244,7 +264,9 @@ class Gateway:
             timeout = self.pool.read_timeout_s
             return Stream(self.end, self.observer, timeout, assignment, candidate, response, blocks, head, started)
 
-        return await self._with_failover("/chat/completions", body, idempotent, started, attempt)
+        opened = await self._with_failover("/chat/completions", body, idempotent, started, attempt, chat=not background)
+        tools = offered_tools(body)
+        return RepairedStream(opened, tools, self.observer) if tools else opened
 
     async def _with_failover(
         self,
@@ -253,6 +275,8 @@ class Gateway:
         idempotent: bool,
         started: float,
         attempt: Callable[[Candidate, Assignment], Awaitable[T]],
+        *,
+        chat: bool,
     ) -> T:
         model = body.get("model")
         if not isinstance(model, str) or not model:
@@ -289,6 +313,8 @@ class Gateway:
                 failures.append(str(refused))
                 break
             self._view.started(assignment)
+            if chat:
+                self._chats_open[(job, assignment.epoch)] = (candidate.url, await self.chats.started(candidate.url))
             try:
                 return await attempt(candidate, assignment)
             except NodeFailed as failed:

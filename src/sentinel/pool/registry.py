@@ -116,6 +116,14 @@ class PoolKeys:
     def job(self, job_id: str) -> str:
         return f"{self.prefix}job:{job_id}"
 
+    def chats(self, server: str) -> str:
+        """Chat requests in flight on one model server (``chat_first.server_key``): id -> when it lapses."""
+        return f"{self.prefix}chats:{server}"
+
+    def last_chat(self, server: str) -> str:
+        """When a chat request last started or ended on one model server (epoch seconds)."""
+        return f"{self.prefix}last-chat:{server}"
+
 
 @dataclass(frozen=True)
 class Snapshot:

@@ -39,6 +39,9 @@ class Observer(Protocol):
 
     def finished(self, endpoint: str, model: str, node: str, outcome: str, seconds: float) -> None: ...
 
+    def tool_calls(self, model: str, node: str, outcome: str) -> None:
+        """What became of a tools request's answer: native, repaired, text, unknown_tool, invalid_arguments."""
+
 
 class NodeFailed(Exception):
     """This node could not serve the request; ``reached``: it may have received it (so it may have run it)."""

@@ -1,0 +1,200 @@
+"""Tool-call repair on the model path: a call a model wrote as text becomes a real ``tool_calls`` message.
+
+Small local models often answer a tools request with the call as text (a fenced JSON block, ``<tool_call>``
+tags, ...), which clients such as Open WebUI show as text and never run. The gateway reads such text with the one
+lenient parser (``providers.toolcalls``), strictly against the tools offered in *that* request: the name must be
+one of them and the arguments must validate against its JSON schema. Anything else stays text, untouched: a
+call is never invented. A server's own (native) tool calls pass through as they are.
+
+Streams (OpenAI server-sent events) are repaired as they flow: content is held back only while it could still
+become a call, and released as soon as it cannot, so prose streams as before; at the end, held text that is a
+call goes out as one ``tool_calls`` delta with ``finish_reason: tool_calls``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import uuid
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from sentinel.pool.streaming import DONE, Stream, sse_data
+from sentinel.providers.base import JsonSchema, ToolCall
+from sentinel.providers.toolcalls import TextToolCalls, parse_text_tool_calls, tool_schemas, undecided_from
+
+log = logging.getLogger("sentinel.pool.repair")
+
+# Outcomes of a tools request (the metric's label values: a fixed set).
+NATIVE, REPAIRED, TEXT = "native", "repaired", "text"
+UNKNOWN_TOOL, INVALID_ARGUMENTS = "unknown_tool", "invalid_arguments"
+
+
+class Reports(Protocol):
+    def tool_calls(self, model: str, node: str, outcome: str) -> None: ...
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What became of one tools request's answer."""
+
+    outcome: str
+    found: TextToolCalls = field(default_factory=TextToolCalls)
+
+    def report(self, observer: Reports, model: str, node: str) -> None:
+        observer.tool_calls(model, node, self.outcome)
+        if self.outcome == REPAIRED:
+            calls = [call.name for call in self.found.calls]
+            where = {"model": model, "node": node, "form": self.found.form, "tools": calls}
+            log.info("tool call repaired", extra=where)
+        elif self.outcome in (UNKNOWN_TOOL, INVALID_ARGUMENTS):
+            reasons = [rejected.detail for rejected in self.found.rejected]
+            log.info("call-shaped text left as text", extra={"model": model, "node": node, "reasons": reasons})
+
+
+def offered_tools(body: dict[str, Any]) -> dict[str, JsonSchema | None] | None:
+    """Name -> arguments schema of the tools a chat request offers; ``None`` when it offers none."""
+    tools = body.get("tools")
+    if not isinstance(tools, list) or not tools:
+        return None
+    return tool_schemas([tool for tool in tools if isinstance(tool, dict)]) or None
+
+
+def _judge(found: TextToolCalls) -> Verdict:
+    if found.calls:
+        return Verdict(REPAIRED, found)
+    kinds = {rejected.kind for rejected in found.rejected}
+    return Verdict(UNKNOWN_TOOL if UNKNOWN_TOOL in kinds else INVALID_ARGUMENTS if kinds else TEXT, found)
+
+
+def _openai_calls(calls: list[ToolCall], streamed: bool) -> list[dict[str, Any]]:
+    out = []
+    for index, call in enumerate(calls):
+        entry: dict[str, Any] = {
+            "id": f"call_{uuid.uuid4().hex[:24]}",
+            "type": "function",
+            "function": {"name": call.name, "arguments": json.dumps(call.arguments, ensure_ascii=False)},
+        }
+        out.append({"index": index, **entry} if streamed else entry)
+    return out
+
+
+def repair_answer(answer: dict[str, Any], tools: dict[str, JsonSchema | None]) -> tuple[dict[str, Any], Verdict]:
+    """A non-streamed chat completion with the calls its text holds moved into ``tool_calls``."""
+    choices = answer.get("choices")
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        return answer, Verdict(TEXT)
+    message = choices[0].get("message") or {}
+    if message.get("tool_calls"):
+        return answer, Verdict(NATIVE)
+    content = message.get("content")
+    verdict = _judge(parse_text_tool_calls(content if isinstance(content, str) else "", tools))
+    if verdict.outcome != REPAIRED:
+        return answer, verdict
+    calls = _openai_calls(verdict.found.calls, streamed=False)
+    repaired = message | {"content": verdict.found.rest or None, "tool_calls": calls}
+    first = choices[0] | {"message": repaired, "finish_reason": "tool_calls"}
+    return answer | {"choices": [first, *choices[1:]]}, verdict
+
+
+class StreamRepair:
+    """Rewrites one stream's event payloads (``feed``); ``verdict`` once the stream has ended."""
+
+    def __init__(self, tools: dict[str, JsonSchema | None]) -> None:
+        self.tools = tools
+        self.text, self.released = "", 0
+        self.native = False
+        self.verdict: Verdict | None = None
+        self._template: dict[str, Any] = {}
+
+    def feed(self, data: str) -> list[str]:
+        """The payloads to send in place of one received payload (none, it, or several)."""
+        if not data or data == DONE:
+            return [data] if data else []
+        try:
+            payload = json.loads(data)
+        except json.JSONDecodeError:
+            return [data]
+        if not isinstance(payload, dict):
+            return [data]
+        if "error" in payload:
+            return [*self._flush_text(), data]
+        choices = payload.get("choices") or []
+        if not choices:
+            return [data]  # the usage event
+        self._template = {key: value for key, value in payload.items() if key != "choices"}
+        choice = choices[0]
+        delta = dict(choice.get("delta") or {})
+        if delta.get("tool_calls"):
+            self.native = True
+        out: list[str] = []
+        content = delta.pop("content", None)
+        if self.native:
+            out.extend(self._flush_text())
+            if content:
+                delta["content"] = content
+        elif isinstance(content, str) and content:
+            self.text += content
+            hold = undecided_from(self.text, self.released, self.tools)
+            if hold > self.released:
+                delta["content"] = self.text[self.released : hold]
+                self.released = hold
+        reason = choice.get("finish_reason")
+        if delta or (reason is None and not content):
+            out.append(self._event(delta, None, choice))
+        if reason is not None:
+            out.extend(self._finish(reason, choice))
+        return out
+
+    def _event(self, delta: dict[str, Any], reason: str | None, choice: dict[str, Any]) -> str:
+        entry = {**choice, "index": choice.get("index", 0), "delta": delta, "finish_reason": reason}
+        return json.dumps(self._template | {"choices": [entry]}, ensure_ascii=False)
+
+    def _flush_text(self) -> list[str]:
+        held, self.released = self.text[self.released :], len(self.text)
+        return [self._event({"content": held}, None, {"index": 0})] if held else []
+
+    def _finish(self, reason: str, choice: dict[str, Any]) -> list[str]:
+        if self.native:
+            self.verdict = Verdict(NATIVE)
+            return [self._event({}, reason, choice)]
+        held = self.text[self.released :]
+        self.verdict = _judge(parse_text_tool_calls(held, self.tools))
+        if self.verdict.outcome != REPAIRED:
+            return [*self._flush_text(), self._event({}, reason, choice)]
+        self.released = len(self.text)
+        out = [self._event({"content": self.verdict.found.rest}, None, choice)] if self.verdict.found.rest else []
+        out.append(self._event({"tool_calls": _openai_calls(self.verdict.found.calls, True)}, None, choice))
+        return [*out, self._event({}, "tool_calls", choice)]
+
+
+async def repaired_events(
+    blocks: AsyncIterator[bytes], tools: dict[str, JsonSchema | None], done: Callable[[Verdict], None]
+) -> AsyncIterator[bytes]:
+    """``blocks`` (whole SSE events) with text calls repaired; ``done(verdict)`` once the stream has finished."""
+    repair = StreamRepair(tools)
+    try:
+        async for block in blocks:
+            payloads = [out for data in sse_data(block) for out in repair.feed(data)]
+            if payloads:
+                yield "".join(f"data: {data}\n\n" for data in payloads).encode()
+    finally:
+        await blocks.aclose()  # type: ignore[attr-defined]  # an async generator: its bookkeeping runs now
+        if repair.verdict is not None:
+            done(repair.verdict)
+
+
+class RepairedStream:
+    """A ``Stream`` whose text calls are repaired on the way; the same face (``node``, ``chunks()``)."""
+
+    def __init__(self, stream: Stream, tools: dict[str, JsonSchema | None], observer: Reports) -> None:
+        self._stream, self._tools, self._observer = stream, tools, observer
+
+    @property
+    def node(self) -> str:
+        return self._stream.node
+
+    def chunks(self) -> AsyncIterator[bytes]:
+        model, node = self._stream.candidate.model, self._stream.node
+        return repaired_events(self._stream.chunks(), self._tools, lambda v: v.report(self._observer, model, node))

@@ -1,0 +1,69 @@
+"""Driving a real Open WebUI as its web page does: `sentinel openwebui setup` against it, a signed-in admin
+client, and one chat turn with the Sentinel model (tests and bench/toolcalls.py share these)."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from typing import Any
+
+import httpx
+from click.testing import Result
+from typer.testing import CliRunner
+
+from sentinel.cli import app
+from tests.openwebui.servers import ADMIN_EMAIL, ADMIN_PASSWORD, REPO, Server
+
+
+def setup_sentinel(owui: Server, tool_api_url: str, base_model: str, key: str = "", **extra_env: str) -> Result:
+    """Run ``sentinel openwebui setup`` (tool, valves, the Sentinel model on ``base_model``); fails loudly."""
+    env = {
+        **extra_env,
+        "SENTINEL_OPENWEBUI__ADMIN_EMAIL": ADMIN_EMAIL,
+        "SENTINEL_OPENWEBUI__ADMIN_PASSWORD": ADMIN_PASSWORD,
+        "SENTINEL_OPENWEBUI__TOOL_API_KEY": key,
+        "SENTINEL_OPENWEBUI__TOOL_FILE": str(REPO / "tool" / "openwebui_tool.py"),
+        "SENTINEL_OPENWEBUI__SYSTEM_PROMPT_FILE": str(REPO / "tool" / "system_prompt.txt"),
+    }
+    command = ["openwebui", "setup", "--url", owui.url, "--base-model", base_model]
+    result = CliRunner().invoke(app, [*command, "--tool-api-url", tool_api_url], env=env)
+    assert result.exit_code == 0, result.output
+    return result
+
+
+def admin(owui: Server) -> httpx.Client:
+    client = httpx.Client(base_url=owui.url, timeout=60)
+    signin = {"email": ADMIN_EMAIL, "password": ADMIN_PASSWORD}
+    client.headers["Authorization"] = f"Bearer {client.post('/api/v1/auths/signin', json=signin).json()['token']}"
+    return client
+
+
+def chat(
+    owui: Server, text: str, timeout_s: float = 900, params: dict[str, Any] | None = None
+) -> tuple[str, dict[str, Any]]:
+    """One new chat with the Sentinel model, as the web page starts it; returns the chat id and the finished
+    assistant message as Open WebUI stored it. ``params``: the chat's model settings (temperature, seed), as the
+    page's chat controls send them."""
+    client = admin(owui)
+    user_id, assistant_id = str(uuid.uuid4()), str(uuid.uuid4())
+    body = {
+        "model": "sentinel",
+        "stream": True,
+        "parent_id": None,  # a new chat: Open WebUI creates it and runs the turn with its id
+        "id": assistant_id,
+        "tool_ids": ["sentinel"],
+        "user_message": {"id": user_id, "role": "user", "content": text, "parentId": None},
+        "messages": [{"role": "user", "content": text}],
+        "params": params or {},
+    }
+    # Without a browser session Open WebUI answers once the whole turn, tool calls included, has run.
+    assert client.post("/api/chat/completions", json=body, timeout=timeout_s).status_code == 200
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        for listed in client.get("/api/v1/chats/").json():
+            history = client.get(f"/api/v1/chats/{listed['id']}").json()["chat"]["history"]["messages"]
+            message = history.get(assistant_id)
+            if message and message.get("done"):
+                return listed["id"], message
+        time.sleep(1)
+    raise AssertionError(f"the chat turn did not finish within {timeout_s} s; Open WebUI log: {owui.log}")

@@ -1,0 +1,186 @@
+"""The tool-call repair layer on recorded outputs of real model families, and through the real API's gateway
+(OpenAI and Ollama dialects, streamed and not) with a loopback node that streams a recorded answer.
+
+Recorded outputs: the Qwen2.5-Coder 0.5B ones were recorded here from llama.cpp (``--jinja``, Sentinel's tools
+and system prompt, temperature 0; streamed pieces as the server cut them). The other families' are the forms
+their chat templates document and that their users report in issues (Hermes/Qwen 7B tags, Llama 3.1
+``<|python_tag|>``, Llama 3.2 bare JSON with ``parameters``, Mistral ``[TOOL_CALLS]`` in both its list and its
+``name[ARGS]`` shape): no model of those families runs on this machine.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import httpx
+import pytest
+from redis import Redis
+
+from sentinel.pool.registry import BackendRecord, NodeRecord, PoolKeys, publish
+from sentinel.pool.repair import StreamRepair, offered_tools, repair_answer
+from sentinel.providers.toolcalls import parse_text_tool_calls
+from sentinel.tools.registry import tool_schemas
+from tests.pool.nodes import completion, recorded_node, stream_payloads
+
+TOOLS = offered_tools({"tools": tool_schemas()})
+assert TOOLS is not None
+MODEL = "recorded"
+
+# Qwen2.5-Coder 0.5B on llama.cpp, "What does my vault say about the growth queue?" (streamed, as cut).
+QWEN_PIECES = [
+    '{"', "name", '":', ' "', "listing", '",', ' "', "arguments", '":', ' {"', "folder", '":', ' "', "notes",
+    '",', ' "', "filter", '":', ' "', "type", ":", "concept", '",', ' "', "cursor", '":', " ", "0", "}}",
+]  # fmt: skip
+QWEN_BARE = "".join(QWEN_PIECES)
+
+FAMILIES = {
+    "qwen2.5-coder-0.5b, bare": (QWEN_BARE, "bare", "listing"),
+    "qwen2.5-coder-0.5b, fenced": (
+        'I will search.\n```json\n{\n  "name": "search",\n  "arguments": {"query": "sync pricing"}\n}\n```',
+        "fenced",
+        "search",
+    ),
+    "hermes / qwen2.5-7b, tags": (
+        '<tool_call>\n{"name": "search", "arguments": {"query": "growth queue"}}\n</tool_call>',
+        "tagged",
+        "search",
+    ),
+    "llama-3.1, python_tag": (
+        '<|python_tag|>{"name": "search", "parameters": {"query": "growth queue"}}<|eom_id|>',
+        "python_tag",
+        "search",
+    ),
+    "llama-3.2, bare with parameters": ('{"name": "read", "parameters": {"path": "notes/Pool.md"}}', "bare", "read"),
+    "mistral, list": (
+        '[TOOL_CALLS][{"name": "search", "arguments": {"query": "growth queue"}}]',
+        "mistral",
+        "search",
+    ),
+    "mistral v11, name[ARGS]": ('[TOOL_CALLS]search[ARGS]{"query": "growth queue"}', "mistral", "search"),
+}
+
+STAYS_TEXT = {
+    "a tool not offered": ('```json\n{"name": "delete_everything", "arguments": {}}\n```', "unknown_tool"),
+    "a required argument missing": ('{"name": "search", "arguments": {"q": "growth"}}', "invalid_arguments"),
+    "an argument of the wrong type": ('<tool_call>{"name": "read", "arguments": {"path": 7}}</tool_call>',
+                                      "invalid_arguments"),
+    "arguments that are not JSON": ('{"name": "search", "arguments": "query=growth"}', "text"),
+    "an answer that is JSON": ('{"summary": "A page about sync.", "concepts": ["Sync"]}', "text"),
+    "prose": ("The growth queue lists names no page defines yet; see [[Maintenance]].", "text"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_each_family_s_written_call_becomes_a_call(family: str) -> None:
+    text, form, tool = FAMILIES[family]
+    found = parse_text_tool_calls(text, TOOLS)
+    assert [call.name for call in found.calls] == [tool] and found.form == form
+    answer, verdict = repair_answer(_completion(text), TOOLS)
+    choice = answer["choices"][0]
+    assert verdict.outcome == "repaired" and choice["finish_reason"] == "tool_calls"
+    (call,) = choice["message"]["tool_calls"]
+    assert call["type"] == "function" and call["id"].startswith("call_") and call["function"]["name"] == tool
+    assert json.loads(call["function"]["arguments"]) == found.calls[0].arguments
+
+
+def test_the_prose_around_a_call_is_kept_as_content() -> None:
+    answer, _ = repair_answer(_completion(FAMILIES["qwen2.5-coder-0.5b, fenced"][0]), TOOLS)
+    assert answer["choices"][0]["message"]["content"] == "I will search."
+    bare, _ = repair_answer(_completion(QWEN_BARE), TOOLS)
+    assert bare["choices"][0]["message"]["content"] is None
+
+
+@pytest.mark.parametrize("case", STAYS_TEXT)
+def test_text_that_is_no_valid_call_to_an_offered_tool_stays_text(case: str) -> None:
+    text, outcome = STAYS_TEXT[case]
+    answer, verdict = repair_answer(_completion(text), TOOLS)
+    assert answer == _completion(text) and verdict.outcome == outcome
+
+
+def test_a_call_to_a_tool_offered_elsewhere_but_not_in_this_request_stays_text() -> None:
+    only_read = offered_tools({"tools": [t for t in tool_schemas() if t["function"]["name"] == "read"]})
+    assert only_read is not None
+    _, verdict = repair_answer(_completion(FAMILIES["hermes / qwen2.5-7b, tags"][0]), only_read)
+    assert verdict.outcome == "unknown_tool"
+
+
+def test_native_calls_pass_untouched() -> None:
+    native = _completion(None) | {}
+    native["choices"][0]["message"]["tool_calls"] = [{"id": "x", "type": "function", "function": {"name": "read"}}]
+    answer, verdict = repair_answer(native, TOOLS)
+    assert answer is native and verdict.outcome == "native"
+
+
+def test_a_stream_holds_a_call_back_and_ends_with_one_tool_calls_delta() -> None:
+    repair = StreamRepair(TOOLS)
+    out = [json.loads(data) for piece in _chunks(QWEN_PIECES) for data in repair.feed(piece) if data != "[DONE]"]
+    assert not any(choice["delta"].get("content") for event in out for choice in event["choices"])
+    deltas = [choice["delta"] for event in out for choice in event["choices"]]
+    (calls,) = [delta["tool_calls"] for delta in deltas if "tool_calls" in delta]
+    assert calls[0]["index"] == 0 and calls[0]["function"]["name"] == "listing"
+    assert out[-1]["choices"][0]["finish_reason"] == "tool_calls"
+    assert repair.verdict is not None and repair.verdict.outcome == "repaired"
+
+
+def test_a_stream_of_prose_is_released_as_it_comes() -> None:
+    repair = StreamRepair(TOOLS)
+    pieces = ["The growth", " queue {lists} names", " no page [[defines]] yet", " `"]
+    released: list[str] = []
+    for event in _chunks(pieces):
+        for data in repair.feed(event):
+            if data != "[DONE]":
+                released.extend(c["delta"]["content"] for c in json.loads(data)["choices"] if c["delta"].get("content"))
+    assert released[:3] == ["The growth", " queue {lists} names", " no page [[defines]] yet"]  # nothing waited
+    assert "".join(released) == "".join(pieces)  # the held back-tick was released at the end: nothing lost
+    assert repair.verdict is not None and repair.verdict.outcome == "text"
+
+
+def _completion(content: str | None) -> dict[str, Any]:
+    return completion(content)
+
+
+def _chunks(pieces: list[str]) -> list[str]:
+    return stream_payloads(pieces, MODEL)
+
+
+ASK = {
+    "model": MODEL,
+    "messages": [{"role": "user", "content": "What about the growth queue?"}],
+    "tools": tool_schemas(),
+}
+
+
+def test_the_gateway_repairs_both_dialects_streamed_and_not_and_counts_it(
+    gateway: str, redis_client: Redis, keys: PoolKeys, caplog: pytest.LogCaptureFixture
+) -> None:
+    with recorded_node(QWEN_PIECES, MODEL) as node:
+        backend = BackendRecord(url=f"{node}/v1", kind="openai", models=[MODEL], loaded=[MODEL], slots=1)
+        publish(redis_client, keys, NodeRecord(node="rec", backends=[backend]), ttl_s=60)
+
+        plain = httpx.post(f"{gateway}/v1/chat/completions", json=ASK, timeout=30).json()
+        assert plain["choices"][0]["message"]["tool_calls"][0]["function"]["name"] == "listing"
+
+        with httpx.stream("POST", f"{gateway}/v1/chat/completions", json=ASK | {"stream": True}, timeout=30) as r:
+            events = [json.loads(line[6:]) for line in r.iter_lines() if line.startswith("data: {")]
+        deltas = [choice["delta"] for event in events for choice in event["choices"]]
+        assert [d["tool_calls"][0]["function"]["name"] for d in deltas if d.get("tool_calls")] == ["listing"]
+        assert not any(d.get("content") for d in deltas)
+
+        ollama = httpx.post(f"{gateway}/api/chat", json=ASK | {"stream": False}, timeout=30).json()
+        assert ollama["message"]["tool_calls"][0]["function"] == {
+            "name": "listing",
+            "arguments": {"folder": "notes", "filter": "type:concept", "cursor": 0},
+        }
+        with httpx.stream("POST", f"{gateway}/api/chat", json=ASK, timeout=30) as r:
+            lines = [json.loads(line) for line in r.iter_lines() if line]
+        assert lines[-1]["done"] and lines[-1]["message"]["tool_calls"][0]["function"]["name"] == "listing"
+        assert not any(line["message"]["content"] for line in lines)
+
+        no_tools = httpx.post(f"{gateway}/v1/chat/completions", json=ASK | {"tools": []}, timeout=30).json()
+        assert no_tools["choices"][0]["message"]["content"] == QWEN_BARE  # no tools offered: nothing to repair
+
+    metrics = httpx.get(f"{gateway}/metrics").text
+    assert 'sentinel_pool_tool_answers_total{model="recorded",outcome="repaired"} 4.0' in metrics
+    repaired = [r for r in caplog.records if r.getMessage() == "tool call repaired"]
+    assert len(repaired) == 4 and all(r.model == MODEL and r.form == "bare" for r in repaired)
