@@ -65,7 +65,7 @@ def test_subclass_and_expansion_shapes_defer_whatever_the_model_says(
 def test_different_is_counted_and_a_decided_pair_is_not_asked_again(
     vault_settings: WriteVault, run_maintain: RunPass
 ) -> None:
-    settings = vault_settings({"notes/Gamma-ray burst.md": GRB, "notes/obs.md": "We saw a [[gamma ray burster]].\n"})
+    settings = vault_settings({"notes/Gamma-ray burst.md": GRB, "notes/obs.md": "We saw [[gamma ray bursts]].\n"})
     first = ScriptedModel(same=lambda a, b: "different")
     assert run_maintain(settings, first).report.resolved["different"] == 1
     assert len(first.asked_about("same")) == 1  # "different" needs no second asking

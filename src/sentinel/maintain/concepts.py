@@ -5,7 +5,9 @@ sources/, other: never wiki/, never conversations/), each is put to the model as
 and the definition gate keeps only sentences that carry the name verbatim and that the model said define it.
 Two are enough, one is not, none leaves the name in the queue. The page quotes those sentences with links to
 their sources and lists every file it was written from. A name that already resolves to a page, or whose
-page file exists, is left alone: the person may have created it.
+page file exists, is left alone: the person may have created it. So is a name that is another spelling of a
+page's title or alias (``Core plugins`` beside a page ``core plugin``): one thing gets one page, and name
+resolution decides whether the spelling becomes that page's alias.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from sentinel.paths import DEFINING_ROLES, concept_path, page_name
 from sentinel.providers import ChatProvider, ChatResult, Message, ProviderError, ProviderUnavailable
 from sentinel.settings import Settings
 from sentinel.vault.links import text_without_link_markup
+from sentinel.vault.name_words import variant_key
 from sentinel.vault.write import atomic_write
 
 _WORD = re.compile(r"\w+")
@@ -225,6 +228,12 @@ def _one(
     return f"{name}: written {relpath} from {len(quoted)} defining sentences"
 
 
+def spellings(db: sqlite3.Connection) -> dict[str, str]:
+    """Every page title and alias by ``variant_key`` (case, diacritics, hyphen/space, plural folded) -> path."""
+    rows = db.execute("SELECT title, path FROM pages UNION ALL SELECT alias, path FROM aliases").fetchall()
+    return {variant_key(name): path for name, path in rows}
+
+
 def write_concept_pages(
     settings: Settings,
     db: sqlite3.Connection,
@@ -235,14 +244,22 @@ def write_concept_pages(
     """Put each growth-queue name (most-wanted first) through the definition gate; write the pages it allows.
     ``model`` is called only when a name needs asking, so a pass with nothing to ask needs no model."""
     report = ConceptReport()
+    spelt = spellings(db)
     for entry in unresolved(db, limit=settings.concept_pages_per_pass):
         if out_of_time():
             say("  stopped: time budget spent")
             break
         if "/" in entry.key:
             continue  # a link to a path that does not exist is a missing file, not a concept
+        if twin := spelt.get(variant_key(entry.name)):
+            report.left_alone += 1  # one thing, one page: whether it is that page's alias is name resolution's
+            say(f"  {entry.name}: left alone - another spelling of {twin}'s name")
+            continue
         try:
+            written = len(report.written)
             say("  " + _one(settings, db, entry, model, report, out_of_time))
+            if len(report.written) > written:
+                spelt[variant_key(entry.name)] = report.written[-1]
         except BudgetSpent:
             say(f"  {entry.name}: not decided - the time budget ran out while asking")
             say("  stopped: time budget spent")
