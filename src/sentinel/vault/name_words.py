@@ -27,7 +27,8 @@ _BACK, _FRONT = set("aıou"), set("eiöü")
 
 def raw_words(name: str) -> list[str]:
     """The name's words, case-folded, with their diacritics (hyphens, underscores and punctuation split words)."""
-    return _WORD.findall(unicodedata.normalize("NFKC", name).casefold())
+    # Turkish İ case-folds to i + a combining dot, which is no word character: the dot goes (İkinci -> ikinci).
+    return _WORD.findall(unicodedata.normalize("NFKC", name).casefold().replace("\u0307", ""))
 
 
 def _without_marks(word: str) -> str:
