@@ -14,7 +14,23 @@ from typing import Any
 
 import pytest
 
-from sentinel.gates import definition, derived, reversal, schema, shape, truncation, verbatim
+from sentinel.gates import (
+    consistent,
+    contexts,
+    contrary,
+    definition,
+    derived,
+    numbers,
+    opposites,
+    qualifiers,
+    reversal,
+    schema,
+    shape,
+    sibling,
+    truncation,
+    two_pages,
+    verbatim,
+)
 from sentinel.providers import ChatResult, Message
 
 
@@ -42,6 +58,14 @@ NEUTRAL: dict[str, tuple[object, str, object]] = {
     "definition": (definition, "judge_definitions", _one_is_enough),
     "reversal": (reversal, "confirmed_by_reversal", lambda first, swapped: first),
     "shape": (shape, "defers_by_shape", lambda a, b: False),
+    "numbers": (numbers, "numbered_apart", lambda a, b: False),
+    "qualifiers": (qualifiers, "qualified_apart", lambda a, b: False),
+    "opposites": (opposites, "opposed", lambda a, b: False),
+    "sibling": (sibling, "replaces_a_word", lambda a, b: False),
+    "contexts": (contexts, "named_apart", lambda a, b, sentences: False),
+    "contrary": (contrary, "denies_difference", lambda answer: True),
+    "consistent": (consistent, "contexts_agree", lambda name_sentences, title_sentences, answer: True),
+    "two_pages": (two_pages, "both_exist", lambda name_page, target_page: False),
 }
 
 

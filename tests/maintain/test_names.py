@@ -4,9 +4,12 @@ the yes-machine, and one concept page per thing."""
 from __future__ import annotations
 
 import shutil
+import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 
 import frontmatter
+import pytest
 
 from sentinel.index.db import open_index
 from sentinel.index.queries import unresolved
@@ -16,7 +19,7 @@ from sentinel.settings import Settings
 from sentinel.vault.name_words import variant_key
 from tests.conftest import WriteVault
 from tests.maintain.conftest import RunPass, ScriptedModel, yes_machine
-from tests.support.name_pairs import EVAL_VAULT, decide_all, eval_index, load_pairs
+from tests.support.name_pairs import EVAL_VAULT, LabelledPair, decide_all, eval_index, load_pairs
 
 GRB = "---\ntags: [astro]\n---\n# Gamma-ray burst\n\nA flash of gamma rays.\n"
 
@@ -163,26 +166,53 @@ def test_an_alias_carries_the_answers_that_let_it_through(vault_settings: WriteV
     }
 
 
-def test_the_yes_machine_merges_nothing_on_the_pair_set() -> None:
+@pytest.fixture(scope="module")
+def eval_db() -> Iterator[tuple[Settings, sqlite3.Connection]]:
+    """The eval vault indexed once for this module's pair-set tests (read only: decisions write nothing)."""
+    with eval_index() as indexed:
+        yield indexed
+
+
+def test_the_yes_machine_merges_nothing_on_the_pair_set(eval_db: tuple[Settings, sqlite3.Connection]) -> None:
     pairs = load_pairs()
     assert len(pairs) >= 80 and {p.label for p in pairs} == {"same", "translation", "different", "defer"}
     model = yes_machine()
-    with eval_index() as (settings, db):
-        decided = decide_all(settings, db, model.provider(), pairs)
+    decided = decide_all(*eval_db, model.provider(), pairs)
     assert [(p.name, p.title) for p, d in decided if d.verdict == "same"] == []
     assert len(model.asked_about("contrary")) > 20  # the model was reached, not only the code gates
 
 
-def test_a_model_that_says_same_only_for_equal_letters_merges_only_those() -> None:
+def test_a_model_that_says_same_only_for_equal_letters_merges_only_those(
+    eval_db: tuple[Settings, sqlite3.Connection],
+) -> None:
     """Its own consistent answers (contrary "no" and contexts "yes" exactly when it says "same") let through
     only pairs equal ignoring case, and the gates stand in none of their way."""
     pairs = load_pairs()
     model = ScriptedModel(same=lambda a, b: "same" if a.casefold() == b.casefold() else "different")
-    with eval_index() as (settings, db):
-        decided = decide_all(settings, db, model.provider(), pairs)
+    decided = decide_all(*eval_db, model.provider(), pairs)
     merged = {(p.name, p.title) for p, d in decided if d.verdict == "same"}
     equal = {(p.name, p.title) for p in pairs if p.name.casefold() == p.title.casefold()}
     assert merged == equal and len(merged) >= 10
+
+
+AGREEABLE = ScriptedModel(same=lambda a, b: "same", contrary=lambda a, b: "no", one_thing=lambda a, b: "yes")
+
+
+@pytest.mark.parametrize(
+    ("name", "title", "gate"),
+    [  # each pair is refused by that gate alone, so the test fails when its call is removed
+        ("2-factor authentication", "Drei-Faktor-Authentifizierung", "numbers"),
+        ("App para Android", "iOS-Anwendung", "qualifiers"),
+        ("Modo oscuro", "Light mode", "opposites"),
+        ("Core themes", "Community themes", "sibling"),
+        ("Links", "Internal links", "shape"),
+    ],
+)
+def test_a_model_that_confirms_everything_is_stopped_by_the_name_gates(
+    eval_db: tuple[Settings, sqlite3.Connection], name: str, title: str, gate: str
+) -> None:
+    [(_, decision)] = decide_all(*eval_db, AGREEABLE.provider(), [LabelledPair("different", name, title, "")])
+    assert decision.gate == gate and decision.verdict in ("different", "unclear")
 
 
 def _eval_copy(tmp_path: Path) -> Settings:
