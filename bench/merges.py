@@ -15,6 +15,7 @@ that let it through. A wrong merge is a pair labelled different or defer that ca
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from collections import Counter
 
@@ -45,6 +46,10 @@ def _answers(decision: Decision) -> str:
     return (
         f"asked={decision.asked} swapped={decision.swapped} contrary={decision.contrary} contexts={decision.contexts}"
     )
+
+
+def _progress(pair: LabelledPair, decision: Decision) -> None:
+    print(f"  {pair.label}: {pair.name} / {pair.title} -> {_decided_by(decision)}", file=sys.stderr, flush=True)
 
 
 def report(results: list[tuple[LabelledPair, Decision]], seconds: float, what: str) -> None:
@@ -82,7 +87,7 @@ def main() -> None:
         with llama_server(ctx=CTX, threads=args.threads) as base_url:
             model = provider_for(ProviderSettings(kind="openai", base_url=base_url, model=MODEL_ALIAS, num_ctx=CTX))
             started = time.monotonic()
-            results = decide_all(settings, db, model, pairs)
+            results = decide_all(settings, db, model, pairs, _progress)
         report(results, time.monotonic() - started, f"Qwen2.5-Coder-0.5B Q4_K_M, llama.cpp, {args.threads} threads")
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import csv
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -68,8 +68,17 @@ def as_pair(db: sqlite3.Connection, labelled: LabelledPair) -> Pair:
 
 
 def decide_all(
-    settings: Settings, db: sqlite3.Connection, model: ChatProvider, pairs: list[LabelledPair]
+    settings: Settings,
+    db: sqlite3.Connection,
+    model: ChatProvider,
+    pairs: list[LabelledPair],
+    progress: Callable[[LabelledPair, Decision], None] = lambda pair, decision: None,
 ) -> list[tuple[LabelledPair, Decision]]:
     """Every pair through ``names._decide``, as the pass decides a candidate pair."""
     report = NamesReport()
-    return [(labelled, _decide(db, as_pair(db, labelled), model, settings, report)) for labelled in pairs]
+    decided = []
+    for labelled in pairs:
+        decision = _decide(db, as_pair(db, labelled), model, settings, report)
+        progress(labelled, decision)
+        decided.append((labelled, decision))
+    return decided
