@@ -30,6 +30,8 @@ _PAGE = re.compile(r"<page>\n(.*)\n</page>", re.DOTALL)
 _TERM = re.compile(r'^Term: "(.*)"$', re.MULTILINE)
 _NUMBERED = re.compile(r"^(\d+)\. (.*)$", re.MULTILINE)
 _NAMES = re.compile(r'^Name A: "(.*?)"\..*^Name B: "(.*?)"\.', re.MULTILINE | re.DOTALL)
+_CONTRARY = re.compile(r'^Names: "(.*?)" and "(.*?)"\.$', re.MULTILINE)
+_ONE_THING = re.compile(r'^Sentences about "(.*?)":$', re.MULTILINE)
 
 
 def reply(
@@ -53,9 +55,14 @@ class ScriptedModel:
     defining: Defining = lambda name, sentences: []
     mentioning: Defining = lambda name, sentences: []  # the contrary question: "only uses or mentions it"
     same: Same = lambda a, b: "different"
+    # The contrary ("different, or a kind or part?") and the contexts ("one thing?") questions. None: answer
+    # as a model consistent with ``same`` would (asking ``same`` once more).
+    contrary: Same | None = None
+    one_thing: Same | None = None
     num_ctx: int = 8192
     replies: int = 500  # how many questions the provider will answer before the test calls it an extra call
-    # "analysis:<text>", "defining:<name>", "mentioning:<name>", "same:<a>|<b>"
+    # "analysis:<text>", "defining:<name>", "mentioning:<name>", "same:<a>|<b>", "contrary:<a>|<b>",
+    # "one_thing:<a>|<b>"
     asked: list[str] = field(default_factory=list)
     prompts: list[str] = field(default_factory=list)  # every user message, whole
 
@@ -76,6 +83,16 @@ class ScriptedModel:
         if names := _NAMES.search(prompt):
             self.asked.append(f"same:{names.group(1)}|{names.group(2)}")
             return reply(json.dumps({"answer": self.same(names.group(1), names.group(2))}))
+        if names := _CONTRARY.search(prompt):
+            a, b = names.groups()
+            self.asked.append(f"contrary:{a}|{b}")
+            answer = self.contrary(a, b) if self.contrary else ("no" if self.same(a, b) == "same" else "yes")
+            return reply(json.dumps({"answer": answer}))
+        if len(mentioned := _ONE_THING.findall(prompt)) == 2:
+            a, b = mentioned
+            self.asked.append(f"one_thing:{a}|{b}")
+            answer = self.one_thing(a, b) if self.one_thing else ("yes" if self.same(a, b) == "same" else "no")
+            return reply(json.dumps({"answer": answer}))
         raise AssertionError(f"the scripted model does not know this question: {prompt[:200]}")
 
     def provider(self) -> ScriptedProvider:
@@ -87,6 +104,11 @@ class ScriptedModel:
 
     def asked_about(self, kind: str) -> list[str]:
         return [a.split(":", 1)[1] for a in self.asked if a.startswith(kind + ":")]
+
+
+def yes_machine() -> ScriptedModel:
+    """A model that answers yes to everything: "same", "yes" (they are different) and "yes" (one thing)."""
+    return ScriptedModel(same=lambda a, b: "same", contrary=lambda a, b: "yes", one_thing=lambda a, b: "yes")
 
 
 def _as_result(answer: dict[str, object] | str | ChatResult) -> ChatResult:

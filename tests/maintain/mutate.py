@@ -38,6 +38,14 @@ LEGACY: dict[str, tuple[str, Callable[..., Any]]] = {
     "stale_write": ("stale_write_refusal", lambda *args: ""),
     "transcripts": ("transcript_refusal", lambda *args: ""),
     "wiki_creation": ("wiki_creation_refusal", lambda *args: ""),
+    "numbers": ("numbered_apart", lambda a, b: False),
+    "qualifiers": ("qualified_apart", lambda a, b: False),
+    "opposites": ("opposed", lambda a, b: False),
+    "sibling": ("replaces_a_word", lambda a, b: False),
+    "contexts": ("named_apart", lambda a, b, sentences: False),
+    "contrary": ("denies_difference", lambda answer: True),
+    "consistent": ("contexts_agree", lambda name_sentences, title_sentences, answer: True),
+    "two_pages": ("both_exist", lambda name_page, target_page: False),
 }
 
 

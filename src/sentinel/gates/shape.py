@@ -2,22 +2,15 @@
 
 Protects against the merge code cannot judge: ``gamma-ray burst`` / ``short gamma-ray burst`` is a subclass
 and ``Ariel`` / ``Ariel Space Telescope`` is an expansion, and the two have an identical shape: one name's
-words appear, in order, inside the other's. Telling them apart needs knowledge of the subject, so neither is
-merged; the pair is counted ``unclear`` without asking, and stays a missed merge the user can repair with an
-alias.
+words appear, in order, inside the other's (words compared folded: case, diacritics, hyphens and plurals
+aside, so ``gamma-ray bursts`` / ``short gamma ray burst`` is the same shape). Telling them apart needs
+knowledge of the subject, so neither is merged; the pair is counted ``unclear`` without asking, and stays a
+missed merge the user can repair with an alias.
 """
 
 from __future__ import annotations
 
-import re
-
-from sentinel.gates.verbatim import normalise
-
-_WORD = re.compile(r"\w+")
-
-
-def _words(name: str) -> list[str]:
-    return _WORD.findall(normalise(name))
+from sentinel.vault.name_words import folded
 
 
 def _in_order(short: list[str], long: list[str]) -> bool:
@@ -27,7 +20,7 @@ def _in_order(short: list[str], long: list[str]) -> bool:
 
 def defers_by_shape(a: str, b: str) -> bool:
     """True when one name's words are a proper, in-order subset of the other's (subclass or expansion)."""
-    words_a, words_b = _words(a), _words(b)
+    words_a, words_b = folded(a), folded(b)
     if not words_a or not words_b or len(words_a) == len(words_b):
         return False
     short, long = sorted((words_a, words_b), key=len)

@@ -7,7 +7,9 @@ or mention X?"; the gate keeps a sentence only on yes-then-no plus its own check
 none leaves the name in the queue. The page quotes those sentences with links to their sources, lists every
 file it was written from, and records per quote where it was found (``trace.locate``) so ``sentinel trace``
 can check it later. A name that already resolves to a page, or whose page file exists, is left alone: the
-person may have created it. The growth queue is the derived gate's (``derived.growth_queue``), and a name
+person may have created it. So is a name that is another spelling of a page's title or alias (``Core plugins``
+beside a page ``core plugin``): one thing gets one page, and name resolution decides whether the spelling becomes
+that page's alias. The growth queue is the derived gate's (``derived.growth_queue``), and a name
 that is not shaped like one (``concept_name``) is never asked about.
 """
 
@@ -35,6 +37,7 @@ from sentinel.paths import DEFINING_ROLES, concept_path, page_name
 from sentinel.providers import ChatProvider, ChatResult, Message, ProviderError, ProviderUnavailable
 from sentinel.settings import Settings
 from sentinel.vault.links import text_without_link_markup
+from sentinel.vault.name_words import variant_key
 from sentinel.vault.parse import split_frontmatter
 from sentinel.vault.write import atomic_write
 
@@ -301,6 +304,12 @@ def _recorded_quotes(page: str) -> list[dict[str, Any]]:
     return [q for q in quotes if isinstance(q, dict)]
 
 
+def spellings(db: sqlite3.Connection) -> dict[str, str]:
+    """Every page title and alias by ``variant_key`` (case, diacritics, hyphen/space, plural folded) -> path."""
+    rows = db.execute("SELECT title, path FROM pages UNION ALL SELECT alias, path FROM aliases").fetchall()
+    return {variant_key(name): path for name, path in rows}
+
+
 def write_concept_pages(
     settings: Settings,
     db: sqlite3.Connection,
@@ -311,6 +320,7 @@ def write_concept_pages(
     """Put each growth-queue name (most-wanted first) through the definition gate; write the pages it allows.
     ``model`` is called only when a name needs asking, so a pass with nothing to ask needs no model."""
     report = ConceptReport()
+    spelt = spellings(db)
     for entry in derived.growth_queue(db, settings.concept_pages_per_pass).kept:
         if out_of_time():
             say("  stopped: time budget spent")
@@ -319,8 +329,15 @@ def write_concept_pages(
             continue  # a link to a path that does not exist is a missing file, not a concept
         if not concept_name.well_formed([entry.name]).passed:
             continue  # a sentence or markup in a link target is not a name to write a page about
+        if twin := spelt.get(variant_key(entry.name)):
+            report.left_alone += 1  # one thing, one page: whether it is that page's alias is name resolution's
+            say(f"  {entry.name}: left alone - another spelling of {twin}'s name")
+            continue
         try:
+            written = len(report.written)
             say("  " + _one(settings, db, entry, model, report, out_of_time))
+            if len(report.written) > written:
+                spelt[variant_key(entry.name)] = report.written[-1]
         except BudgetSpent:
             say(f"  {entry.name}: not decided - the time budget ran out while asking")
             say("  stopped: time budget spent")

@@ -1,44 +1,63 @@
-"""Name resolution: an unresolved name becomes an alias of a page only on a twice-repeated "same".
+"""Name resolution: an unresolved name becomes an alias of a page only when code and the model agree, five ways.
 
 Candidate pairs are found by spelling (code, deterministic): each growth-queue name against the titles and
-aliases of pages that may carry an alias. A pair whose names differ only by added words defers without asking
-(shape gate); every other pair is asked "same, different or unclear?", and a "same" is asked again with the
-pair swapped (reversal gate). Only a repeated "same" is recorded, as an alias in the page's frontmatter
-(``aliases.add_alias``). Every verdict is remembered, so a settled pair is not asked again.
+aliases of pages that may carry an alias, paired when they look alike or are spellings of one name (case,
+diacritics, hyphen/space, plural: ``name_words.variant_key``). Then, in order, and the first to object decides:
+
+1. a name that has a page of its own is never an alias of another (two-pages gate: counted ``different``);
+2. the names' shape: different numbers, platform/product qualifiers, opposite/ordinal/tier words, or one word
+   replaced by another mean two things (``different``); one name inside the other defers (``unclear``);
+3. the vault: a sentence naming both apart means two things (contexts gate: ``different``);
+4. the model, asked "same?" (``different``/``unclear`` as it says), then swapped (reversal gate), then the
+   contrary "different, or a kind or part?" (contrary gate), then "do the sentences where each appears fit one
+   thing?" (consistency gate): any of these three not agreeing is ``unconfirmed``.
+
+Only a pair that passes all of them becomes an alias in the page's frontmatter (``aliases.add_alias``). The
+decision carries every answer that let it through (``Decision.evidence``) for the pass's ledger. Every
+verdict is remembered, so a settled pair is not asked again. A model that says yes to everything merges
+nothing (the contrary gate); code never merges on its own, not even an exact variant.
 """
 
 from __future__ import annotations
 
-import re
 import sqlite3
 import time
 from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from difflib import SequenceMatcher
-from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
-
-from sentinel.gates import derived, reversal, schema, shape
+from sentinel.gates import (
+    consistent,
+    contexts,
+    contrary,
+    derived,
+    numbers,
+    opposites,
+    qualifiers,
+    reversal,
+    schema,
+    shape,
+    sibling,
+    two_pages,
+)
+from sentinel.gates.contrary import YesNo
 from sentinel.gates.verbatim import normalise
 from sentinel.index.migrations import transaction
+from sentinel.index.resolve import resolve_keys
 from sentinel.index.sync import sync_paths
+from sentinel.maintain import name_questions as ask
 from sentinel.maintain.aliases import AliasRefused, add_alias
 from sentinel.maintain.concepts import mentions
-from sentinel.paths import ALIAS_TARGET_ROLES
-from sentinel.providers import ChatProvider, ChatResult, Message, ProviderError, ProviderUnavailable
+from sentinel.paths import ALIAS_TARGET_ROLES, concept_path
+from sentinel.providers import ChatProvider, ChatResult, ProviderError, ProviderUnavailable
 from sentinel.settings import Settings
+from sentinel.vault.links import link_key, text_without_link_markup
+from sentinel.vault.name_words import folded, variant_key
 
-_WORD = re.compile(r"\w+")
 _COMMON_WORD_TITLES = 500
-_ANSWER_TOKENS = 64  # {"answer": "different"} is about ten tokens
+_CONTEXT_PARAGRAPHS = 6  # paragraphs per name read for the contexts gate and the consistency question
 OUTCOMES: tuple[reversal.Outcome, ...] = ("same", "different", "unclear", "unconfirmed")
-
-
-class SameReply(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    answer: Literal["same", "different", "unclear"]
 
 
 @dataclass(frozen=True)
@@ -51,10 +70,38 @@ class Pair:
     similarity: float
 
 
+@dataclass(frozen=True)
+class Decision:
+    """The verdict on one pair and everything that decided it (what the ledger records for an alias)."""
+
+    verdict: reversal.Outcome
+    gate: str = ""  # the code rule that decided without asking or after asking ("" when the model's answer did)
+    asked: reversal.Answer | None = None  # "same?" as the pair came (name, title)
+    swapped: reversal.Answer | None = None  # "same?" with the pair swapped (title, name)
+    contrary: YesNo | None = None  # "different things, or one a kind or part of the other?" ("no" lets it on)
+    contexts: YesNo | None = None  # "do these sentences speak of one thing?" ("yes" lets it on)
+    name_sentences: tuple[str, ...] = ()  # where the unresolved name appears (what the model was shown)
+    title_sentences: tuple[str, ...] = ()  # where the title appears
+
+    def evidence(self) -> dict[str, object]:
+        """The decision as plain data, for the pass's ledger."""
+        return {
+            "verdict": self.verdict,
+            "gate": self.gate,
+            "asked": self.asked,
+            "swapped": self.swapped,
+            "contrary": self.contrary,
+            "contexts": self.contexts,
+            "name_sentences": list(self.name_sentences),
+            "title_sentences": list(self.title_sentences),
+        }
+
+
 @dataclass
 class NamesReport:
     counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(OUTCOMES, 0))
     aliases_written: list[tuple[str, str]] = field(default_factory=list)
+    decisions: list[tuple[Pair, Decision]] = field(default_factory=list)  # every pair decided, in order
     calls: list[ChatResult] = field(default_factory=list)
 
 
@@ -64,18 +111,19 @@ def similarity(a: str, b: str) -> float:
 
 
 def _words(name: str) -> set[str]:
-    return {w for w in _WORD.findall(normalise(name)) if len(w) >= 3}
+    return {w for w in folded(name) if len(w) >= 3}
 
 
 def _squashed(name: str) -> str:
-    return "".join(_WORD.findall(normalise(name)))
+    return "".join(folded(name))  # "Core-Plugins" and "coreplugin": one spelling once spaces are gone
 
 
 def candidate_pairs(db: sqlite3.Connection, settings: Settings) -> list[Pair]:
     """Undecided pairs of (growth-queue name, title or alias) that look alike, most alike first.
 
-    Only titles sharing a word of three or more letters, or the same letters once spaces and punctuation are
-    removed, are compared at all: a 100k-page vault is not compared name by name."""
+    Only titles sharing a (folded) word of three or more letters, or the same letters once spaces and
+    punctuation are removed, are compared at all: a 100k-page vault is not compared name by name. Spellings of
+    one name (``variant_key``: case, diacritics, hyphen/space, plural) are always paired, however short."""
     roles = sorted(role.value for role in ALIAS_TARGET_ROLES)
     marks = ",".join("?" * len(roles))
     titles = db.execute(
@@ -105,49 +153,84 @@ def candidate_pairs(db: sqlite3.Connection, settings: Settings) -> list[Pair]:
             if title_key == normalise(entry.name) or (entry.key, title_key) in decided:
                 continue
             score = similarity(entry.name, row["name"])
-            if score >= settings.resolve_min_similarity or _squashed(entry.name) == _squashed(row["name"]):
+            if (
+                score >= settings.resolve_min_similarity
+                or _squashed(entry.name) == _squashed(row["name"])
+                or variant_key(entry.name) == variant_key(row["name"])
+            ):
                 pairs.append(Pair(entry.name, entry.key, row["name"], title_key, row["path"], score))
     pairs.sort(key=lambda p: (-p.similarity, p.key, p.title_key, p.path))
     return pairs[: settings.resolve_max_pairs]
 
 
-def _context(db: sqlite3.Connection, name: str) -> str:
-    found = mentions(db, name, 1)
-    return f' It appears in: "{found[0].sentences[0][:300]}"' if found else ""
+def _by_shape(a: str, b: str) -> Decision | None:
+    """The name gates, each called through its module so that removing one is what the pass then does."""
+    if numbers.numbered_apart(a, b):
+        return Decision("different", "numbers")
+    if qualifiers.qualified_apart(a, b):
+        return Decision("different", "qualifiers")
+    if opposites.opposed(a, b):
+        return Decision("different", "opposites")
+    if sibling.replaces_a_word(a, b):
+        return Decision("different", "sibling")
+    if shape.defers_by_shape(a, b):
+        return Decision("unclear", "shape")
+    return None
 
 
-def _question(first: str, first_context: str, second: str, second_context: str) -> list[Message]:
-    return [
-        {"role": "system", "content": "You compare two names from someone's notes. Reply with JSON only."},
-        {
-            "role": "user",
-            "content": (
-                f'Name A: "{first}".{first_context}\nName B: "{second}".{second_context}\n\n'
-                'Do A and B name the same thing? Answer "same" only if they are two spellings or names of one '
-                'thing; "different" if they are different things (a kind of the other, a part of it, a related '
-                'thing); "unclear" if you cannot tell. Return a JSON object {"answer": "same" | "different" | '
-                '"unclear"}.'
-            ),
-        },
-    ]
+def sentences_of(db: sqlite3.Connection, name: str, page: str | None = None) -> tuple[str, ...]:
+    """The sentences of the sources that carry ``name`` verbatim (a few paragraphs' worth, in path order),
+    after the opening of ``name``'s own page when it has one: a page is about its title even where its body
+    never repeats it."""
+    opening = []
+    if page is not None:
+        row = db.execute("SELECT text FROM chunks WHERE path = ? ORDER BY ordinal LIMIT 1", (page,)).fetchone()
+        if row is not None and (first := text_without_link_markup(row[0]).strip().split("\n", 1)[0].strip()):
+            opening.append(first)
+    found = (s for mention in mentions(db, name, _CONTEXT_PARAGRAPHS) for s in mention.sentences)
+    return tuple(dict.fromkeys([*opening, *found]))
 
 
-def _ask(model: ChatProvider, messages: list[Message], attempts: int, report: NamesReport) -> reversal.Answer:
-    gated = schema.gated_call(model, messages, SameReply, attempts=attempts, max_tokens=_ANSWER_TOKENS)
-    report.calls += gated.results
-    return gated.reply.answer
-
-
-def _decide(db: sqlite3.Connection, pair: Pair, model: ChatProvider, settings: Settings, report: NamesReport) -> str:
-    if shape.defers_by_shape(pair.name, pair.title):
-        return "unclear"
-    name_context, title_context = _context(db, pair.name), _context(db, pair.title)
+def _decide(
+    db: sqlite3.Connection, pair: Pair, model: ChatProvider, settings: Settings, report: NamesReport
+) -> Decision:
+    """Decide one pair: code first (shape, then the vault's sentences), then the model four times over."""
+    by_shape = _by_shape(pair.name, pair.title)
+    if by_shape is not None:
+        return by_shape
+    name_sentences, title_sentences = sentences_of(db, pair.name), sentences_of(db, pair.title, pair.path)
+    seen = Decision("unconfirmed", name_sentences=name_sentences, title_sentences=title_sentences)
+    if contexts.named_apart(pair.name, pair.title, (*name_sentences, *title_sentences)):
+        return replace(seen, verdict="different", gate="contexts")
     attempts = settings.analysis_attempts
-    first = _ask(model, _question(pair.name, name_context, pair.title, title_context), attempts, report)
-    swapped = None
-    if first == "same":
-        swapped = _ask(model, _question(pair.title, title_context, pair.name, name_context), attempts, report)
-    return reversal.confirmed_by_reversal(first, swapped)
+    asked = ask.same(pair.name, name_sentences, pair.title, title_sentences)
+    first = ask.ask_same(model, asked, attempts, report.calls)
+    if first != "same":
+        return replace(seen, verdict=first, asked=first)
+    swapped_question = ask.same(pair.title, title_sentences, pair.name, name_sentences)
+    answers = replace(seen, asked=first, swapped=ask.ask_same(model, swapped_question, attempts, report.calls))
+    if reversal.confirmed_by_reversal(first, answers.swapped) != "same":
+        return replace(answers, gate="reversal")
+    answers = replace(
+        answers, contrary=ask.ask_yes_no(model, ask.contrary(pair.name, pair.title), attempts, report.calls)
+    )
+    if not contrary.denies_difference(answers.contrary):
+        return replace(answers, gate="contrary")
+    fits_question = ask.one_thing(pair.name, name_sentences, pair.title, title_sentences)
+    answers = replace(answers, contexts=ask.ask_yes_no(model, fits_question, attempts, report.calls))
+    if not consistent.contexts_agree(name_sentences, title_sentences, answers.contexts):
+        return replace(answers, gate="consistent")
+    return replace(answers, verdict="same")
+
+
+def _own_page(db: sqlite3.Connection, settings: Settings, name: str) -> str | None:
+    """The page ``name`` already answers to (title, alias, or a concept page file not yet indexed), if any."""
+    key = link_key(name)
+    found = resolve_keys(db, [key]).get(key)
+    if found:
+        return found
+    relpath = concept_path(name, settings)
+    return relpath if (settings.vault / relpath).exists() else None
 
 
 def _remember(db: sqlite3.Connection, pair: Pair, verdict: str) -> None:
@@ -166,7 +249,7 @@ def resolve_names(
     out_of_time: Callable[[], bool],
     say: Callable[[str], None],
 ) -> NamesReport:
-    """Ask about each candidate pair; write an alias for every pair confirmed "same" both ways round."""
+    """Decide each candidate pair; write an alias for every pair that every gate and answer let through."""
     report = NamesReport()
     merged: set[str] = set()  # an unresolved name gets at most one alias per pass
     for pair in candidate_pairs(db, settings):
@@ -175,17 +258,19 @@ def resolve_names(
             break
         if pair.key in merged:
             continue
-        try:
-            verdict = _decide(db, pair, model(), settings, report)
-        except ProviderUnavailable:
-            raise
-        except (schema.CallRefused, ProviderError) as failed:
-            say(f"  {pair.name} / {pair.title}: not decided - {failed}")
-            continue
-        if verdict == "same":
+        if two_pages.both_exist(_own_page(db, settings, pair.name), pair.path):
+            decision = Decision("different", "two_pages")
+        else:
             try:
-                evidence = {"same as": pair.title, "answers, as asked and swapped": "same, same"}
-                add_alias(settings.vault / pair.path, pair.name, evidence)
+                decision = _decide(db, pair, model(), settings, report)
+            except ProviderUnavailable:
+                raise
+            except (schema.CallRefused, ProviderError) as failed:
+                say(f"  {pair.name} / {pair.title}: not decided - {failed}")
+                continue
+        if decision.verdict == "same":
+            try:
+                add_alias(settings.vault / pair.path, pair.name, {"same as": pair.title, **decision.evidence()})
             except (AliasRefused, OSError) as refused:
                 say(f"  {pair.name} / {pair.title}: same, but the alias was not written - {refused}")
                 continue
@@ -193,6 +278,7 @@ def resolve_names(
             merged.add(pair.key)
             report.aliases_written.append((pair.name, pair.path))
             say(f"  {pair.name} -> alias of {pair.path}")
-        report.counts[verdict] += 1
-        _remember(db, pair, verdict)
+        report.counts[decision.verdict] += 1
+        report.decisions.append((pair, decision))
+        _remember(db, pair, decision.verdict)
     return report

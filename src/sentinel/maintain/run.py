@@ -1,7 +1,11 @@
-"""The pass, in its load-bearing order: sync the index, analyse, write concept pages, resolve names, embed.
+"""The pass, in its load-bearing order: sync, analyse, resolve names, write concept pages, resolve again, embed.
 
 Sync comes first so everything after it sees the vault as it is; analysis before concept pages so their
-growth queue and the derived-page gate see this pass's concepts; embedding last, over what the pass made.
+growth queue and the derived-page gate see this pass's concepts; name resolution before concept pages so a
+name that is an alias of an existing page never gets a page of its own (and the concept step leaves alone
+a name spelt like a page's), and once more after them, over the pages just written, so ``Core plugins``
+can become the alias of the ``core plugin`` page written a moment before; embedding last, over what the
+pass made.
 A time budget stops the model steps cleanly between pages; whatever was finished is stored page by page.
 """
 
@@ -26,7 +30,7 @@ from sentinel.maintain.names import OUTCOMES, candidate_pairs, resolve_names
 from sentinel.maintain.progress import Timer, page_line
 from sentinel.maintain.text import read_page_text
 from sentinel.pool.chat_first import chat_waiter
-from sentinel.providers import ProviderNotConfigured, ProviderUnavailable
+from sentinel.providers import ChatProvider, ProviderNotConfigured, ProviderUnavailable
 from sentinel.search.embedding import VectorsFromAnotherModel, embed_pending
 from sentinel.settings import Settings
 
@@ -110,6 +114,23 @@ def _analyse(
         say(f"  [{number}/{len(due)}] {item.path}: {page_line(outcome, timer)}")
 
 
+def _resolve(
+    settings: Settings,
+    db: sqlite3.Connection,
+    model: Callable[[], ChatProvider],
+    out_of_time: Callable[[], bool],
+    say: Say,
+    report: PassReport,
+) -> None:
+    if out_of_time():
+        return
+    say("name resolution")
+    names = resolve_names(settings, db, model, out_of_time, say)
+    for outcome, count in names.counts.items():
+        report.resolved[outcome] += count
+    report.aliases_written += len(names.aliases_written)
+
+
 def run_pass(
     settings: Settings,
     db: sqlite3.Connection,
@@ -151,15 +172,14 @@ def run_pass(
         try:
             say("analysis")
             _analyse(settings, db, model_roles, out_of_time, say, report)
+            _resolve(settings, db, lambda: model_roles().extraction, out_of_time, say, report)
             if not out_of_time():
                 say("concept pages")
                 concepts = write_concept_pages(settings, db, lambda: model_roles().extraction, out_of_time, say)
                 report.concept_pages_written = concepts.written
                 report.concepts_undefined, report.concepts_one_definition = concepts.undefined, concepts.one_definition
-            if not out_of_time():
-                say("name resolution")
-                names = resolve_names(settings, db, lambda: model_roles().extraction, out_of_time, say)
-                report.resolved, report.aliases_written = names.counts, len(names.aliases_written)
+                if concepts.written:
+                    _resolve(settings, db, lambda: model_roles().extraction, out_of_time, say, report)
         except (ProviderUnavailable, ProviderNotConfigured) as error:
             report.stopped = f"no model to ask: {str(error).rstrip('.')}; pages not yet analysed stay due"
             say(f"  stopped: {report.stopped}")

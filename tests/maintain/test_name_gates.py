@@ -1,0 +1,162 @@
+"""The name gates, each on examples of its own (en/de/es/tr): what it refuses, and what it must let through.
+
+The let-through side matters as much: a gate that refused every pair would make zero wrong merges by making
+no merges at all, so each gate is shown a translation or spelling of one name it must leave to the model.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from sentinel.gates import consistent, contexts, contrary, numbers, opposites, qualifiers, shape, sibling, two_pages
+from sentinel.vault.name_words import variant_key
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "one_name"),
+    [
+        ("Core plugins", "core-plugin", True),
+        ("Gamma-ray bursts", "gamma ray burst", True),
+        ("Aliases", "alias", True),
+        ("Entries", "entry", True),
+        ("Einstellungen", "Einstellung", True),
+        ("Funciones", "Función", True),
+        ("Filtreler", "filtre", True),
+        ("Fonksiyonlar", "Fonksiyon", True),
+        ("Handler", "Hand", False),  # ``ler`` after a back vowel is not a Turkish plural
+        ("Class", "Cla", False),
+        ("Dark mode", "Light mode", False),
+    ],
+)
+def test_the_fold_joins_spellings_of_one_name_only(a: str, b: str, one_name: bool) -> None:
+    assert (variant_key(a) == variant_key(b)) is one_name
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("Dark mode", "Light mode"),
+        ("Plus plan", "Standard plan"),
+        ("Left panel", "Right panel"),
+        ("Core themes", "Community themes"),
+        ("Undo history", "File history"),
+        ("Quick search", "Global search"),
+        ("Share notes with your team", "Team Sync"),
+        ("Importar desde Bear", "Importar desde Notion"),
+        ("Vista de grafo", "Vista de etiquetas"),
+        ("Obsidian Sync kurulumu", "Obsidian Publish kurulumu"),
+    ],
+)
+def test_siblings_that_replace_a_word_are_two_things(a: str, b: str) -> None:
+    assert sibling.replaces_a_word(a, b) and sibling.replaces_a_word(b, a)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("Core plugin", "core-plugins"),  # one name, folded
+        ("Colour scheme", "Color scheme"),  # a spelling, not a replaced word
+        ("Settings", "Einstellungen"),  # nothing shared: the model's
+        ("Links", "Internal links"),  # added words: the shape gate's
+    ],
+)
+def test_spellings_translations_and_additions_are_not_siblings(a: str, b: str) -> None:
+    assert not sibling.replaces_a_word(a, b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "two_things"),
+    [
+        ("Dark mode", "Modo claro", True),  # es light
+        ("Dunkler Modus", "Light mode", True),
+        ("Left sidebar", "Rechte Seitenleiste", True),
+        ("First steps", "İkinci adımlar", True),  # tr second
+        ("Free plan", "Pro plan", True),
+        ("Incoming links", "Ausgehende Links", True),
+        ("Advanced formatting syntax", "Erweiterte Formatierungssyntax", False),  # both "advanced"
+        ("Create your first note", "Erste Notiz erstellen", False),
+        ("Koyu tema", "Dark theme", False),
+        ("Themes", "Dark themes", False),  # a mark on one side only: the shape gate's
+        ("Links", "Internal links", False),
+    ],
+)
+def test_opposite_ordinal_and_tier_marks(a: str, b: str, two_things: bool) -> None:
+    assert opposites.opposed(a, b) is two_things
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "two_things"),
+    [
+        ("Android", "Android TV", True),
+        ("Web app", "Desktop app", True),
+        ("Obsidian for iOS", "Obsidian para Android", True),
+        ("Sync for teams", "Publish para equipos", True),
+        ("Handy-App", "Desktop-App", True),  # de mobile
+        ("Obsidian Sync kurulumu", "Set up Obsidian Sync", False),  # tr/en, both "sync"
+        ("Mobile app", "App móvil", False),
+        ("Obsidian", "Obsidian for Android", False),  # one side only: the shape gate's
+    ],
+)
+def test_platform_and_product_qualifiers(a: str, b: str, two_things: bool) -> None:
+    assert qualifiers.qualified_apart(a, b) is two_things
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "two_things"),
+    [
+        ("Version 1.4", "Version 1.5", True),
+        ("iOS 16", "iOS 17", True),
+        ("Chapter two", "Kapitel 3", True),
+        ("2-factor authentication", "Zwei-Faktor-Authentifizierung", False),
+        ("Two-factor authentication", "Dos factores", False),
+        ("Windows", "Windows 11", False),  # one side only
+        ("Eine Notiz", "Una nota", False),  # articles are not numbers
+    ],
+)
+def test_numbers(a: str, b: str, two_things: bool) -> None:
+    assert numbers.numbered_apart(a, b) is two_things
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "defers"),
+    [
+        ("gamma-ray burst", "short gamma-ray burst", True),
+        ("Ariel", "Ariel Space Telescope", True),
+        ("Gamma-ray bursts", "short gamma ray burst", True),  # folded words
+        ("Sync", "Headless Sync", True),
+        ("Core plugin", "Core plugins", False),
+        ("burst gamma-ray", "short gamma-ray burst", False),  # not in order
+    ],
+)
+def test_shape_defers_additions(a: str, b: str, defers: bool) -> None:
+    assert shape.defers_by_shape(a, b) is defers
+
+
+def test_a_sentence_naming_both_apart_makes_them_two_things() -> None:
+    assert contexts.named_apart("Dark mode", "Light mode", ["Switch between dark mode and light mode."])
+    assert contexts.named_apart("Links", "Internal links", ["Links differ from internal links."])
+
+
+def test_one_inside_the_other_or_two_spellings_in_a_sentence_are_not_apart() -> None:
+    assert not contexts.named_apart("Links", "Internal links", ["Use internal links to connect notes."])
+    assert not contexts.named_apart("core plugin", "Core plugins", ["Each core plugin is one of the core plugins."])
+    assert not contexts.named_apart("Dark mode", "Light mode", ["Dark mode is easy on the eyes."])
+
+
+@pytest.mark.parametrize(("answer", "stands"), [("no", True), ("yes", False), ("unclear", False), (None, False)])
+def test_only_a_denied_contrary_lets_a_same_stand(answer: contrary.YesNo | None, stands: bool) -> None:
+    assert contrary.denies_difference(answer) is stands
+
+
+def test_contexts_agree_only_on_yes_with_sentences_on_both_sides() -> None:
+    assert consistent.contexts_agree(["A is x."], ["B is x."], "yes")
+    assert not consistent.contexts_agree(["A is x."], ["B is x."], "no")
+    assert not consistent.contexts_agree(["A is x."], ["B is x."], "unclear")
+    assert not consistent.contexts_agree([], ["B is x."], "yes")
+    assert not consistent.contexts_agree(["A is x."], [], "yes")
+
+
+def test_a_name_with_a_page_of_its_own_is_never_an_alias_of_another() -> None:
+    assert two_pages.both_exist("wiki/Core plugin.md", "notes/Core plugins.md")
+    assert not two_pages.both_exist(None, "notes/Core plugins.md")
+    assert not two_pages.both_exist("notes/Core plugins.md", "notes/Core plugins.md")
