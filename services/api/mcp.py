@@ -22,6 +22,7 @@ from sentinel.keys import Scope as KeyScope
 from sentinel.mcp.server import build_server
 from sentinel.tools.context import ToolContext
 from services.api.auth import scope_of
+from services.api.request_log import log_tool_call
 
 PATH = "/mcp"
 _caller: ContextVar[KeyScope] = ContextVar("sentinel_mcp_caller")
@@ -56,7 +57,7 @@ class _KeyedDoor:
 
 def mount_mcp(app: FastAPI, ctx: ToolContext) -> AbstractAsyncContextManager[None]:
     """Add ``/mcp`` to ``app``; the returned context runs the session manager and belongs in the app's lifespan."""
-    server = build_server(ctx, _caller.get)
+    server = build_server(ctx, _caller.get, observe=log_tool_call)
     manager = StreamableHTTPSessionManager(
         app=server,
         json_response=True,

@@ -39,11 +39,16 @@ def admin(owui: Server) -> httpx.Client:
 
 
 def chat(
-    owui: Server, text: str, timeout_s: float = 900, params: dict[str, Any] | None = None
+    owui: Server,
+    text: str,
+    timeout_s: float = 900,
+    params: dict[str, Any] | None = None,
+    tool_ids: tuple[str, ...] = ("sentinel",),
 ) -> tuple[str, dict[str, Any]]:
     """One new chat with the Sentinel model, as the web page starts it; returns the chat id and the finished
     assistant message as Open WebUI stored it. ``params``: the chat's model settings (temperature, seed), as the
-    page's chat controls send them."""
+    page's chat controls send them; ``tool_ids``: the tools picked for the chat (an MCP server is
+    ``server:mcp:<id>``)."""
     client = admin(owui)
     user_id, assistant_id = str(uuid.uuid4()), str(uuid.uuid4())
     body = {
@@ -51,7 +56,7 @@ def chat(
         "stream": True,
         "parent_id": None,  # a new chat: Open WebUI creates it and runs the turn with its id
         "id": assistant_id,
-        "tool_ids": ["sentinel"],
+        "tool_ids": list(tool_ids),
         "user_message": {"id": user_id, "role": "user", "content": text, "parentId": None},
         "messages": [{"role": "user", "content": text}],
         "params": params or {},

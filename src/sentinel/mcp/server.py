@@ -11,6 +11,7 @@ are resources, the search ladder (the system prompt) is a prompt.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -36,6 +37,8 @@ LADDER_PROMPT = "ladder"
 
 # Who is calling, asked per request: the stdio door fixes it at start, the HTTP door reads the caller's key.
 ScopeOf = Callable[[], Scope]
+# Told of every call that ran: (tool, arguments, the text returned, seconds); the API logs it as its routes do.
+Observer = Callable[[str, dict[str, Any], str, float], None]
 
 INSTRUCTIONS = (
     "Sentinel: a markdown vault behind seven tools. Search first (rung='summary'), open pages with read, follow "
@@ -90,7 +93,7 @@ def folder_roles(folders: Folders) -> str:
     return "\n".join(lines)
 
 
-def build_server(ctx: ToolContext, scope_of: ScopeOf) -> Server[Any]:
+def build_server(ctx: ToolContext, scope_of: ScopeOf, observe: Observer | None = None) -> Server[Any]:
     """An MCP server over ``ctx``; ``scope_of`` tells, per request, what the caller may do."""
 
     async def list_tools(_: Context, __: Paging) -> types.ListToolsResult:
@@ -101,8 +104,11 @@ def build_server(ctx: ToolContext, scope_of: ScopeOf) -> Server[Any]:
         if tool is not None and tool not in visible(scope_of()):
             return _refused(stop(f"{tool.name} needs a write key; this connection may only read").render())
         arguments = dict(params.arguments or {})
+        started = time.perf_counter()
         # the primitives are synchronous (SQLite, files): off the event loop, as the HTTP routes run them
         output = await anyio.to_thread.run_sync(lambda: run_tool(ctx, params.name, arguments))
+        if observe is not None:
+            observe(params.name, arguments, output.text, time.perf_counter() - started)
         return _result(output)
 
     async def list_resources(_: Context, __: Paging) -> types.ListResourcesResult:
