@@ -26,7 +26,7 @@ from sentinel.paths import index_path
 from sentinel.settings import Settings
 from sentinel.tools.capture import capture
 from sentinel.tools.context import ToolContext
-from sentinel.tools.registry import ARGUMENTS, TOOLS, call_tool
+from sentinel.tools.registry import ARGUMENTS, TOOLS, run_tool
 from services.api.auth import key_ring, require_write, scope_of
 from services.api.mcp import mount_mcp
 from services.api.pool import pool_router
@@ -59,8 +59,9 @@ def _tool_route(app: FastAPI, name: str) -> None:
         if tool.writes:
             require_write(scope, name)
         turn, given, started = request.headers.get("x-sentinel-turn", ""), arguments.model_dump(), time.perf_counter()
-        text = call_tool(request.app.state.ctx, name, given, turn)
-        log_tool_call(name, given, text, time.perf_counter() - started)
+        output = run_tool(request.app.state.ctx, name, given, turn)
+        text = output.text
+        log_tool_call(name, given, text, time.perf_counter() - started, output.pages)
         _first_chat(request.app)
         return ToolText(text=text)
 

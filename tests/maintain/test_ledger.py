@@ -36,7 +36,7 @@ def test_a_pass_ledger_lists_each_write_with_its_evidence(vault_settings: WriteV
     pass_id = done.report.ledger
     assert ledger.passes(settings) == [pass_id]
     written = [entry["path"] for entry in ledger.entries(settings, pass_id)]
-    assert written == ["wiki/growth queue.md", "notes/Link graph.md"]
+    assert written == ["notes/Link graph.md", "wiki/growth queue.md"]  # names are resolved before pages are written
     morning = (ledger_dir(settings) / f"{pass_id}.md").read_text(encoding="utf-8")
     assert "created `wiki/growth queue.md`" in morning and "changed `notes/Link graph.md`" in morning
     assert "says what it is: yes; only mentions it: no" in morning and "span: [" in morning

@@ -62,7 +62,14 @@ def eval_copy(tmp_path: Path) -> Settings:
     )
 
 
-YES = {"defining": everything, "mentioning": everything, "same": lambda a, b: "same"}
+# Yes to every question: "defines it", "only mentions it", "same", "yes, different things", "yes, one thing".
+YES = {
+    "defining": everything,
+    "mentioning": everything,
+    "same": lambda a, b: "same",
+    "contrary": lambda a, b: "yes",
+    "one_thing": lambda a, b: "yes",
+}
 NO = {"defining": nothing, "mentioning": nothing, "same": lambda a, b: "different"}
 
 
@@ -99,11 +106,8 @@ def test_a_no_machine_writes_nothing_over_the_eval_vault(eval_copy: Settings, ru
     assert done.report.ledger == ""  # nothing written, nothing to review
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="name resolution still takes a 'same' asked both ways round as enough; its contrary check is issue 23 "
-    "(branch merges). Strict: when that lands this passes, and the marker must go.",
-)
 def test_a_yes_machine_writes_no_alias_over_the_eval_vault(eval_copy: Settings, run_maintain: RunPass) -> None:
-    done = _run(eval_copy, run_maintain, _machine(YES))
+    model = _machine(YES)
+    done = _run(eval_copy, run_maintain, model)
     assert done.report.aliases_written == 0
+    assert model.asked_about("same")  # not vacuous: pairs reached the model, and its yes did not merge them

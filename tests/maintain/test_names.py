@@ -249,7 +249,9 @@ def test_a_model_saying_same_for_equal_letters_writes_no_alias_over_the_eval_vau
 
 CORE = {
     "notes/a.md": "A [[core plugin]] is a plugin that ships with Obsidian. Each core plugin can be turned off.\n",
-    "notes/b.md": "[[Core plugins]] are the plugins that ship with Obsidian. Core plugins are made by the team.\n",
+    "notes/b.md": (
+        "[[Core plugins]] are the plugins that ship with Obsidian. Core plugins are plugins that the team makes.\n"
+    ),
     "notes/c.md": "See [[Core plugins]] again.\n",
 }
 

@@ -37,8 +37,9 @@ LADDER_PROMPT = "ladder"
 
 # Who is calling, asked per request: the stdio door fixes it at start, the HTTP door reads the caller's key.
 ScopeOf = Callable[[], Scope]
-# Told of every call that ran: (tool, arguments, the text returned, seconds); the API logs it as its routes do.
-Observer = Callable[[str, dict[str, Any], str, float], None]
+# Told of every call that ran: (tool, arguments, the text returned, seconds, the pages it found); the API logs
+# it as its routes do.
+Observer = Callable[[str, dict[str, Any], str, float, tuple[str, ...]], None]
 
 INSTRUCTIONS = (
     "Sentinel: a markdown vault behind seven tools. Search first (rung='summary'), open pages with read, follow "
@@ -108,7 +109,7 @@ def build_server(ctx: ToolContext, scope_of: ScopeOf, observe: Observer | None =
         # the primitives are synchronous (SQLite, files): off the event loop, as the HTTP routes run them
         output = await anyio.to_thread.run_sync(lambda: run_tool(ctx, params.name, arguments))
         if observe is not None:
-            observe(params.name, arguments, output.text, time.perf_counter() - started)
+            observe(params.name, arguments, output.text, time.perf_counter() - started, output.pages)
         return _result(output)
 
     async def list_resources(_: Context, __: Paging) -> types.ListResourcesResult:

@@ -50,6 +50,7 @@ class ToolResult:
     body: str
     notes: list[str] = field(default_factory=list)
     continuation: Continuation | None = None
+    pages: list[str] = field(default_factory=list)  # vault paths the answer is about (its hits), for logs
 
     def render(self, health: str = "") -> str:
         lines = [f"{self.status} {self.body}".rstrip()]

@@ -43,6 +43,7 @@ class ToolOutput:
     text: str
     status: Status
     continuation: Continuation | None = None
+    pages: tuple[str, ...] = ()
 
 
 def _schema(required: list[str], **props: dict[str, Any]) -> dict[str, Any]:
@@ -175,7 +176,7 @@ def run_tool(ctx: ToolContext, name: str, args: dict[str, Any], turn: str = "") 
 
 
 def _output(result: ToolResult, health: str = "") -> ToolOutput:
-    return ToolOutput(result.render(health), result.status, result.continuation)
+    return ToolOutput(result.render(health), result.status, result.continuation, tuple(result.pages))
 
 
 def call_tool(ctx: ToolContext, name: str, args: dict[str, Any], turn: str = "") -> str:

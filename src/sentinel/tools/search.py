@@ -36,10 +36,11 @@ def search(ctx: ToolContext, query: str, rung: Rung = "summary", cursor: int = 0
         else:
             lines.append(f"{labels}{hit.path} › {hit.trail}\n{hit.text}")
     sep = "\n" if rung == "summary" else "\n---\n"
+    pages = [hit.path for hit in found.hits]
     if found.next_cursor is not None:
         then = Continuation("search", {"query": found.query, "rung": rung, "cursor": found.next_cursor})
         # the text does not repeat the query: a pasted paragraph would cost its tokens again on every page of hits
         same = "" if rung == "summary" else f', rung="{rung}"'
         more = f"search(query=<same>{same}, cursor={found.next_cursor})"
-        return ToolResult(Status.MORE, f"{more}\n" + sep.join(lines), notes, then)
-    return ToolResult(Status.OK, sep.join(lines), notes)
+        return ToolResult(Status.MORE, f"{more}\n" + sep.join(lines), notes, then, pages)
+    return ToolResult(Status.OK, sep.join(lines), notes, pages=pages)
