@@ -205,6 +205,7 @@ AGREEABLE = ScriptedModel(same=lambda a, b: "same", contrary=lambda a, b: "no", 
         ("Modo oscuro", "Light mode", "opposites"),
         ("Core themes", "Community themes", "sibling"),
         ("Links", "Internal links", "shape"),
+        ("Page preview", "Slash commands", "one_language"),
     ],
 )
 def test_a_model_that_confirms_everything_is_stopped_by_the_name_gates(
@@ -212,6 +213,14 @@ def test_a_model_that_confirms_everything_is_stopped_by_the_name_gates(
 ) -> None:
     [(_, decision)] = decide_all(*eval_db, AGREEABLE.provider(), [LabelledPair("different", name, title, "")])
     assert decision.gate == gate and decision.verdict in ("different", "unclear")
+
+
+def test_a_translation_stays_the_model_s_call(eval_db: tuple[Settings, sqlite3.Connection]) -> None:
+    """No word in common, but the sentences around each name are in two languages: the one-language gate lets
+    the pair through, and the agreeable model's answers merge it."""
+    pair = LabelledPair("translation", "Notizen-Werkbank", "Note composer", "")
+    [(_, decision)] = decide_all(*eval_db, AGREEABLE.provider(), [pair])
+    assert decision.gate != "one_language" and decision.verdict == "same", decision
 
 
 def _eval_copy(tmp_path: Path) -> Settings:

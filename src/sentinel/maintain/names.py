@@ -33,6 +33,7 @@ from sentinel.gates import (
     contrary,
     derived,
     numbers,
+    one_language,
     opposites,
     qualifiers,
     reversal,
@@ -202,6 +203,8 @@ def _decide(
     seen = Decision("unconfirmed", name_sentences=name_sentences, title_sentences=title_sentences)
     if contexts.named_apart(pair.name, pair.title, (*name_sentences, *title_sentences)):
         return replace(seen, verdict="different", gate="contexts")
+    if one_language.synonyms_in_one_language(pair.name, pair.title, name_sentences, title_sentences):
+        return replace(seen, verdict="unclear", gate="one_language")
     attempts = settings.analysis_attempts
     asked = ask.same(pair.name, name_sentences, pair.title, title_sentences)
     first = ask.ask_same(model, asked, attempts, report.calls)
