@@ -33,7 +33,7 @@ PAGES = [
     "en/Licenses and payment/Catalyst license.md",
     "en/Editing and formatting/Tags.md",
 ]
-ANSWER_PAGE = "Licenses and payment/Catalyst license.md"
+ANSWER_PAGE = "Catalyst license"  # the summary rung names a page by its shortest unique link
 QUESTION = "Search my notes: what is the Catalyst license?"
 
 
