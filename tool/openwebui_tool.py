@@ -50,7 +50,7 @@ class Tools:
         section: str = "",
         cursor: int = 0,
     ) -> str:
-        """Open one vault page, cheapest depth first: depth='outline' (default) lists its sections with their sizes and the page hash; depth='section' with section=<heading or number> shows one section; depth='page' shows the whole text in pieces. [more] gives the cursor for the next piece. Use after search showed the page is relevant.
+        """Open one vault page (its path, or its name as search shows it), cheapest depth first: depth='outline' (default) lists its sections with their sizes and the page hash; depth='section' with section=<heading or number> shows one section; depth='page' shows the whole text in pieces. [more] gives the cursor for the next piece. Use after search showed the page is relevant.
         :param path: vault-relative, e.g. notes/Topic.md
         :param depth: outline, section or page
         :param section: heading or number, with depth=section

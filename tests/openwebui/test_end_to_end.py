@@ -110,7 +110,9 @@ def test_setup_registers_tool_and_model_and_a_second_run_updates_them(stack: Sta
     assert "kept from the valves" in second.output and "warning" not in second.output
 
     client = admin(stack)
-    assert [tool["id"] for tool in client.get("/api/v1/tools/").json()] == ["sentinel"]
+    # the Python tool once, and Sentinel's MCP endpoint as a tool server beside it (tests/openwebui/test_mcp_server.py)
+    listed = [tool["id"] for tool in client.get("/api/v1/tools/").json()]
+    assert listed.count("sentinel") == 1 and all(t == "sentinel" or t.endswith("sentinel-mcp") for t in listed), listed
     valves = client.get("/api/v1/tools/id/sentinel/valves").json()
     assert valves["api_url"] == stack.api.url and valves["api_key"] == stack.key
     assert [m["id"] for m in client.get("/api/models").json()["data"]].count("sentinel") == 1
