@@ -1,0 +1,48 @@
+"""Routes beside the tools: health, queueing a maintenance pass, and saving a conversation."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from fastapi import APIRouter
+
+from sentinel import __version__
+from sentinel.index.queries import stats
+from sentinel.paths import index_path
+from sentinel.tools.capture import capture
+from services.api.auth import require_write
+from services.api.deps import AppSettings, CallerScope, Context
+from services.api.request_log import log_tool_call
+from services.api.schemas import CaptureRequest, ToolText
+
+router = APIRouter()
+
+
+@router.get("/health")
+def health(ctx: Context, settings: AppSettings) -> dict[str, Any]:
+    return {
+        "status": "ok",
+        "version": __version__,
+        "index": str(index_path(settings)),
+        "pages": stats(ctx.reader())["pages"],
+        "embedder": ctx.embedder.identity.name if ctx.embedder else None,
+    }
+
+
+@router.post("/v1/maintain", status_code=202)
+def maintain_route(scope: CallerScope, minutes: float | None = None) -> dict[str, object]:
+    """Queue a maintenance pass now. 202 means queued, not done: a worker takes it when one is free."""
+    require_write(scope, "maintain")
+    from services.worker.trigger import trigger_maintenance  # the worker's Celery app, built on first use
+
+    return trigger_maintenance(minutes)
+
+
+@router.post("/v1/capture", response_model=ToolText)
+def capture_route(body: CaptureRequest, ctx: Context, scope: CallerScope) -> ToolText:
+    require_write(scope, "capture")
+    messages, started = [m.model_dump() for m in body.messages], time.perf_counter()
+    text = capture(ctx, body.chat_id, messages, body.subject, body.content).render()
+    log_tool_call("save", {"subject": body.subject}, text, time.perf_counter() - started)
+    return ToolText(text=text)

@@ -1,0 +1,48 @@
+"""The tool routes, one per tool in ``sentinel.tools.registry``: ``POST /v1/tools/<name>`` with that tool's own
+argument model, so the OpenAPI schema and 422 errors describe each tool exactly."""
+
+from __future__ import annotations
+
+import time
+
+from fastapi import APIRouter, FastAPI, Request
+from pydantic import BaseModel
+
+from sentinel.maintain.schedule import record_first_chat
+from sentinel.tools.context import ToolContext
+from sentinel.tools.registry import ARGUMENTS, TOOLS, run_tool
+from services.api.auth import require_write
+from services.api.deps import CallerScope, Context
+from services.api.request_log import log_tool_call
+from services.api.schemas import ToolText
+
+router = APIRouter(tags=["tools"])
+
+
+def _route(name: str) -> None:
+    tool = TOOLS[name]
+
+    def run(request: Request, arguments: BaseModel, ctx: Context, scope: CallerScope) -> ToolText:
+        if tool.writes:
+            require_write(scope, name)
+        turn, given, started = request.headers.get("x-sentinel-turn", ""), arguments.model_dump(), time.perf_counter()
+        output = run_tool(ctx, name, given, turn)
+        log_tool_call(name, given, output.text, time.perf_counter() - started, output.pages)
+        _first_chat(request.app, ctx)
+        return ToolText(text=output.text)
+
+    run.__annotations__ = {**run.__annotations__, "arguments": ARGUMENTS[name]}
+    router.post(f"/v1/tools/{name}", response_model=ToolText, summary=tool.description, name=name)(run)
+
+
+def _first_chat(app: FastAPI, ctx: ToolContext) -> None:
+    """The first tool call starts the nightly schedule (a new install runs no pass before it is used)."""
+    if getattr(app.state, "chatted", False):
+        return
+    with ctx.write_lock:
+        record_first_chat(ctx.writer())
+    app.state.chatted = True
+
+
+for _name in TOOLS:
+    _route(_name)
