@@ -15,7 +15,8 @@ from pathlib import Path
 import frontmatter
 
 from sentinel.index.db import open_index
-from sentinel.maintain import ledger
+from sentinel.index.sync import sync
+from sentinel.maintain import analysis, ledger, queue
 from sentinel.maintain.models import Models
 from sentinel.maintain.run import run_pass
 from sentinel.paths import ledger_dir
@@ -38,6 +39,21 @@ def sample(pages: int) -> list[Path]:
     return chosen
 
 
+SET_ASIDE = "set aside unanalysed by bench/fidelity_sample --set-aside (the bench's time ran out)"
+
+
+def set_aside(settings: Settings) -> list[str]:
+    """Mark every page still awaiting analysis as failed, saying why (``--retry-failed`` queues them again)."""
+    db = open_index(settings)
+    sync(settings, db)
+    aside = []
+    for due in queue.awaiting_analysis(db):
+        (page_hash,) = db.execute("SELECT hash FROM pages WHERE path = ?", (due.path,)).fetchone()
+        analysis.store(db, analysis.Outcome(due.path, page_hash, "failed", reason=SET_ASIDE), MODEL_ALIAS)
+        aside.append(due.path)
+    return aside
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pages", type=int, default=40)
@@ -45,6 +61,12 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path("/tmp/fidelity-sample"))
     parser.add_argument("--pairs", type=int, default=15, help="name pairs asked per resolution round")
     parser.add_argument("--resume", action="store_true", help="keep --out's vault and index: pages analysed stay")
+    parser.add_argument(
+        "--set-aside",
+        action="store_true",
+        help="with --resume: record the pages not yet analysed as failed (named so), so the pass goes on to name "
+        "resolution and concept pages; their text still counts as the concepts' sources",
+    )
     args = parser.parse_args()
     if reason := missing_eval_vault():
         raise SystemExit(reason)
@@ -59,6 +81,9 @@ def main() -> None:
     settings = settings.model_copy(
         update={"concept_pages_per_pass": 60, "concept_max_paragraphs": 12, "resolve_max_pairs": args.pairs}
     )
+    if args.set_aside:
+        aside = set_aside(settings)
+        print(f"set aside unanalysed ({len(aside)}): {', '.join(aside) or 'none'}")
     with llama_server(ctx=LLAMA_CTX) as url:
         model = provider_for(ProviderSettings(kind="openai", base_url=url, model=MODEL_ALIAS, num_ctx=LLAMA_CTX))
         report = run_pass(
@@ -69,7 +94,8 @@ def main() -> None:
     for written in report.concept_pages_written:
         page = frontmatter.loads((vault / written).read_text(encoding="utf-8"))
         print(f"\n{written}")
-        for quote in page.metadata.get("quotes", []):
+        quotes = page.metadata.get("quotes")
+        for quote in quotes if isinstance(quotes, list) else []:
             print(f"  [{quote['source']}] {quote['sentence']}")
     if report.ledger:
         print(f"\nledger {ledger_dir(settings) / report.ledger}.md:\n")

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Literal
 
 from sentinel.gates import stale_write, transcripts, wiki_creation
 from sentinel.index.sync import sync_paths
+from sentinel.maintain import trace
 from sentinel.paths import PathRefused, jail
 from sentinel.tools.context import Origin, ToolContext
 from sentinel.tools.pages import short_hash
@@ -24,6 +26,15 @@ Mode = Literal["create", "replace", "append"]
 
 def _with_newline(text: str) -> str:
     return text if text.endswith("\n") else text + "\n"
+
+
+def _stamped(current: str, data: bytes, origin: Origin) -> bytes:
+    """What lands on disk: a write over a generated page says who edited it and stops claiming to be generated
+    (``trace.stamp_edit``); any other write as it is."""
+    text = data.decode("utf-8")
+    when = datetime.now(UTC).isoformat(timespec="seconds")
+    stamped = trace.stamp_edit(current, text, "chat" if origin is Origin.MODEL else "user", when)
+    return data if stamped == text else stamped.encode("utf-8")
 
 
 def write(ctx: ToolContext, path: str, content: str, mode: Mode = "create", expected_hash: str = "") -> ToolResult:
@@ -50,7 +61,7 @@ def write(ctx: ToolContext, path: str, content: str, mode: Mode = "create", expe
         if mode in ("replace", "append") and not exists:
             return retry(f"'{rel}' does not exist; use mode='create'")
         if mode == "create":
-            data = _with_newline(content).encode()
+            data = _stamped("", _with_newline(content).encode(), ctx.origin)
         else:
             current = full.read_bytes()
             if (mode == "replace" or expected_hash) and not (
@@ -66,7 +77,7 @@ def write(ctx: ToolContext, path: str, content: str, mode: Mode = "create", expe
                 added = ("" if not kept or kept.endswith("\n") else "\n") + _with_newline(content)
             else:
                 kept, added = "", _with_newline(content)
-            data = page.bytes_of(kept, added)
+            data = _stamped(page.text, page.bytes_of(kept, added), ctx.origin)
         try:
             atomic_write(full, data)
         except WriteFailed as err:
