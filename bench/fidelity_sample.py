@@ -15,13 +15,14 @@ from pathlib import Path
 import frontmatter
 
 from sentinel.index.db import open_index
-from sentinel.maintain import ledger
+from sentinel.index.sync import sync
+from sentinel.maintain import analysis, ledger, queue
 from sentinel.maintain.models import Models
 from sentinel.maintain.run import run_pass
 from sentinel.paths import ledger_dir
 from sentinel.providers import provider_for
 from sentinel.settings import ProviderSettings, Settings
-from tests.conftest import EVAL_VAULT
+from tests.support.eval_data import eval_vault_path, missing_eval_vault
 from tests.support.fixtures import LLAMA_CTX
 from tests.support.llama import MODEL_ALIAS, llama_server
 
@@ -29,7 +30,7 @@ from tests.support.llama import MODEL_ALIAS, llama_server
 def sample(pages: int) -> list[Path]:
     """``pages`` pages, the same share from each language, spread evenly over each one's sorted pages."""
     chosen: list[Path] = []
-    languages = sorted(p for p in EVAL_VAULT.iterdir() if p.is_dir())
+    languages = sorted(p for p in eval_vault_path().iterdir() if p.is_dir())
     for language in languages:
         files = sorted(language.rglob("*.md"))
         share = pages // len(languages)
@@ -38,20 +39,51 @@ def sample(pages: int) -> list[Path]:
     return chosen
 
 
+SET_ASIDE = "set aside unanalysed by bench/fidelity_sample --set-aside (the bench's time ran out)"
+
+
+def set_aside(settings: Settings) -> list[str]:
+    """Mark every page still awaiting analysis as failed, saying why (``--retry-failed`` queues them again)."""
+    db = open_index(settings)
+    sync(settings, db)
+    aside = []
+    for due in queue.awaiting_analysis(db):
+        (page_hash,) = db.execute("SELECT hash FROM pages WHERE path = ?", (due.path,)).fetchone()
+        analysis.store(db, analysis.Outcome(due.path, page_hash, "failed", reason=SET_ASIDE), MODEL_ALIAS)
+        aside.append(due.path)
+    return aside
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pages", type=int, default=40)
     parser.add_argument("--minutes", type=float, default=30)
     parser.add_argument("--out", type=Path, default=Path("/tmp/fidelity-sample"))
+    parser.add_argument("--pairs", type=int, default=15, help="name pairs asked per resolution round")
+    parser.add_argument("--resume", action="store_true", help="keep --out's vault and index: pages analysed stay")
+    parser.add_argument(
+        "--set-aside",
+        action="store_true",
+        help="with --resume: record the pages not yet analysed as failed (named so), so the pass goes on to name "
+        "resolution and concept pages; their text still counts as the concepts' sources",
+    )
     args = parser.parse_args()
-    shutil.rmtree(args.out, ignore_errors=True)
+    if reason := missing_eval_vault():
+        raise SystemExit(reason)
     vault = args.out / "vault"
-    for source in sample(args.pages):
-        target = vault / source.relative_to(EVAL_VAULT)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(source, target)
+    if not (args.resume and vault.is_dir()):
+        shutil.rmtree(args.out, ignore_errors=True)
+        for source in sample(args.pages):
+            target = vault / source.relative_to(eval_vault_path())
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, target)
     settings = Settings(vault=vault, index_path=args.out / "index" / "index.db", _env_file=None)
-    settings = settings.model_copy(update={"concept_pages_per_pass": 60, "concept_max_paragraphs": 12})
+    settings = settings.model_copy(
+        update={"concept_pages_per_pass": 60, "concept_max_paragraphs": 12, "resolve_max_pairs": args.pairs}
+    )
+    if args.set_aside:
+        aside = set_aside(settings)
+        print(f"set aside unanalysed ({len(aside)}): {', '.join(aside) or 'none'}")
     with llama_server(ctx=LLAMA_CTX) as url:
         model = provider_for(ProviderSettings(kind="openai", base_url=url, model=MODEL_ALIAS, num_ctx=LLAMA_CTX))
         report = run_pass(
@@ -62,7 +94,8 @@ def main() -> None:
     for written in report.concept_pages_written:
         page = frontmatter.loads((vault / written).read_text(encoding="utf-8"))
         print(f"\n{written}")
-        for quote in page.metadata.get("quotes", []):
+        quotes = page.metadata.get("quotes")
+        for quote in quotes if isinstance(quotes, list) else []:
             print(f"  [{quote['source']}] {quote['sentence']}")
     if report.ledger:
         print(f"\nledger {ledger_dir(settings) / report.ledger}.md:\n")

@@ -90,4 +90,4 @@ def test_real_model_pass_keeps_every_gate(
             source_text = _visible((settings.vault / f"{source}.md").read_text(encoding="utf-8"))
             assert re.sub(r"\s+", " ", sentence).casefold() in source_text, f"{written}: not verbatim in {source}"
         assert sorted(page.metadata["sources"]) == sorted({f"{s}.md" for _, s in quotes})
-        assert not trace.trace_page(settings.vault, written).broken  # its provenance checks out
+        assert not trace.trace_page(settings, written).broken  # its provenance checks out

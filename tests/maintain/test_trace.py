@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import frontmatter
 import pytest
 from typer.testing import CliRunner
@@ -41,7 +39,7 @@ def generated(vault_settings: WriteVault, run_maintain: RunPass) -> tuple[Settin
 
 
 def _states(settings: Settings) -> dict[str, str]:
-    return {q.sentence: q.state for q in trace.trace_page(settings.vault, PAGE).quotes}
+    return {q.sentence: q.state for q in trace.trace_page(settings, PAGE).quotes}
 
 
 def _cli(settings: Settings, target: str) -> tuple[int, str]:
@@ -59,7 +57,7 @@ def test_an_intact_chain(generated: tuple[Settings, Pass]) -> None:
     start, end = first["span"]
     assert source_text.split("\n", 4)[-1].startswith(FIRST) and end - start == len(FIRST)
     assert first["heading"] == "Queues > Growth" and len(first["source_sha256"]) == 64
-    found = trace.trace_page(settings.vault, PAGE)
+    found = trace.trace_page(settings, PAGE)
     assert not found.broken and not found.edited
     assert _states(settings) == {FIRST: "intact", SECOND: "intact"}
     code, output = _cli(settings, PAGE)
@@ -73,13 +71,13 @@ def test_an_edited_quote(generated: tuple[Settings, Pass]) -> None:
     page = settings.vault / PAGE
     head, body = page.read_text(encoding="utf-8").rsplit("---\n", 1)  # a hand edit of the body only
     page.write_text(head + "---\n" + body.replace(SECOND, "The growth queue is a spaceship."), "utf-8")
-    found = trace.trace_page(settings.vault, PAGE)
+    found = trace.trace_page(settings, PAGE)
     assert found.broken and found.edited
     states = _states(settings)
     assert states["The growth queue is a spaceship."].startswith("not in the provenance record")
     assert states[SECOND] == "removed from the page after generation"
     code, output = _cli(settings, PAGE)
-    assert code == 1 and "BROKEN" in output and "edited after generation" in output
+    assert code == 1 and "BROKEN" in output and "edited after generation outside Sentinel's tools" in output
 
 
 def test_a_changed_source(generated: tuple[Settings, Pass]) -> None:
@@ -98,27 +96,79 @@ def test_a_deleted_source(generated: tuple[Settings, Pass]) -> None:
     assert _states(settings)[SECOND] == "the source is gone"
 
 
-def test_a_chat_replace_that_keeps_the_provenance_is_caught(
+LIE = "The growth queue is whatever the assistant says it is."
+
+
+def test_a_chat_replace_takes_off_generated_by_and_sources_and_says_it_was_a_chat(
     generated: tuple[Settings, Pass], run_maintain: RunPass
 ) -> None:
     settings, _ = generated
     page = settings.vault / PAGE
     before = page.read_text(encoding="utf-8")
-    forged = before.replace(FIRST, "The growth queue is whatever the assistant says it is.")
+    recorded = frontmatter.loads(before).metadata
+    # The model sends the page back with the quote changed and every key of the frontmatter kept (a forged
+    # record too): what lands keeps the pass's record as the pass wrote it and claims nothing.
+    forged = before.replace(FIRST, LIE).replace(recorded["body_sha256"], "0" * 64)
     ctx = ToolContext(settings=settings, origin=Origin.MODEL)
     assert write(ctx, PAGE, forged, mode="replace", expected_hash=short_hash(before)).status.name == "OK"
-    assert frontmatter.loads(page.read_text(encoding="utf-8")).metadata["generated_by"] == trace.GENERATED_BY
-    found = trace.trace_page(settings.vault, PAGE)
-    assert found.broken and found.edited
-    assert _states(settings)["The growth queue is whatever the assistant says it is."] != "intact"
+    written = frontmatter.loads(page.read_text(encoding="utf-8"))
+    assert "generated_by" not in written.metadata and "sources" not in written.metadata
+    assert written.metadata["edited_by"] == "chat" and written.metadata["edited_at"]
+    assert written.metadata["quotes"] == recorded["quotes"]
+    assert written.metadata["body_sha256"] == recorded["body_sha256"]
+    assert LIE in written.content
+    found = trace.trace_page(settings, PAGE)
+    assert found.generated and found.broken and found.edited and found.edited_by == "chat"
+    assert _states(settings)[LIE].startswith("not in the provenance record")
+    assert _states(settings)[FIRST] == "removed from the page after generation"
+    code, output = _cli(settings, PAGE)
+    assert code == 1 and "edited after generation by a chat write at " in output
     # The nightly pass re-verifies, names the page in the health line, and does not rewrite it.
+    landed = page.read_text(encoding="utf-8")
     done = run_maintain(settings, ScriptedModel(defining=agrees))
     assert done.report.broken_generated == [PAGE]
     assert PAGE in health_line(done.db) and "sentinel trace" in health_line(done.db)
-    assert page.read_text(encoding="utf-8") == forged
+    assert page.read_text(encoding="utf-8") == landed
+
+
+def test_a_chat_append_is_stamped_too(generated: tuple[Settings, Pass]) -> None:
+    settings, _ = generated
+    ctx = ToolContext(settings=settings, origin=Origin.MODEL)
+    assert write(ctx, PAGE, f"> {LIE}\n> — [[sources/queues|queues]]", mode="append").status.name == "OK"
+    found = trace.trace_page(settings, PAGE)
+    assert found.edited_by == "chat" and _states(settings)[LIE].startswith("not in the provenance record")
+    assert _states(settings)[FIRST] == "intact"  # what the pass quoted still checks out
+
+
+def test_a_chat_cannot_claim_a_page_of_its_own_is_generated(vault_settings: WriteVault) -> None:
+    settings = vault_settings({"notes/a.md": "Some text.\n"})
+    ctx = ToolContext(settings=settings, origin=Origin.MODEL)
+    claim = f"---\ngenerated_by: {trace.GENERATED_BY}\ntags: [x]\n---\n> {LIE}\n> — [[notes/a|a]]\n"
+    assert write(ctx, "notes/b.md", claim).status.name == "OK"
+    written = frontmatter.loads((settings.vault / "notes/b.md").read_text(encoding="utf-8"))
+    assert written.metadata == {"tags": ["x"]} and not trace.trace_page(settings, "notes/b.md").generated
+
+
+def test_a_quote_from_a_note_is_walked_to_its_transcript(vault_settings: WriteVault, run_maintain: RunPass) -> None:
+    record = "Record: [[2026-12-01-1]]"
+    files = {
+        **FILES,
+        "notes/graph.md": f"Notes on it.\n\n{SECOND} It grows daily.\n\n{record}\n",
+        "conversations/2026-12-01-1.md": "---\ntype: transcript\n---\n# 2026-12-01-1\n\n## user\n\nhi\n",
+    }
+    settings = vault_settings(files)
+    assert run_maintain(settings, ScriptedModel(defining=agrees)).report.concept_pages_written == [PAGE]
+    step = {q.sentence: q.transcript for q in trace.trace_page(settings, PAGE).quotes}
+    assert step[SECOND] == f"notes/graph.md line 5 '{record}' -> conversations/2026-12-01-1.md: there"
+    assert step[FIRST] == ""  # a source record, not a note: no transcript step
+    code, output = _cli(settings, PAGE)
+    assert code == 0 and "<- recorded from a conversation: notes/graph.md line 5" in output
+    (settings.vault / "conversations/2026-12-01-1.md").unlink()
+    gone = {q.sentence: q.transcript for q in trace.trace_page(settings, PAGE).quotes}[SECOND]
+    assert gone.endswith("conversations/2026-12-01-1.md: GONE")
 
 
 def test_a_page_people_wrote_is_not_traced(vault_settings: WriteVault) -> None:
     settings = vault_settings({"wiki/Mine.md": "# Mine\n\n> A quote of my own.\n> — [[notes/x|x]]\n"})
-    found = trace.trace_page(Path(settings.vault), "wiki/Mine.md")
+    found = trace.trace_page(settings, "wiki/Mine.md")
     assert not found.generated and not found.broken

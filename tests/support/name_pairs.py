@@ -23,9 +23,10 @@ from sentinel.maintain.names import Decision, NamesReport, Pair, _decide, simila
 from sentinel.providers import ChatProvider
 from sentinel.settings import Settings
 from sentinel.vault.links import link_key
+from tests.support.eval_data import eval_vault_path
 
 PAIRS_FILE = Path(__file__).resolve().parents[1] / "maintain" / "data" / "name_pairs.tsv"
-EVAL_VAULT = Path(__file__).resolve().parents[3] / "shared" / "eval" / "obsidian-help"
+EVAL_VAULT = eval_vault_path()  # the one setting (SENTINEL_EVAL_VAULT), as every test and bench reads it
 MERGE_IS_RIGHT = ("same", "translation")
 MERGE_IS_WRONG = ("different", "defer")
 

@@ -174,13 +174,12 @@ def trace_command(
 ) -> None:
     """Walk a generated page's quotes to their sources and check each against the source as it is now."""
     settings = load_settings(vault, index)
-    wiki = settings.folders.wiki
-    pages = [target] if (settings.vault / target).is_file() else trace.find_sentence(settings.vault, wiki, target)
+    pages = [target] if (settings.vault / target).is_file() else trace.find_sentence(settings, target)
     if not pages:
         fail(f"{target!r} is neither a page of the vault nor a sentence a generated page quotes")
     broken = False
     for page in pages:
-        found = trace.trace_page(settings.vault, page)
+        found = trace.trace_page(settings, page)
         broken |= found.broken
         console.print("\n".join(trace.lines(found)), markup=False, highlight=False, soft_wrap=True)
     if broken:

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
+from sentinel.gates import Verdict
 from sentinel.gates.definition import language_of
 from sentinel.vault.name_words import folded
 
@@ -30,9 +31,14 @@ def _language(sentences: Sequence[str]) -> str:
     return language if seen * 2 > sum(counts.values()) else ""
 
 
-def synonyms_in_one_language(a: str, b: str, a_sentences: Sequence[str], b_sentences: Sequence[str]) -> bool:
-    """True when ``a`` and ``b`` share no word and are not shown to be in two languages: not the model's call."""
+def not_synonyms_in_one_language(
+    a: str, b: str, a_sentences: Sequence[str], b_sentences: Sequence[str]
+) -> Verdict[str]:
+    """Refused (not the model's call) when ``a`` and ``b`` share no word and are not shown to be in two
+    languages."""
     if set(folded(a)) & set(folded(b)):
-        return False
+        return Verdict(True)
     a_language, b_language = _language(a_sentences), _language(b_sentences)
-    return not (a_language and b_language and a_language != b_language)
+    if a_language and b_language and a_language != b_language:
+        return Verdict(True)
+    return Verdict(False, f"'{a}' / '{b}' share no word and are not shown to be in two languages")

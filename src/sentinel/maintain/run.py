@@ -187,7 +187,7 @@ def run_pass(
                 report.unreached = report.stopped
         finally:
             report.ledger = ledger.finish(book)
-        report.broken_generated = trace.record_broken(db, settings.vault, settings.folders.wiki)
+        report.broken_generated = trace.record_broken(db, settings)
         if out_of_time() and not report.stopped:
             report.stopped = "time budget spent"
         _embed(db, embedder, out_of_time, report, say)

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Literal
 
-from sentinel.gates.stale_write import stale_write_refusal
-from sentinel.gates.transcripts import transcript_refusal
-from sentinel.gates.wiki_creation import wiki_creation_refusal
+from sentinel.gates import stale_write, transcripts, wiki_creation
 from sentinel.index.sync import sync_paths
+from sentinel.maintain import trace
 from sentinel.paths import PathRefused, jail
 from sentinel.tools.context import Origin, ToolContext
 from sentinel.tools.pages import short_hash
@@ -28,22 +28,31 @@ def _with_newline(text: str) -> str:
     return text if text.endswith("\n") else text + "\n"
 
 
+def _stamped(current: str, data: bytes, origin: Origin) -> bytes:
+    """What lands on disk: a write over a generated page says who edited it and stops claiming to be generated
+    (``trace.stamp_edit``); any other write as it is."""
+    text = data.decode("utf-8")
+    when = datetime.now(UTC).isoformat(timespec="seconds")
+    stamped = trace.stamp_edit(current, text, "chat" if origin is Origin.MODEL else "user", when)
+    return data if stamped == text else stamped.encode("utf-8")
+
+
 def write(ctx: ToolContext, path: str, content: str, mode: Mode = "create", expected_hash: str = "") -> ToolResult:
     settings = ctx.settings
     try:
         full, rel = jail(settings.vault, path)
     except PathRefused as err:
         return retry(str(err))
-    if refusal := transcript_refusal(rel, settings, "write"):
-        return stop(refusal)
+    if not (verdict := transcripts.not_a_transcript(rel, settings, "write")).passed:
+        return stop(verdict.reason)
     if mode not in ("create", "replace", "append"):
         return retry(f"mode must be 'create', 'replace' or 'append', not '{mode}'")
     if len(content.encode()) > settings.max_page_bytes:
         return retry(f"the content is over {settings.max_page_bytes} bytes; write it as several pages")
     with ctx.write_lock:
         exists = full.is_file()
-        if ctx.origin is Origin.MODEL and (refusal := wiki_creation_refusal(rel, exists, settings)):
-            return stop(refusal)
+        if ctx.origin is Origin.MODEL and not (verdict := wiki_creation.may_create(rel, exists, settings)).passed:
+            return stop(verdict.reason)
         if mode == "create" and exists:
             return retry(
                 f"'{rel}' already exists (hash {short_hash(full.read_bytes())}); use mode='append', or "
@@ -52,13 +61,13 @@ def write(ctx: ToolContext, path: str, content: str, mode: Mode = "create", expe
         if mode in ("replace", "append") and not exists:
             return retry(f"'{rel}' does not exist; use mode='create'")
         if mode == "create":
-            data = _with_newline(content).encode()
+            data = _stamped("", _with_newline(content).encode(), ctx.origin)
         else:
             current = full.read_bytes()
-            if (mode == "replace" or expected_hash) and (
-                refusal := stale_write_refusal(expected_hash, short_hash(current), rel)
-            ):
-                return retry(refusal)
+            if (mode == "replace" or expected_hash) and not (
+                verdict := stale_write.read_current(expected_hash, short_hash(current), rel)
+            ).passed:
+                return retry(verdict.reason)
             try:
                 page = read_exact(full, rel)
             except PageUndecodable as err:
@@ -68,7 +77,7 @@ def write(ctx: ToolContext, path: str, content: str, mode: Mode = "create", expe
                 added = ("" if not kept or kept.endswith("\n") else "\n") + _with_newline(content)
             else:
                 kept, added = "", _with_newline(content)
-            data = page.bytes_of(kept, added)
+            data = _stamped(page.text, page.bytes_of(kept, added), ctx.origin)
         try:
             atomic_write(full, data)
         except WriteFailed as err:
