@@ -20,7 +20,7 @@ from sentinel.embed.factory import embedder_from_settings
 from sentinel.index.queries import stats
 from sentinel.index.watch import VaultWatcher, freshen
 from sentinel.keys import Scope
-from sentinel.logs import configure_logging
+from sentinel.logs import RequestLog, configure_logging
 from sentinel.maintain.schedule import record_first_chat
 from sentinel.paths import index_path
 from sentinel.settings import Settings
@@ -30,7 +30,7 @@ from sentinel.tools.registry import ARGUMENTS, TOOLS, run_tool
 from services.api.auth import key_ring, require_write, scope_of
 from services.api.mcp import mount_mcp
 from services.api.pool import pool_router
-from services.api.request_log import RequestLog, log_tool_call
+from services.api.request_log import log_tool_call
 
 log = logging.getLogger("sentinel.api")
 
@@ -107,7 +107,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.ctx = ctx
     mcp_running = mount_mcp(app, ctx)
 
-    app.add_middleware(RequestLog)
+    app.add_middleware(RequestLog, logger="sentinel.api")
 
     @app.exception_handler(RequestValidationError)
     async def invalid_request(_: Request, err: RequestValidationError) -> Response:
