@@ -134,9 +134,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     def maintain_route(minutes: float | None = None, scope: Scope = Depends(scope_of)) -> dict[str, object]:
         """Queue a maintenance pass now. 202 means queued, not done: a worker takes it when one is free."""
         require_write(scope, "maintain")
-        from services.worker.trigger import trigger_maintenance  # the worker's Celery app, built on first use
+        from services.worker.trigger import trigger_maintenance  # the one Celery app, on the API's settings
 
-        return trigger_maintenance(minutes)
+        return trigger_maintenance(settings, minutes)
 
     @app.post("/v1/capture", response_model=ToolText)
     def capture_route(body: CaptureRequest, scope: Scope = Depends(scope_of)) -> ToolText:
