@@ -31,12 +31,12 @@ def health(ctx: Context, settings: AppSettings) -> dict[str, Any]:
 
 
 @router.post("/v1/maintain", status_code=202)
-def maintain_route(scope: CallerScope, minutes: float | None = None) -> dict[str, object]:
+def maintain_route(scope: CallerScope, settings: AppSettings, minutes: float | None = None) -> dict[str, object]:
     """Queue a maintenance pass now. 202 means queued, not done: a worker takes it when one is free."""
     require_write(scope, "maintain")
-    from services.worker.trigger import trigger_maintenance  # the worker's Celery app, built on first use
+    from services.worker.trigger import trigger_maintenance  # the one Celery app, on the API's settings
 
-    return trigger_maintenance(minutes)
+    return trigger_maintenance(settings, minutes)
 
 
 @router.post("/v1/capture", response_model=ToolText)

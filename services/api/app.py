@@ -14,14 +14,13 @@ from fastapi.responses import Response
 from sentinel import __version__
 from sentinel.embed.factory import embedder_from_settings
 from sentinel.index.watch import VaultWatcher, freshen
-from sentinel.logs import configure_logging
+from sentinel.logs import RequestLog, configure_logging
 from sentinel.settings import Settings
 from sentinel.tools.context import ToolContext
 from services.api import admin, tools
 from services.api.auth import key_ring
 from services.api.mcp import mount_mcp
 from services.api.pool import pool_router
-from services.api.request_log import RequestLog
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -45,7 +44,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.ctx = ctx
     mcp_running = mount_mcp(app, ctx)
 
-    app.add_middleware(RequestLog)
+    app.add_middleware(RequestLog, logger="sentinel.api")
 
     @app.exception_handler(RequestValidationError)
     async def invalid_request(_: Request, err: RequestValidationError) -> Response:

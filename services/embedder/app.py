@@ -9,47 +9,26 @@ At start the model must pass its self-check on this CPU (sentinel.embed.selfchec
 naming the figure and the fix.
 
 POST /embed {"texts": [...], "kind": "query"|"passage"} -> vectors, truncated flags, token counts, model.
-GET /health -> the model's identity (name, dims, file hash). One JSON log line per request, with its id
-(the caller's X-Request-ID, else a fresh one; echoed in the response header).
+GET /health -> the model's identity (name, dims, file hash). Logs as the API's (``sentinel.logs``): one JSON
+line per request with its id (the caller's X-Request-ID, else a fresh one; echoed in the response header), what
+an embed request held (kind, texts, tokens, truncated), health checks at debug only.
 """
 
 from __future__ import annotations
 
-import json
-import logging
-import sys
 import threading
-import time
-import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import asdict
-from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Literal
 
-from fastapi import FastAPI, HTTPException, Request, Response
+from fastapi import FastAPI, HTTPException, Request
 from pydantic import BaseModel
 
 from sentinel.embed.base import EmbedderUnavailable, EmbedKind, ModelIdentity
 from sentinel.embed.onnx import OnnxEmbedder
+from sentinel.logs import LOG_FIELDS, RequestLog, configure_logging
 from sentinel.settings import Settings
-
-log = logging.getLogger("sentinel.embedder")
-
-
-class JsonLines(logging.Formatter):
-    def format(self, record: logging.LogRecord) -> str:
-        line = {
-            "ts": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
-            "level": record.levelname.lower(),
-            "event": record.getMessage(),
-            **getattr(record, "fields", {}),
-        }
-        return json.dumps(line, ensure_ascii=False)
-
-
-def _log_json(event: str, level: int = logging.INFO, **fields: Any) -> None:
-    log.log(level, event, extra={"fields": fields})
 
 
 class ModelOut(BaseModel):
@@ -84,12 +63,7 @@ def _model_out(identity: ModelIdentity) -> ModelOut:
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     """The service; settings are read when it starts (from the environment unless given)."""
-    if not log.handlers:
-        handler = logging.StreamHandler(sys.stderr)
-        handler.setFormatter(JsonLines())
-        log.addHandler(handler)
-        log.setLevel(logging.INFO)
-        log.propagate = False
+    log = configure_logging("embedder")
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -107,7 +81,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 model_file=config.embed_model_file,
             )
         except EmbedderUnavailable as exc:
-            _log_json("startup_failed", logging.ERROR, error=str(exc))
+            log.error("the model could not be loaded", extra={"event": "startup_failed", "error": str(exc)})
             raise
         app.state.embedder = embedder
         app.state.threads = config.embed_threads
@@ -116,39 +90,25 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # would only multiply memory.
         app.state.lock = threading.Lock()
         check = embedder.self_check  # a model failing it never gets here: the load raised, logged above
-        _log_json(
+        log.info(
             "started",
-            model=str(embedder.files.model),
-            threads=config.embed_threads,
-            self_check={"worst_cosine": check.worst_cosine, "floor": check.floor, "references": str(check.references)},
-            **asdict(embedder.identity),
+            extra={
+                "event": "started",
+                "model": str(embedder.files.model),
+                "threads": config.embed_threads,
+                "self_check": {
+                    "worst_cosine": check.worst_cosine,
+                    "floor": check.floor,
+                    "references": str(check.references),
+                },
+                "identity": asdict(embedder.identity),  # not spread: "name" belongs to the log record
+            },
         )
         yield
 
     app = FastAPI(title="Sentinel embedder", lifespan=lifespan)
 
-    @app.middleware("http")
-    async def log_request(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
-        request_id = request.headers.get("x-request-id") or uuid.uuid4().hex
-        request.state.log = {}
-        started = time.perf_counter()
-        status = 500
-        try:
-            response = await call_next(request)
-            status = response.status_code
-            response.headers["x-request-id"] = request_id
-            return response
-        finally:
-            _log_json(
-                "request",
-                logging.INFO if status < 500 else logging.ERROR,
-                request_id=request_id,
-                method=request.method,
-                path=request.url.path,
-                status=status,
-                ms=round((time.perf_counter() - started) * 1000, 1),
-                **request.state.log,
-            )
+    app.add_middleware(RequestLog, logger="sentinel.embedder")
 
     @app.get("/health")
     def health(request: Request) -> HealthOut:
@@ -173,12 +133,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         embedder: OnnxEmbedder = state.embedder
         with state.lock:
             result = embedder.embed(body.texts, body.kind)
-        request.state.log = {
-            "kind": body.kind,
-            "texts": len(body.texts),
-            "tokens": sum(result.tokens),
-            "truncated": sum(result.truncated),
-        }
+        setattr(  # what the request's log line adds (sentinel.logs.RequestLog)
+            request.state,
+            LOG_FIELDS,
+            {
+                "kind": body.kind,
+                "texts": len(body.texts),
+                "tokens": sum(result.tokens),
+                "truncated": sum(result.truncated),
+            },
+        )
         return EmbedOut(
             model=_model_out(embedder.identity),
             vectors=result.vectors.tolist(),

@@ -1,8 +1,10 @@
-"""Celery app: the maintenance pass as a task, scheduled nightly by beat, one at a time across workers.
+"""The one Celery app: the worker, beat, the on-demand trigger and the fan-out client all use ``celery_app``.
 
-Run a worker: ``celery -A services.worker.celery_app worker --concurrency 1``; exactly one beat:
-``celery -A services.worker.celery_app beat --schedule <file>``. Settings come from the environment
-(``SENTINEL_REDIS_URL``, ``SENTINEL_MAINTAIN_AT``, the model roles ...), as everywhere else.
+Celery's ``proj/celery.py`` pattern, with the settings passed in rather than read at import: producers (the
+API) build it from their own settings; the worker and beat get it from the environment when Celery asks for
+``app`` (``celery -A services.worker.celery_app worker --concurrency 1``; exactly one beat:
+``celery -A services.worker.celery_app beat --schedule <file>``; a model machine that only analyses pages:
+``celery -A services.worker.celery_app worker -Q sentinel.analyse.<model>``).
 
 - Nightly at ``maintain_at`` (local time of this machine, or ``TZ``).
 - Persistent: when beat starts and the last due moment passed with no completed pass (the machine slept, the
@@ -18,6 +20,7 @@ from __future__ import annotations
 import logging
 import os
 import socket
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -34,13 +37,18 @@ from sentinel.maintain.models import models_from_settings
 from sentinel.maintain.run import run_pass
 from sentinel.maintain.schedule import NOT_STARTED, missed_run, parse_at, schedule_started
 from sentinel.settings import Settings
+from services.worker import fanout
 
 TASK_NAME = "sentinel.maintain"
 UNREQUESTED = ("schedule", "catch-up")  # passes nobody asked for just now: wait for a first chat, retry
 RETRY_CAP_S = 3600.0
 log = logging.getLogger("sentinel.worker")
-settings = Settings()
-at = parse_at(settings.maintain_at)
+
+
+class SentinelCelery(Celery):
+    """A Celery app that carries the settings its tasks run with (``task.app.settings``)."""
+
+    settings: Settings
 
 
 def local_zone() -> str:
@@ -51,22 +59,42 @@ def local_zone() -> str:
     return target.split("zoneinfo/", 1)[1] if "zoneinfo/" in target else "UTC"
 
 
-app = Celery("sentinel", broker=settings.redis_url, include=["services.worker.fanout"])
-app.conf.update(
-    broker_transport_options={"global_keyprefix": settings.redis_prefix},
-    broker_connection_retry_on_startup=True,
-    task_ignore_result=True,
-    worker_prefetch_multiplier=1,
-    timezone=local_zone(),
-    enable_utc=False,
-    beat_schedule={
-        "nightly-maintenance": {
-            "task": TASK_NAME,
-            "schedule": crontab(hour=at.hour, minute=at.minute),
-            "kwargs": {"trigger": "schedule"},
-        }
-    },
-)
+def celery_app(settings: Settings) -> SentinelCelery:
+    """The app on ``settings``' broker and key prefix, with the nightly schedule and every Sentinel task."""
+    at = parse_at(settings.maintain_at)
+    app = SentinelCelery("sentinel", broker=settings.redis_url, set_as_current=False)
+    app.settings = settings
+    app.conf.update(
+        broker_transport_options={"global_keyprefix": settings.redis_prefix},
+        broker_connection_retry_on_startup=True,
+        task_ignore_result=True,
+        worker_prefetch_multiplier=1,
+        timezone=local_zone(),
+        enable_utc=False,
+        beat_schedule={
+            "nightly-maintenance": {
+                "task": TASK_NAME,
+                "schedule": crontab(hour=at.hour, minute=at.minute),
+                "kwargs": {"trigger": "schedule"},
+            }
+        },
+    )
+    # shared=False: a task belongs to the app it was registered on, never to every app built in the process
+    app.task(name=TASK_NAME, bind=True, shared=False)(maintain)
+    fanout.register(app, settings)
+    return app
+
+
+@cache
+def _from_environment() -> SentinelCelery:
+    return celery_app(Settings())
+
+
+def __getattr__(name: str) -> Any:
+    """``app`` for the ``celery`` command: built from the environment when Celery asks, never at import."""
+    if name == "app":
+        return _from_environment()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @setup_logging.connect
@@ -77,9 +105,10 @@ def _json_logs(**_: Any) -> None:
 @beat_init.connect
 def _catch_up(sender: Any = None, **_: Any) -> None:
     """A pass missed while the machine slept runs now, not tomorrow night."""
+    app: SentinelCelery = sender.app
     try:
-        db = open_index(settings)
-        missed = missed_run(db, at)
+        db = open_index(app.settings)
+        missed = missed_run(db, parse_at(app.settings.maintain_at))
         db.close()
     except IndexUnavailable as error:
         log.warning("cannot read the last run from the index (%s); queuing a pass to be safe", error)
@@ -89,14 +118,12 @@ def _catch_up(sender: Any = None, **_: Any) -> None:
         log.info("the last nightly pass was missed; queued one now", extra={"event": "catch-up", "task": result.id})
 
 
-# shared=False: the task belongs to this app alone. Celery's default also adds it to every other app that
-# finalizes in the process (the API's producer, which only sends by name), once per import of this module.
-@app.task(name=TASK_NAME, bind=True, shared=False)
-def maintain(self: Any, trigger: str = "on-demand", minutes: float | None = None) -> dict[str, object]:
-    """The same pass as ``sentinel maintain``, under the cluster-wide lock."""
-    task_id = self.request.id or ""
+def maintain(task: Any, trigger: str = "on-demand", minutes: float | None = None) -> dict[str, object]:
+    """The task: the same pass as ``sentinel maintain``, under the cluster-wide lock."""
+    settings: Settings = task.app.settings
+    task_id = task.request.id or ""
     request_id.set(task_id)
-    holder = f"{self.request.hostname or socket.gethostname()} pid {os.getpid()} task {task_id}"
+    holder = f"{task.request.hostname or socket.gethostname()} pid {os.getpid()} task {task_id}"
     log.info("maintenance pass requested", extra={"event": "start", "trigger": trigger})
     try:
         with maintenance_lock(settings, holder, task_id):
@@ -123,9 +150,9 @@ def maintain(self: Any, trigger: str = "on-demand", minutes: float | None = None
     if report.unreached:
         log.warning(report.unreached, extra={"event": "unreached", "trigger": trigger, "report": result})
         if trigger in UNREQUESTED:  # the laptop woke before its model server: try again until it answers
-            wait = min(settings.maintain_retry_s * 2**self.request.retries, RETRY_CAP_S)
+            wait = min(settings.maintain_retry_s * 2**task.request.retries, RETRY_CAP_S)
             log.info(f"trying the pass again in {wait:.0f}s", extra={"event": "retry", "trigger": trigger})
-            raise self.retry(countdown=wait, max_retries=None)
+            raise task.retry(countdown=wait, max_retries=None)
         return {"status": "unreached", **result}
     log.info("maintenance pass finished", extra={"event": "finished", "trigger": trigger, "report": result})
     return {"status": "finished", **result}

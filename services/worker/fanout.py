@@ -1,8 +1,8 @@
-"""The page-analysis jobs of a fanned-out maintenance pass, as tasks on the worker's Celery app.
+"""The page-analysis jobs of a fanned-out maintenance pass, as tasks on the one Celery app (``celery_app``).
 
 - ``sentinel.pool.analyse_page`` runs on any worker that consumes ``sentinel.analyse.<model>``. Every worker
   consumes the queue of the extraction model its settings name (added when it starts); on a model machine run
-  one with that queue only: ``celery -A services.worker.fanout worker -Q sentinel.analyse.<model>``.
+  one with that queue only: ``celery -A services.worker.celery_app worker -Q sentinel.analyse.<model>``.
 - ``sentinel.pool.store_analysis`` runs on Celery's default queue, i.e. on the worker next to the vault and its
   index, which stores each result if its epoch is still current (see ``sentinel.pool.fanout``).
 """
@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from celery import Celery
 from celery.signals import celeryd_after_setup
 
 from sentinel.index.db import open_index
@@ -19,37 +20,46 @@ from sentinel.maintain.models import models_from_settings
 from sentinel.pool.fanout import AnalysisJob, AnalysisResult, analyse_job, queue_for, store_result, with_ledger
 from sentinel.pool.jobs import NotReassignable
 from sentinel.providers import ProviderUnavailable
-from services.worker.celery_app import app, settings
-from services.worker.fanout_client import ANALYSE, STORE
+from sentinel.settings import Settings
 
+ANALYSE = "sentinel.pool.analyse_page"
+STORE = "sentinel.pool.store_analysis"
+STORE_QUEUE = "celery"  # Celery's default queue: the worker next to the vault and its index consumes it
 log = logging.getLogger("sentinel.worker.fanout")
+
+
+def register(app: Celery, settings: Settings) -> None:
+    """Add the two fan-out tasks to ``app`` (what ``celery_app`` builds)."""
+    app.task(  # shared=False: as for the maintenance task (celery_app)
+        name=ANALYSE,
+        shared=False,
+        bind=True,
+        acks_late=True,  # a worker that dies mid-page leaves the job to be redelivered, not lost
+        autoretry_for=(ProviderUnavailable,),
+        max_retries=settings.pool.attempts - 1,
+        retry_backoff=True,
+    )(analyse_page)
+    app.task(name=STORE, bind=True, shared=False)(store_analysis)
 
 
 @celeryd_after_setup.connect
 def _consume_the_models_queue(sender: Any, instance: Any, **_: Any) -> None:
     """A worker whose settings name an extraction model takes that model's analysis jobs too."""
-    if settings.extraction.model.strip():
-        instance.app.amqp.queues.select_add(queue_for(settings.extraction.model.strip()))
+    model = instance.app.settings.extraction.model.strip()
+    if model:
+        instance.app.amqp.queues.select_add(queue_for(model))
 
 
-@app.task(  # shared=False: as for the maintenance task (celery_app)
-    name=ANALYSE,
-    shared=False,
-    bind=True,
-    acks_late=True,  # a worker that dies mid-page leaves the job to be redelivered, not lost
-    autoretry_for=(ProviderUnavailable,),
-    max_retries=settings.pool.attempts - 1,
-    retry_backoff=True,
-)
-def analyse_page(self: Any, job: dict[str, Any]) -> dict[str, Any] | None:
+def analyse_page(task: Any, job: dict[str, Any]) -> dict[str, Any] | None:
     """Analyse one page with this worker's extraction model, under a new epoch of the job."""
+    settings: Settings = task.app.settings
     parsed = AnalysisJob.model_validate(job)
-    worker, queue = self.request.hostname or "worker", queue_for(settings.extraction.model.strip())
+    worker, queue = task.request.hostname or "worker", queue_for(settings.extraction.model.strip())
     try:
         claim = with_ledger(
             settings,
             lambda ledger: ledger.assign(
-                parsed.job, worker, queue, owner=self.request.id or "", max_attempts=settings.pool.attempts, send=True
+                parsed.job, worker, queue, owner=task.request.id or "", max_attempts=settings.pool.attempts, send=True
             ),
         )
     except NotReassignable as refused:
@@ -61,11 +71,11 @@ def analyse_page(self: Any, job: dict[str, Any]) -> dict[str, Any] | None:
     return result.model_dump(mode="json")
 
 
-@app.task(name=STORE, shared=False)
-def store_analysis(result: dict[str, Any] | None) -> str:
+def store_analysis(task: Any, result: dict[str, Any] | None) -> str:
     """Store a result on the vault's side, unless a newer epoch of the job owns it."""
     if result is None:
         return "nothing to store"
+    settings: Settings = task.app.settings
     parsed = AnalysisResult.model_validate(result)
     if not with_ledger(settings, lambda ledger: ledger.done(parsed.assignment())):
         log.warning("a stale result was discarded: a newer run of the job owns it",

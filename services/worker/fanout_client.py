@@ -2,34 +2,25 @@
 
 "Accepted" means queued, and the answer says so: a queued job runs when a worker that serves the model takes
 it; one lost with the broker (Redis restarted without persistence) is simply still due, and the next pass or
-the next call queues it again. This module only produces messages (by task name), so the API can use it with
-its own settings without importing the worker's app. The tasks themselves are in ``services.worker.fanout``.
+the next call queues it again. The API sends them through the one Celery app (``celery_app``) built on its own
+settings. The tasks themselves are in ``services.worker.fanout``.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from celery import Celery, chain
+from celery import chain
 
 from sentinel.index.db import open_index
 from sentinel.pool.fanout import due_batch, queue_for
 from sentinel.settings import Settings
-
-ANALYSE = "sentinel.pool.analyse_page"
-STORE = "sentinel.pool.store_analysis"
-STORE_QUEUE = "celery"  # Celery's default queue: the worker next to the vault and its index consumes it
+from services.worker.celery_app import celery_app
+from services.worker.fanout import ANALYSE, STORE, STORE_QUEUE
 
 
 class NoExtractionModel(ValueError):
     """Fan-out needs the extraction model's name: it names the queue that workers serving it consume."""
-
-
-def producer(settings: Settings) -> Celery:
-    """A Celery client on the broker and key prefix the workers use (same settings as ``celery_app``)."""
-    client = Celery("sentinel", broker=settings.redis_url)
-    client.conf.broker_transport_options = {"global_keyprefix": settings.redis_prefix}
-    return client
 
 
 def queue_analyses(settings: Settings) -> dict[str, Any]:
@@ -45,7 +36,7 @@ def queue_analyses(settings: Settings) -> dict[str, Any]:
         batch = due_batch(settings, db)
     finally:
         db.close()
-    client, queue = producer(settings), queue_for(model)
+    client, queue = celery_app(settings), queue_for(model)
     with client.connection_for_write() as connection:
         for job in batch.jobs:
             analyse = client.signature(ANALYSE, args=(job.model_dump(mode="json"),), queue=queue)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -63,7 +64,11 @@ def test_every_request_logs_one_json_line_with_its_request_id(service: EmbedderP
     (embed_line,) = [line for line in lines if line.get("request_id") == "probe-7"]
     assert embed_line["path"] == "/embed" and embed_line["status"] == 200
     assert embed_line["texts"] == 5 and embed_line["truncated"] == 1 and embed_line["kind"] == "passage"
-    assert [line["path"] for line in lines if line.get("request_id") == fresh] == ["/health"]
+    assert embed_line["service"] == "embedder" and isinstance(embed_line["ms"], float)  # the API's shape
+    assert fresh and not [line for line in lines if line.get("request_id") == fresh]  # health stays quiet at INFO
+    (started,) = [line for line in lines if line.get("event") == "started"]
+    check = started["self_check"]
+    assert started["identity"]["dims"] == 384 and check["worst_cosine"] >= check["floor"]
 
 
 def test_bad_requests_get_a_named_422(service: EmbedderProcess) -> None:
@@ -92,8 +97,10 @@ def test_a_service_restarted_with_another_model_is_refused(e5_dir: Path, tmp_pat
 
 def test_service_without_model_exits_naming_the_missing_file(tmp_path: Path) -> None:
     env = {"SENTINEL_EMBED_MODEL_DIR": str(tmp_path), "PATH": "/usr/bin:/bin"}
+    env |= {"PYTHONPATH": os.environ["PYTHONPATH"]} if "PYTHONPATH" in os.environ else {}  # this checkout's code
     command = [sys.executable, "-m", "uvicorn", "services.embedder.app:app", "--port", str(free_port())]
     done = subprocess.run(command, cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode != 0
-    failure = [json.loads(line) for line in done.stderr.splitlines() if '"startup_failed"' in line]
+    lines = [json.loads(line) for line in (done.stdout + done.stderr).splitlines() if line.startswith("{")]
+    failure = [line for line in lines if line.get("event") == "startup_failed"]
     assert failure and str(tmp_path / "model.onnx") in str(failure[0]["error"])

@@ -7,7 +7,6 @@ Redis: database 12 and a key prefix unique to this test module; only keys under 
 
 from __future__ import annotations
 
-import importlib
 import json
 import os
 import signal
@@ -28,6 +27,8 @@ from sentinel.index.db import open_index
 from sentinel.maintain.cluster_lock import lock_holder
 from sentinel.maintain.schedule import last_run, record_run
 from sentinel.settings import ProviderSettings, Settings
+from services.worker.celery_app import TASK_NAME, celery_app
+from services.worker.trigger import trigger_maintenance
 from tests.support.http_stub import HttpStub, RecordedRequest
 from tests.support.servers import free_port
 
@@ -232,34 +233,17 @@ def test_one_pass_at_a_time_and_a_killed_worker_leaves_consistent_state(stack: C
 
 def _one_pass_at_a_time_and_killed(stack: Callable[..., Stack], extraction: ProviderSettings) -> None:
     built = stack(NOTES, extraction, SENTINEL_MAINTAIN_AT="03:00")
-    saved = dict(os.environ)
-    os.environ.update({k: v for k, v in built.env.items() if k.startswith("SENTINEL_")})
-    import services.worker.celery_app as celery_app
-    import services.worker.trigger as trigger
-
-    try:
-        importlib.reload(celery_app)
-        importlib.reload(trigger)
-        _refused_and_killed(built, trigger, celery_app)
-    finally:
-        # later tests must see neither this test's environment nor a worker app built from it
-        os.environ.clear()
-        os.environ.update(saved)
-        importlib.reload(celery_app)
-        importlib.reload(trigger)
-
-
-def _refused_and_killed(built: Stack, trigger: Any, celery_app: Any) -> None:
     first = built.worker("w1")
     second = built.worker("w2")
-    queued = trigger.trigger_maintenance()
+    # the producer's app: the one app, built on this test's settings (the workers build it from their env)
+    queued = trigger_maintenance(built.settings)
     assert queued["queued"] is True
     built.wait_for(lambda ev: any("[2/6]" in str(e.get("message")) for e in ev), 120, "two analysed pages")
     running = lock_holder(built.settings)
     assert running is not None and running.task_id == queued["task_id"]
     # The trigger says a pass runs; a task sent anyway is refused by the lock on the other worker.
-    assert trigger.trigger_maintenance() == {"queued": False, "running": running.as_dict()}
-    celery_app.app.send_task(celery_app.TASK_NAME, kwargs={"trigger": "second"})
+    assert trigger_maintenance(built.settings) == {"queued": False, "running": running.as_dict()}
+    celery_app(built.settings).send_task(TASK_NAME, kwargs={"trigger": "second"})
     events = built.wait_for(
         lambda ev: any(e.get("event") == "refused" and e.get("trigger") == "second" for e in ev), 120, "refusal"
     )
@@ -283,7 +267,7 @@ def _refused_and_killed(built: Stack, trigger: Any, celery_app: Any) -> None:
         assert time.monotonic() < deadline, "the dead worker's lock did not lapse"
         time.sleep(0.5)
     before = {r["path"]: r["analysed_at"] for r in rows}
-    assert trigger.trigger_maintenance()["queued"] is True
+    assert trigger_maintenance(built.settings)["queued"] is True
     built.wait_for(_finished("on-demand"), 120, "the resumed pass")
     after = {r["path"]: r for r in db.execute("SELECT * FROM analysis")}
     assert set(after) == set(NOTES)

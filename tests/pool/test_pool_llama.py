@@ -209,7 +209,7 @@ def _celery_worker(settings: Settings, name: str, model_url: str, queues: str, l
         "SENTINEL_EXTRACTION__NUM_CTX": str(CTX),
     }
     celery = str(Path(sys.executable).with_name("celery"))
-    command = [celery, "-A", "services.worker.fanout", "worker", "--pool", "solo", "-n", f"{name}@%h", "-Q", queues,
+    command = [celery, "-A", "services.worker.celery_app", "worker", "--pool", "solo", "-n", f"{name}@%h", "-Q", queues,
                "--without-gossip", "--without-mingle", "--loglevel", "INFO"]  # fmt: skip
     with log.open("w") as output:
         worker = subprocess.Popen(command, env=environment, stdout=output, stderr=subprocess.STDOUT)

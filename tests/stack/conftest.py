@@ -107,8 +107,9 @@ class Stack:
         A pass already running (beat queues a catch-up one at start) is waited out, so the pass queued here is
         the one that sees the pages the tests wrote."""
         code = (
-            "import json; from services.worker.trigger import trigger_maintenance; "
-            "print(json.dumps(trigger_maintenance()))"
+            "import json; from sentinel.settings import Settings; "
+            "from services.worker.trigger import trigger_maintenance; "
+            "print(json.dumps(trigger_maintenance(Settings())))"
         )
         deadline = time.monotonic() + timeout
         while True:
