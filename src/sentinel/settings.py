@@ -56,6 +56,18 @@ class OpenWebUISettings(BaseModel):
     tool_file: Path = Field(Path("tool/openwebui_tool.py"), description="The tool source registered in Open WebUI.")
     system_prompt_file: Path = Field(Path("tool/system_prompt.txt"), description="The Sentinel model's system prompt.")
     wait_s: float = Field(180.0, description="How long setup waits for Open WebUI's /health.")
+    searcher_url: str = Field(
+        "",
+        description="The Searcher as Open WebUI reaches it (http://searcher:8002). Empty: no research tool, and "
+        "the system prompt does not mention research.",
+    )
+    research_tool_id: str = Field("sentinel_research", description="Id of the research tool in Open WebUI.")
+    research_tool_file: Path = Field(
+        Path("tool/openwebui_research_tool.py"), description="The research tool source registered in Open WebUI."
+    )
+    research_prompt_file: Path = Field(
+        Path("tool/system_prompt_research.txt"), description="Added to the system prompt when the Searcher is set."
+    )
 
 
 class ChatSettings(BaseModel):

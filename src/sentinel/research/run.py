@@ -155,3 +155,18 @@ def research(
             db.close()
     report.seconds = time.perf_counter() - started
     return report
+
+
+def report_text(report: ResearchReport) -> str:
+    """What a model (or a person) is told about a run, starting with a status marker; code's words only."""
+    pages = f"{report.used} of {report.results} pages gave passages, {len(report.unusable)} were not used"
+    if report.added:
+        return (
+            f"[OK → search rung=body] Research recorded in {report.relpath}: {report.added} new passages ({pages}). "
+            "Read them with search rung='body' or read the record; cite the URLs it lists."
+        )
+    repeated = f" ({report.repeated} passages found were already recorded)" if report.repeated else ""
+    return (
+        f"[DONE] Research found no new passage answering the question{repeated}: {pages}, each listed with its "
+        f"reason in {report.relpath}. Tell the user what the record says; do not research the same question again."
+    )
