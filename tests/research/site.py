@@ -7,12 +7,14 @@ Routes: ``/page/<n>.html`` (the HTML of page n), ``/missing`` (404), ``/loop-a``
 loop), ``/moved`` (one redirect to page 0), ``/huge.html`` (over the size cap the tests set;
 ``/huge-unannounced.html`` the same without a Content-Length),
 ``/image.png``
-(binary), ``/private/page.html`` (disallowed by robots.txt), ``/slow.html`` (answers after ``slow_s``).
+(binary), ``/private/page.html`` (disallowed by robots.txt), ``/slow.html`` (answers after ``slow_s``),
+``/paper.pdf`` (a real PDF whose text is ``PDF_TEXT``).
 """
 
 from __future__ import annotations
 
 import html
+import textwrap
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -31,6 +33,11 @@ from sentinel.vault.parse import split_frontmatter
 from tests.support.http_stub import HttpStub, RecordedRequest
 
 ROBOTS = "User-agent: *\nDisallow: /private/\n"
+PDF_TEXT = (
+    "File recovery saves complete snapshots of your notes at regular intervals, so that an earlier version can be "
+    "restored. To restore a snapshot, open Settings, select File recovery under Core plugins, and choose View. "
+    "Select the file and the snapshot you want to recover, then select Restore."
+)
 PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 8
 
 
@@ -54,6 +61,31 @@ def page_from_markdown(path: Path, lang: str) -> SitePage:
         "<footer>Copyright the loopback site. All rights reserved. Imprint and privacy.</footer></body></html>"
     )
     return SitePage(title, page, lang)
+
+
+def pdf_of(text: str) -> bytes:
+    """A one-page PDF showing ``text`` in Helvetica, wrapped at 70 characters (Latin-1 text only)."""
+    lines = textwrap.wrap(text, 70)
+    escaped = [line.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)") for line in lines]
+    ops = "BT /F1 11 Tf 14 TL 50 780 Td " + " ".join(f"({line}) Tj T*" for line in escaped) + " ET"
+    objects = [
+        "<< /Type /Catalog /Pages 2 0 R >>",
+        "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 842] /Resources << /Font << /F1 4 0 R >> >> "
+        "/Contents 5 0 R >>",
+        "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+        f"<< /Length {len(ops)} >>\nstream\n{ops}\nendstream",
+    ]
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for number, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += f"{number} 0 obj\n{body}\nendobj\n".encode("latin-1")
+    xref = len(out)
+    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
+    out += "".join(f"{offset:010d} 00000 n \n" for offset in offsets).encode()
+    out += f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
+    return bytes(out)
 
 
 class _Server(ThreadingHTTPServer):
@@ -100,6 +132,8 @@ class LoopbackSite:
                     filler = "<p>" + "filler words " * 40 + "</p>"
                     body = ("<html><body>" + filler * (huge_bytes // len(filler) + 1) + "</body></html>").encode()
                     self._send(200, body, html_type, length=path == "/huge.html")
+                elif path == "/paper.pdf":
+                    self._send(200, pdf_of(PDF_TEXT), "application/pdf")
                 elif path == "/image.png":
                     self._send(200, PNG, "image/png")
                 elif path == "/private/page.html":

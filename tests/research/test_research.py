@@ -18,7 +18,7 @@ from sentinel.research.backends import SearxngBackend
 from sentinel.research.record import RECORD_TYPE, recorded_passages
 from sentinel.research.run import research
 from tests.research.conftest import QUESTION, MakeVault
-from tests.research.site import LoopbackSite, SitePage, searxng_standin
+from tests.research.site import PDF_TEXT, LoopbackSite, SitePage, searxng_standin
 
 REFUSED = {
     "/missing": "HTTP 404",
@@ -147,3 +147,14 @@ def test_a_question_research_cannot_ask_is_refused(research_vault: MakeVault, qu
 
     with pytest.raises(ResearchRefused, match="question"):
         research(question, research_vault())
+
+
+def test_a_pdf_gives_passages_from_its_text(research_vault: MakeVault, site: LoopbackSite, e5: OnnxEmbedder) -> None:
+    settings = research_vault()
+    with searxng_standin([(site.url + "/paper.pdf", "paper")]) as search:
+        report = research(QUESTION, settings, embedder=e5, backend=SearxngBackend(search.url, 5))
+    record = frontmatter.loads((settings.vault / report.relpath).read_text(encoding="utf-8"))
+    passages = recorded_passages(record.content)
+    assert passages and all(url == site.url + "/paper.pdf" for url, _ in passages)
+    for _, text in passages:
+        assert normalise(text) in normalise(PDF_TEXT)

@@ -45,7 +45,9 @@ def _pdf(page: Fetched) -> tuple[str, str]:
 
     try:
         reader = PdfReader(io.BytesIO(page.body))
-        texts = [piece.extract_text() or "" for piece in reader.pages]
+        # A PDF's lines are wrapped lines, not paragraphs: each page's text becomes one paragraph, which the
+        # passage splitter cuts at sentence ends.
+        texts = [" ".join((piece.extract_text() or "").split()) for piece in reader.pages]
         title = str(reader.metadata.title or "") if reader.metadata else ""
     except (PdfReadError, ValueError, KeyError) as err:
         raise PageUnusable(f"not text (the PDF cannot be read: {type(err).__name__})") from err
