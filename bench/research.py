@@ -57,6 +57,7 @@ def _one(question: str, site: LoopbackSite, search_url: str, e5: OnnxEmbedder) -
         (vault / "notes").mkdir(parents=True)
         (vault / "notes/start.md").write_text("# Start\n", encoding="utf-8")
         settings = Settings(vault=vault, _env_file=None)
+        settings.research.allow_private_addresses = True  # the site is on loopback
         db = open_index(settings)
         sync(settings, db)
         db.close()

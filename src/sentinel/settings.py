@@ -158,6 +158,9 @@ class ResearchSettings(BaseModel):
     fetch_timeout_s: float = Field(10.0, gt=0, description="Seconds one page (or robots.txt) may take, in all.")
     max_page_bytes: int = Field(3_000_000, gt=0, description="A page larger than this is not used (over the cap).")
     max_redirects: int = Field(5, ge=0, description="Redirects followed per page before it is not used.")
+    allow_private_addresses: bool = Field(
+        False, description="Fetch result URLs on loopback or private addresses (off: the stack's services stay out)."
+    )
     min_text_chars: int = Field(200, ge=0, description="A page whose main text is shorter is not used (too short).")
     passage_min_chars: int = Field(60, ge=1, description="Paragraphs shorter than this are not passages.")
     passage_max_words: int = Field(150, ge=10, description="Longer paragraphs are split at sentence ends.")

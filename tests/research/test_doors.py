@@ -49,6 +49,7 @@ def test_the_cli_writes_the_record_and_says_where(
         for name, value in {
             "SENTINEL_RESEARCH__SEARXNG_URL": search.url,
             "SENTINEL_RESEARCH__MIN_SIMILARITY": "0.815",
+            "SENTINEL_RESEARCH__ALLOW_PRIVATE_ADDRESSES": "true",
             "SENTINEL_INDEX_PATH": str(settings.index_path),
         }.items():
             monkeypatch.setenv(name, value)

@@ -158,3 +158,15 @@ def test_a_pdf_gives_passages_from_its_text(research_vault: MakeVault, site: Loo
     assert passages and all(url == site.url + "/paper.pdf" for url, _ in passages)
     for _, text in passages:
         assert normalise(text) in normalise(PDF_TEXT)
+
+
+def test_result_urls_on_private_addresses_are_refused_by_default(
+    research_vault: MakeVault, site: LoopbackSite, e5: OnnxEmbedder
+) -> None:
+    settings = research_vault(allow_private_addresses=False)
+    with searxng_standin([(site.page_url(0), "on loopback")]) as search:
+        report = research(QUESTION, settings, embedder=e5, backend=SearxngBackend(search.url, 5))
+    assert [(u.url, u.reason) for u in report.unusable] == [
+        (site.page_url(0), "refused: 127.0.0.1 is a private or loopback address")
+    ]
+    assert site.requests == []  # not even robots.txt was asked for

@@ -3,7 +3,8 @@ bounded, content types checked.
 
 Every page that cannot be used raises ``PageUnusable`` with the reason the record lists: ``HTTP 404``,
 ``disallowed by robots.txt``, ``timeout after 10 s``, ``over the size cap (3000000 bytes)``, ``not text
-(content type image/png)``, ``redirect loop``, ``more than 5 redirects``. robots.txt is read with the standard
+(content type image/png)``, ``redirect loop``, ``more than 5 redirects``, ``refused: 10.0.0.5 is a private or
+loopback address`` (unless ``research.allow_private_addresses``). robots.txt is read with the standard
 library's parser, once per origin per run; one that cannot be fetched allows everything, as crawlers treat it,
 except a 401/403, which disallows everything (as ``urllib.robotparser`` does).
 """
@@ -11,6 +12,8 @@ except a 401/403, which disallows everything (as ``urllib.robotparser`` does).
 from __future__ import annotations
 
 import hashlib
+import ipaddress
+import socket
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -44,6 +47,23 @@ class Fetched:
     seconds: float
 
 
+def _private_address(url: str) -> str:
+    """The address ``url``'s host resolves to when it is loopback, private, link-local or reserved, else "".
+
+    A search result is anyone's URL: without this a result could make the Searcher read the stack's own services
+    (the tool API, Redis, a cloud metadata address) into a record."""
+    host = urlsplit(url).hostname or ""
+    try:
+        found = {str(info[4][0]) for info in socket.getaddrinfo(host, None)}
+    except (OSError, UnicodeError):
+        return ""  # unresolvable: the fetch itself fails and says so
+    for address in sorted(found):
+        ip = ipaddress.ip_address(address.split("%", 1)[0])
+        if ip.is_private or ip.is_loopback or ip.is_link_local or ip.is_reserved or ip.is_multicast:
+            return address
+    return ""
+
+
 def now_iso() -> str:
     return datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
@@ -51,9 +71,9 @@ def now_iso() -> str:
 class Fetcher:
     """Fetches pages for one research run (robots.txt cached per origin)."""
 
-    def __init__(self, settings: ResearchSettings, client: httpx.Client | None = None) -> None:
+    def __init__(self, settings: ResearchSettings) -> None:
         self.settings = settings
-        self.client = client or httpx.Client(
+        self.client = httpx.Client(
             timeout=settings.fetch_timeout_s, headers={"User-Agent": settings.user_agent}, follow_redirects=False
         )
         self._robots: dict[str, RobotFileParser] = {}
@@ -83,6 +103,8 @@ class Fetcher:
         started = time.monotonic()
         seen = {url}
         for _ in range(self.settings.max_redirects + 1):
+            if not self.settings.allow_private_addresses and (private := _private_address(url)):
+                raise PageUnusable(f"refused: {private} is a private or loopback address")
             if not self._robots_for(url).can_fetch(self.settings.user_agent, url):
                 raise PageUnusable("disallowed by robots.txt")
             try:

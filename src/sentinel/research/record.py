@@ -95,10 +95,10 @@ def render_run(run: Run, passages: list[Passage]) -> str:
     lines = [
         f"## Asked {run.asked_at}",
         "",
-        f"Backend: {run.backend}. Query: {run.query!r}. {len(passages)} new passages from {pages} pages; "
+        f"Backend: {run.backend}. Query: “{run.query}”. {len(passages)} new passages from {pages} pages; "
         f"{len(run.unusable)} pages not used.",
         "",
-        *[f"{note}" for note in run.notes],
+        *run.notes,
         *([""] if run.notes else []),
         "### Passages",
         "",
