@@ -126,3 +126,17 @@ def test_a_concept_page_from_a_record_lists_the_record(research_vault: MakeVault
     record = (settings.vault / relpath).read_text(encoding="utf-8")
     assert ("https://example.org/queues", DEFINING) in recorded_passages(frontmatter.loads(record).content)
     assert all(quote["source"] == relpath for quote in page.metadata["quotes"])
+
+
+def test_a_record_edited_by_hand_is_refreshed_without_losing_anything(tmp_path: Path) -> None:
+    write_record(tmp_path, "sources/q.md", _run(DEFINING))
+    path = tmp_path / "sources/q.md"
+    edited = path.read_text(encoding="utf-8").replace(
+        "urls:\n- https://example.org/queues\n", "urls: https://by.hand/\n"
+    )
+    path.write_text(edited + "\nMy own remark.\n", encoding="utf-8")
+    again = write_record(tmp_path, "sources/q.md", _run(DEFINING, DEFINING_TOO, url="https://example.org/other"))
+    post = frontmatter.loads(path.read_text(encoding="utf-8"))
+    assert post.metadata["urls"] == ["https://by.hand/", "https://example.org/other"]
+    assert "My own remark." in post.content and post.content.count("## Asked ") == 2
+    assert (again.added, again.repeated) == (2, 0)  # another URL: its passages are new even where the text is not

@@ -135,15 +135,20 @@ def _existing(path: Path, relpath: str) -> tuple[dict[str, Any], str]:
     return meta, body
 
 
+def _listed(value: Any) -> list[Any]:
+    """A frontmatter list as written, or a one-item list for a single value a person put there by hand."""
+    return value if isinstance(value, list) else [] if value is None else [value]
+
+
 def write_record(vault: Path, relpath: str, run: Run) -> Written:
     """Append ``run`` to the record at ``relpath`` (created on the first run); earlier runs stay as they are."""
     path = vault / relpath
     meta, body = _existing(path, relpath)
     held = {(url, " ".join(text.split())) for url, text in recorded_passages(body)}
     new = [p for p in run.passages if (p.url, " ".join(p.text.split())) not in held]
-    urls = list(dict.fromkeys([*meta.get("urls", []), *(p.url for p in new)]))
+    urls = list(dict.fromkeys([*_listed(meta.get("urls")), *(p.url for p in new)]))
     asked = [
-        *meta.get("asked", []),
+        *_listed(meta.get("asked")),
         {"at": run.asked_at, "backend": run.backend, "query": run.query, "passages": len(new)},
     ]
     meta = {**meta, "type": RECORD_TYPE, "question": meta.get("question", run.question), "urls": urls, "asked": asked}
