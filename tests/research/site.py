@@ -8,7 +8,7 @@ loop), ``/moved`` (one redirect to page 0), ``/huge.html`` (over the size cap th
 ``/huge-unannounced.html`` the same without a Content-Length),
 ``/image.png``
 (binary), ``/private/page.html`` (disallowed by robots.txt), ``/slow.html`` (answers after ``slow_s``),
-``/paper.pdf`` (a real PDF whose text is ``PDF_TEXT``).
+``/paper.pdf`` (a real PDF whose text is ``PDF_TEXT``), ``/notes.txt`` (that text as plain text).
 """
 
 from __future__ import annotations
@@ -132,6 +132,8 @@ class LoopbackSite:
                     filler = "<p>" + "filler words " * 40 + "</p>"
                     body = ("<html><body>" + filler * (huge_bytes // len(filler) + 1) + "</body></html>").encode()
                     self._send(200, body, html_type, length=path == "/huge.html")
+                elif path == "/notes.txt":  # plain text, under a charset name nobody knows
+                    self._send(200, PDF_TEXT.encode(), "text/plain; charset=x-unheard-of")
                 elif path == "/paper.pdf":
                     self._send(200, pdf_of(PDF_TEXT), "application/pdf")
                 elif path == "/image.png":

@@ -149,13 +149,16 @@ def test_a_question_research_cannot_ask_is_refused(research_vault: MakeVault, qu
         research(question, research_vault())
 
 
-def test_a_pdf_gives_passages_from_its_text(research_vault: MakeVault, site: LoopbackSite, e5: OnnxEmbedder) -> None:
-    settings = research_vault()
-    with searxng_standin([(site.url + "/paper.pdf", "paper")]) as search:
+@pytest.mark.parametrize("path", ["/paper.pdf", "/notes.txt"])
+def test_a_pdf_or_plain_text_gives_passages_from_its_text(
+    research_vault: MakeVault, site: LoopbackSite, e5: OnnxEmbedder, path: str
+) -> None:
+    settings = research_vault(min_text_chars=100)
+    with searxng_standin([(site.url + path, "paper")]) as search:
         report = research(QUESTION, settings, embedder=e5, backend=SearxngBackend(search.url, 5))
     record = frontmatter.loads((settings.vault / report.relpath).read_text(encoding="utf-8"))
     passages = recorded_passages(record.content)
-    assert passages and all(url == site.url + "/paper.pdf" for url, _ in passages)
+    assert passages and all(url == site.url + path for url, _ in passages)
     for _, text in passages:
         assert normalise(text) in normalise(PDF_TEXT)
 

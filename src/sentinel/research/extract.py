@@ -54,13 +54,20 @@ def _pdf(page: Fetched) -> tuple[str, str]:
     return title, "\n".join(texts)
 
 
+def _decoded(page: Fetched) -> str:
+    try:
+        return page.body.decode(page.charset or "utf-8", errors="replace")
+    except LookupError:  # a charset name Python does not know
+        return page.body.decode("utf-8", errors="replace")
+
+
 def extract(page: Fetched, min_chars: int) -> Extracted:
     """The page's title and main text, or ``PageUnusable`` (no text, too short)."""
     started = time.perf_counter()
     if page.content_type == "application/pdf":
         title, text = _pdf(page)
     elif page.content_type == "text/plain":
-        title, text = "", page.body.decode(page.charset or "utf-8", errors="replace")
+        title, text = "", _decoded(page)
     else:
         title, text = _html(page)
     text = text.replace("\x00", "").strip()

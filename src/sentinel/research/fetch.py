@@ -87,7 +87,7 @@ class Fetcher:
         if origin not in self._robots:
             parser = RobotFileParser()
             try:
-                response = self.client.get(origin + "/robots.txt")
+                response = self.client.get(origin + "/robots.txt", follow_redirects=True)  # http -> https
                 status, text = response.status_code, response.content[:_ROBOTS_BYTES].decode("utf-8", "replace")
             except httpx.HTTPError:
                 status, text = 0, ""
