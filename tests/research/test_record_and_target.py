@@ -140,3 +140,16 @@ def test_a_record_edited_by_hand_is_refreshed_without_losing_anything(tmp_path: 
     assert post.metadata["urls"] == ["https://by.hand/", "https://example.org/other"]
     assert "My own remark." in post.content and post.content.count("## Asked ") == 2
     assert (again.added, again.repeated) == (2, 0)  # another URL: its passages are new even where the text is not
+
+
+def test_long_paragraphs_are_cut_at_sentence_ends_into_slices_of_the_text() -> None:
+    from sentinel.research.choose import split_passages
+    from sentinel.settings import ResearchSettings
+
+    paragraph = " ".join(f"Sentence {i} of this paragraph has nine words here." for i in range(9))
+    text = f"- A list item that is long enough to count as a passage here.\n{paragraph}\nshort"
+    passages = split_passages(text, ResearchSettings(passage_max_words=20, passage_min_chars=40))
+    assert passages[0] == "A list item that is long enough to count as a passage here."  # no list marker
+    assert all(p in text for p in passages) and "short" not in passages
+    assert [len(p.split()) for p in passages[1:]] == [18, 18, 18, 18, 9]
+    assert " ".join(passages[1:]) == paragraph

@@ -57,7 +57,7 @@ def _pieces(line: str, max_words: int) -> list[str]:
     """``line`` cut at sentence ends into slices of at most ``max_words`` words (a longer sentence stays whole)."""
     if len(line.split()) <= max_words:
         return [line]
-    starts = [0] + [m.end() for m in _SENTENCE_END.finditer(line)]
+    starts = [0, *(m.end() for m in _SENTENCE_END.finditer(line)), len(line)]
     pieces: list[str] = []
     begin = 0
     for i, start in enumerate(starts[1:], 1):
