@@ -62,7 +62,7 @@ STACK_TZ ?= $(or $(TZ),$(shell cat /etc/timezone 2>/dev/null),$(shell readlink /
 COMPOSE_BASE = $(STACK_IMAGE_ENV) TZ=$(STACK_TZ) docker compose --project-directory $(CURDIR) $(STACK_ENV_FILES) $(COMPOSE_FILES)
 COMPOSE = $(COMPOSE_BASE) $(STACK_PROFILE)
 # Every profile: `down` must stop whichever model server an earlier `up` chose.
-COMPOSE_ALL = $(COMPOSE_BASE) --profile llamacpp --profile ollama
+COMPOSE_ALL = $(COMPOSE_BASE) --profile research --profile llamacpp --profile ollama
 
 .PHONY: docker-tools docker-engine docker-engine-stop docker-base-image docker-openwebui-image docker-redis-image \
 	stack-images stack-service-images stack-images-clean stack-settings up stack-up down logs ps embed check \

@@ -51,6 +51,7 @@ class SetupReport:
     model: str = ""
     key: str = ""  # where the valve's key came from
     mcp: str = ""  # the MCP tool server entry: "created", "updated", or why not
+    research: str = ""  # the research tool: "created", "updated", "" when no Searcher is configured
     base_model: str = ""
     warnings: list[str] = field(default_factory=list)
 
@@ -59,6 +60,9 @@ class SetupReport:
             f"tool '{settings.tool_id}' {self.tool}; valves: api_url={settings.tool_api_url}, key {self.key}",
             f"model '{settings.model_id}' ({settings.model_name}) {self.model}, wrapping '{self.base_model}'",
             f"MCP tool server '{SERVER_ID}' {self.mcp} ({settings.tool_api_url.rstrip('/')}/mcp)",
+            f"research tool '{settings.research_tool_id}' {self.research} (the Searcher at {settings.searcher_url})"
+            if self.research
+            else "research: no Searcher configured (SENTINEL_OPENWEBUI__SEARCHER_URL); the prompt leaves it out",
         ]
         return lines + [f"warning: {warning}" for warning in self.warnings]
 
@@ -68,13 +72,16 @@ def setup(settings: Settings, create_key: Callable[[], str] | None = None) -> Se
     owui = settings.openwebui
     _check_inputs(settings)
     tool_source = _read_file(owui.tool_file, "tool_file")
-    system_prompt = _read_file(owui.system_prompt_file, "system_prompt_file")
+    research_source = _read_file(owui.research_tool_file, "research_tool_file") if owui.searcher_url else ""
+    system_prompt = system_prompt_of(owui)
     report = SetupReport(base_model=base_model_of(settings))
     with signed_in_client(owui) as client:
         report.tool = _put_tool(client, owui, tool_source)
         report.key = _set_valves(client, owui, create_key)
         if report.key == KEY_CREATED:
             report.warnings.append("a new write key was added to the key file: restart the tool API so it accepts it")
+        if research_source:
+            report.research = _put_research_tool(client, owui, research_source)
         report.model = _put_model(client, settings, system_prompt, report.base_model)
         report.mcp = _put_mcp_server(client, owui)
         listed = {model["id"] for model in _json(client.get("/api/models"), "listing models").get("data", [])}
@@ -169,21 +176,48 @@ def _sign_in(client: httpx.Client, owui: OpenWebUISettings) -> str:
     return str(user["token"])
 
 
-def _put_tool(client: httpx.Client, owui: OpenWebUISettings, source: str) -> str:
+def system_prompt_of(owui: OpenWebUISettings) -> str:
+    """The Sentinel model's system prompt: the base prompt, plus when research applies only where a Searcher is
+    configured (a prompt describing a tool the model does not have makes it reach for it)."""
+    base = _read_file(owui.system_prompt_file, "system_prompt_file").strip()
+    if not owui.searcher_url:
+        return base + "\n"
+    return base + "\n\n" + _read_file(owui.research_prompt_file, "research_prompt_file").strip() + "\n"
+
+
+def tool_ids(owui: OpenWebUISettings) -> list[str]:
+    """The tools the Sentinel model carries: the vault tool, and the research tool where a Searcher is set."""
+    return [owui.tool_id, *([owui.research_tool_id] if owui.searcher_url else [])]
+
+
+def _put_tool(
+    client: httpx.Client, owui: OpenWebUISettings, source: str, tool_id: str = "", description: str = ""
+) -> str:
+    tool_id = tool_id or owui.tool_id
     form = {
-        "id": owui.tool_id,
-        "name": owui.model_name,
+        "id": tool_id,
+        "name": owui.model_name if tool_id == owui.tool_id else f"{owui.model_name} research",
         "content": source,
-        "meta": {"description": "Sentinel: your vault's seven primitives and save."},
+        "meta": {"description": description or "Sentinel: your vault's seven primitives and save."},
     }
-    exists = client.get(f"/api/v1/tools/id/{owui.tool_id}").status_code == 200
+    exists = client.get(f"/api/v1/tools/id/{tool_id}").status_code == 200
     if exists:
-        _json(client.post(f"/api/v1/tools/id/{owui.tool_id}/update", json=form), "updating the tool")
+        _json(client.post(f"/api/v1/tools/id/{tool_id}/update", json=form), "updating the tool")
     else:
         _json(client.post("/api/v1/tools/create", json=form), "creating the tool")
     grants = {"access_grants": PUBLIC_READ}
-    _json(client.post(f"/api/v1/tools/id/{owui.tool_id}/access/update", json=grants), "sharing the tool")
+    _json(client.post(f"/api/v1/tools/id/{tool_id}/access/update", json=grants), "sharing the tool")
     return "updated" if exists else "created"
+
+
+def _put_research_tool(client: httpx.Client, owui: OpenWebUISettings, source: str) -> str:
+    """The research tool, its valves pointing at the Searcher with the key the vault tool's valves hold."""
+    done = _put_tool(client, owui, source, owui.research_tool_id, "Sentinel: web research into sources/.")
+    vault_valves = _json(client.get(f"/api/v1/tools/id/{owui.tool_id}/valves"), "reading the valves") or {}
+    valves = {"api_url": owui.searcher_url, "api_key": str(vault_valves.get("api_key") or "")}
+    path = f"/api/v1/tools/id/{owui.research_tool_id}/valves/update"
+    _json(client.post(path, json=valves), "setting the research tool's valves")
+    return done
 
 
 def _set_valves(client: httpx.Client, owui: OpenWebUISettings, create_key: Callable[[], str] | None) -> str:
@@ -224,7 +258,7 @@ def _put_model(client: httpx.Client, settings: Settings, system_prompt: str, bas
     meta.update(
         {
             "description": "Answers from your vault through Sentinel's tools.",
-            "toolIds": [owui.tool_id],
+            "toolIds": tool_ids(owui),
             "capabilities": {**(meta.get("capabilities") or {}), **CAPABILITIES},
         }
     )

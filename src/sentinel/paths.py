@@ -163,6 +163,18 @@ def concept_path(name: str, settings: Settings) -> str:
     return f"{settings.folders.wiki}/{safe_file_stem(name)}.md"
 
 
+def sources_folder(settings: Settings) -> str:
+    """The folder source records and pasted material live in: the only folder the Searcher writes to."""
+    return settings.folders.sources
+
+
+def source_record_path(question: str, settings: Settings) -> str:
+    """Where the source record of a research question lands: ``sources/<question>.md``, one file per question
+    (the same question asked again, spacing and case aside, lands in the same file and refreshes it)."""
+    words = " ".join(unicodedata.normalize("NFC", question).split())
+    return f"{sources_folder(settings)}/{safe_file_stem(words.casefold())}.md"
+
+
 def transcript_folder(settings: Settings) -> str:
     """The folder transcripts are written to (only by the capture path)."""
     return settings.folders.conversations

@@ -56,6 +56,18 @@ class OpenWebUISettings(BaseModel):
     tool_file: Path = Field(Path("tool/openwebui_tool.py"), description="The tool source registered in Open WebUI.")
     system_prompt_file: Path = Field(Path("tool/system_prompt.txt"), description="The Sentinel model's system prompt.")
     wait_s: float = Field(180.0, description="How long setup waits for Open WebUI's /health.")
+    searcher_url: str = Field(
+        "",
+        description="The Searcher as Open WebUI reaches it (http://searcher:8002). Empty: no research tool, and "
+        "the system prompt does not mention research.",
+    )
+    research_tool_id: str = Field("sentinel_research", description="Id of the research tool in Open WebUI.")
+    research_tool_file: Path = Field(
+        Path("tool/openwebui_research_tool.py"), description="The research tool source registered in Open WebUI."
+    )
+    research_prompt_file: Path = Field(
+        Path("tool/system_prompt_research.txt"), description="Added to the system prompt when the Searcher is set."
+    )
 
 
 class ChatSettings(BaseModel):
@@ -126,6 +138,45 @@ class SearchSettings(BaseModel):
     quality_penalty: float = Field(
         0.7, gt=0, le=1, description="Rank weight factor per quality flag (status: seedling, confidence: low)."
     )
+
+
+class ResearchSettings(BaseModel):
+    """The Searcher: web research written as source records into the vault's sources folder (docs/research.md)."""
+
+    backend: Literal["searxng", "brave"] = Field(
+        "searxng", description="Search backend: searxng (its JSON API, self-hosted) or brave (Brave Search API)."
+    )
+    searxng_url: str = Field("http://searxng:8080", description="SearXNG root; its JSON format must be enabled.")
+    brave_url: str = Field(
+        "https://api.search.brave.com/res/v1/web/search", description="Brave Search API web search endpoint."
+    )
+    brave_key_env: str = Field(
+        "BRAVE_SEARCH_API_KEY", description="Name of the environment variable holding the Brave Search API key."
+    )
+    results: int = Field(8, ge=1, le=50, description="Search results fetched per question.")
+    user_agent: str = Field("SentinelSearcher/0.1", description="User agent sent, and matched in robots.txt.")
+    fetch_timeout_s: float = Field(10.0, gt=0, description="Seconds one page (or robots.txt) may take, in all.")
+    max_page_bytes: int = Field(3_000_000, gt=0, description="A page larger than this is not used (over the cap).")
+    max_redirects: int = Field(5, ge=0, description="Redirects followed per page before it is not used.")
+    allow_private_addresses: bool = Field(
+        False, description="Fetch result URLs on loopback or private addresses (off: the stack's services stay out)."
+    )
+    min_text_chars: int = Field(200, ge=0, description="A page whose main text is shorter is not used (too short).")
+    passage_min_chars: int = Field(60, ge=1, description="Paragraphs shorter than this are not passages.")
+    passage_max_words: int = Field(150, ge=10, description="Longer paragraphs are split at sentence ends.")
+    min_similarity: float = Field(
+        0.82, ge=0, le=1, description="e5 cosine (question, passage) from which a passage answers on meaning alone."
+    )
+    min_overlap: float = Field(
+        0.3, ge=0, le=1, description="Share of the question's words a passage must hold to count on wording..."
+    )
+    overlap_similarity: float = Field(0.8, ge=0, le=1, description="...together with at least this e5 cosine.")
+    passages_per_page: int = Field(3, ge=1, description="Most passages taken from one page (best first).")
+    model_filter: bool = Field(
+        False, description="Ask the extraction model 'does this passage answer?' (it can only remove passages)."
+    )
+    host: str = Field("127.0.0.1", description="Address the Searcher service binds to.")
+    port: int = Field(8002, description="Port the Searcher service listens on.")
 
 
 class Settings(BaseSettings):
@@ -222,3 +273,4 @@ class Settings(BaseSettings):
     openwebui: OpenWebUISettings = Field(default_factory=OpenWebUISettings)
     pool: PoolSettings = Field(default_factory=PoolSettings)
     chat: ChatSettings = Field(default_factory=ChatSettings)
+    research: ResearchSettings = Field(default_factory=ResearchSettings)

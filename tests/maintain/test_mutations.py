@@ -1,8 +1,8 @@
 """The mutation check: with any one gate check removed, at least one test of the pass or the tools fails.
 
 The checks are found by ``mutate.mutants`` (every ``Verdict``-returning function of every module in
-``sentinel.gates``), so a new gate is covered here without editing this file. Only the pass's and the
-tools' tests run against a mutant, not the gates' own unit tests (tests/gates), which would fail trivially.
+``sentinel.gates``), so a new gate is covered here without editing this file. Only the pass's, the tools' and
+research's tests run against a mutant, not the gates' own unit tests (tests/gates), which would fail trivially.
 """
 
 from __future__ import annotations
@@ -42,6 +42,7 @@ def test_removing_a_gate_fails_a_test(gate: str) -> None:
             "not slow",
             "tests/maintain",
             "tests/tools",
+            "tests/research",
             "--deselect",
             "tests/maintain/test_mutations.py",
         ],

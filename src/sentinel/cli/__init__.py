@@ -8,6 +8,7 @@ from sentinel.cli import chat, deploy, index, keys, maintain, openwebui
 from sentinel.cli import evals as eval_cli
 from sentinel.cli import mcp as mcp_cli
 from sentinel.cli import pool as pool_cli
+from sentinel.cli import research as research_cli
 from sentinel.cli import search as search_cli
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, help="Sentinel: a local model in front of your vault.")
@@ -23,6 +24,7 @@ app.command("embed")(search_cli.embed_command)
 app.command("eval")(eval_cli.eval_command)
 app.add_typer(deploy.app, name="deploy")
 app.command("mcp")(mcp_cli.mcp_command)
+app.command("research")(research_cli.research_command)
 
 
 def main() -> None:

@@ -12,6 +12,9 @@ backticks, quotes, asterisks, underscores, brackets (``[[name]]``) and trailing 
 Nothing else folds: hyphens, apostrophes, accents and word order must match. The match must also sit on word
 boundaries, so ``art`` is not found in ``start``. The text is the page as the model saw it: title line plus
 body without frontmatter, link markup replaced by the words a reader sees.
+
+The same gate keeps research honest (``keep_passages``): a passage goes into a source record only when it is
+found in the text fetched from its page, and what is written is the page's own text at that place.
 """
 
 from __future__ import annotations
@@ -82,3 +85,19 @@ def keep_verbatim(concepts: Iterable[str], text: str) -> Verdict[str]:
         else:
             dropped.append(raw)
     return sorted_items(kept, dropped, "not verbatim in the text: " + ", ".join(dropped))
+
+
+def keep_passages(passages: Iterable[str], text: str) -> Verdict[str]:
+    """Keep the passages found in ``text`` character for character (only a run of whitespace may stand for another
+    run), each as ``text`` spells it, so what is kept is the source's text and never the copy; the dropped ones are
+    returned as given. Stricter than ``keep_verbatim``: no case folding, no trimming, a passage is a quotation."""
+    kept: list[str] = []
+    dropped: list[str] = []
+    for passage in passages:
+        words = passage.split()
+        found = re.search(r"\s+".join(re.escape(word) for word in words), text) if words else None
+        if found and found.group(0) not in kept:
+            kept.append(found.group(0))
+        elif not found:
+            dropped.append(passage)
+    return sorted_items(kept, dropped, f"{len(dropped)} passages not verbatim in the fetched text")

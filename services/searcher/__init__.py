@@ -1,0 +1,1 @@
+"""The Searcher service: web research into the vault's sources folder, behind HTTP."""
