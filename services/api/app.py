@@ -31,6 +31,7 @@ from services.api.auth import key_ring, require_write, scope_of
 from services.api.mcp import mount_mcp
 from services.api.pool import pool_router
 from services.api.request_log import RequestLog, log_tool_call
+from services.api.search_page import mount_search_page
 
 log = logging.getLogger("sentinel.api")
 
@@ -147,6 +148,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return ToolText(text=text)
 
     app.include_router(pool_router(settings))
+    mount_search_page(app)
     return app
 
 
