@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import Browser, Page, sync_playwright
 
 from sentinel.gates.definition import Candidate
 from sentinel.index.db import open_index
@@ -90,3 +91,50 @@ def served(surface_vault: tuple[Settings, str]) -> Iterator[Served]:
     _, read_key = create_key(keys_path(settings), Scope.READ, "surfaces")
     with serve(create_app(settings)) as url:
         yield Served(url, settings, read_key, write_key, concept)
+
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "build" / "screenshots"
+FAILED = pytest.StashKey[bool]()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    report = yield
+    if report.when == "call":
+        item.stash[FAILED] = report.failed
+    return report
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    """Debian's Chromium, headless, driven by playwright (no browser is downloaded: CI installs chromium)."""
+    if not CHROMIUM.exists():
+        pytest.fail(f"{CHROMIUM} is missing: apt-get install chromium (.ci/run installs it)", pytrace=False)
+    with sync_playwright() as driver:
+        launched = driver.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def page(browser: Browser, request: pytest.FixtureRequest) -> Iterator[Page]:
+    """A fresh browser profile per test; a failed test leaves its screenshot in build/screenshots/."""
+    context = browser.new_context(viewport={"width": 1100, "height": 900})
+    opened = context.new_page()
+    yield opened
+    if request.node.stash.get(FAILED, False):
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        shot = SCREENSHOTS / f"{request.node.name}.png"
+        opened.screenshot(path=str(shot), full_page=True)
+        print(f"screenshot of the failed page: {shot}")
+    context.close()
