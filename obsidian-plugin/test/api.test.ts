@@ -66,3 +66,33 @@ test("with the API gone Semantic gives a notice and Quick still answers", async 
   const online = await answer("?Audioaufnahmen in einer Notiz", NOTES, transport, settings);
   assert.ok(online.hits.some((h) => h.path === "de/Erweiterungen/Audio-Rekorder.md"));
 });
+
+async function serverOrder(mode: "quick" | "facet", query: string): Promise<string[]> {
+  const paths: string[] = [];
+  for (let cursor: number | null = 0; cursor !== null; ) {
+    const response = await transport({
+      url: `${url}/v1/search`,
+      method: "POST",
+      headers: { "Content-Type": "application/json", Authorization: `Bearer ${key}` },
+      body: JSON.stringify({ query, mode, cursor }),
+    });
+    const page = response.json as { hits: { path: string }[]; next_cursor: number | null };
+    paths.push(...page.hits.map((h) => h.path));
+    cursor = page.next_cursor;
+  }
+  return paths;
+}
+
+test("Quick and Facet from the metadata cache order as the server's modes do", async () => {
+  const known = new Set(NOTES.map((n) => n.path));
+  for (const [mode, query] of [
+    ["quick", "palet"],
+    ["quick", "plugins/paleta"],
+    ["facet", "permalink:plugins/command-palette"],
+    ["facet", "status:seedling"],
+  ] as const) {
+    const server = (await serverOrder(mode, query)).filter((p) => known.has(p));
+    const local = (await answer(query, NOTES, transport, settings)).hits.map((h) => h.path);
+    assert.deepEqual(local, server, `${mode} ${query}`);
+  }
+});

@@ -58,7 +58,7 @@ class Served:
     concept: str  # vault path of the generated concept page
 
 
-def _settings(root: Path) -> Settings:
+def settings_in(root: Path) -> Settings:
     return Settings(vault=root / "vault", index_path=root / "index.db", embed_model_dir=E5_DIR, _env_file=None)
 
 
@@ -66,7 +66,7 @@ def _settings(root: Path) -> Settings:
 def surface_vault(tmp_path_factory: pytest.TempPathFactory, e5) -> tuple[Settings, str]:  # noqa: F811
     """The slice with a concept page the maintenance pass's own writer made, indexed and embedded once."""
     root = tmp_path_factory.mktemp("surfaces")
-    settings = _settings(root)
+    settings = settings_in(root)
     copy_pages(SLICE, settings.vault)
     concept = concept_path("Command palette plugin", settings)
     cited = Candidate(QUOTED, "en/Plugins/Command palette.md", "en", True, False)
