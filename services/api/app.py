@@ -21,6 +21,7 @@ from services.api import admin, tools
 from services.api.auth import key_ring
 from services.api.mcp import mount_mcp
 from services.api.pool import pool_router
+from services.api.search_page import mount_search_page
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -56,6 +57,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(admin.router)
     app.include_router(tools.router)
     app.include_router(pool_router(settings))
+    mount_search_page(app)
     return app
 
 

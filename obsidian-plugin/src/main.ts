@@ -1,0 +1,72 @@
+// Sentinel Search for Obsidian: Quick and Facet from the metadata cache, Semantic through the Sentinel API.
+import { type App, Plugin, PluginSettingTab, Setting, requestUrl } from "obsidian";
+import type { ApiSettings, Transport } from "./api";
+import { SearchModal } from "./modal";
+import { noteMeta } from "./notes";
+
+const DEFAULTS: ApiSettings = { url: "http://127.0.0.1:8000", key: "", timeoutMs: 8000 };
+
+// Obsidian's requestUrl: no CORS, works on mobile. A network failure throws; an HTTP error is a status.
+const transport: Transport = async ({ url, method, headers, body }) => {
+  const response = await requestUrl({ url, method, headers, body, throw: false });
+  let json: unknown = null;
+  try {
+    json = response.json;
+  } catch {
+    json = { detail: response.text };
+  }
+  return { status: response.status, json };
+};
+
+export default class SentinelSearch extends Plugin {
+  settings: ApiSettings = { ...DEFAULTS };
+
+  async onload(): Promise<void> {
+    this.settings = { ...DEFAULTS, ...((await this.loadData()) as Partial<ApiSettings> | null) };
+    const notes = () =>
+      this.app.vault.getMarkdownFiles().map((file) => noteMeta(file, this.app.metadataCache.getFileCache(file)));
+    this.addCommand({
+      id: "open-search",
+      name: "Open search",
+      callback: () => new SearchModal(this.app, notes, transport, () => this.settings).open(),
+    });
+    this.addSettingTab(new SentinelSettingTab(this.app, this));
+  }
+
+  async save(): Promise<void> {
+    await this.saveData(this.settings);
+  }
+}
+
+class SentinelSettingTab extends PluginSettingTab {
+  constructor(
+    app: App,
+    private readonly plugin: SentinelSearch,
+  ) {
+    super(app, plugin);
+  }
+
+  display(): void {
+    const { containerEl } = this;
+    containerEl.empty();
+    new Setting(containerEl)
+      .setName("API URL")
+      .setDesc("The Sentinel tool API, for Semantic (?) searches. Quick and Facet need no server.")
+      .addText((text) =>
+        text.setValue(this.plugin.settings.url).onChange(async (value) => {
+          this.plugin.settings.url = value.trim();
+          await this.plugin.save();
+        }),
+      );
+    new Setting(containerEl)
+      .setName("Read key")
+      .setDesc("From `sentinel keys create --scope read`. Empty when the API runs local-only on this machine.")
+      .addText((text) => {
+        text.inputEl.type = "password";
+        text.setValue(this.plugin.settings.key).onChange(async (value) => {
+          this.plugin.settings.key = value.trim();
+          await this.plugin.save();
+        });
+      });
+  }
+}

@@ -1,0 +1,51 @@
+"""The Obsidian plugin: `npm ci && npm run build` gives main.js, and its node tests pass against the real API.
+
+The plugin's logic (mode parsing, Quick and Facet over a stood-in metadata cache, the API client and its error
+states) runs under node's test runner (obsidian-plugin/test/); its API tests talk to the API served here over
+the eval slice. node_modules comes from the committed package-lock.json when it is missing.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.surfaces.conftest import Served
+
+PLUGIN = Path(__file__).resolve().parents[2] / "obsidian-plugin"
+
+
+def _npm(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    npm = shutil.which("npm")
+    if npm is None:
+        pytest.fail("npm is missing: apt-get install nodejs npm (.ci/run installs them)", pytrace=False)
+    return subprocess.run(
+        [npm, *args], cwd=PLUGIN, env=env or os.environ.copy(), capture_output=True, text=True, timeout=600
+    )
+
+
+@pytest.fixture(scope="module")
+def built() -> Path:
+    if not (PLUGIN / "node_modules" / ".package-lock.json").is_file():
+        installed = _npm("ci", "--no-audit", "--no-fund")
+        assert installed.returncode == 0, installed.stdout + installed.stderr
+    build = _npm("run", "build")
+    assert build.returncode == 0, build.stdout + build.stderr
+    return PLUGIN / "main.js"
+
+
+def test_build_gives_main_js(built: Path) -> None:
+    text = built.read_text()
+    assert "open-search" in text and "/v1/search" in text  # the command and the API client, bundled
+
+
+def test_node_tests_pass_against_the_api(built: Path, served: Served) -> None:
+    env = {**os.environ, "SENTINEL_TEST_API_URL": served.url, "SENTINEL_TEST_READ_KEY": served.read_key}
+    ran = _npm("test", env=env)
+    out = ran.stdout + ran.stderr
+    assert ran.returncode == 0, out
+    assert "ℹ fail 0" in out and "ℹ skipped 0" in out and "ℹ pass 10" in out, out
