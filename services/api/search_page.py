@@ -48,7 +48,7 @@ def _provenance(ctx: ToolContext, paths: list[str]) -> dict[str, dict[str, Any]]
     found: dict[str, dict[str, Any]] = {}
     for path, frontmatter in rows:
         sources = json.loads(frontmatter).get("sources") or []
-        trace = trace_page(ctx.settings.vault, path)
+        trace = trace_page(ctx.settings, path)
         found[path] = {
             "sources": [str(s) for s in sources] if isinstance(sources, list) else [],
             "quotes": [asdict(q) for q in trace.quotes],
