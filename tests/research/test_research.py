@@ -27,7 +27,7 @@ REFUSED = {
     "/huge-unannounced.html": "over the size cap (200000 bytes)",
     "/image.png": "not text (content type image/png)",
     "/private/page.html": "disallowed by robots.txt",
-    "/slow.html": "timeout after 1 s",
+    "/slow.html": "timeout after 3 s",
 }
 
 

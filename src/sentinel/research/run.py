@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from sentinel.embed.base import Embedder
 from sentinel.embed.factory import embedder_from_settings
@@ -53,11 +54,17 @@ def check_question(question: str) -> str:
     return words
 
 
-def prepare(settings: Settings) -> Embedder:
-    """Everything research needs, checked before a run: the target, the extractors, the embedder."""
-    research_target(settings)
+def check_ready(settings: Settings) -> Path:
+    """The sources folder research writes into, once the target and the extractors are checked."""
+    target = research_target(settings)
     if problem := missing_extractors():
         raise ResearchRefused(problem)
+    return target
+
+
+def prepare(settings: Settings) -> Embedder:
+    """Everything research needs, checked before a run: the target, the extractors, the embedder."""
+    check_ready(settings)
     embedder = embedder_from_settings(settings)
     if embedder is None:
         raise ResearchRefused(
@@ -114,8 +121,8 @@ def research(
     """Research ``question`` and append what was found to its source record; returns what happened."""
     started = time.perf_counter()
     question = check_question(question)
+    vault = check_ready(settings).parent
     embedder = embedder or prepare(settings)
-    vault = research_target(settings).parent
     backend = backend or backend_from_settings(settings.research)
     hits = backend.search(question, settings.research.results)
     run = Run(question, now_iso(), backend.name, question)
