@@ -12,7 +12,7 @@ $(VENV)/.installed: pyproject.toml
 	  { echo "$(PYTHON_FOR_VENV) cannot load SQLite extensions (sqlite-vec needs that): set PYTHON_FOR_VENV to one that can, e.g. Debian's /usr/bin/python3"; exit 1; }
 	test -x $(PY) || $(PYTHON_FOR_VENV) -m venv $(VENV)
 	$(PY) -m pip install -q -U pip
-	$(PY) -m pip install -q -e '.[onnx,api,worker,providers,dev]'
+	$(PY) -m pip install -q -e '.[onnx,api,worker,providers,research,dev]'
 	touch $@
 
 lint: venv
