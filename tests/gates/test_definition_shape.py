@@ -18,6 +18,7 @@ DEFINES = [
     ("Una bóveda es una carpeta en tu sistema de archivos.", "bóveda"),
     ("Obsidian Sync es un servicio de sincronización.", "Obsidian Sync"),
     ("Obsidian Sync, notlarınızı cihazlar arasında eşitleyen bir hizmettir.", "Obsidian Sync"),
+    ("Kasa, notlarınızı bir arada tutan bir klasördür.", "Kasa"),
 ]
 DOES_NOT = [
     ("Öffne die **Einstellungen**.", "Einstellungen"),  # an instruction
@@ -28,6 +29,12 @@ DOES_NOT = [
     ("Use Search to find notes.", "Search"),
     ("Bir kasa oluştur.", "kasa"),  # a Turkish command ending like a copula
     ("Abre la Configuración.", "Configuración"),
+    # The two the code let through to the small Qwen over the 40-page sample (bench/fidelity_sample.py): a
+    # genitive subject with a future verb ("you will need to log in from the Account section of Settings"),
+    # and a passive perfect ("local and remote vaults have been fully synced").
+    ("**Ayarlar**'ın Hesap bölümünden uygulamaya tekrar giriş yapmanız gerekecektir.", "Ayarlar"),
+    ("Yerel ve uzak kasalar tamamen senkronize edilmiştir.", "Yerel ve uzak kasalar"),
+    ("Yerleşik Eklentiler ayarlarında Sync etkinleştirilmiş olmalıdır.", "Yerleşik Eklentiler"),
 ]
 
 
