@@ -109,6 +109,12 @@ _TR_VERBAL_END = re.compile(
     r"(?:mış|miş|muş|müş|acak|ecek|makta|mekte|yor|malı|meli)(?:dır|dir|dur|dür|tır|tir|tur|tür)\s*\.?$",
     re.IGNORECASE,
 )
+# A Turkish definition says what the thing is: "X, ... bir hizmettir" / "X bir klasördür" (a "bir" just before
+# the copula word), or "X, ... anlamına gelir" (means); the name is followed by a comma or by "bir". A "-dir" on
+# an adjective or an existential ("planınıza bağlıdır": depends on your plan; "ihtiyacınız vardır": you need)
+# is a statement about the thing, not what it is.
+_TR_IS_A = re.compile(r"\bbir\s+(?:\S+\s+){0,2}\S+(?:dır|dir|dur|dür|tır|tir|tur|tür)\s*\.?$", re.IGNORECASE)
+_TR_MEANS = re.compile(r"(?:anlamına gelir|demektir|olarak tanımlanır|ifade eder)\s*\.?$", re.IGNORECASE)
 _TR_MIN_WORDS = 5
 _EMPHASIS = re.compile(r"\*\*|__|[*`]")
 
@@ -176,8 +182,8 @@ def _shaped(text: str, name: str, lang: str) -> bool:
         # The copula is a suffix on the last word, which a short command can end with too ("oluştur"), and the
         # subject is in the nominative, with no case suffix ("Ayarlar'ın ...": of the Settings).
         long_enough = len(text.split()) >= _TR_MIN_WORDS
-        nominal = _TR_DEFINING_END.search(text) and not _TR_VERBAL_END.search(text)
-        if long_enough and nominal and re.search(subject + r"[\s,]", text):
+        nominal = (_TR_IS_A.search(text) or _TR_MEANS.search(text)) and not _TR_VERBAL_END.search(text)
+        if long_enough and nominal and re.search(subject + r"(?:\s*,|\s+bir\b)", text):
             return True
     elif re.search(subject + _APPOSITION + r"\s*" + _VERB[lang], text):
         return True
