@@ -14,9 +14,12 @@ from pathlib import Path
 
 import frontmatter
 
+from sentinel.gates import definition, derived
+from sentinel.gates.verbatim import normalise
 from sentinel.index.db import open_index
 from sentinel.index.sync import sync
 from sentinel.maintain import analysis, ledger, queue
+from sentinel.maintain.concepts import mentions
 from sentinel.maintain.models import Models
 from sentinel.maintain.run import run_pass
 from sentinel.paths import ledger_dir
@@ -52,6 +55,22 @@ def set_aside(settings: Settings) -> list[str]:
         analysis.store(db, analysis.Outcome(due.path, page_hash, "failed", reason=SET_ASIDE), MODEL_ALIAS)
         aside.append(due.path)
     return aside
+
+
+def askable(settings: Settings) -> dict[str, list[tuple[str, str]]]:
+    """Per growth-queue name, the distinct sentences of its paragraphs that pass the definition gate's code
+    checks (the only ones the model is asked about): what a person judges when no page was written."""
+    db = open_index(settings)
+    found: dict[str, list[tuple[str, str]]] = {}
+    for entry in derived.growth_queue(db, settings.concept_pages_per_pass).kept:
+        seen: dict[str, tuple[str, str]] = {}
+        for mention in mentions(db, entry.name, settings.concept_max_paragraphs):
+            for sentence in mention.sentences:
+                if definition.worth_asking(sentence, entry.name, mention.language):
+                    seen.setdefault(normalise(sentence), (mention.source, sentence))
+        if seen:
+            found[entry.name] = list(seen.values())
+    return found
 
 
 def main() -> None:
@@ -97,9 +116,16 @@ def main() -> None:
         quotes = page.metadata.get("quotes")
         for quote in quotes if isinstance(quotes, list) else []:
             print(f"  [{quote['source']}] {quote['sentence']}")
+    print("\nwhat the code checks let through to the model (every name left in the growth queue):")
+    for name, sentences in askable(settings).items():
+        print(f"  {name}")
+        for where, sentence in sentences:
+            print(f"    [{where}] {sentence}")
     if report.ledger:
         print(f"\nledger {ledger_dir(settings) / report.ledger}.md:\n")
         print(ledger.render(settings, report.ledger))
+    else:
+        print("\nledger: none (the pass wrote no page and no alias)")
 
 
 if __name__ == "__main__":

@@ -18,6 +18,12 @@ DEFINES = [
     ("Una bóveda es una carpeta en tu sistema de archivos.", "bóveda"),
     ("Obsidian Sync es un servicio de sincronización.", "Obsidian Sync"),
     ("Obsidian Sync, notlarınızı cihazlar arasında eşitleyen bir hizmettir.", "Obsidian Sync"),
+    ("Kasa, notlarınızı bir arada tutan bir klasördür.", "Kasa"),
+    (
+        "**Kasa**, dosya sisteminizde notlar ve yapılandırma içeren bir `.obsidian` klasörü barındıran bir klasördür.",
+        "Kasa",
+    ),
+    ("Markdown, metni biçimlendirmek için kullanılan bir işaretleme dilidir.", "Markdown"),
 ]
 DOES_NOT = [
     ("Öffne die **Einstellungen**.", "Einstellungen"),  # an instruction
@@ -28,6 +34,19 @@ DOES_NOT = [
     ("Use Search to find notes.", "Search"),
     ("Bir kasa oluştur.", "kasa"),  # a Turkish command ending like a copula
     ("Abre la Configuración.", "Configuración"),
+    # The two the code let through to the small Qwen over the 40-page sample (bench/fidelity_sample.py): a
+    # genitive subject with a future verb ("you will need to log in from the Account section of Settings"),
+    # and a passive perfect ("local and remote vaults have been fully synced").
+    ("**Ayarlar**'ın Hesap bölümünden uygulamaya tekrar giriş yapmanız gerekecektir.", "Ayarlar"),
+    ("Yerel ve uzak kasalar tamamen senkronize edilmiştir.", "Yerel ve uzak kasalar"),
+    ("Yerleşik Eklentiler ayarlarında Sync etkinleştirilmiş olmalıdır.", "Yerleşik Eklentiler"),
+    # What the code let through over the whole eval vault: the name opens the sentence without being what it
+    # says is something ("the data you can store using Obsidian Sync depends on your plan"; "you need a custom
+    # domain"; "if you don't see 'vault size exceeds', it means ..."; "services like Dropbox ... are folder-based").
+    ("Obsidian Sync kullanarak depolayabileceğiniz veri miktarı abonelik planınıza bağlıdır.", "Obsidian Sync"),
+    ("Obsidian Publish sitenizde analitik kullanmak için bir özel alan adına ihtiyacınız vardır.", "Obsidian Publish"),
+    ("**Kasa boyutu limiti aşıyor** ifadesini görmüyorsanız, bu henüz limite ulaşmadığınız anlamına gelir.", "Kasa"),
+    ("Dropbox, Google Drive, iCloud ve OneDrive gibi hizmetler klasör tabanlıdır.", "Dropbox"),
 ]
 
 

@@ -52,7 +52,19 @@ def eval_copy(tmp_path: Path) -> Settings:
     vault = tmp_path / "vault"
     shutil.copytree(require_eval_vault(), vault, ignore=shutil.ignore_patterns(".*"))
     # A note reaching for names the eval vault defines (in four languages), so the machines are asked about them.
-    names = ["vault", "Vault", "Markdown", "Kasa", "bóveda", "Obsidian Publish", "Obsidian Sync", "Canvas"]
+    # YAML and Git have no page of their own and two sentences each that code finds definitional.
+    names = [
+        "vault",
+        "Vault",
+        "Markdown",
+        "Kasa",
+        "bóveda",
+        "Obsidian Publish",
+        "Obsidian Sync",
+        "Canvas",
+        "YAML",
+        "Git",
+    ]
     (vault / "notes").mkdir()
     (vault / "notes" / "Reading list.md").write_text("".join(f"- [[{n}]]\n" for n in names), encoding="utf-8")
     settings = Settings(vault=vault, index_path=tmp_path / "index" / "index.db", _env_file=None)

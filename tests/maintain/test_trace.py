@@ -147,6 +147,9 @@ def test_a_chat_cannot_claim_a_page_of_its_own_is_generated(vault_settings: Writ
     assert write(ctx, "notes/b.md", claim).status.name == "OK"
     written = frontmatter.loads((settings.vault / "notes/b.md").read_text(encoding="utf-8"))
     assert written.metadata == {"tags": ["x"]} and not trace.trace_page(settings, "notes/b.md").generated
+    edited = f"---\nedited_by: chat\nquotes:\n- sentence: {LIE}\n  source: notes/a.md\n---\n> {LIE}\n"
+    assert write(ctx, "notes/c.md", edited).status.name == "OK"
+    assert frontmatter.loads((settings.vault / "notes/c.md").read_text(encoding="utf-8")).metadata == {}
 
 
 def test_a_quote_from_a_note_is_walked_to_its_transcript(vault_settings: WriteVault, run_maintain: RunPass) -> None:

@@ -102,6 +102,19 @@ _TR_DEFINING_END = re.compile(
     r"denir|denilir|adı verilir)\s*\.?$",
     re.IGNORECASE,
 )
+# A "-dir" on a verb's tense is a statement about an event, not a definition: "senkronize edilmiştir" (has
+# been synced), "giriş yapmanız gerekecektir" (you will need to log in), "kaydetmektedir" (is saving),
+# "etkinleştirilmiş olmalıdır" (must be enabled).
+_TR_VERBAL_END = re.compile(
+    r"(?:mış|miş|muş|müş|acak|ecek|makta|mekte|yor|malı|meli)(?:dır|dir|dur|dür|tır|tir|tur|tür)\s*\.?$",
+    re.IGNORECASE,
+)
+# A Turkish definition says what the thing is: "X, ... bir hizmettir" / "X bir klasördür" (a "bir" just before
+# the copula word), or "X, ... anlamına gelir" (means); the name is followed by a comma or by "bir". A "-dir" on
+# an adjective or an existential ("planınıza bağlıdır": depends on your plan; "ihtiyacınız vardır": you need)
+# is a statement about the thing, not what it is.
+_TR_IS_A = re.compile(r"\bbir\s+(?:\S+\s+){0,2}\S+(?:dır|dir|dur|dür|tır|tir|tur|tür)\s*\.?$", re.IGNORECASE)
+_TR_MEANS = re.compile(r"(?:anlamına gelir|demektir|olarak tanımlanır|ifade eder)\s*\.?$", re.IGNORECASE)
 _TR_MIN_WORDS = 5
 _EMPHASIS = re.compile(r"\*\*|__|[*`]")
 
@@ -166,9 +179,11 @@ def _shaped(text: str, name: str, lang: str) -> bool:
     exact, first = _name_pattern(name, False), _name_pattern(name, True)
     subject = rf"^(?:{first}|{_OPENING}{_ARTICLE[lang]}{exact})"
     if lang == "tr":
-        # The copula is a suffix on the last word, which a short command can end with too ("oluştur").
+        # The copula is a suffix on the last word, which a short command can end with too ("oluştur"), and the
+        # subject is in the nominative, with no case suffix ("Ayarlar'ın ...": of the Settings).
         long_enough = len(text.split()) >= _TR_MIN_WORDS
-        if long_enough and re.search(subject + r"(?:['’]?\w*)?[\s,]", text) and _TR_DEFINING_END.search(text):
+        nominal = (_TR_IS_A.search(text) or _TR_MEANS.search(text)) and not _TR_VERBAL_END.search(text)
+        if long_enough and nominal and re.search(subject + r"(?:\s*,|\s+bir\b)", text):
             return True
     elif re.search(subject + _APPOSITION + r"\s*" + _VERB[lang], text):
         return True

@@ -5,9 +5,9 @@ sentence, its character span in the source's visible text (body without frontmat
 and the SHA-256 of the source file as it was when the page was written; plus the hash of the page body as
 written. ``trace_page`` walks each quote the page shows now back to its source and re-verifies it against the
 source as it is now, saying plainly which link of the chain broke: a quote the record does not hold (the page
-was edited after generation: by a chat write or by hand, which the vault alone cannot tell apart), a quote no
-longer in its source, a source that changed (the quote still there or not) or vanished. A quote from a note
-goes one step further, to the transcript the note's record line points at.
+was edited after generation, and by whom: see below), a quote no longer in its source, a source that changed
+(the quote still there or not) or vanished. A quote from a note goes one step further, to the transcript the
+note's record line points at.
 
 Who edited: a write through Sentinel's tools over a generated page goes through ``stamp_edit``, which takes off
 what the page no longer earns (``generated_by``, ``sources``), keeps the pass's record (``quotes``,
@@ -56,10 +56,11 @@ def stamp_edit(current: str, new: str, editor: str, when: str) -> str:
 
     Over a generated page: ``new`` without the claims of a generated page, with the pass's record taken from
     ``current`` (never from ``new``: a writer cannot forge it) and ``edited_by: editor``, ``edited_at: when``.
-    Over any other page: ``new`` as it is, less a ``generated_by`` it claims (only the pass writes that).
+    Over any other page: ``new`` as it is, less the claims and record of a generated page if it makes them
+    (only the pass writes those).
     """
     before, (after, body, _, problem) = split_frontmatter(current)[0], split_frontmatter(new)
-    if not _traceable(before) and after.get("generated_by") != GENERATED_BY:
+    if not _traceable(before) and not _traceable(after):
         return new
     if problem:  # broken YAML in the new text: its keys cannot be trusted or kept
         after = {}
