@@ -46,7 +46,6 @@ LEGACY: dict[str, tuple[str, Callable[..., Any]]] = {
     "contrary": ("denies_difference", lambda answer: True),
     "consistent": ("contexts_agree", lambda name_sentences, title_sentences, answer: True),
     "two_pages": ("both_exist", lambda name_page, target_page: False),
-    "one_language": ("synonyms_in_one_language", lambda a, b, a_sentences, b_sentences: False),
 }
 
 

@@ -8,7 +8,19 @@ from __future__ import annotations
 
 import pytest
 
-from sentinel.gates import consistent, contexts, contrary, numbers, opposites, qualifiers, shape, sibling, two_pages
+from sentinel.gates import (
+    consistent,
+    contexts,
+    contrary,
+    coordinated,
+    numbers,
+    one_language,
+    opposites,
+    qualifiers,
+    shape,
+    sibling,
+    two_pages,
+)
 from sentinel.vault.name_words import variant_key
 
 
@@ -160,3 +172,61 @@ def test_a_name_with_a_page_of_its_own_is_never_an_alias_of_another() -> None:
     assert two_pages.both_exist("wiki/Core plugin.md", "notes/Core plugins.md")
     assert not two_pages.both_exist(None, "notes/Core plugins.md")
     assert not two_pages.both_exist("notes/Core plugins.md", "notes/Core plugins.md")
+
+
+WORKSPACES = "Commands for Workspace and the Workspaces plugin."
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "sentence"),
+    [
+        ("Workspaces", "Workspace", WORKSPACES),
+        ("Layout", "Layouts", "Pick a layout and the layouts plugin saves it."),
+        ("Einstellung", "Einstellungen", "Die Einstellung und die Einstellungen-Seite."),  # hyphen ends a word
+        ("Plantilla", "Plantillas", "Una plantilla y las plantillas del complemento."),
+        ("Filtre", "Filtreler", "Filtre ve Filtreler eklentisi."),
+    ],
+)
+def test_spellings_joined_by_and_are_two_things(a: str, b: str, sentence: str) -> None:
+    verdict = coordinated.spellings_kept_apart(a, b, ["Nothing here.", sentence])
+    assert not verdict.passed and sentence[:20] in verdict.reason
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "sentence"),
+    [
+        ("core plugin", "Core plugins", "Each core plugin is one of the core plugins."),
+        ("note", "notes", "Select a note or notes to move."),  # "or" offers one thing in two numbers
+        ("Tag", "Tags", "Tags help you find notes."),
+        ("Dark mode", "Light mode", "Dark mode and light mode."),  # not spellings of one name: contexts' case
+        ("Tags", "tags", "Tags and tags."),  # the same letters: nothing to tell apart
+    ],
+)
+def test_spellings_not_joined_by_and_are_left_to_the_model(a: str, b: str, sentence: str) -> None:
+    assert coordinated.spellings_kept_apart(a, b, [sentence]).passed
+
+
+EN = ["Tags are keywords that help you find notes.", "You can add tags to the frontmatter of a note."]
+DE = ["Lesezeichen sind Verweise, die du in der Seitenleiste speicherst.", "Du kannst die Lesezeichen ordnen."]
+DE_TAGS = ["Du kannst Tags in der Seitenleiste sehen und die Tags ordnen."]
+
+
+def test_names_that_share_no_word_are_asked_only_when_each_keeps_to_its_own_language() -> None:
+    assert one_language.shown_as_translation("Lesezeichen", "Tags", DE, EN).passed
+    assert one_language.shown_as_translation("Tags", "Tag", EN, EN).passed  # a word shared: not this gate's
+
+
+@pytest.mark.parametrize(
+    ("b_sentences", "why"),
+    [
+        (EN, "both English"),
+        ([*EN, *DE_TAGS], "Tags is used in German pages too: a loanword, not one language"),
+        (["| `file.tags` | list |"], "no sentence shows a language"),
+        ([], "no sentence at all"),
+    ],
+)
+def test_names_that_share_no_word_and_are_not_shown_as_a_translation_are_not_asked(
+    b_sentences: list[str], why: str
+) -> None:
+    verdict = one_language.shown_as_translation("Bookmarks", "Tags", EN, b_sentences)
+    assert not verdict.passed and "add an alias by hand" in verdict.reason, why

@@ -19,7 +19,8 @@ from sentinel.settings import Settings
 from sentinel.vault.name_words import variant_key
 from tests.conftest import WriteVault
 from tests.maintain.conftest import RunPass, ScriptedModel, yes_machine
-from tests.support.name_pairs import EVAL_VAULT, LabelledPair, decide_all, eval_index, load_pairs
+from tests.support.eval_data import eval_vault_path
+from tests.support.name_pairs import LabelledPair, decide_all, eval_index, load_pairs
 
 GRB = "---\ntags: [astro]\n---\n# Gamma-ray burst\n\nA flash of gamma rays.\n"
 
@@ -206,6 +207,8 @@ AGREEABLE = ScriptedModel(same=lambda a, b: "same", contrary=lambda a, b: "no", 
         ("Core themes", "Community themes", "sibling"),
         ("Links", "Internal links", "shape"),
         ("Page preview", "Slash commands", "one_language"),
+        ("Bookmarks", "Tags", "one_language"),  # "Tags" appears in German pages too: no translation shown
+        ("Workspaces", "Workspace", "coordinated"),  # "Commands for Workspace and the Workspaces plugin."
     ],
 )
 def test_a_model_that_confirms_everything_is_stopped_by_the_name_gates(
@@ -225,7 +228,7 @@ def test_a_translation_stays_the_model_s_call(eval_db: tuple[Settings, sqlite3.C
 
 def _eval_copy(tmp_path: Path) -> Settings:
     vault = tmp_path / "vault"
-    shutil.copytree(EVAL_VAULT, vault)
+    shutil.copytree(eval_vault_path(), vault)
     return Settings(
         vault=vault,
         index_path=tmp_path / "index.db",

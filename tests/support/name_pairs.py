@@ -23,9 +23,9 @@ from sentinel.maintain.names import Decision, NamesReport, Pair, _decide, simila
 from sentinel.providers import ChatProvider
 from sentinel.settings import Settings
 from sentinel.vault.links import link_key
+from tests.support.eval_data import eval_vault_path
 
 PAIRS_FILE = Path(__file__).resolve().parents[1] / "maintain" / "data" / "name_pairs.tsv"
-EVAL_VAULT = Path(__file__).resolve().parents[3] / "shared" / "eval" / "obsidian-help"
 MERGE_IS_RIGHT = ("same", "translation")
 MERGE_IS_WRONG = ("different", "defer")
 
@@ -52,7 +52,7 @@ def load_pairs(path: Path = PAIRS_FILE) -> list[LabelledPair]:
 def eval_index() -> Iterator[tuple[Settings, sqlite3.Connection]]:
     """The eval vault, read in place, indexed into a temporary database (the vault itself is never written)."""
     with TemporaryDirectory() as folder:
-        settings = Settings(vault=EVAL_VAULT, index_path=Path(folder) / "index.db", _env_file=None)
+        settings = Settings(vault=eval_vault_path(), index_path=Path(folder) / "index.db", _env_file=None)
         db = open_index(settings)
         try:
             sync(settings, db)

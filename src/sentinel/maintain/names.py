@@ -7,7 +7,9 @@ diacritics, hyphen/space, plural: ``name_words.variant_key``). Then, in order, a
 1. a name that has a page of its own is never an alias of another (two-pages gate: counted ``different``);
 2. the names' shape: different numbers, platform/product qualifiers, opposite/ordinal/tier words, or one word
    replaced by another mean two things (``different``); one name inside the other defers (``unclear``);
-3. the vault: a sentence naming both apart means two things (contexts gate: ``different``);
+3. the vault: a sentence naming both apart, or joining two spellings of one name with "and", means two things
+   (contexts and coordination gates: ``different``); two names with no word in common are asked only when the
+   vault shows them in two languages, each name keeping to its own (one-language gate: else ``unclear``);
 4. the model, asked "same?" (``different``/``unclear`` as it says), then swapped (reversal gate), then the
    contrary "different, or a kind or part?" (contrary gate), then "do the sentences where each appears fit one
    thing?" (consistency gate): any of these three not agreeing is ``unconfirmed``.
@@ -31,6 +33,7 @@ from sentinel.gates import (
     consistent,
     contexts,
     contrary,
+    coordinated,
     derived,
     numbers,
     one_language,
@@ -203,7 +206,9 @@ def _decide(
     seen = Decision("unconfirmed", name_sentences=name_sentences, title_sentences=title_sentences)
     if contexts.named_apart(pair.name, pair.title, (*name_sentences, *title_sentences)):
         return replace(seen, verdict="different", gate="contexts")
-    if one_language.synonyms_in_one_language(pair.name, pair.title, name_sentences, title_sentences):
+    if not coordinated.spellings_kept_apart(pair.name, pair.title, (*name_sentences, *title_sentences)).passed:
+        return replace(seen, verdict="different", gate="coordinated")
+    if not one_language.shown_as_translation(pair.name, pair.title, name_sentences, title_sentences).passed:
         return replace(seen, verdict="unclear", gate="one_language")
     attempts = settings.analysis_attempts
     asked = ask.same(pair.name, name_sentences, pair.title, title_sentences)
