@@ -21,7 +21,7 @@ from sentinel.maintain.run import run_pass
 from sentinel.paths import ledger_dir
 from sentinel.providers import provider_for
 from sentinel.settings import ProviderSettings, Settings
-from tests.conftest import EVAL_VAULT
+from tests.support.eval_data import eval_vault_path, missing_eval_vault
 from tests.support.fixtures import LLAMA_CTX
 from tests.support.llama import MODEL_ALIAS, llama_server
 
@@ -29,7 +29,7 @@ from tests.support.llama import MODEL_ALIAS, llama_server
 def sample(pages: int) -> list[Path]:
     """``pages`` pages, the same share from each language, spread evenly over each one's sorted pages."""
     chosen: list[Path] = []
-    languages = sorted(p for p in EVAL_VAULT.iterdir() if p.is_dir())
+    languages = sorted(p for p in eval_vault_path().iterdir() if p.is_dir())
     for language in languages:
         files = sorted(language.rglob("*.md"))
         share = pages // len(languages)
@@ -43,15 +43,22 @@ def main() -> None:
     parser.add_argument("--pages", type=int, default=40)
     parser.add_argument("--minutes", type=float, default=30)
     parser.add_argument("--out", type=Path, default=Path("/tmp/fidelity-sample"))
+    parser.add_argument("--pairs", type=int, default=15, help="name pairs asked per resolution round")
+    parser.add_argument("--resume", action="store_true", help="keep --out's vault and index: pages analysed stay")
     args = parser.parse_args()
-    shutil.rmtree(args.out, ignore_errors=True)
+    if reason := missing_eval_vault():
+        raise SystemExit(reason)
     vault = args.out / "vault"
-    for source in sample(args.pages):
-        target = vault / source.relative_to(EVAL_VAULT)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(source, target)
+    if not (args.resume and vault.is_dir()):
+        shutil.rmtree(args.out, ignore_errors=True)
+        for source in sample(args.pages):
+            target = vault / source.relative_to(eval_vault_path())
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, target)
     settings = Settings(vault=vault, index_path=args.out / "index" / "index.db", _env_file=None)
-    settings = settings.model_copy(update={"concept_pages_per_pass": 60, "concept_max_paragraphs": 12})
+    settings = settings.model_copy(
+        update={"concept_pages_per_pass": 60, "concept_max_paragraphs": 12, "resolve_max_pairs": args.pairs}
+    )
     with llama_server(ctx=LLAMA_CTX) as url:
         model = provider_for(ProviderSettings(kind="openai", base_url=url, model=MODEL_ALIAS, num_ctx=LLAMA_CTX))
         report = run_pass(

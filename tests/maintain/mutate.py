@@ -7,8 +7,7 @@ The harness finds the checks itself, so a new gate is covered without editing th
 whatever it kept or dropped is returned as kept, with ``passed`` true. ``test_mutations.py`` runs the pass's
 tests once per removed check: at least one must fail.
 
-Gates that predate the ``Verdict`` convention are listed in ``LEGACY`` with what the pass would do without
-them; a gate module that neither follows the convention nor is listed fails ``test_mutations.py``.
+A gate module without such a check fails ``test_mutations.py``: there is no list of exceptions to keep.
 
 Guards outside ``gates/``, excluded on purpose:
 - ``paths.jail`` (the vault boundary for every path a model or a user gives) is where-things-are, which the
@@ -31,22 +30,6 @@ import pytest
 
 import sentinel.gates
 from sentinel.gates import Verdict
-
-LEGACY: dict[str, tuple[str, Callable[..., Any]]] = {
-    "reversal": ("confirmed_by_reversal", lambda first, swapped: first),
-    "shape": ("defers_by_shape", lambda a, b: False),
-    "stale_write": ("stale_write_refusal", lambda *args: ""),
-    "transcripts": ("transcript_refusal", lambda *args: ""),
-    "wiki_creation": ("wiki_creation_refusal", lambda *args: ""),
-    "numbers": ("numbered_apart", lambda a, b: False),
-    "qualifiers": ("qualified_apart", lambda a, b: False),
-    "opposites": ("opposed", lambda a, b: False),
-    "sibling": ("replaces_a_word", lambda a, b: False),
-    "contexts": ("named_apart", lambda a, b, sentences: False),
-    "contrary": ("denies_difference", lambda answer: True),
-    "consistent": ("contexts_agree", lambda name_sentences, title_sentences, answer: True),
-    "two_pages": ("both_exist", lambda name_page, target_page: False),
-}
 
 
 def gate_modules() -> list[ModuleType]:
@@ -74,9 +57,7 @@ def short(module: ModuleType) -> str:
 
 def mutants() -> list[str]:
     """Every removable check, as ``module.function``."""
-    found = [f"{short(m)}.{name}" for m in gate_modules() for name in checks(m)]
-    found += [f"{gate}.{function}" for gate, (function, _) in LEGACY.items()]
-    return sorted(found)
+    return sorted(f"{short(m)}.{name}" for m in gate_modules() for name in checks(m))
 
 
 def _everything_passes(real: Callable[..., Verdict[Any]]) -> Callable[..., Verdict[Any]]:
@@ -93,7 +74,4 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     gate, function = target.split(".", 1)
     module = importlib.import_module(f"sentinel.gates.{gate}")
-    if gate in LEGACY:
-        setattr(module, function, LEGACY[gate][1])
-    else:
-        setattr(module, function, _everything_passes(getattr(module, function)))
+    setattr(module, function, _everything_passes(getattr(module, function)))

@@ -60,7 +60,7 @@ def test_the_fold_joins_spellings_of_one_name_only(a: str, b: str, one_name: boo
     ],
 )
 def test_siblings_that_replace_a_word_are_two_things(a: str, b: str) -> None:
-    assert sibling.replaces_a_word(a, b) and sibling.replaces_a_word(b, a)
+    assert not sibling.no_replaced_word(a, b).passed and not sibling.no_replaced_word(b, a).passed
 
 
 @pytest.mark.parametrize(
@@ -73,7 +73,7 @@ def test_siblings_that_replace_a_word_are_two_things(a: str, b: str) -> None:
     ],
 )
 def test_spellings_translations_and_additions_are_not_siblings(a: str, b: str) -> None:
-    assert not sibling.replaces_a_word(a, b)
+    assert sibling.no_replaced_word(a, b).passed
 
 
 @pytest.mark.parametrize(
@@ -93,7 +93,7 @@ def test_spellings_translations_and_additions_are_not_siblings(a: str, b: str) -
     ],
 )
 def test_opposite_ordinal_and_tier_marks(a: str, b: str, two_things: bool) -> None:
-    assert opposites.opposed(a, b) is two_things
+    assert opposites.not_opposed(a, b).passed is not two_things
 
 
 @pytest.mark.parametrize(
@@ -110,7 +110,7 @@ def test_opposite_ordinal_and_tier_marks(a: str, b: str, two_things: bool) -> No
     ],
 )
 def test_platform_and_product_qualifiers(a: str, b: str, two_things: bool) -> None:
-    assert qualifiers.qualified_apart(a, b) is two_things
+    assert qualifiers.same_qualifiers(a, b).passed is not two_things
 
 
 @pytest.mark.parametrize(
@@ -126,7 +126,7 @@ def test_platform_and_product_qualifiers(a: str, b: str, two_things: bool) -> No
     ],
 )
 def test_numbers(a: str, b: str, two_things: bool) -> None:
-    assert numbers.numbered_apart(a, b) is two_things
+    assert numbers.same_numbers(a, b).passed is not two_things
 
 
 @pytest.mark.parametrize(
@@ -141,37 +141,41 @@ def test_numbers(a: str, b: str, two_things: bool) -> None:
     ],
 )
 def test_shape_defers_additions(a: str, b: str, defers: bool) -> None:
-    assert shape.defers_by_shape(a, b) is defers
+    assert shape.no_added_words(a, b).passed is not defers
 
 
 def test_a_sentence_naming_both_apart_makes_them_two_things() -> None:
-    assert contexts.named_apart("Dark mode", "Light mode", ["Switch between dark mode and light mode."])
-    assert contexts.named_apart("Links", "Internal links", ["Links differ from internal links."])
+    assert not contexts.never_named_apart(
+        "Dark mode", "Light mode", ["Switch between dark mode and light mode."]
+    ).passed
+    assert not contexts.never_named_apart("Links", "Internal links", ["Links differ from internal links."]).passed
 
 
 def test_one_inside_the_other_or_two_spellings_in_a_sentence_are_not_apart() -> None:
-    assert not contexts.named_apart("Links", "Internal links", ["Use internal links to connect notes."])
-    assert not contexts.named_apart("core plugin", "Core plugins", ["Each core plugin is one of the core plugins."])
-    assert not contexts.named_apart("Dark mode", "Light mode", ["Dark mode is easy on the eyes."])
+    assert contexts.never_named_apart("Links", "Internal links", ["Use internal links to connect notes."]).passed
+    assert contexts.never_named_apart(
+        "core plugin", "Core plugins", ["Each core plugin is one of the core plugins."]
+    ).passed
+    assert contexts.never_named_apart("Dark mode", "Light mode", ["Dark mode is easy on the eyes."]).passed
 
 
 @pytest.mark.parametrize(("answer", "stands"), [("no", True), ("yes", False), ("unclear", False), (None, False)])
 def test_only_a_denied_contrary_lets_a_same_stand(answer: contrary.YesNo | None, stands: bool) -> None:
-    assert contrary.denies_difference(answer) is stands
+    assert contrary.denies_difference(answer).passed is stands
 
 
 def test_contexts_agree_only_on_yes_with_sentences_on_both_sides() -> None:
-    assert consistent.contexts_agree(["A is x."], ["B is x."], "yes")
-    assert not consistent.contexts_agree(["A is x."], ["B is x."], "no")
-    assert not consistent.contexts_agree(["A is x."], ["B is x."], "unclear")
-    assert not consistent.contexts_agree([], ["B is x."], "yes")
-    assert not consistent.contexts_agree(["A is x."], [], "yes")
+    assert consistent.contexts_agree(["A is x."], ["B is x."], "yes").passed
+    assert not consistent.contexts_agree(["A is x."], ["B is x."], "no").passed
+    assert not consistent.contexts_agree(["A is x."], ["B is x."], "unclear").passed
+    assert not consistent.contexts_agree([], ["B is x."], "yes").passed
+    assert not consistent.contexts_agree(["A is x."], [], "yes").passed
 
 
 def test_a_name_with_a_page_of_its_own_is_never_an_alias_of_another() -> None:
-    assert two_pages.both_exist("wiki/Core plugin.md", "notes/Core plugins.md")
-    assert not two_pages.both_exist(None, "notes/Core plugins.md")
-    assert not two_pages.both_exist("notes/Core plugins.md", "notes/Core plugins.md")
+    assert not two_pages.one_page("wiki/Core plugin.md", "notes/Core plugins.md").passed
+    assert two_pages.one_page(None, "notes/Core plugins.md").passed
+    assert two_pages.one_page("notes/Core plugins.md", "notes/Core plugins.md").passed
 
 
 WORKSPACES = "Commands for Workspace and the Workspaces plugin."

@@ -11,9 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from sentinel.gates import Verdict
 from sentinel.gates.contrary import YesNo
 
 
-def contexts_agree(name_sentences: Sequence[str], title_sentences: Sequence[str], answer: YesNo | None) -> bool:
-    """True when both names appear in sentences and the model said those sentences speak of one thing."""
-    return bool(name_sentences) and bool(title_sentences) and answer == "yes"
+def contexts_agree(name_sentences: Sequence[str], title_sentences: Sequence[str], answer: YesNo | None) -> Verdict[str]:
+    """Passed when both names appear in sentences and the model said those sentences speak of one thing."""
+    if not name_sentences or not title_sentences:
+        return Verdict(False, "a name the sources never use in a sentence cannot be checked against the other")
+    if answer != "yes":
+        return Verdict(False, f"asked whether the sentences fit one thing the model said {answer or 'nothing'}")
+    return Verdict(True)

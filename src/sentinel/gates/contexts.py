@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from sentinel.gates import Verdict
 from sentinel.gates.verbatim import normalise
 from sentinel.vault.name_words import variant_key
 
@@ -34,9 +35,12 @@ def _apart(sentence: str, a: str, b: str) -> bool:
     return _alone(spans_a, spans_b) and _alone(spans_b, spans_a)
 
 
-def named_apart(a: str, b: str, sentences: Iterable[str]) -> bool:
-    """True when some sentence names both ``a`` and ``b``, neither only inside the other (and they are not
-    spellings of one name)."""
+def never_named_apart(a: str, b: str, sentences: Iterable[str]) -> Verdict[str]:
+    """Refused when some sentence names both ``a`` and ``b``, neither only inside the other (and they are not
+    spellings of one name); the sentence is the reason."""
     if variant_key(a) == variant_key(b):
-        return False
-    return any(_apart(sentence, a, b) for sentence in sentences)
+        return Verdict(True)
+    apart = next((sentence for sentence in sentences if _apart(sentence, a, b)), None)
+    if apart is not None:
+        return Verdict(False, f"one sentence names '{a}' and '{b}' apart: {apart}")
+    return Verdict(True)

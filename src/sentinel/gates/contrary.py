@@ -10,9 +10,13 @@ from __future__ import annotations
 
 from typing import Literal
 
+from sentinel.gates import Verdict
+
 YesNo = Literal["yes", "no", "unclear"]
 
 
-def denies_difference(contrary: YesNo | None) -> bool:
-    """True only when the answer to "are these different things, or one a kind or part of the other?" is no."""
-    return contrary == "no"
+def denies_difference(contrary: YesNo | None) -> Verdict[str]:
+    """Passed only when the answer to "are these different things, or one a kind or part of the other?" is no."""
+    if contrary == "no":
+        return Verdict(True)
+    return Verdict(False, f'asked "different things, or a kind or part?" the model said {contrary or "nothing"}')

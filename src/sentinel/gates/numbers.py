@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+from sentinel.gates import Verdict
 from sentinel.vault.name_words import raw_words
 
 _DIGITS = re.compile(r"\d+")
@@ -41,7 +42,9 @@ def _numbers(name: str) -> Counter[str]:
     return found
 
 
-def numbered_apart(a: str, b: str) -> bool:
-    """True when both names carry numbers (digits or number words) and those numbers differ."""
+def same_numbers(a: str, b: str) -> Verdict[str]:
+    """Refused when both names carry numbers (digits or number words) and those numbers differ."""
     numbers_a, numbers_b = _numbers(a), _numbers(b)
-    return bool(numbers_a) and bool(numbers_b) and numbers_a != numbers_b
+    if numbers_a and numbers_b and numbers_a != numbers_b:
+        return Verdict(False, f"'{a}' / '{b}' carry different numbers")
+    return Verdict(True)

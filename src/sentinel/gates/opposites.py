@@ -14,6 +14,7 @@ Alt key), Spanish ``son``, Turkish ``bir`` (one; also "a").
 
 from __future__ import annotations
 
+from sentinel.gates import Verdict
 from sentinel.vault.name_words import marks, table
 
 _MARKS = table(
@@ -54,7 +55,9 @@ _MARKS = table(
 )
 
 
-def opposed(a: str, b: str) -> bool:
-    """True when both names carry scale, ordinal or tier words and those words mean different things."""
+def not_opposed(a: str, b: str) -> Verdict[str]:
+    """Refused when both names carry scale, ordinal or tier words and those words mean different things."""
     marks_a, marks_b = marks(a, _MARKS), marks(b, _MARKS)
-    return bool(marks_a) and bool(marks_b) and marks_a != marks_b
+    if marks_a and marks_b and marks_a != marks_b:
+        return Verdict(False, f"'{a}' / '{b}' are marked with different ends of a scale, ordinals or tiers")
+    return Verdict(True)

@@ -10,6 +10,7 @@ not split, so it counts as carrying none: the gate then stays silent and the mod
 
 from __future__ import annotations
 
+from sentinel.gates import Verdict
 from sentinel.vault.name_words import marks, table
 
 _QUALIFIERS = table(
@@ -38,7 +39,9 @@ _QUALIFIERS = table(
 )
 
 
-def qualified_apart(a: str, b: str) -> bool:
-    """True when both names carry platform or product words and those words differ."""
+def same_qualifiers(a: str, b: str) -> Verdict[str]:
+    """Refused when both names carry platform or product words and those words differ."""
     marks_a, marks_b = marks(a, _QUALIFIERS), marks(b, _QUALIFIERS)
-    return bool(marks_a) and bool(marks_b) and marks_a != marks_b
+    if marks_a and marks_b and marks_a != marks_b:
+        return Verdict(False, f"'{a}' / '{b}' name different platforms or products")
+    return Verdict(True)

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from typing import Literal
 
+from sentinel.gates import Verdict
+
 Answer = Literal["same", "different", "unclear"]
 Outcome = Literal["same", "different", "unclear", "unconfirmed"]
 
 
-def confirmed_by_reversal(first: Answer, swapped: Answer | None) -> Outcome:
-    """The run's verdict for a pair from the answer as asked and, after a "same", the answer swapped."""
-    if first != "same":
-        return first
-    return "same" if swapped == "same" else "unconfirmed"
+def confirmed_by_reversal(first: Answer, swapped: Answer | None) -> Verdict[str]:
+    """Passed when the model said "same" as asked and again with the pair swapped."""
+    if first == "same" and swapped == "same":
+        return Verdict(True)
+    return Verdict(False, f'asked "same?" the model said {first}, swapped {swapped or "nothing"}: unconfirmed')

@@ -10,6 +10,7 @@ missed merge the user can repair with an alias.
 
 from __future__ import annotations
 
+from sentinel.gates import Verdict
 from sentinel.vault.name_words import folded
 
 
@@ -18,10 +19,13 @@ def _in_order(short: list[str], long: list[str]) -> bool:
     return all(word in remaining for word in short)
 
 
-def defers_by_shape(a: str, b: str) -> bool:
-    """True when one name's words are a proper, in-order subset of the other's (subclass or expansion)."""
+def no_added_words(a: str, b: str) -> Verdict[str]:
+    """Refused (the pair defers) when one name's words are a proper, in-order subset of the other's (subclass
+    or expansion)."""
     words_a, words_b = folded(a), folded(b)
     if not words_a or not words_b or len(words_a) == len(words_b):
-        return False
+        return Verdict(True)
     short, long = sorted((words_a, words_b), key=len)
-    return _in_order(short, long)
+    if _in_order(short, long):
+        return Verdict(False, f"'{a}' / '{b}': one name is the other with words added (subclass or expansion?)")
+    return Verdict(True)

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections import Counter
 from difflib import SequenceMatcher
 
+from sentinel.gates import Verdict
 from sentinel.vault.name_words import folded
 
 _CLOSE_SPELLING = 0.85
@@ -38,12 +39,14 @@ def _unmatched(only_a: list[str], only_b: list[str]) -> bool:
     return bool(remaining)
 
 
-def replaces_a_word(a: str, b: str) -> bool:
-    """True when the names share a word and each has a word the other lacks (siblings, neighbours)."""
+def no_replaced_word(a: str, b: str) -> Verdict[str]:
+    """Refused when the names share a word and each has a word the other lacks (siblings, neighbours)."""
     words_a, words_b = Counter(folded(a)), Counter(folded(b))
     if not words_a & words_b:
-        return False
+        return Verdict(True)
     only_a, only_b = list((words_a - words_b).elements()), list((words_b - words_a).elements())
     if not only_a or not only_b:
-        return False  # one adds words to the other: the shape gate's case
-    return _unmatched(only_a, only_b)
+        return Verdict(True)  # one adds words to the other: the shape gate's case
+    if _unmatched(only_a, only_b):
+        return Verdict(False, f"'{a}' / '{b}' share a word and each has one the other lacks (siblings)")
+    return Verdict(True)

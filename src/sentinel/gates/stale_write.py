@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from sentinel.gates import Verdict
 
-def stale_write_refusal(expected_hash: str, current_hash: str, relpath: str) -> str:
-    """Why a write of ``relpath`` may not go ahead, or "" when the caller has seen the current text.
+
+def read_current(expected_hash: str, current_hash: str, relpath: str) -> Verdict[str]:
+    """Passed when the caller has seen the current text of ``relpath``; else the reason says what to do.
 
     Protects edits made since the caller read the page (by the person in Obsidian, or another writer). The hash
     compared here is the *edit hash*, of the page's exact bytes, not the content hash the index keeps: that one
@@ -13,13 +15,15 @@ def stale_write_refusal(expected_hash: str, current_hash: str, relpath: str) -> 
     The price is that a link-only edit after a read costs the model one more read, never the person an edit.
     """
     if not expected_hash:
-        return (
+        return Verdict(
+            False,
             f"replacing '{relpath}' needs the hash of the text you are replacing: read it first "
-            f"(its current hash is {current_hash}) and pass expected_hash"
+            f"(its current hash is {current_hash}) and pass expected_hash",
         )
     if not current_hash.startswith(expected_hash.strip().lower()) or len(expected_hash.strip()) < 8:
-        return (
+        return Verdict(
+            False,
             f"'{relpath}' changed since it was read (expected hash {expected_hash}, now {current_hash}); "
-            "read it again, then write with the new hash"
+            "read it again, then write with the new hash",
         )
-    return ""
+    return Verdict(True)

@@ -7,7 +7,11 @@ never asked; merging two pages is a person's edit.
 
 from __future__ import annotations
 
+from sentinel.gates import Verdict
 
-def both_exist(name_page: str | None, target_page: str) -> bool:
-    """True when the name answers to a page (``name_page``) other than the one it would become an alias of."""
-    return name_page is not None and name_page != target_page
+
+def one_page(name_page: str | None, target_page: str) -> Verdict[str]:
+    """Refused when the name answers to a page (``name_page``) other than the one it would become an alias of."""
+    if name_page is not None and name_page != target_page:
+        return Verdict(False, f"the name has a page of its own, {name_page}, besides {target_page}")
+    return Verdict(True)

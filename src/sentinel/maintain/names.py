@@ -169,15 +169,15 @@ def candidate_pairs(db: sqlite3.Connection, settings: Settings) -> list[Pair]:
 
 def _by_shape(a: str, b: str) -> Decision | None:
     """The name gates, each called through its module so that removing one is what the pass then does."""
-    if numbers.numbered_apart(a, b):
+    if not numbers.same_numbers(a, b).passed:
         return Decision("different", "numbers")
-    if qualifiers.qualified_apart(a, b):
+    if not qualifiers.same_qualifiers(a, b).passed:
         return Decision("different", "qualifiers")
-    if opposites.opposed(a, b):
+    if not opposites.not_opposed(a, b).passed:
         return Decision("different", "opposites")
-    if sibling.replaces_a_word(a, b):
+    if not sibling.no_replaced_word(a, b).passed:
         return Decision("different", "sibling")
-    if shape.defers_by_shape(a, b):
+    if not shape.no_added_words(a, b).passed:
         return Decision("unclear", "shape")
     return None
 
@@ -204,7 +204,7 @@ def _decide(
         return by_shape
     name_sentences, title_sentences = sentences_of(db, pair.name), sentences_of(db, pair.title, pair.path)
     seen = Decision("unconfirmed", name_sentences=name_sentences, title_sentences=title_sentences)
-    if contexts.named_apart(pair.name, pair.title, (*name_sentences, *title_sentences)):
+    if not contexts.never_named_apart(pair.name, pair.title, (*name_sentences, *title_sentences)).passed:
         return replace(seen, verdict="different", gate="contexts")
     if not coordinated.spellings_kept_apart(pair.name, pair.title, (*name_sentences, *title_sentences)).passed:
         return replace(seen, verdict="different", gate="coordinated")
@@ -217,16 +217,16 @@ def _decide(
         return replace(seen, verdict=first, asked=first)
     swapped_question = ask.same(pair.title, title_sentences, pair.name, name_sentences)
     answers = replace(seen, asked=first, swapped=ask.ask_same(model, swapped_question, attempts, report.calls))
-    if reversal.confirmed_by_reversal(first, answers.swapped) != "same":
+    if not reversal.confirmed_by_reversal(first, answers.swapped).passed:
         return replace(answers, gate="reversal")
     answers = replace(
         answers, contrary=ask.ask_yes_no(model, ask.contrary(pair.name, pair.title), attempts, report.calls)
     )
-    if not contrary.denies_difference(answers.contrary):
+    if not contrary.denies_difference(answers.contrary).passed:
         return replace(answers, gate="contrary")
     fits_question = ask.one_thing(pair.name, name_sentences, pair.title, title_sentences)
     answers = replace(answers, contexts=ask.ask_yes_no(model, fits_question, attempts, report.calls))
-    if not consistent.contexts_agree(name_sentences, title_sentences, answers.contexts):
+    if not consistent.contexts_agree(name_sentences, title_sentences, answers.contexts).passed:
         return replace(answers, gate="consistent")
     return replace(answers, verdict="same")
 
@@ -266,7 +266,7 @@ def resolve_names(
             break
         if pair.key in merged:
             continue
-        if two_pages.both_exist(_own_page(db, settings, pair.name), pair.path):
+        if not two_pages.one_page(_own_page(db, settings, pair.name), pair.path).passed:
             decision = Decision("different", "two_pages")
         else:
             try:

@@ -13,7 +13,7 @@ from typing import Any
 
 import yaml
 
-from sentinel.gates.transcripts import transcript_refusal
+from sentinel.gates import transcripts
 from sentinel.index.sync import sync_paths
 from sentinel.paths import PathRefused, jail, note_path, page_name, transcript_folder
 from sentinel.tools.arguments import unencodable_argument
@@ -83,8 +83,8 @@ def capture(ctx: ToolContext, chat_id: str, messages: list[dict[str, Any]], subj
         note_full, note_rel = jail(settings.vault, note_path(subject, settings))
     except PathRefused as err:
         return retry(f"subject: {err}")
-    if refusal := transcript_refusal(note_rel, settings, "note write"):
-        return stop(refusal)
+    if not (verdict := transcripts.not_a_transcript(note_rel, settings, "note write")).passed:
+        return stop(verdict.reason)
     with ctx.write_lock:
         transcript_rel, created = _transcript_for(ctx, chat_id)
         transcript_rel = transcript_rel or _new_transcript_path(ctx, now.date().isoformat())

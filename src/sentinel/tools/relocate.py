@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from sentinel.gates.transcripts import transcript_refusal
-from sentinel.gates.wiki_creation import wiki_relocation_refusal
+from sentinel.gates import transcripts, wiki_creation
 from sentinel.index.resolve import resolve_keys
 from sentinel.index.sync import sync_paths
 from sentinel.paths import PathRefused, Role, jail, page_name, role_of
@@ -27,15 +26,15 @@ def relocate(ctx: ToolContext, source: str, destination: str) -> ToolResult:
     except PathRefused as err:
         return retry(str(err))
     for rel in (old, new):
-        if refusal := transcript_refusal(rel, settings, "move"):
-            return stop(refusal)
+        if not (verdict := transcripts.not_a_transcript(rel, settings, "move")).passed:
+            return stop(verdict.reason)
     if old == new:
         return ToolResult(Status.DONE, f"'{old}' is already there; nothing to move")
     with ctx.write_lock:
         if new_full.exists() and old_full.resolve() != new_full.resolve():
             return retry(f"'{new}' already exists; choose another destination or remove it first")
-        if ctx.origin is Origin.MODEL and (refusal := wiki_relocation_refusal(old, new, settings)):
-            return stop(refusal)
+        if ctx.origin is Origin.MODEL and not (verdict := wiki_creation.may_relocate(old, new, settings)).passed:
+            return stop(verdict.reason)
         db = ctx.writer()
         rows = db.execute(
             "SELECT DISTINCT source, target_key FROM links WHERE resolved = ? AND source != ?", (old, old)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sentinel.gates.transcripts import transcript_refusal
+from sentinel.gates import transcripts
 from sentinel.index.sync import sync_paths
 from sentinel.paths import PathRefused, jail
 from sentinel.tools.context import ToolContext
@@ -19,8 +19,8 @@ def remove(ctx: ToolContext, path: str) -> ToolResult:
         full, rel = jail(ctx.settings.vault, path, must_exist=True)
     except PathRefused as err:
         return retry(str(err))
-    if refusal := transcript_refusal(rel, ctx.settings, "removal"):
-        return stop(refusal)
+    if not (verdict := transcripts.not_a_transcript(rel, ctx.settings, "removal")).passed:
+        return stop(verdict.reason)
     with ctx.write_lock:
         db = ctx.writer()
         incoming = db.execute(

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from sentinel.gates.stale_write import stale_write_refusal
-from sentinel.gates.transcripts import transcript_refusal
-from sentinel.gates.wiki_creation import wiki_creation_refusal
+from sentinel.gates import stale_write, transcripts, wiki_creation
 from sentinel.index.sync import sync_paths
 from sentinel.paths import PathRefused, jail
 from sentinel.tools.context import Origin, ToolContext
@@ -34,16 +32,16 @@ def write(ctx: ToolContext, path: str, content: str, mode: Mode = "create", expe
         full, rel = jail(settings.vault, path)
     except PathRefused as err:
         return retry(str(err))
-    if refusal := transcript_refusal(rel, settings, "write"):
-        return stop(refusal)
+    if not (verdict := transcripts.not_a_transcript(rel, settings, "write")).passed:
+        return stop(verdict.reason)
     if mode not in ("create", "replace", "append"):
         return retry(f"mode must be 'create', 'replace' or 'append', not '{mode}'")
     if len(content.encode()) > settings.max_page_bytes:
         return retry(f"the content is over {settings.max_page_bytes} bytes; write it as several pages")
     with ctx.write_lock:
         exists = full.is_file()
-        if ctx.origin is Origin.MODEL and (refusal := wiki_creation_refusal(rel, exists, settings)):
-            return stop(refusal)
+        if ctx.origin is Origin.MODEL and not (verdict := wiki_creation.may_create(rel, exists, settings)).passed:
+            return stop(verdict.reason)
         if mode == "create" and exists:
             return retry(
                 f"'{rel}' already exists (hash {short_hash(full.read_bytes())}); use mode='append', or "
@@ -55,10 +53,10 @@ def write(ctx: ToolContext, path: str, content: str, mode: Mode = "create", expe
             data = _with_newline(content).encode()
         else:
             current = full.read_bytes()
-            if (mode == "replace" or expected_hash) and (
-                refusal := stale_write_refusal(expected_hash, short_hash(current), rel)
-            ):
-                return retry(refusal)
+            if (mode == "replace" or expected_hash) and not (
+                verdict := stale_write.read_current(expected_hash, short_hash(current), rel)
+            ).passed:
+                return retry(verdict.reason)
             try:
                 page = read_exact(full, rel)
             except PageUndecodable as err:
