@@ -18,6 +18,7 @@ from sentinel.gates import (
     opposites,
     qualifiers,
     shape,
+    shared_source,
     sibling,
     two_pages,
 )
@@ -234,3 +235,41 @@ def test_names_that_share_no_word_and_are_not_shown_as_a_translation_are_not_ask
 ) -> None:
     verdict = one_language.shown_as_translation("Bookmarks", "Tags", EN, b_sentences)
     assert not verdict.passed and "add an alias by hand" in verdict.reason, why
+
+
+QUICK_DE = ["Die Schnellauswahl lucide-file-search.svg öffnest du mit `Cmd+O`."]
+QUICK_EN = ["Open the Quick switcher lucide-file-search.svg with `Ctrl+O` or `Cmd+O`."]
+
+
+@pytest.mark.parametrize(
+    ("a_sentences", "b_sentences"),
+    [
+        (QUICK_DE, QUICK_EN),  # the icon and the key
+        (["Mit `--show-outline` zeigt die Gliederung sich."], ["The `--show-outline` flag shows the Outline."]),
+        (["Tuval verileri IMG.PNG olarak saklar."], ["The Canvas is stored as img.png."]),  # case aside
+    ],
+)
+def test_a_translation_whose_sentences_share_an_embed_or_code_is_left_to_the_model(
+    a_sentences: list[str], b_sentences: list[str]
+) -> None:
+    assert shared_source.share_a_source("Schnellauswahl", "Quick switcher", a_sentences, b_sentences).passed
+
+
+@pytest.mark.parametrize(
+    ("a_sentences", "b_sentences"),
+    [
+        (["Die Befehlspalette zeigt alle Befehle."], ["The Quick switcher opens a note by its name."]),
+        (["Der Typ ist `list`."], ["The type is `list`."]),  # a plain word in code is said everywhere
+        (["Trenne mit `---`."], ["Separate with `---`."]),  # punctuation too
+        ([], QUICK_EN),
+    ],
+)
+def test_names_with_no_word_in_common_and_nothing_untranslated_in_common_are_not_asked(
+    a_sentences: list[str], b_sentences: list[str]
+) -> None:
+    verdict = shared_source.share_a_source("Befehlspalette", "Quick switcher", a_sentences, b_sentences)
+    assert not verdict.passed and "nothing but the model" in verdict.reason
+
+
+def test_names_that_share_a_word_are_not_the_shared_source_gate_s() -> None:
+    assert shared_source.share_a_source("Core plugin", "Core plugins", [], []).passed

@@ -9,7 +9,8 @@ diacritics, hyphen/space, plural: ``name_words.variant_key``). Then, in order, a
    replaced by another mean two things (``different``); one name inside the other defers (``unclear``);
 3. the vault: a sentence naming both apart, or joining two spellings of one name with "and", means two things
    (contexts and coordination gates: ``different``); two names with no word in common are asked only when the
-   vault shows them in two languages, each name keeping to its own (one-language gate: else ``unclear``);
+   vault shows them in two languages, each name keeping to its own (one-language gate), and their sentences
+   share something untranslated, an embed or code (shared-source gate): else ``unclear``;
 4. the model, asked "same?" (``different``/``unclear`` as it says), then swapped (reversal gate), then the
    contrary "different, or a kind or part?" (contrary gate), then "do the sentences where each appears fit one
    thing?" (consistency gate): any of these three not agreeing is ``unconfirmed``.
@@ -42,6 +43,7 @@ from sentinel.gates import (
     reversal,
     schema,
     shape,
+    shared_source,
     sibling,
     two_pages,
 )
@@ -210,6 +212,8 @@ def _decide(
         return replace(seen, verdict="different", gate="coordinated")
     if not one_language.shown_as_translation(pair.name, pair.title, name_sentences, title_sentences).passed:
         return replace(seen, verdict="unclear", gate="one_language")
+    if not shared_source.share_a_source(pair.name, pair.title, name_sentences, title_sentences).passed:
+        return replace(seen, verdict="unclear", gate="shared_source")
     attempts = settings.analysis_attempts
     asked = ask.same(pair.name, name_sentences, pair.title, title_sentences)
     first = ask.ask_same(model, asked, attempts, report.calls)
