@@ -8,7 +8,20 @@ from __future__ import annotations
 
 import pytest
 
-from sentinel.gates import consistent, contexts, contrary, numbers, opposites, qualifiers, shape, sibling, two_pages
+from sentinel.gates import (
+    consistent,
+    contexts,
+    contrary,
+    coordinated,
+    numbers,
+    one_language,
+    opposites,
+    qualifiers,
+    shape,
+    shared_source,
+    sibling,
+    two_pages,
+)
 from sentinel.vault.name_words import variant_key
 
 
@@ -164,3 +177,99 @@ def test_a_name_with_a_page_of_its_own_is_never_an_alias_of_another() -> None:
     assert not two_pages.one_page("wiki/Core plugin.md", "notes/Core plugins.md").passed
     assert two_pages.one_page(None, "notes/Core plugins.md").passed
     assert two_pages.one_page("notes/Core plugins.md", "notes/Core plugins.md").passed
+
+
+WORKSPACES = "Commands for Workspace and the Workspaces plugin."
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "sentence"),
+    [
+        ("Workspaces", "Workspace", WORKSPACES),
+        ("Layout", "Layouts", "Pick a layout and the layouts plugin saves it."),
+        ("Einstellung", "Einstellungen", "Die Einstellung und die Einstellungen-Seite."),  # hyphen ends a word
+        ("Plantilla", "Plantillas", "Una plantilla y las plantillas del complemento."),
+        ("Filtre", "Filtreler", "Filtre ve Filtreler eklentisi."),
+    ],
+)
+def test_spellings_joined_by_and_are_two_things(a: str, b: str, sentence: str) -> None:
+    verdict = coordinated.spellings_kept_apart(a, b, ["Nothing here.", sentence])
+    assert not verdict.passed and sentence[:20] in verdict.reason
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "sentence"),
+    [
+        ("core plugin", "Core plugins", "Each core plugin is one of the core plugins."),
+        ("note", "notes", "Select a note or notes to move."),  # "or" offers one thing in two numbers
+        ("Tag", "Tags", "Tags help you find notes."),
+        ("Dark mode", "Light mode", "Dark mode and light mode."),  # not spellings of one name: contexts' case
+        ("Tags", "tags", "Tags and tags."),  # the same letters: nothing to tell apart
+    ],
+)
+def test_spellings_not_joined_by_and_are_left_to_the_model(a: str, b: str, sentence: str) -> None:
+    assert coordinated.spellings_kept_apart(a, b, [sentence]).passed
+
+
+EN = ["Tags are keywords that help you find notes.", "You can add tags to the frontmatter of a note."]
+DE = ["Lesezeichen sind Verweise, die du in der Seitenleiste speicherst.", "Du kannst die Lesezeichen ordnen."]
+DE_TAGS = ["Du kannst Tags in der Seitenleiste sehen und die Tags ordnen."]
+
+
+def test_names_that_share_no_word_are_asked_only_when_each_keeps_to_its_own_language() -> None:
+    assert one_language.shown_as_translation("Lesezeichen", "Tags", DE, EN).passed
+    assert one_language.shown_as_translation("Tags", "Tag", EN, EN).passed  # a word shared: not this gate's
+
+
+@pytest.mark.parametrize(
+    ("b_sentences", "why"),
+    [
+        (EN, "both English"),
+        ([*EN, *DE_TAGS], "Tags is used in German pages too: a loanword, not one language"),
+        (["| `file.tags` | list |"], "no sentence shows a language"),
+        ([], "no sentence at all"),
+    ],
+)
+def test_names_that_share_no_word_and_are_not_shown_as_a_translation_are_not_asked(
+    b_sentences: list[str], why: str
+) -> None:
+    verdict = one_language.shown_as_translation("Bookmarks", "Tags", EN, b_sentences)
+    assert not verdict.passed and "add an alias by hand" in verdict.reason, why
+
+
+QUICK_DE = ["Die Schnellauswahl lucide-file-search.svg öffnest du mit `Cmd+O`."]
+QUICK_EN = ["Open the Quick switcher lucide-file-search.svg with `Ctrl+O` or `Cmd+O`."]
+
+
+@pytest.mark.parametrize(
+    ("a_sentences", "b_sentences"),
+    [
+        (QUICK_DE, QUICK_EN),  # the icon and the key
+        (["Mit `--show-outline` zeigt die Gliederung sich."], ["The `--show-outline` flag shows the Outline."]),
+        (["Tuval verileri IMG.PNG olarak saklar."], ["The Canvas is stored as img.png."]),  # case aside
+    ],
+)
+def test_a_translation_whose_sentences_share_an_embed_or_code_is_left_to_the_model(
+    a_sentences: list[str], b_sentences: list[str]
+) -> None:
+    assert shared_source.share_a_source("Schnellauswahl", "Quick switcher", a_sentences, b_sentences).passed
+
+
+@pytest.mark.parametrize(
+    ("a_sentences", "b_sentences"),
+    [
+        (["Die Befehlspalette zeigt alle Befehle."], ["The Quick switcher opens a note by its name."]),
+        (["Der Typ ist `list`."], ["The type is `list`."]),  # a plain word in code is said everywhere
+        (["Trenne mit `---`."], ["Separate with `---`."]),  # punctuation too
+        ([], QUICK_EN),
+    ],
+)
+def test_names_with_no_word_in_common_and_nothing_untranslated_in_common_are_not_asked(
+    a_sentences: list[str], b_sentences: list[str]
+) -> None:
+    verdict = shared_source.share_a_source("Befehlspalette", "Quick switcher", a_sentences, b_sentences)
+    assert not verdict.passed and "nothing but the model" in verdict.reason
+
+
+def test_names_that_share_a_word_are_not_the_shared_source_gate_s() -> None:
+    assert shared_source.share_a_source("Core plugin", "Core plugins", [], []).passed

@@ -26,7 +26,6 @@ from sentinel.vault.links import link_key
 from tests.support.eval_data import eval_vault_path
 
 PAIRS_FILE = Path(__file__).resolve().parents[1] / "maintain" / "data" / "name_pairs.tsv"
-EVAL_VAULT = eval_vault_path()  # the one setting (SENTINEL_EVAL_VAULT), as every test and bench reads it
 MERGE_IS_RIGHT = ("same", "translation")
 MERGE_IS_WRONG = ("different", "defer")
 
@@ -53,7 +52,7 @@ def load_pairs(path: Path = PAIRS_FILE) -> list[LabelledPair]:
 def eval_index() -> Iterator[tuple[Settings, sqlite3.Connection]]:
     """The eval vault, read in place, indexed into a temporary database (the vault itself is never written)."""
     with TemporaryDirectory() as folder:
-        settings = Settings(vault=EVAL_VAULT, index_path=Path(folder) / "index.db", _env_file=None)
+        settings = Settings(vault=eval_vault_path(), index_path=Path(folder) / "index.db", _env_file=None)
         db = open_index(settings)
         try:
             sync(settings, db)

@@ -7,7 +7,10 @@ diacritics, hyphen/space, plural: ``name_words.variant_key``). Then, in order, a
 1. a name that has a page of its own is never an alias of another (two-pages gate: counted ``different``);
 2. the names' shape: different numbers, platform/product qualifiers, opposite/ordinal/tier words, or one word
    replaced by another mean two things (``different``); one name inside the other defers (``unclear``);
-3. the vault: a sentence naming both apart means two things (contexts gate: ``different``);
+3. the vault: a sentence naming both apart, or joining two spellings of one name with "and", means two things
+   (contexts and coordination gates: ``different``); two names with no word in common are asked only when the
+   vault shows them in two languages, each name keeping to its own (one-language gate), and their sentences
+   share something untranslated, an embed or code (shared-source gate): else ``unclear``;
 4. the model, asked "same?" (``different``/``unclear`` as it says), then swapped (reversal gate), then the
    contrary "different, or a kind or part?" (contrary gate), then "do the sentences where each appears fit one
    thing?" (consistency gate): any of these three not agreeing is ``unconfirmed``.
@@ -31,6 +34,7 @@ from sentinel.gates import (
     consistent,
     contexts,
     contrary,
+    coordinated,
     derived,
     numbers,
     one_language,
@@ -39,6 +43,7 @@ from sentinel.gates import (
     reversal,
     schema,
     shape,
+    shared_source,
     sibling,
     two_pages,
 )
@@ -203,8 +208,12 @@ def _decide(
     seen = Decision("unconfirmed", name_sentences=name_sentences, title_sentences=title_sentences)
     if not contexts.never_named_apart(pair.name, pair.title, (*name_sentences, *title_sentences)).passed:
         return replace(seen, verdict="different", gate="contexts")
-    if not one_language.not_synonyms_in_one_language(pair.name, pair.title, name_sentences, title_sentences).passed:
+    if not coordinated.spellings_kept_apart(pair.name, pair.title, (*name_sentences, *title_sentences)).passed:
+        return replace(seen, verdict="different", gate="coordinated")
+    if not one_language.shown_as_translation(pair.name, pair.title, name_sentences, title_sentences).passed:
         return replace(seen, verdict="unclear", gate="one_language")
+    if not shared_source.share_a_source(pair.name, pair.title, name_sentences, title_sentences).passed:
+        return replace(seen, verdict="unclear", gate="shared_source")
     attempts = settings.analysis_attempts
     asked = ask.same(pair.name, name_sentences, pair.title, title_sentences)
     first = ask.ask_same(model, asked, attempts, report.calls)
