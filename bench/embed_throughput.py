@@ -118,7 +118,7 @@ def measure(model_file: str, texts: list[str], args: argparse.Namespace, log: Pa
     with embedder_service(
         args.model_dir, log, threads=args.threads, batch=args.batch, model_file=model_file
     ) as service:
-        remote = HttpEmbedder(service.url, batch=args.batch)
+        remote = HttpEmbedder(service.url, batch=args.batch, timeout_s=900)  # a batch on a busy machine
         paths: dict[str, tuple[Callable[[], object], tuple[int, ...]]] = {
             "raw": (raw, ()),
             "in-proc": (lambda: local.embed(texts, "passage"), ()),
