@@ -1,15 +1,23 @@
-"""Embedding throughput: the HTTP embedder service against a raw ONNX Runtime session, int8 and fp32, same run.
+"""Embedding throughput on the eval vault's real chunks: in process and through the service, against raw ORT;
+then a vault's time to searchable (indexed, every chunk embedded) at 438 / 10k pages, 100k extrapolated.
 
     .venv/bin/python -m bench.embed_throughput [--passages 256] [--batch 32] [--threads 2] [--repeats 3]
+        [--model-file model.onnx] [--pages 10000] [--sample 512] [--no-searchable]
 
-Needs `make models`. Passages are ~120-word pieces of the eval vault's pages (the size of real body chunks).
-Per model file it measures, interleaved so that load from other work hits every path alike (medians printed):
+Needs `make models`. Passages are real chunks (what ``sentinel embed`` sends: trail, then text), taken evenly
+over every chunk of the eval vault. Per model file it measures, interleaved so that load from other work hits
+every path alike (medians printed):
   raw       a bare onnxruntime session on pre-tokenised, pre-padded batches: the model's ceiling
   in-proc   sentinel.embed.onnx.OnnxEmbedder (tokenise, prefix, run, pool)
   http      sentinel.embed.http.HttpEmbedder against the service as its own process on loopback
 plus CPU ms per passage (this process, and the service's for http: steadier than passages/s when other work
 shares the 2 cores), single-query latency (p50) in-process and over HTTP, and the service's resident memory
-(now and peak). The target is http >= 0.85 x raw. The machine's load average is printed with the table.
+(now and peak). The target is http >= 0.85 x raw. The machine's load average is printed with each table.
+
+Time to searchable, in process: the eval vault (438 pages) and a synthetic vault of ``--pages``
+(bench/synth_vault.py), each indexed whole from nothing, its embedding timed on ``--sample`` chunks spread over
+it and extrapolated to all of them (``--sample 0``: every chunk embedded, measured whole); 100k pages
+extrapolated from the synthetic vault, ten times its figures. The table says which figures are which.
 """
 
 from __future__ import annotations
@@ -31,6 +39,9 @@ from rich.console import Console
 from rich.table import Table
 from tokenizers import Tokenizer
 
+from bench.synth_vault import generate
+from bench.tables import print_value_table
+from bench.time_to_searchable import Searchable, spread, time_to_searchable, vault_chunks
 from sentinel.embed.http import HttpEmbedder
 from sentinel.embed.onnx import E5_MAX_TOKENS, OnnxEmbedder, locate_model_files
 from tests.support.embedder import E5_DIR, embedder_service
@@ -39,23 +50,6 @@ from tests.support.eval_data import eval_vault_path, missing_eval_vault
 EVAL_VAULT = eval_vault_path()
 MODEL_FILES = ("model.onnx", "model_fp32.onnx")
 QUERIES = ("how do I link to a heading", "şablon eklentisi nasıl açılır", "Tastenkürzel ändern", "sync settings")
-
-
-def eval_passages(count: int, words_per_passage: int = 120) -> list[str]:
-    """The first ``count`` passages of the eval vault, paragraphs joined up to ~``words_per_passage`` words."""
-    pages = sorted(EVAL_VAULT.rglob("*.md"))
-    if not pages:
-        raise SystemExit(missing_eval_vault())
-    passages, words = [], []
-    for page in pages:
-        for paragraph in page.read_text(encoding="utf-8").split("\n\n"):
-            words += paragraph.split()
-            if len(words) >= words_per_passage:
-                passages.append(" ".join(words[:words_per_passage]))
-                words = []
-                if len(passages) == count:
-                    return passages
-    return passages
 
 
 def raw_session_runner(model_dir: Path, model_file: str, texts: list[str], threads: int, batch: int) -> Callable:
@@ -124,7 +118,7 @@ def measure(model_file: str, texts: list[str], args: argparse.Namespace, log: Pa
     with embedder_service(
         args.model_dir, log, threads=args.threads, batch=args.batch, model_file=model_file
     ) as service:
-        remote = HttpEmbedder(service.url, batch=args.batch)
+        remote = HttpEmbedder(service.url, batch=args.batch, timeout_s=900)  # a batch on a busy machine
         paths: dict[str, tuple[Callable[[], object], tuple[int, ...]]] = {
             "raw": (raw, ()),
             "in-proc": (lambda: local.embed(texts, "passage"), ()),
@@ -154,19 +148,25 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=32)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--model-file", action="append", help=f"model file(s) to compare (default: {MODEL_FILES})")
+    parser.add_argument("--pages", type=int, default=10_000, help="the synthetic vault's size for time to searchable")
+    parser.add_argument("--sample", type=int, default=512, help="chunks of each vault embedded (0: every one)")
+    parser.add_argument("--no-searchable", action="store_true", help="skip time to searchable")
     args = parser.parse_args()
-    texts = eval_passages(args.passages)
+    if missing := missing_eval_vault():
+        raise SystemExit(missing)
+    texts = spread(vault_chunks(EVAL_VAULT), args.passages)
     load_before = os.getloadavg()[0]
     results = {}
     with tempfile.TemporaryDirectory(prefix="embed-bench-") as scratch:
-        for model_file in MODEL_FILES:
+        for model_file in args.model_file or MODEL_FILES:
             results[model_file] = measure(model_file, texts, args, Path(scratch) / f"{model_file}.log")
     console = Console()
     speed = Table(
-        title=f"e5-small, {len(texts)} passages of ~120 words, batch {args.batch}, {args.threads} threads "
+        title=f"e5-small, {len(texts)} real eval-vault chunks, batch {args.batch}, {args.threads} threads "
         f"(load average {load_before:.1f} before, {os.getloadavg()[0]:.1f} after)"
     )
-    for column in ("model file", "path", "passages/s", "vs raw", "CPU ms/passage"):
+    for column in ("model file", "path", "chunks/s", "vs raw", "CPU ms/chunk"):
         speed.add_column(column, justify="right")
     for model_file, r in results.items():
         for path in ("raw", "in-proc", "http"):
@@ -184,6 +184,45 @@ def main() -> None:
             f"{r['peak_rss_mib']:.0f}",
         )
     console.print(service)
+    if not args.no_searchable:
+        searchable_table(args)
+
+
+def searchable_table(args: argparse.Namespace) -> None:
+    """Time to searchable at 438 pages and ``--pages`` (index measured, embedding sampled unless ``--sample 0``)
+    and 100k (ten times the latter, extrapolated)."""
+    embedder = OnnxEmbedder(args.model_dir, threads=args.threads, batch=args.batch)
+    load = os.getloadavg()[0]
+    rows: list[tuple[str, Searchable, str]] = [
+        ("eval vault", time_to_searchable(EVAL_VAULT, embedder, args.sample), "")
+    ]
+    with tempfile.TemporaryDirectory(prefix="synth-") as scratch:
+        generate(Path(scratch), args.pages)
+        synthetic = time_to_searchable(Path(scratch), embedder, args.sample)
+    rows.append(("synthetic", synthetic, ""))
+    ten = Searchable(synthetic.pages * 10, synthetic.chunks * 10, synthetic.index_s * 10, synthetic.embed_s * 10,
+                     0, 0)  # fmt: skip
+    rows.append(("synthetic", ten, "extrapolated: ten times the row above"))
+    lines = []
+    for name, row, said in rows:
+        total = row.index_s + row.embed_s
+        cut = f", {row.truncated} of {row.embedded} embedded cut at 512 tokens" if row.embedded else ""
+        lines.append(
+            (
+                f"{row.pages} pages ({name}), {row.chunks} chunks",
+                f"{_duration(total)} = index {_duration(row.index_s)} + embed {_duration(row.embed_s)} "
+                f"({row.chunks / row.embed_s:.1f} chunks/s{cut}); {said or row.how}",
+            )
+        )
+    print_value_table(
+        f"time to searchable, in process, {args.threads} threads (load average {load:.1f} before, "
+        f"{os.getloadavg()[0]:.1f} after)",
+        lines,
+    )
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.1f} min"
 
 
 if __name__ == "__main__":
