@@ -22,6 +22,7 @@ from sentinel.keys import Scope
 from sentinel.maintain.trace import GENERATED_BY, trace_page
 from sentinel.search import SearchInputError
 from sentinel.search.modes import Mode, answer
+from sentinel.tools.arguments import unencodable_argument
 from sentinel.tools.context import ToolContext
 from services.api.auth import scope_of
 
@@ -77,6 +78,8 @@ def search_router() -> APIRouter:
     def structured_search(request: Request, body: SearchRequest, _: Scope = Depends(scope_of)) -> dict[str, Any]:
         """The search page's search: one mode's hits as data, in rank order, with no score."""
         ctx: ToolContext = request.app.state.ctx
+        if problem := unencodable_argument(body.model_dump()):
+            raise HTTPException(400, problem)
         try:
             found = answer(ctx.reader(), ctx.settings, ctx.embedder, body.mode, body.query, body.rung, body.cursor)
         except SearchInputError as err:
