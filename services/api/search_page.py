@@ -48,6 +48,8 @@ def _provenance(ctx: ToolContext, paths: list[str]) -> dict[str, dict[str, Any]]
     )
     found: dict[str, dict[str, Any]] = {}
     for path, frontmatter in rows:
+        if not (ctx.settings.vault / path).is_file():
+            continue  # removed since it was indexed: the watcher drops it within seconds
         sources = json.loads(frontmatter).get("sources") or []
         trace = trace_page(ctx.settings.vault, path)
         found[path] = {
