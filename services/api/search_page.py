@@ -22,6 +22,7 @@ from sentinel.keys import Scope
 from sentinel.maintain.trace import GENERATED_BY, trace_page
 from sentinel.search import SearchInputError
 from sentinel.search.modes import Mode, answer
+from sentinel.tools.arguments import unencodable_argument
 from sentinel.tools.context import ToolContext
 from services.api.auth import scope_of
 
@@ -47,6 +48,8 @@ def _provenance(ctx: ToolContext, paths: list[str]) -> dict[str, dict[str, Any]]
     )
     found: dict[str, dict[str, Any]] = {}
     for path, frontmatter in rows:
+        if not (ctx.settings.vault / path).is_file():
+            continue  # removed since it was indexed: the watcher drops it within seconds
         sources = json.loads(frontmatter).get("sources") or []
         trace = trace_page(ctx.settings, path)
         found[path] = {
@@ -77,6 +80,8 @@ def search_router() -> APIRouter:
     def structured_search(request: Request, body: SearchRequest, _: Scope = Depends(scope_of)) -> dict[str, Any]:
         """The search page's search: one mode's hits as data, in rank order, with no score."""
         ctx: ToolContext = request.app.state.ctx
+        if problem := unencodable_argument(body.model_dump()):
+            raise HTTPException(400, problem)
         try:
             found = answer(ctx.reader(), ctx.settings, ctx.embedder, body.mode, body.query, body.rung, body.cursor)
         except SearchInputError as err:

@@ -90,8 +90,12 @@ def test_facet_mode_labels_and_provenance(page: Page, served: Served) -> None:
     expect(page.locator("#mode")).to_have_text("facet")
     expect(page.locator(HITS)).to_have_count(4)
     assert {p.split("/")[0] for p in _paths(page)} == {"en", "de", "es", "tr"}
-    page.fill("#q", "status:seedling")
+    asked: list[str] = []
+    page.on("request", lambda r: asked.append(r.url) if r.url.endswith("/v1/search") else None)
+    page.fill("#q", "")
+    page.keyboard.type("status:seedling")  # 15 keystrokes, one debounced search (a few on a very busy machine)
     expect(page.locator(f"{HITS} .label")).to_have_text(["[seedling]", "[excerpt]"])
+    assert 1 <= len(asked) < 8, asked
     page.fill("#q", "Command palette plugin")
     concept = page.locator(HITS, has_text=served.concept)
     expect(concept.locator(".provenance blockquote")).to_have_text(f"“{QUOTED}”")

@@ -65,3 +65,14 @@ def test_keys(served: Served) -> None:
     page = httpx.get(f"{served.url}/", follow_redirects=True)
     assert page.status_code == 200 and 'id="q"' in page.text
     assert httpx.get(f"{served.url}/search/static/modes.js").status_code == 200
+
+
+def test_bad_input_is_a_400_naming_the_fix(served: Served) -> None:
+    surrogate = httpx.post(
+        f"{served.url}/v1/search",
+        content=b'{"query": "palette \\ud800", "mode": "quick"}',  # JSON may escape what UTF-8 cannot carry
+        headers={"Authorization": f"Bearer {served.read_key}", "Content-Type": "application/json"},
+    )
+    assert surrogate.status_code == 400 and "lone surrogate" in surrogate.json()["detail"]
+    assert _search(served, query="x", mode="fuzzy").status_code == 422
+    assert _search(served, query="x", mode="quick", cursor=-1).status_code == 422
