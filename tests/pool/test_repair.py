@@ -2,7 +2,8 @@
 (OpenAI and Ollama dialects, streamed and not) with a loopback node that streams a recorded answer.
 
 Recorded outputs: the Qwen2.5-Coder 0.5B ones were recorded here from llama.cpp (``--jinja``, Sentinel's tools
-and system prompt, temperature 0; streamed pieces as the server cut them). The other families' are the forms
+and system prompt, temperature 0; streamed pieces as the server cut them; free, and under the gateway's call
+schema). The other families' are the forms
 their chat templates document and that their users report in issues (Hermes/Qwen 7B tags, Llama 3.1
 ``<|python_tag|>``, Llama 3.2 bare JSON with ``parameters``, Mistral ``[TOOL_CALLS]`` in both its list and its
 ``name[ARGS]`` shape): no model of those families runs on this machine.
@@ -41,6 +42,11 @@ FAMILIES = {
         "fenced",
         "search",
     ),
+    "qwen2.5-coder-0.5b, under the gateway's call schema": (
+        '{\n  "name": "read",\n  "arguments": {\n    "path": "notes/Topic.md",\n    "depth": "outline"\n  }\n}',
+        "bare",
+        "read",
+    ),
     "hermes / qwen2.5-7b, tags": (
         '<tool_call>\n{"name": "search", "arguments": {"query": "growth queue"}}\n</tool_call>',
         "tagged",
@@ -67,6 +73,11 @@ STAYS_TEXT = {
                                       "invalid_arguments"),
     "arguments that are not JSON": ('{"name": "search", "arguments": "query=growth"}', "text"),
     "an answer that is JSON": ('{"summary": "A page about sync.", "concepts": ["Sync"]}', "text"),
+    "a made-up tool name (qwen2.5-coder-0.5b)": (
+        '{"name": "guest_wifi_network", "arguments": {"query": "guest_wifi_network", "rung": "summary", '
+        '"cursor": 0}}. The guest wifi network is called "guest_wifi_network".',
+        "unknown_tool",
+    ),
     "prose": ("The growth queue lists names no page defines yet; see [[Maintenance]].", "text"),
 }  # fmt: skip
 
