@@ -78,6 +78,14 @@ STAYS_TEXT = {
         '"cursor": 0}}. The guest wifi network is called "guest_wifi_network".',
         "unknown_tool",
     ),
+    # after a [DONE] (the calls as the API logged them; the text in the shape the model writes its calls)
+    "several calls in one text (qwen2.5-coder-0.5b)": (
+        '[{"name": "graph", "arguments": {"target": "growth queue"}}, {"name": "listing", "arguments": '
+        '{"folder": "notes"}}, {"name": "relocate", "arguments": {"source": "/notes/growth_queue.md", '
+        '"destination": "/notes/development_queue.md"}}, {"name": "remove", "arguments": {"path": '
+        '"/notes/growth_queue.md"}}, {"name": "search", "arguments": {"query": "growth queue"}}]',
+        "several_calls",
+    ),
     "prose": ("The growth queue lists names no page defines yet; see [[Maintenance]].", "text"),
 }  # fmt: skip
 

@@ -3,8 +3,9 @@
 Small local models often answer a tools request with the call as text (a fenced JSON block, ``<tool_call>``
 tags, ...), which clients such as Open WebUI show as text and never run. The gateway reads such text with the one
 lenient parser (``providers.toolcalls``), strictly against the tools offered in *that* request: the name must be
-one of them and the arguments must validate against its JSON schema. Anything else stays text, untouched: a
-call is never invented. A server's own (native) tool calls pass through as they are.
+one of them and the arguments must validate against its JSON schema, and the text must hold one call (several
+written as text are a dump, not a plan: ``several_calls``). Anything else stays text, untouched: a call is never
+invented. A server's own (native) tool calls pass through as they are.
 
 Streams (OpenAI server-sent events) are repaired as they flow: content is held back only while it could still
 become a call, and released as soon as it cannot, so prose streams as before; at the end, held text that is a
@@ -37,7 +38,8 @@ log = logging.getLogger("sentinel.pool.repair")
 
 # Outcomes of a tools request (the metric's label values: a fixed set).
 NATIVE, REPAIRED, CONSTRAINED, TEXT = "native", "repaired", "constrained", "text"
-UNKNOWN_TOOL, INVALID_ARGUMENTS = "unknown_tool", "invalid_arguments"
+UNKNOWN_TOOL, INVALID_ARGUMENTS, SEVERAL_CALLS = "unknown_tool", "invalid_arguments", "several_calls"
+TAKEN = (REPAIRED, CONSTRAINED)  # the outcomes whose calls go out as tool_calls
 
 
 class Reports(Protocol):
@@ -53,12 +55,14 @@ class Verdict:
 
     def report(self, observer: Reports, model: str, node: str) -> None:
         observer.tool_calls(model, node, self.outcome)
-        if self.outcome in (REPAIRED, CONSTRAINED):
+        if self.outcome in TAKEN:
             calls = [call.name for call in self.found.calls]
             where = {"model": model, "node": node, "form": self.found.form, "tools": calls}
             log.info("tool call repaired" if self.outcome == REPAIRED else "tool call constrained", extra=where)
-        elif self.outcome in (UNKNOWN_TOOL, INVALID_ARGUMENTS):
+        elif self.outcome in (UNKNOWN_TOOL, INVALID_ARGUMENTS, SEVERAL_CALLS):
             reasons = [rejected.detail for rejected in self.found.rejected]
+            if self.outcome == SEVERAL_CALLS:
+                reasons.append(f"{len(self.found.calls)} calls in one text: {[c.name for c in self.found.calls]}")
             log.info("call-shaped text left as text", extra={"model": model, "node": node, "reasons": reasons})
 
 
@@ -114,6 +118,11 @@ def is_constrained(body: dict[str, Any]) -> bool:
 
 
 def _judge(found: TextToolCalls, constrained: bool = False) -> Verdict:
+    if len(found.calls) > 1:
+        # Measured with the small Qwen after a [DONE]: one text listing six calls (graph, listing, relocate,
+        # remove, save, search), which run as calls would have moved, deleted and saved what nobody asked for. A
+        # model that calls several tools at once does so natively; written as text, several is a dump, not a plan.
+        return Verdict(SEVERAL_CALLS, found)
     if found.calls:
         return Verdict(CONSTRAINED if constrained else REPAIRED, found)
     kinds = {rejected.kind for rejected in found.rejected}
@@ -145,7 +154,7 @@ def repair_answer(
         return answer, Verdict(NATIVE)
     content = message.get("content")
     verdict = _judge(parse_text_tool_calls(content if isinstance(content, str) else "", tools), constrained)
-    if not verdict.found.calls:
+    if verdict.outcome not in TAKEN:
         return answer, verdict
     calls = _openai_calls(verdict.found.calls, streamed=False)
     repaired = message | {"content": verdict.found.rest or None, "tool_calls": calls}
@@ -216,7 +225,7 @@ class StreamRepair:
             return [self._event({}, reason, choice)]
         held = self.text[self.released :]
         self.verdict = _judge(parse_text_tool_calls(held, self.tools), self.constrained)
-        if not self.verdict.found.calls:
+        if self.verdict.outcome not in TAKEN:
             return [*self._flush_text(), self._event({}, reason, choice)]
         self.released = len(self.text)
         out = [self._event({"content": self.verdict.found.rest}, None, choice)] if self.verdict.found.rest else []
