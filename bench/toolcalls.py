@@ -2,13 +2,15 @@
 Open WebUI's API, to the API's model gateway, to the real small Qwen on llama.cpp (``--jinja``).
 
 Per turn it reads what reached the tool API (the API's one log line per tool call) and how the gateway got each
-call (its ``sentinel_pool_tool_answers_total`` counter: ``native`` from llama.cpp's own parser, ``repaired`` by
-the gateway from text). It prints, per model and path, the share of turns with a valid tool call (one the tool
-API accepted), with the right tool (the question's expected one, first), and answers citing a vault page.
+call (its ``sentinel_pool_tool_answers_total`` counter: ``native`` from llama.cpp's own parser, ``constrained``
+sampled under the gateway's schema of the offered calls, ``repaired`` by the gateway from text). It prints, per
+model and path, the share of turns with a valid tool call (one the tool API accepted), with the right tool (the
+question's expected one, first), and answers citing a vault page.
 The "native" row counts only turns whose calls llama.cpp parsed itself: what a client talking to llama.cpp
 directly would have got; "gateway" counts every turn, repaired calls included.
 
     .venv/bin/python -m bench.toolcalls            # needs `make llm` and .venv-owui (`make openwebui`)
+    .venv/bin/python -m bench.toolcalls --free     # the gateway leaves the first answer unconstrained
 
 Timings are not its business; on a loaded machine one turn takes minutes.
 """
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import tempfile
 from contextlib import ExitStack
@@ -67,7 +70,7 @@ class Turn:
     valid: bool
     right: bool
     cites: bool
-    path: str  # native, repaired, mixed, none
+    path: str  # native, constrained, repaired, mixed, none
 
 
 def _metric_counts(api: Server, key: str) -> dict[str, float]:
@@ -116,11 +119,8 @@ def run(turn_timeout_s: float, questions: int) -> list[Turn]:
             after = _metric_counts(api, key)
             calls, seen = _tool_lines(log, seen)
             delta = {k: after.get(k, 0.0) - before.get(k, 0.0) for k in after}
-            delta.setdefault("native", 0.0)
-            delta.setdefault("repaired", 0.0)
-            path = {(True, False): "native", (False, True): "repaired", (True, True): "mixed"}.get(
-                (delta["native"] > 0, delta["repaired"] > 0), "none"
-            )
+            ways = [way for way in ("native", "constrained", "repaired") if delta.get(way, 0.0) > 0]
+            path = ways[0] if len(ways) == 1 else "mixed" if ways else "none"
             tools = [str(call["tool"]) for call in calls]
             valid = any(call["marker"] != "[RETRY]" for call in calls)
             turn = Turn(
@@ -148,15 +148,21 @@ def print_table(turns: list[Turn]) -> None:
         cites = sum(t.cites for t in chosen)
         shares = " | ".join(_share(count, total) for count in (valid, right, cites))
         print(f"| {MODEL_ALIAS} | {name} | {total} | {shares} |")
-    repaired = sum(t.path in ("repaired", "mixed") for t in turns)
-    print(f"\nturns whose call the gateway repaired: {repaired} of {total}")
+    for way in ("constrained", "repaired", "mixed"):
+        print(f"\nturns whose calls came {way}: {sum(t.path == way for t in turns)} of {total}", end="")
+    print()
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--turn-timeout", type=float, default=1800, help="seconds one chat turn may take")
     parser.add_argument("--questions", type=int, default=len(QUESTIONS), help="the first N questions only")
+    parser.add_argument(
+        "--free", action="store_true", help="the gateway does not constrain a turn's first answer (the 'before')"
+    )
     args = parser.parse_args()
+    if args.free:  # the API inherits the environment
+        os.environ["SENTINEL_POOL__CONSTRAIN_FIRST_CALL"] = "false"
     print_table(run(args.turn_timeout, args.questions))
 
 

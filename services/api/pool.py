@@ -28,6 +28,7 @@ from sentinel.pool.agent import Agent, agent_thread
 from sentinel.pool.cluster import WakeRefused, cluster_view, wake
 from sentinel.pool.dispatch import Gateway, GatewayError
 from sentinel.pool.registry import known_nodes
+from sentinel.pool.repair import constrain_call
 from sentinel.settings import Settings
 from services.api.auth import require_write, scope_of
 from services.api.pool_metrics import PoolMetrics
@@ -118,7 +119,7 @@ def pool_router(settings: Settings) -> APIRouter:
 
     @router.post("/v1/chat/completions", summary="Chat completion on the pool (streamed as SSE or not)")
     async def chat_completions(request: Request) -> Response:
-        body = await _json_body(request)
+        body = constrain_call(await _json_body(request), settings.pool.constrain_first_call)
         if body.get("stream"):
             stream = await running.gateway.stream(body, **_how(request))
             return StreamingResponse(
@@ -149,6 +150,7 @@ def pool_router(settings: Settings) -> APIRouter:
     async def ollama_chat(request: Request) -> Response:
         body, started = await _json_body(request), time.perf_counter()
         translated, streamed = ollama_api.chat_request(body)
+        translated = constrain_call(translated, settings.pool.constrain_first_call)
         if streamed:
             stream = await running.gateway.stream(translated, **_how(request))
             lines = ollama_api.chat_stream(stream.chunks(), str(body.get("model")), started)

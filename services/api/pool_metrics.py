@@ -48,8 +48,9 @@ class PoolMetrics:
         )
         self.tool_answers = Counter(
             "sentinel_pool_tool_answers",
-            "Answers to requests offering tools, by outcome: native (the server's own call), repaired (a call "
-            "written as text, made a real one), text, unknown_tool / invalid_arguments (call-shaped, kept as text).",
+            "Answers to requests offering tools, by outcome: native (the server's own call), constrained (a call "
+            "sampled under the gateway's schema of the offered calls), repaired (a call written as text, made a "
+            "real one), text, unknown_tool / invalid_arguments / several_calls (call-shaped, kept as text).",
             ["model", "outcome"],
             registry=r,
         )

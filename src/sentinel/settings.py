@@ -108,6 +108,12 @@ class PoolSettings(BaseModel):
         300.0, gt=0, description="Gateway: seconds a backend may take to the first token (CPU prefill is slow)."
     )
     read_timeout_s: float = Field(120.0, gt=0, description="Gateway: seconds between two tokens of a stream.")
+    constrain_first_call: bool = Field(
+        True,
+        description="Gateway: the first answer of a chat turn to a request offering tools is sampled under a JSON "
+        "schema of the offered calls (the server's grammar), so a small model answers with a valid call; a request "
+        "with its own tool_choice or response_format is sent as it came.",
+    )
     registry_refresh_s: float = Field(
         0.5, ge=0, description="Gateway: how old its view of the registry may get before it reads it again (0: always)."
     )

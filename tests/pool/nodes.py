@@ -82,9 +82,12 @@ def stream_payloads(pieces: list[str], model: str) -> list[str]:
 
 
 @contextmanager
-def recorded_node(pieces: list[str], model: str, piece_delay_s: float = 0.0) -> Iterator[str]:
+def recorded_node(
+    pieces: list[str], model: str, piece_delay_s: float = 0.0, received: list[dict[str, Any]] | None = None
+) -> Iterator[str]:
     """A real OpenAI-shaped server on loopback answering every chat with the recorded ``pieces`` (streamed one
-    per ``piece_delay_s`` when asked to stream); yields its root URL (``/v1`` is the API base)."""
+    per ``piece_delay_s`` when asked to stream); yields its root URL (``/v1`` is the API base). ``received``
+    collects the chat request bodies as they arrived."""
     node = FastAPI()
 
     @node.get("/health")
@@ -97,7 +100,10 @@ def recorded_node(pieces: list[str], model: str, piece_delay_s: float = 0.0) -> 
 
     @node.post("/v1/chat/completions")
     async def chat(request: Request) -> Any:
-        if not (await request.json()).get("stream"):
+        body = await request.json()
+        if received is not None:
+            received.append(body)
+        if not body.get("stream"):
             await asyncio.sleep(piece_delay_s * len(pieces))
             return JSONResponse(completion("".join(pieces)))
 

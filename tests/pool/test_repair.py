@@ -2,7 +2,8 @@
 (OpenAI and Ollama dialects, streamed and not) with a loopback node that streams a recorded answer.
 
 Recorded outputs: the Qwen2.5-Coder 0.5B ones were recorded here from llama.cpp (``--jinja``, Sentinel's tools
-and system prompt, temperature 0; streamed pieces as the server cut them). The other families' are the forms
+and system prompt, temperature 0; streamed pieces as the server cut them; free, and under the gateway's call
+schema). The other families' are the forms
 their chat templates document and that their users report in issues (Hermes/Qwen 7B tags, Llama 3.1
 ``<|python_tag|>``, Llama 3.2 bare JSON with ``parameters``, Mistral ``[TOOL_CALLS]`` in both its list and its
 ``name[ARGS]`` shape): no model of those families runs on this machine.
@@ -18,7 +19,7 @@ import pytest
 from redis import Redis
 
 from sentinel.pool.registry import BackendRecord, NodeRecord, PoolKeys, publish
-from sentinel.pool.repair import StreamRepair, offered_tools, repair_answer
+from sentinel.pool.repair import CALL_SCHEMA, StreamRepair, constrain_call, offered_tools, repair_answer
 from sentinel.providers.toolcalls import parse_text_tool_calls
 from sentinel.tools.registry import tool_schemas
 from tests.pool.nodes import completion, recorded_node, stream_payloads
@@ -40,6 +41,11 @@ FAMILIES = {
         'I will search.\n```json\n{\n  "name": "search",\n  "arguments": {"query": "sync pricing"}\n}\n```',
         "fenced",
         "search",
+    ),
+    "qwen2.5-coder-0.5b, under the gateway's call schema": (
+        '{\n  "name": "read",\n  "arguments": {\n    "path": "notes/Topic.md",\n    "depth": "outline"\n  }\n}',
+        "bare",
+        "read",
     ),
     "hermes / qwen2.5-7b, tags": (
         '<tool_call>\n{"name": "search", "arguments": {"query": "growth queue"}}\n</tool_call>',
@@ -67,6 +73,19 @@ STAYS_TEXT = {
                                       "invalid_arguments"),
     "arguments that are not JSON": ('{"name": "search", "arguments": "query=growth"}', "text"),
     "an answer that is JSON": ('{"summary": "A page about sync.", "concepts": ["Sync"]}', "text"),
+    "a made-up tool name (qwen2.5-coder-0.5b)": (
+        '{"name": "guest_wifi_network", "arguments": {"query": "guest_wifi_network", "rung": "summary", '
+        '"cursor": 0}}. The guest wifi network is called "guest_wifi_network".',
+        "unknown_tool",
+    ),
+    # after a [DONE] (the calls as the API logged them; the text in the shape the model writes its calls)
+    "several calls in one text (qwen2.5-coder-0.5b)": (
+        '[{"name": "graph", "arguments": {"target": "growth queue"}}, {"name": "listing", "arguments": '
+        '{"folder": "notes"}}, {"name": "relocate", "arguments": {"source": "/notes/growth_queue.md", '
+        '"destination": "/notes/development_queue.md"}}, {"name": "remove", "arguments": {"path": '
+        '"/notes/growth_queue.md"}}, {"name": "search", "arguments": {"query": "growth queue"}}]',
+        "several_calls",
+    ),
     "prose": ("The growth queue lists names no page defines yet; see [[Maintenance]].", "text"),
 }  # fmt: skip
 
@@ -144,11 +163,58 @@ def _chunks(pieces: list[str]) -> list[str]:
     return stream_payloads(pieces, MODEL)
 
 
-ASK = {
-    "model": MODEL,
-    "messages": [{"role": "user", "content": "What about the growth queue?"}],
-    "tools": tool_schemas(),
-}
+QUESTION = {"role": "user", "content": "What about the growth queue?"}
+FIRST = {"model": MODEL, "messages": [QUESTION], "tools": tool_schemas()}  # a turn's first round
+# A later round of the turn (a tool result came back): the model may answer, so nothing constrains it.
+ASK = FIRST | {"messages": [QUESTION, {"role": "tool", "content": "[OK] 1 page\n- notes/Growth queue.md"}]}
+
+
+def _call_names(body: dict[str, Any]) -> list[str]:
+    schema = body["response_format"]["json_schema"]
+    assert schema["name"] == CALL_SCHEMA
+    calls = schema["schema"].get("oneOf", [schema["schema"]])
+    return [call["properties"]["name"]["const"] for call in calls]
+
+
+def test_a_turn_s_first_answer_is_constrained_to_the_offered_calls() -> None:
+    constrained = constrain_call(FIRST, first_call=True)
+    assert _call_names(constrained) == list(TOOLS)
+    (search,) = [
+        c
+        for c in constrained["response_format"]["json_schema"]["schema"]["oneOf"]
+        if c["properties"]["name"]["const"] == "search"
+    ]
+    assert search["properties"]["arguments"] == TOOLS["search"] and search["required"] == ["name", "arguments"]
+    assert constrained["messages"] == FIRST["messages"] and constrained["tools"] == FIRST["tools"]
+
+
+@pytest.mark.parametrize(
+    "case",
+    ["a later round", "the setting off", "tool_choice none", "its own response_format", "no tools"],
+)
+def test_a_request_that_does_not_ask_for_a_call_goes_as_it_came(case: str) -> None:
+    body, first_call = {
+        "a later round": (ASK, True),
+        "the setting off": (FIRST, False),
+        "tool_choice none": (FIRST | {"tool_choice": "none"}, True),
+        "its own response_format": (FIRST | {"response_format": {"type": "json_object"}}, True),
+        "no tools": (FIRST | {"tools": []}, True),
+    }[case]
+    assert constrain_call(body, first_call) is body
+
+
+def test_tool_choice_required_or_named_constrains_any_round() -> None:
+    assert _call_names(constrain_call(ASK | {"tool_choice": "required"}, first_call=False)) == list(TOOLS)
+    named = {"type": "function", "function": {"name": "read"}}
+    assert _call_names(constrain_call(ASK | {"tool_choice": named}, first_call=False)) == ["read"]
+
+
+def test_a_constrained_answer_is_a_call_counted_as_constrained_and_one_that_is_not_stays_text() -> None:
+    answer, verdict = repair_answer(_completion(QWEN_BARE), TOOLS, constrained=True)
+    assert verdict.outcome == "constrained" and answer["choices"][0]["finish_reason"] == "tool_calls"
+    cut = QWEN_BARE[:40]  # the schema holds only while the answer is whole: max_tokens can cut it
+    answer, verdict = repair_answer(_completion(cut), TOOLS, constrained=True)
+    assert answer == _completion(cut) and verdict.outcome == "text"
 
 
 def test_the_gateway_repairs_both_dialects_streamed_and_not_and_counts_it(
@@ -184,3 +250,27 @@ def test_the_gateway_repairs_both_dialects_streamed_and_not_and_counts_it(
     assert 'sentinel_pool_tool_answers_total{model="recorded",outcome="repaired"} 4.0' in metrics
     repaired = [r for r in caplog.records if r.getMessage() == "tool call repaired"]
     assert len(repaired) == 4 and all(r.model == MODEL and r.form == "bare" for r in repaired)
+
+
+def test_the_gateway_sends_a_turn_s_first_round_under_the_call_schema_and_counts_it(
+    gateway: str, redis_client: Redis, keys: PoolKeys, caplog: pytest.LogCaptureFixture
+) -> None:
+    received: list[dict[str, Any]] = []
+    with recorded_node(QWEN_PIECES, MODEL, received=received) as node:
+        backend = BackendRecord(url=f"{node}/v1", kind="openai", models=[MODEL], loaded=[MODEL], slots=1)
+        publish(redis_client, keys, NodeRecord(node="rec", backends=[backend]), ttl_s=60)
+        plain = httpx.post(f"{gateway}/v1/chat/completions", json=FIRST, timeout=30).json()
+        assert plain["choices"][0]["message"]["tool_calls"][0]["function"]["name"] == "listing"
+        with httpx.stream("POST", f"{gateway}/v1/chat/completions", json=FIRST | {"stream": True}, timeout=30) as r:
+            assert any('"tool_calls"' in line for line in r.iter_lines())
+        ollama = httpx.post(f"{gateway}/api/chat", json=FIRST | {"stream": False}, timeout=30).json()
+        assert ollama["message"]["tool_calls"][0]["function"]["name"] == "listing"
+        httpx.post(f"{gateway}/v1/chat/completions", json=ASK, timeout=30).raise_for_status()
+    assert [_call_names(body) for body in received[:3]] == [list(TOOLS)] * 3  # both dialects, streamed and not
+    assert "response_format" not in received[3]  # the round after a tool result is the model's to answer
+    metrics = httpx.get(f"{gateway}/metrics").text
+    assert 'sentinel_pool_tool_answers_total{model="recorded",outcome="constrained"} 3.0' in metrics
+    assert 'sentinel_pool_tool_answers_total{model="recorded",outcome="repaired"} 1.0' in metrics
+    assert [r.getMessage() for r in caplog.records if r.getMessage().startswith("tool call ")].count(
+        "tool call constrained"
+    ) == 3

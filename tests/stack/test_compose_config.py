@@ -88,16 +88,23 @@ def test_local_path_builds_on_the_offline_images(tmp_path: Path) -> None:
         assert services[name]["build"]["args"] == {"BASE_IMAGE": "local/pybase:bookworm"}, name
 
 
-def test_the_chat_connection_is_one_setting_and_sentinel_is_the_default_model(tmp_path: Path) -> None:
-    owui = _config(tmp_path, "official")["open-webui"]["environment"]
-    assert owui["OPENAI_API_BASE_URL"] == "http://llm:8080/v1" and owui["ENABLE_OLLAMA_API"] == "false"
-    assert owui["DEFAULT_MODELS"] == "sentinel"
-    upstream = "SENTINEL_CHAT_UPSTREAM=http://api:8000/v1\nSENTINEL_CHAT_UPSTREAM_KEY=write-key\n"
-    services = _config(tmp_path, "official", dotenv=upstream)
-    owui = services["open-webui"]["environment"]
-    assert (owui["OPENAI_API_BASE_URL"], owui["OPENAI_API_KEY"]) == ("http://api:8000/v1", "write-key")
-    # the worker's roles still talk to the model server, not to the chat connection
+def test_chat_goes_through_the_api_s_gateway_which_serves_the_model_server(tmp_path: Path) -> None:
+    services = _config(tmp_path, "official")
+    owui, api = services["open-webui"]["environment"], services["api"]["environment"]
+    assert (owui["OPENAI_API_BASE_URL"], owui["OPENAI_API_KEY"]) == ("http://api:8000/v1", "k")  # STACK_API_KEY
+    assert owui["ENABLE_OLLAMA_API"] == "false" and owui["DEFAULT_MODELS"] == "sentinel"
+    assert json.loads(api["SENTINEL_POOL__BACKENDS"]) == ["openai=http://llm:8080/v1"]
+    # the worker's roles talk to the model server itself, not through the chat connection
     assert services["worker"]["environment"]["SENTINEL_SUMMARY__BASE_URL"] == "http://llm:8080/v1"
+
+
+def test_the_model_server_and_the_chat_connection_are_one_setting_each(tmp_path: Path) -> None:
+    host = "STACK_MODEL_URL=http://host.docker.internal:11434/v1\n"
+    api = _config(tmp_path, "official", dotenv=host)["api"]["environment"]
+    assert json.loads(api["SENTINEL_POOL__BACKENDS"]) == ["openai=http://host.docker.internal:11434/v1"]
+    upstream = "SENTINEL_CHAT_UPSTREAM=http://llm:8080/v1\nSENTINEL_CHAT_UPSTREAM_KEY=none\n"
+    owui = _config(tmp_path, "official", dotenv=upstream)["open-webui"]["environment"]
+    assert (owui["OPENAI_API_BASE_URL"], owui["OPENAI_API_KEY"]) == ("http://llm:8080/v1", "none")
 
 
 def test_make_reads_its_settings_from_env(tmp_path: Path) -> None:

@@ -32,7 +32,7 @@ from redis.asyncio import Redis as AsyncRedis
 from sentinel.pool.chat_first import ChatActivity
 from sentinel.pool.jobs import Assignment, JobLedger, NotReassignable, StaleEpoch
 from sentinel.pool.registry import PoolKeys, Snapshot, snapshot
-from sentinel.pool.repair import RepairedStream, offered_tools, repair_answer
+from sentinel.pool.repair import RepairedStream, is_constrained, offered_tools, repair_answer
 from sentinel.pool.routing import Candidate, pool_models, rank
 from sentinel.pool.streaming import TRANSPORT_ERRORS, NodeFailed, Observer, Stream, event_blocks, is_output, sse_data
 from sentinel.settings import Settings
@@ -219,7 +219,7 @@ class Gateway:
             self._after_reply(self.end(assignment, "done"))
             self.observer.finished(endpoint, candidate.model, candidate.node, "ok", time.perf_counter() - started)
             if endpoint == "/chat/completions" and (tools := offered_tools(body)):
-                answer, verdict = repair_answer(answer, tools)
+                answer, verdict = repair_answer(answer, tools, is_constrained(body))
                 verdict.report(self.observer, candidate.model, candidate.node)
             return Completed(answer, candidate.node)
 
@@ -266,7 +266,7 @@ class Gateway:
 
         opened = await self._with_failover("/chat/completions", body, idempotent, started, attempt, chat=not background)
         tools = offered_tools(body)
-        return RepairedStream(opened, tools, self.observer) if tools else opened
+        return RepairedStream(opened, tools, self.observer, is_constrained(body)) if tools else opened
 
     async def _with_failover(
         self,
