@@ -46,10 +46,27 @@ def key_ring(settings: Settings) -> LiveKeyRing | None:
     return None
 
 
+def host_name(host_header: str) -> str:
+    """The name in a ``Host`` header, without its port (``[::1]:8000`` -> ``::1``)."""
+    if host_header.startswith("["):
+        return host_header[1:].partition("]")[0]
+    return host_header.rpartition(":")[0] if host_header.count(":") == 1 else host_header
+
+
 def scope_of(request: Request) -> Scope:
-    """The caller's scope from ``Authorization: Bearer <key>``; 401 when missing or unknown."""
+    """The caller's scope from ``Authorization: Bearer <key>``; 401 when missing or unknown. Local-only mode
+    (no keys) answers only requests addressed to a loopback name: a web page the user visits could otherwise
+    rebind its own DNS name to 127.0.0.1 and read the vault through the user's browser."""
     ring: LiveKeyRing | None = request.app.state.keys
     if ring is None:
+        host = request.headers.get("host", "")
+        if not is_loopback(host_name(host)):
+            raise HTTPException(
+                403,
+                f"this API runs local-only (no keys) and answers only requests addressed to 127.0.0.1, ::1 or "
+                f"localhost, not Host {host!r}: open it by one of those names, or create a key with "
+                "`sentinel keys create`",
+            )
         return Scope.WRITE
     header = request.headers.get("authorization", "")
     scheme, _, key = header.partition(" ")

@@ -116,6 +116,21 @@ def test_no_key_means_no_start_unless_local_only_on_loopback(vault_settings: Wri
     settings.api_host = "127.0.0.1"
     with serve(create_app(settings)) as url:
         assert httpx.post(f"{url}/v1/tools/listing", json={}).status_code == 200
+        port = url.rpartition(":")[2]
+        for host in (f"localhost:{port}", f"[::1]:{port}", "127.0.0.1"):
+            assert httpx.post(f"{url}/v1/tools/listing", json={}, headers={"host": host}).status_code == 200
+
+
+def test_local_only_refuses_a_request_addressed_to_another_name(vault_settings: WriteVault) -> None:
+    """DNS rebinding: a page on evil.example that resolves its name to 127.0.0.1 reaches the port, but its
+    requests still say ``Host: evil.example``; without keys, that is the only thing telling them apart."""
+    settings = vault_settings(FILES)
+    settings.local_only, settings.api_host = True, "127.0.0.1"
+    with serve(create_app(settings)) as url:
+        for route, body in (("/v1/tools/read", {"path": "notes/Growth queue.md"}), ("/v1/search", {"query": "x"})):
+            refused = httpx.post(f"{url}{route}", json=body, headers={"host": "evil.example:8000"})
+            assert refused.status_code == 403 and "127.0.0.1" in refused.json()["detail"], route
+            assert "growth queue" not in refused.text.lower()
 
 
 def test_every_response_carries_its_request_id(api: Api) -> None:
