@@ -26,7 +26,8 @@ from sentinel.maintain.cluster_lock import lock_holder, lock_key
 from sentinel.pool import ollama_api
 from sentinel.pool.agent import Agent, agent_thread
 from sentinel.pool.cluster import WakeRefused, cluster_view, wake
-from sentinel.pool.dispatch import Gateway, GatewayError
+from sentinel.pool.dispatch import Gateway
+from sentinel.pool.errors import GatewayError
 from sentinel.pool.registry import known_nodes
 from sentinel.settings import Settings
 from services.api.auth import require_write, scope_of
@@ -35,6 +36,8 @@ from services.worker.fanout_client import NoExtractionModel, queue_analyses
 
 IDEMPOTENT_HEADER = "x-sentinel-idempotent"
 BACKGROUND_HEADER = "x-sentinel-background"
+# The client's own retries of one request carry the same key: they are attempts of one job, capped together.
+IDEMPOTENCY_HEADER = "idempotency-key"
 
 
 async def _json_body(request: Request) -> dict[str, Any]:
@@ -57,8 +60,12 @@ def _background(request: Request) -> bool:
     return request.headers.get(BACKGROUND_HEADER, "").strip().lower() in ("true", "1", "yes")
 
 
-def _how(request: Request) -> dict[str, bool]:
-    return {"idempotent": _idempotent(request), "background": _background(request)}
+def _how(request: Request) -> dict[str, Any]:
+    return {
+        "idempotent": _idempotent(request),
+        "background": _background(request),
+        "idempotency_key": request.headers.get(IDEMPOTENCY_HEADER),
+    }
 
 
 async def caller_scope(request: Request) -> Scope:
@@ -83,7 +90,9 @@ class _PoolRoute(APIRoute):
             except ollama_api.OllamaRequestInvalid as error:
                 return _ollama_error(400, str(error))
             except GatewayError as error:
-                return _ollama_error(error.status, str(error)) if ollama else JSONResponse(error.body(), error.status)
+                answer = _ollama_error(error.status, str(error)) if ollama else JSONResponse(error.body(), error.status)
+                answer.headers.update(error.headers())
+                return answer
 
         return answer
 

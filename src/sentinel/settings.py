@@ -96,6 +96,17 @@ class PoolSettings(BaseModel):
         300.0, gt=0, description="Gateway: seconds a backend may take to the first token (CPU prefill is slow)."
     )
     read_timeout_s: float = Field(120.0, gt=0, description="Gateway: seconds between two tokens of a stream.")
+    request_timeout_s: float = Field(
+        300.0,
+        gt=0,
+        description="Gateway: seconds one request may spend before its first token across all its attempts: a "
+        "hung node costs at most this once (then its breaker is open), never this per node.",
+    )
+    breaker_failures: int = Field(2, ge=1, description="Gateway: consecutive failures that cool a backend down.")
+    breaker_cooldown_s: float = Field(
+        5.0, gt=0, description="Gateway: first cooldown of a failing backend; doubles per failed probe."
+    )
+    breaker_max_cooldown_s: float = Field(60.0, gt=0, description="Gateway: the longest cooldown.")
     registry_refresh_s: float = Field(
         0.5, ge=0, description="Gateway: how old its view of the registry may get before it reads it again (0: always)."
     )
