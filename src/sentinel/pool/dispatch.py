@@ -38,11 +38,13 @@ from sentinel.pool.errors import (
     job_id,
 )
 from sentinel.pool.jobs import Assignment, JobLedger, NotReassignable, StaleEpoch
+from sentinel.pool.ollama_native import Target
+from sentinel.pool.ollama_native import show as show_openai
 from sentinel.pool.registry import PoolKeys, Snapshot, snapshot
 from sentinel.pool.repair import RepairedStream, offered_tools, repair_answer
 from sentinel.pool.routing import Candidate, pool_models, rank
 from sentinel.pool.scheduler import NothingToChoose, RegistryView, Scheduler
-from sentinel.pool.streaming import TRANSPORT_ERRORS, NodeFailed, Observer, Stream, event_blocks, is_output, sse_data
+from sentinel.pool.streaming import SSE, TRANSPORT_ERRORS, NodeFailed, Observer, Stream
 from sentinel.settings import Settings
 
 log = logging.getLogger("sentinel.pool")
@@ -100,6 +102,7 @@ class _How:
 class Completed:
     answer: dict[str, Any]  # the node's JSON answer, as it gave it
     node: str
+    native: bool = False  # it came from an Ollama node's own API (``ollama_native``), not the OpenAI one
 
 
 class Gateway:
@@ -162,13 +165,16 @@ class Gateway:
         idempotent: bool = True,
         background: bool = False,
         idempotency_key: str | None = None,
+        target: Target | None = None,
     ) -> Completed:
-        """A non-streaming call (``/chat/completions``, ``/embeddings``) with failover; the node's JSON answer.
+        """A non-streaming call (``/chat/completions``, ``/completions``, ``/embeddings``) with failover; the
+        node's JSON answer. ``target`` sends it elsewhere on some nodes (Ollama's own API: ``ollama_native``).
         A chat completion counts as a chat in flight (``chat_first``) unless it is ``background`` work."""
         started = time.perf_counter()
 
         async def attempt(candidate: Candidate, assignment: Assignment, budget_s: float) -> Completed:
-            url, request = candidate.url + endpoint, body | {"model": candidate.model}
+            out = target(candidate) if target else None
+            url, request = (out.url, out.body) if out else (candidate.url + endpoint, body | {"model": candidate.model})
             try:
                 async with asyncio.timeout(budget_s):  # the whole answer is "before the first token"
                     async with self.session.post(url, json=request, timeout=self._timeout) as response:
@@ -182,12 +188,12 @@ class Gateway:
                 raise NodeFailed(f"answer is not JSON: {text[:200]!r}", reached=True) from error
             self._after_reply(self.end(assignment, "done"))
             self.observer.finished(endpoint, candidate.model, candidate.node, "ok", time.perf_counter() - started)
-            if endpoint == "/chat/completions" and (tools := offered_tools(body)):
+            if endpoint == "/chat/completions" and not out and (tools := offered_tools(body)):
                 answer, verdict = repair_answer(answer, tools)
                 verdict.report(self.observer, candidate.model, candidate.node)
-            return Completed(answer, candidate.node)
+            return Completed(answer, candidate.node, native=out is not None)
 
-        chat = endpoint == "/chat/completions" and not background
+        chat = endpoint in ("/chat/completions", "/completions") and not background
         how = _How(endpoint, idempotent, chat, idempotency_key)
         return await self._with_failover(body, how, started, attempt)
 
@@ -198,13 +204,17 @@ class Gateway:
         idempotent: bool = True,
         background: bool = False,
         idempotency_key: str | None = None,
+        endpoint: str = "/chat/completions",
+        target: Target | None = None,
     ) -> Stream | RepairedStream:
-        """Open a streamed chat completion on the best node that gets to its first token (text calls repaired
-        when the request offers tools)."""
+        """Open a streamed completion on the best node that gets to its first token (text calls repaired when a
+        chat request offers tools and the node speaks OpenAI). ``target``: as for ``complete``."""
         started = time.perf_counter()
 
         async def attempt(candidate: Candidate, assignment: Assignment, budget_s: float) -> Stream:
-            url, request = f"{candidate.url}/chat/completions", body | {"model": candidate.model}
+            out = target(candidate) if target else None
+            url, request = (out.url, out.body) if out else (candidate.url + endpoint, body | {"model": candidate.model})
+            framing = out.framing if out else SSE
             try:
                 async with asyncio.timeout(budget_s):
                     response = await self.session.post(url, json=request, timeout=self._timeout)
@@ -214,11 +224,11 @@ class Gateway:
                 async with asyncio.timeout(budget_s):
                     if response.status >= 400:
                         _check_status(response.status, await response.text())
-                    blocks = event_blocks(response)
+                    blocks = framing.blocks(response)
                     head: list[bytes] = []
                     async for block in blocks:
                         head.append(block)
-                        if any(is_output(data) for data in sse_data(block)):
+                        if framing.has_output(block):
                             break
                     else:
                         raise NodeFailed("the stream ended before its first token", reached=True)
@@ -234,12 +244,36 @@ class Gateway:
                 raise
             self.observer.first_token(candidate.model, candidate.node, time.perf_counter() - started)
             timeout = self.pool.read_timeout_s
-            return Stream(self.end, self.observer, timeout, assignment, candidate, response, blocks, head, started)
+            parts = (assignment, candidate, response, blocks, head, started, framing)
+            return Stream(self.end, self.observer, timeout, *parts)
 
-        how = _How("/chat/completions", idempotent, not background, idempotency_key)
+        how = _How(endpoint, idempotent, not background, idempotency_key)
         opened = await self._with_failover(body, how, started, attempt)
-        tools = offered_tools(body)
+        tools = offered_tools(body) if endpoint == "/chat/completions" and opened.framing is SSE else None
         return RepairedStream(opened, tools, self.observer) if tools else opened
+
+    async def show(self, model: str) -> dict[str, Any]:
+        """Ollama's ``/api/show`` for ``model``: asked of the best Ollama node serving it (metadata, not a job),
+        else what the pool knows of it on an OpenAI-compatible node."""
+        ranked = rank(await self._view.current(), model)
+        if not ranked:
+            raise UnknownModel(f"no live node serves model {model!r}; GET /api/tags lists the pool's models")
+        failures = []
+        for candidate in [c for c in ranked if c.kind == "ollama"][: self.pool.attempts]:
+            url = candidate.url.removesuffix("/v1") + "/api/show"
+            try:
+                async with self.session.post(url, json={"model": candidate.model}, timeout=self._timeout) as response:
+                    text = await response.text()
+                _check_status(response.status, text)
+                answer: dict[str, Any] = json.loads(text)
+                return answer
+            except (*TRANSPORT_ERRORS, NodeFailed, json.JSONDecodeError) as error:
+                failures.append(f"{candidate.node}: {error}")
+        if failures and all(c.kind == "ollama" for c in ranked):
+            raise PoolExhausted(
+                "no node could show " + repr(model) + ": " + "; ".join(failures), retry_after_s=1, retry=True
+            )
+        return show_openai(next(c for c in ranked if c.kind != "ollama"))
 
     async def _with_failover(
         self,
