@@ -45,15 +45,12 @@ class Discovery:
         self._browser = AsyncServiceBrowser(self._zeroconf.zeroconf, SERVICE, handlers=[self._changed])
 
     def _changed(self, zeroconf: Zeroconf, service_type: str, name: str, state_change: ServiceStateChange) -> None:
+        """Called in the event loop by the browser: resolve the address in a task of that loop."""
         if state_change is ServiceStateChange.Removed or name == f"{self._node}.{SERVICE}":
             return
-        info = zeroconf.get_service_info(service_type, name, timeout=0)  # cached answer only: never block here
-        if info is None:  # handlers run in the event loop: resolve in a task of it
-            task = asyncio.get_running_loop().create_task(self._resolve(name))
-            self._resolving.add(task)
-            task.add_done_callback(self._resolving.discard)
-            return
-        self._report(info)
+        task = asyncio.get_running_loop().create_task(self._resolve(name))
+        self._resolving.add(task)
+        task.add_done_callback(self._resolving.discard)
 
     async def _resolve(self, name: str) -> None:
         if self._zeroconf is None:
