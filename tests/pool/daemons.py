@@ -46,43 +46,52 @@ class DaemonProcess:
         return httpx.post(self.url + path, content=raw, headers=headers, timeout=10)
 
 
+def start_daemon(spec: dict[str, Any], tmp: Path, *, netns: str | None = None, mdns: bool = False) -> DaemonProcess:
+    """One daemon process for ``spec`` ({node, host, port, vram, gpu, backends, peers, allow}), not yet waited for."""
+    env = os.environ | {"PYTHONPATH": os.pathsep.join(sys.path), "SENTINEL_POOL__SECRET": SECRET}
+    argv = [sys.executable, "-c", _MAIN, "pool", "daemon", "--node", spec["node"]]
+    argv += ["--listen", f"{spec['host']}:{spec['port']}", "--heartbeat", "0.3", "--ttl", "1.2"]
+    argv += ["--vram-free-mb", str(spec.get("vram", 0))]
+    argv += ["--gpu", spec["gpu"]] if spec.get("gpu") else []
+    argv += [item for b in spec.get("backends", []) for item in ("--backend", b)]
+    argv += [item for p in spec.get("peers", []) for item in ("--peer", p)]
+    argv += [item for a in spec.get("allow", []) for item in ("--allow", a)]
+    argv += ["--mdns" if mdns else "--no-mdns"]
+    if netns:
+        argv = ["ip", "netns", "exec", netns, *argv]
+    log = tmp / f"{spec['node']}.log"
+    with log.open("ab") as out:
+        process = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, env=env)
+    return DaemonProcess(spec["node"], f"http://{spec['host']}:{spec['port']}", process, log)
+
+
 @contextmanager
 def daemons(
     specs: list[dict[str, Any]], tmp: Path, *, netns: list[str] | None = None, mdns: bool = False
 ) -> Iterator[list[DaemonProcess]]:
-    """Start one daemon process per spec ({node, host, port, vram, gpu, backends, peers}); stop them at the end."""
+    """Start one daemon process per spec, wait until each answers; stop them at the end (those still running)."""
     started: list[DaemonProcess] = []
-    env = os.environ | {"PYTHONPATH": os.pathsep.join(sys.path), "SENTINEL_POOL__SECRET": SECRET}
     try:
         for index, spec in enumerate(specs):
-            argv = [sys.executable, "-c", _MAIN, "pool", "daemon", "--node", spec["node"]]
-            argv += ["--listen", f"{spec['host']}:{spec['port']}", "--heartbeat", "0.3", "--ttl", "1.2"]
-            argv += ["--vram-free-mb", str(spec.get("vram", 0))]
-            argv += ["--gpu", spec["gpu"]] if spec.get("gpu") else []
-            argv += [item for b in spec.get("backends", []) for item in ("--backend", b)]
-            argv += [item for p in spec.get("peers", []) for item in ("--peer", p)]
-            argv += [item for a in spec.get("allow", []) for item in ("--allow", a)]
-            argv += ["--mdns" if mdns else "--no-mdns"]
-            if netns:
-                argv = ["ip", "netns", "exec", netns[index], *argv]
-            log = tmp / f"{spec['node']}.log"
-            with log.open("wb") as out:
-                process = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, env=env)
-            started.append(DaemonProcess(spec["node"], f"http://{spec['host']}:{spec['port']}", process, log))
+            started.append(start_daemon(spec, tmp, netns=netns[index] if netns else None, mdns=mdns))
         for daemon in started:
-            _wait_up(daemon)
+            wait_up(daemon)
         yield started
     finally:
-        for daemon in started:
-            if daemon.process.poll() is None:
-                daemon.process.terminate()
-                try:
-                    daemon.process.wait(10)
-                except subprocess.TimeoutExpired:
-                    daemon.kill()
+        stop(started)
 
 
-def _wait_up(daemon: DaemonProcess, timeout: float = 60) -> None:
+def stop(group: list[DaemonProcess]) -> None:
+    for daemon in group:
+        if daemon.process.poll() is None:
+            daemon.process.terminate()
+            try:
+                daemon.process.wait(10)
+            except subprocess.TimeoutExpired:
+                daemon.kill()
+
+
+def wait_up(daemon: DaemonProcess, timeout: float = 60) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if daemon.process.poll() is not None:

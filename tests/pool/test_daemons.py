@@ -5,7 +5,9 @@ message is believed by nobody, a shell job on a node that dies is not re-run, ch
 
 from __future__ import annotations
 
+import asyncio
 import time
+from collections import Counter
 from pathlib import Path
 
 import httpx
@@ -122,3 +124,25 @@ def test_a_shell_job_on_a_node_that_dies_is_not_rerun(tmp_path: Path) -> None:
         c.kill()
         lost = _poll(b.url, job["job"], 20)
         assert lost["state"] == "lost" and "never re-run" in str(lost["error"]) and lost["attempts"] == 1
+
+
+def test_a_burst_through_a_follower_is_spread_over_two_identical_nodes(tmp_path: Path) -> None:
+    with recorded_node(list("abcd"), MODEL, 0.1) as one, recorded_node(list("abcd"), MODEL, 0.1) as two:
+        specs = _specs([16_000, 8_000, 8_000], [[], [f"openai={one}/v1"], [f"openai={two}/v1"]])
+        with daemons(specs, tmp_path) as group:
+            assert wait_for_leader(group)[0] == "node-a"
+
+            async def burst() -> list[str]:
+                async with httpx.AsyncClient(timeout=60) as client:
+
+                    async def stream() -> str:
+                        url = f"{group[2].url}/v1/chat/completions"
+                        async with client.stream("POST", url, json=ASK | {"stream": True}) as answer:
+                            assert answer.status_code == 200
+                            assert "[DONE]" in "".join([text async for text in answer.aiter_text()])
+                            return answer.headers["x-sentinel-node"]
+
+                    return await asyncio.gather(*(stream() for _ in range(25)))
+
+            shares = Counter(asyncio.run(burst()))
+            assert set(shares) == {"node-b", "node-c"} and max(shares.values()) <= 15, shares

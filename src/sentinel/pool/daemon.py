@@ -16,6 +16,7 @@ import asyncio
 import json
 import logging
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,6 +36,7 @@ from sentinel.pool.signing import HEADER, Unauthenticated, Verifier
 
 log = logging.getLogger("sentinel.pool.daemon")
 BACKEND_HEADER = "x-sentinel-backend"
+PROBE_TIMEOUT_S, PROBE_EVERY_S = 3.0, 2.0
 
 
 @dataclass
@@ -75,6 +77,7 @@ class Daemon:
         self.local = NodeJobs(self._infer, config.allow)
         self.leader: LeaderJobs | None = None
         self._beats = 0
+        self.relaying: Counter[tuple[str, str]] = Counter()
         self._tasks: set[asyncio.Task[Any]] = set()
 
     # -- state -------------------------------------------------------------------------------------------------
@@ -123,7 +126,6 @@ class Daemon:
 
     # -- the heartbeat -----------------------------------------------------------------------------------------
     async def beat(self) -> None:
-        self.backends = await asyncio.to_thread(self._probe)
         targets = {url for url in self.hints | {p.url for p in self.peers.values()} if url != self.config.advertise}
         answers = await asyncio.gather(*(self.peer.call(url, "/pool/v1/hello", self.hello()) for url in targets))
         for status, answer in answers:
@@ -136,16 +138,22 @@ class Daemon:
             await self.leader.tick(self._urls())
 
     def _probe(self) -> list[BackendRecord]:
-        with httpx.Client(timeout=min(3.0, self.config.heartbeat_s)) as http:
+        with httpx.Client(timeout=PROBE_TIMEOUT_S) as http:
             return [probe_backend(http, spec) for spec in self.config.backends]
+
+    async def _probes(self) -> None:
+        """The backends probed on a loop of their own: a slow model server never delays a hello."""
+        while True:
+            self.backends = await asyncio.to_thread(self._probe)
+            await asyncio.sleep(max(self.config.heartbeat_s, PROBE_EVERY_S))
 
     def _urls(self) -> dict[str, str]:
         return {name: peer.url for name, peer in self.live().items()} | {self.config.node: self.config.advertise}
 
     def snapshot(self) -> Snapshot:
+        """The live pool as this daemon knows it, with the requests it is relaying counted per backend."""
         records = [self.record()] + [peer.record for peer in self.live().values()]
-        jobs: dict[tuple[str, str], int] = {}
-        return Snapshot(sorted(records, key=lambda r: r.node), jobs)
+        return Snapshot(sorted(records, key=lambda r: r.node), dict(self.relaying))
 
     def _choose(self, job: PoolJob, tried: Any) -> str | None:
         urls = self._urls()
@@ -275,8 +283,16 @@ class Daemon:
         except (json.JSONDecodeError, AttributeError):
             return web.json_response({"error": "the request body is not a JSON object"}, status=400)
         urls, tail = self._urls(), request.path.removeprefix("/v1/")
-        failures = []
-        for candidate in [c for c in rank(self.snapshot(), model) if c.node in urls][:3]:
+        failures: list[str] = []
+        tried: set[tuple[str, str]] = set()
+        while len(tried) < 3:
+            # ranked and counted in one step (no await between): a burst sees every choice made before it
+            ranked = [c for c in rank(self.snapshot(), model) if c.node in urls and (c.node, c.url) not in tried]
+            if not ranked:
+                break
+            candidate, key = ranked[0], (ranked[0].node, ranked[0].url)
+            tried.add(key)
+            self.relaying[key] += 1
             signed = self.peer.headers("POST", f"/pool/v1/serve/{tail}", body)
             try:
                 return await relay(
@@ -286,9 +302,12 @@ class Daemon:
                     body,
                     signed | {BACKEND_HEADER: candidate.url},
                     self._client_timeout,
+                    {"x-sentinel-node": candidate.node},
                 )
             except (aiohttp.ClientError, TimeoutError) as error:
                 failures.append(f"{candidate.node}: {error}")
+            finally:
+                self.relaying[key] -= 1
         if not failures:
             return web.json_response({"error": f"no live node serves model {model!r}"}, status=404)
         return _unavailable("no node could serve it: " + "; ".join(failures))
@@ -315,9 +334,11 @@ class Daemon:
         if self.config.mdns:
             discovery = Discovery(self.config.node, self.config.host, self.config.port, self.hints.add)
             await discovery.start()
-        loop = asyncio.get_running_loop().create_task(self._heartbeats())
+        self.backends = await asyncio.to_thread(self._probe)
+        loops = [asyncio.get_running_loop().create_task(work()) for work in (self._heartbeats, self._probes)]
         yield
-        loop.cancel()
+        for loop in loops:
+            loop.cancel()
         if discovery is not None:
             await discovery.stop()
         await self.session.close()

@@ -15,6 +15,7 @@ import aiohttp
 from aiohttp import web
 
 from sentinel.pool.signing import HEADER, sign
+from sentinel.pool.streaming import error_event
 
 # Headers that describe one hop's connection, not the message (RFC 9110 section 7.6.1), plus what aiohttp sets.
 _HOP = {
@@ -62,6 +63,7 @@ async def relay(
     body: bytes,
     extra_headers: dict[str, str],
     timeout: aiohttp.ClientTimeout,
+    answer_headers: dict[str, str] | None = None,
 ) -> web.StreamResponse:
     """Send ``request`` (with ``body``) to ``url`` and stream the answer back as it comes. Raises
     ``aiohttp.ClientError``/``TimeoutError`` only before the answer has started (the caller may try elsewhere)."""
@@ -70,12 +72,23 @@ async def relay(
     try:
         answer = web.StreamResponse(
             status=upstream.status,
-            headers={k: v for k, v in upstream.headers.items() if k.lower() not in _HOP},
+            headers={k: v for k, v in upstream.headers.items() if k.lower() not in _HOP} | (answer_headers or {}),
         )
         await answer.prepare(request)
-        async for chunk in upstream.content.iter_any():
-            await answer.write(chunk)
+        try:
+            async for chunk in upstream.content.iter_any():
+                await answer.write(chunk)
+        except (aiohttp.ClientError, TimeoutError) as error:  # the answer has begun: end it, saying so
+            await answer.write(_broken(upstream.headers.get("content-type", ""), f"{type(error).__name__}: {error}"))
         await answer.write_eof()
         return answer
     finally:
         upstream.release()
+
+
+def _broken(content_type: str, reason: str) -> bytes:
+    """The explicit last message of an answer cut mid-way, in the answer's own framing."""
+    message = f"the node was lost mid-answer ({reason}); what came before is incomplete and was not re-run"
+    if content_type.startswith("text/event-stream"):
+        return error_event(message, "node_lost")
+    return json.dumps({"error": message, "code": "node_lost"}).encode() + b"\n"
