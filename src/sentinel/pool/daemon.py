@@ -192,6 +192,9 @@ class Daemon:
 
     async def on_run(self, request: web.Request) -> web.Response:
         body = json.loads(await self._signed(request))
+        # the newest term this daemon has heard of, from any hello: a partitioned old leader's work is refused even
+        # by a daemon the new leader has not given work to yet
+        self.local.term = max(self.local.term, self.election.highest_term)
         try:
             self.local.start(
                 body["job"],

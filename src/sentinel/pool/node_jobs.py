@@ -59,7 +59,7 @@ class NodeJobs:
     def __init__(self, infer: Runner, allowed_commands: list[str]) -> None:
         self._infer, self._allowed = infer, set(allowed_commands)
         self.jobs: dict[str, LocalJob] = {}
-        self.term = 0  # the newest leader term seen in an assignment
+        self.term = 0  # the newest leader term seen (in an assignment, or heard of by the daemon)
         self._tasks: set[asyncio.Task[None]] = set()
 
     def start(self, job: str, kind: JobKind, epoch: int, term: int, payload: dict[str, Any], idempotent: bool) -> None:
