@@ -47,8 +47,9 @@ class DaemonProcess:
 
 
 def start_daemon(spec: dict[str, Any], tmp: Path, *, netns: str | None = None, mdns: bool = False) -> DaemonProcess:
-    """One daemon process for ``spec`` ({node, host, port, vram, gpu, backends, peers, allow}), not yet waited for."""
-    env = os.environ | {"PYTHONPATH": os.pathsep.join(sys.path), "SENTINEL_POOL__SECRET": SECRET}
+    """One daemon process for ``spec`` ({node, host, port, vram, gpu, backends, peers, allow, env}), not yet
+    waited for."""
+    env = os.environ | {"PYTHONPATH": os.pathsep.join(sys.path), "SENTINEL_POOL__SECRET": SECRET} | spec.get("env", {})
     argv = [sys.executable, "-c", _MAIN, "pool", "daemon", "--node", spec["node"]]
     argv += ["--listen", f"{spec['host']}:{spec['port']}", "--heartbeat", "0.3", "--ttl", "1.2"]
     argv += ["--vram-free-mb", str(spec.get("vram", 0))]

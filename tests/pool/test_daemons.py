@@ -87,9 +87,11 @@ def test_best_hardware_wins_ties_are_stable_and_a_killed_leaders_job_finishes(tm
             assert leaders([a, b]) == {"node-a": ("node-b", new_term), "node-b": ("node-b", new_term)}
 
 
-def test_ties_break_by_name_and_stale_or_unsigned_assignments_are_refused(tmp_path: Path) -> None:
+def test_ties_break_by_name_stale_or_unsigned_assignments_are_refused_and_clients_need_keys(tmp_path: Path) -> None:
     with recorded_node(["x"], MODEL, piece_delay_s=3) as backend:
         specs = _specs([8_000, 8_000, 8_000], [[f"openai={backend}/v1"]] * 3)
+        for spec in specs:  # the API's scoped keys, the same on every daemon
+            spec["env"] = {"SENTINEL_API_KEYS": "read:reader-key-123,write:writer-key-456"}
         with daemons(specs, tmp_path) as group:
             _, b, _ = group
             leader, term = wait_for_leader(group)
@@ -107,6 +109,11 @@ def test_ties_break_by_name_and_stale_or_unsigned_assignments_are_refused(tmp_pa
             rogue = {"node": "zz-rogue", "url": "http://127.0.0.1:9", "hardware": {"vram_free_mb": 200_000}}
             assert httpx.post(f"{b.url}/pool/v1/hello", json=rogue, timeout=10).status_code == 401
             assert wait_for_leader(group) == (leader, term)  # nobody believed it
+            assert httpx.post(f"{b.url}/v1/chat/completions", json=ASK, timeout=10).status_code == 401
+            reader, writer = ({"Authorization": f"Bearer {key}"} for key in ("reader-key-123", "writer-key-456"))
+            job = {"kind": "inference", "body": ASK}
+            assert httpx.post(f"{b.url}/api/jobs", json=job, headers=reader, timeout=10).status_code == 403
+            assert httpx.post(f"{b.url}/api/jobs", json=job, headers=writer, timeout=10).status_code == 202
             not_allowed = b.signed("/pool/v1/run", run | {"job": "j3", "kind": "shell", "payload": {"argv": ["rm"]}})
             assert not_allowed.status_code == 403 and "allow-list" in not_allowed.text
 

@@ -14,7 +14,9 @@ import typer
 from rich.markup import escape
 
 from sentinel.cli.common import console, fail
+from sentinel.keys import KeyFileError, LiveKeyRing
 from sentinel.logs import configure_logging
+from sentinel.paths import keys_path
 from sentinel.settings import Settings
 
 app = typer.Typer(no_args_is_help=True, help="The model pool: many machines' models behind one endpoint.")
@@ -106,8 +108,9 @@ def daemon(
     }
     pool = settings.pool.model_copy(update={key: value for key, value in flags.items() if value} | {"mdns": mdns})
     try:
-        config = daemon_config(pool)
-    except DaemonSettingsInvalid as error:
+        ring = LiveKeyRing(keys_path(settings), settings.api_keys)
+        config = daemon_config(pool, ring if ring.ring.hashes else None)
+    except (DaemonSettingsInvalid, KeyFileError) as error:
         fail(str(error))
     configure_logging("pool-daemon")
     serve(config)

@@ -24,6 +24,7 @@ import aiohttp
 import httpx
 from aiohttp import web
 
+from sentinel.keys import LiveKeyRing, Scope
 from sentinel.pool.discovery import Discovery
 from sentinel.pool.election import Claim, Election, Hardware
 from sentinel.pool.leader_jobs import QUEUED_NOTE, LeaderJobs, PoolJob
@@ -55,6 +56,7 @@ class DaemonConfig:
     heartbeat_s: float = 1.0
     ttl_s: float = 3.0
     request_timeout_s: float = 300.0
+    keys: LiveKeyRing | None = None  # the API's keys; None: clients are not asked for one (a warning at start)
 
 
 @dataclass
@@ -240,8 +242,24 @@ class Daemon:
             | {"me": self.config.node, "leading": self.election.leading, "peers_live": sorted(self.live())}
         )
 
+    def _refused(self, request: web.Request) -> web.Response | None:
+        """The API's scoped keys, as on the API: any key for inference and reading, a write key for jobs."""
+        if self.config.keys is None:
+            return None
+        scheme, _, key = request.headers.get("authorization", "").partition(" ")
+        scope = self.config.keys.scope_of(key.strip()) if scheme.lower() == "bearer" else None
+        if scope is None:
+            return web.json_response(
+                {"error": "missing or unknown API key: send 'Authorization: Bearer <key>'"}, status=401
+            )
+        if request.path.startswith("/api/jobs") and request.method == "POST" and scope is not Scope.WRITE:
+            return web.json_response({"error": "jobs need a write-scoped key; this key is read-only"}, status=403)
+        return None
+
     async def on_client(self, request: web.Request) -> web.StreamResponse:
         """Any client route: served here when this daemon leads, else forwarded to the leader unchanged."""
+        if (refused := self._refused(request)) is not None:
+            return refused
         body = await request.read()
         if self.leader is None:
             claim = self.election.claim
@@ -333,6 +351,8 @@ class Daemon:
         self.session = aiohttp.ClientSession()
         self.peer = PeerClient(self.session, self.config.secret, max(1.0, self.config.heartbeat_s))
         self._client_timeout = aiohttp.ClientTimeout(total=self.config.request_timeout_s, sock_connect=3)
+        if self.config.keys is None:
+            log.warning("clients are not asked for an API key: set SENTINEL_API_KEYS (the same on every daemon)")
         discovery = None
         if self.config.mdns:
             discovery = Discovery(self.config.node, self.config.host, self.config.port, self.hints.add)

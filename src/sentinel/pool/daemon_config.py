@@ -6,6 +6,7 @@ import shutil
 import socket
 import subprocess
 
+from sentinel.keys import LiveKeyRing
 from sentinel.pool.daemon import DaemonConfig
 from sentinel.pool.probe import BackendSpec, probe_vram
 from sentinel.pool.registry import check_node_name
@@ -29,7 +30,7 @@ def _gpu_name() -> str:
     return done.stdout.splitlines()[0].strip() if done.returncode == 0 and done.stdout.strip() else ""
 
 
-def daemon_config(pool: PoolSettings) -> DaemonConfig:
+def daemon_config(pool: PoolSettings, keys: LiveKeyRing | None = None) -> DaemonConfig:
     if len(pool.secret) < 16:
         raise DaemonSettingsInvalid(
             "the pool secret is missing or shorter than 16 characters: set SENTINEL_POOL__SECRET (or --secret) to "
@@ -66,4 +67,5 @@ def daemon_config(pool: PoolSettings) -> DaemonConfig:
         heartbeat_s=pool.daemon_heartbeat_s,
         ttl_s=pool.daemon_ttl_s,
         request_timeout_s=pool.request_timeout_s,
+        keys=keys,
     )
