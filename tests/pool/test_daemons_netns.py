@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import subprocess
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -27,37 +27,43 @@ def _ip(*args: str) -> None:
 
 
 @contextmanager
-def _segment(count: int) -> Iterator[tuple[list[str], list[str], list[str]]]:
-    """``count`` namespaces on one bridge; yields (namespaces, their addresses, the bridge-side link names)."""
+def _segment(count: int) -> Iterator[tuple[list[str], list[str], Callable[[int, str], None]]]:
+    """``count`` namespaces on one bridge, itself in a namespace of its own (so the host's firewall, which a Docker
+    engine sets to drop bridged traffic, plays no part), and a link from the host to it for the test's requests.
+    Yields (namespaces, their addresses, ``link(i, "up"|"down")`` to cut or restore daemon ``i``'s cable)."""
     tag = uuid.uuid4().hex[:5]
     subnet = 100 + int(tag, 16) % 150
-    bridge, names, links = (
-        f"sb{tag}",
-        [f"sentinel-{tag}-{i}" for i in range(count)],
-        [f"sv{tag}{i}" for i in range(count)],
-    )
+    switch, names = f"sentinel-{tag}-sw", [f"sentinel-{tag}-{i}" for i in range(count)]
     addresses = [f"10.231.{subnet}.{i + 2}" for i in range(count)]
+    host_link = f"sh{tag}"
     try:
-        _ip("link", "add", bridge, "type", "bridge")
-        _ip("addr", "add", f"10.231.{subnet}.1/24", "dev", bridge)
-        _ip("link", "set", bridge, "up")
-        for name, link, address in zip(names, links, addresses, strict=True):
+        _ip("netns", "add", switch)
+        _ip("-n", switch, "link", "add", "br0", "type", "bridge")
+        _ip("-n", switch, "link", "set", "br0", "up")
+        _ip("link", "add", host_link, "type", "veth", "peer", "name", "uplink", "netns", switch)
+        _ip("-n", switch, "link", "set", "uplink", "master", "br0", "up")
+        _ip("addr", "add", f"10.231.{subnet}.1/24", "dev", host_link)
+        _ip("link", "set", host_link, "up")
+        for i, (name, address) in enumerate(zip(names, addresses, strict=True)):
             _ip("netns", "add", name)
-            _ip("link", "add", link, "type", "veth", "peer", "name", "eth0", "netns", name)
-            _ip("link", "set", link, "master", bridge, "up")
+            _ip("-n", switch, "link", "add", f"port{i}", "type", "veth", "peer", "name", "eth0", "netns", name)
+            _ip("-n", switch, "link", "set", f"port{i}", "master", "br0", "up")
             _ip("-n", name, "addr", "add", f"{address}/24", "dev", "eth0")
             _ip("-n", name, "link", "set", "eth0", "up", "multicast", "on")
             _ip("-n", name, "link", "set", "lo", "up")
-        yield names, addresses, links
+
+        def link(index: int, state: str) -> None:
+            _ip("-n", switch, "link", "set", f"port{index}", state)
+
+        yield names, addresses, link
     finally:
-        for name, link in zip(names, links, strict=True):
-            subprocess.run(["ip", "link", "del", link], capture_output=True)
+        for name in [*names, switch]:
             subprocess.run(["ip", "netns", "del", name], capture_output=True)
-        subprocess.run(["ip", "link", "del", bridge], capture_output=True)
+        subprocess.run(["ip", "link", "del", host_link], capture_output=True)
 
 
 def test_daemons_find_each_other_by_mdns_elect_and_survive_a_partitioned_leader(tmp_path: Path) -> None:
-    with _segment(3) as (names, addresses, links):
+    with _segment(3) as (names, addresses, link):
         specs = [
             {"node": node, "host": address, "port": 50053, "vram": vram}
             for node, address, vram in zip(
@@ -69,10 +75,10 @@ def test_daemons_find_each_other_by_mdns_elect_and_survive_a_partitioned_leader(
             leader, term = wait_for_leader(group, timeout=60)
             assert leader == "gpu-big"
             assert sorted(small.get("/api/leader").json()["peers_live"]) == ["gpu-big", "gpu-mid"]
-            _ip("link", "set", links[1], "down")  # gpu-big is cut off: the others cannot hear it, nor it them
+            link(1, "down")  # gpu-big is cut off: the others cannot hear it, nor it them
             new_leader, new_term = wait_for_leader([small, mid], timeout=30)
             assert new_leader == "gpu-mid" and new_term > term
-            _ip("link", "set", links[1], "up")  # it comes back, still believing it leads at the old term
+            link(1, "up")  # it comes back, still believing it leads at the old term
             # it is better hardware, so it bullies back with a term above both: terms only grow, never reused
             final, final_term = wait_for_leader(group, timeout=30)
             assert final == "gpu-big" and final_term > new_term

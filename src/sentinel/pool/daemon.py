@@ -17,6 +17,7 @@ import json
 import logging
 import time
 from collections import Counter
+from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,12 +25,12 @@ import aiohttp
 import httpx
 from aiohttp import web
 
-from sentinel.keys import LiveKeyRing, Scope
+from sentinel.keys import LiveKeyRing
 from sentinel.pool.discovery import Discovery
 from sentinel.pool.election import Claim, Election, Hardware
 from sentinel.pool.leader_jobs import QUEUED_NOTE, LeaderJobs, PoolJob
 from sentinel.pool.node_jobs import Fenced, NodeJobs, NotAllowed
-from sentinel.pool.peer_http import PeerClient, relay
+from sentinel.pool.peer_http import PeerClient, client_refused, relay, unavailable
 from sentinel.pool.probe import BackendSpec, probe_backend
 from sentinel.pool.registry import BackendRecord, NodeRecord, Snapshot
 from sentinel.pool.routing import rank
@@ -81,6 +82,8 @@ class Daemon:
         self._beats = 0
         self.relaying: Counter[tuple[str, str]] = Counter()
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._saying_hello: dict[str, asyncio.Task[None]] = {}
+        self._round: asyncio.Task[None] | None = None
 
     # -- state -------------------------------------------------------------------------------------------------
     def record(self) -> NodeRecord:
@@ -128,16 +131,31 @@ class Daemon:
 
     # -- the heartbeat -----------------------------------------------------------------------------------------
     async def beat(self) -> None:
+        """Hellos go out without waiting for one another (a peer that stopped answering delays nobody's), the
+        election rule is applied to what has been heard, and the leader's job round runs beside, one at a time."""
         targets = {url for url in self.hints | {p.url for p in self.peers.values()} if url != self.config.advertise}
-        answers = await asyncio.gather(*(self.peer.call(url, "/pool/v1/hello", self.hello()) for url in targets))
-        for status, answer in answers:
-            if status == 200:
-                self._heard(answer)
+        for url in targets:
+            if url not in self._saying_hello:
+                self._saying_hello[url] = self._spawn(self._hello(url))
         self._beats += 1
         if self._beats >= 2 and self.election.step({n: p.hardware for n, p in self.live().items()}):
             self._leader_changed()
-        if self.leader is not None:
-            await self.leader.tick(self._urls())
+        if self.leader is not None and (self._round is None or self._round.done()):
+            self._round = self._spawn(self.leader.tick(self._urls()))
+
+    async def _hello(self, url: str) -> None:
+        try:
+            status, answer = await self.peer.call(url, "/pool/v1/hello", self.hello())
+            if status == 200:
+                self._heard(answer)
+        finally:
+            del self._saying_hello[url]
+
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
+        task = asyncio.get_running_loop().create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
 
     def _probe(self) -> list[BackendRecord]:
         with httpx.Client(timeout=PROBE_TIMEOUT_S) as http:
@@ -242,33 +260,19 @@ class Daemon:
             | {"me": self.config.node, "leading": self.election.leading, "peers_live": sorted(self.live())}
         )
 
-    def _refused(self, request: web.Request) -> web.Response | None:
-        """The API's scoped keys, as on the API: any key for inference and reading, a write key for jobs."""
-        if self.config.keys is None:
-            return None
-        scheme, _, key = request.headers.get("authorization", "").partition(" ")
-        scope = self.config.keys.scope_of(key.strip()) if scheme.lower() == "bearer" else None
-        if scope is None:
-            return web.json_response(
-                {"error": "missing or unknown API key: send 'Authorization: Bearer <key>'"}, status=401
-            )
-        if request.path.startswith("/api/jobs") and request.method == "POST" and scope is not Scope.WRITE:
-            return web.json_response({"error": "jobs need a write-scoped key; this key is read-only"}, status=403)
-        return None
-
     async def on_client(self, request: web.Request) -> web.StreamResponse:
         """Any client route: served here when this daemon leads, else forwarded to the leader unchanged."""
-        if (refused := self._refused(request)) is not None:
+        if (refused := client_refused(self.config.keys, request)) is not None:
             return refused
         body = await request.read()
         if self.leader is None:
             claim = self.election.claim
             if claim is None or claim.leader not in self.live():
-                return _unavailable("no leader is elected right now (an election takes a few heartbeats)")
+                return unavailable("no leader is elected right now (an election takes a few heartbeats)")
             try:
                 return await relay(self.session, request, claim.url + request.path_qs, body, {}, self._client_timeout)
             except (aiohttp.ClientError, TimeoutError) as error:
-                return _unavailable(f"the leader {claim.leader} did not answer: {error}")
+                return unavailable(f"the leader {claim.leader} did not answer: {error}")
         return await self._lead(request, body, self.leader)
 
     async def _lead(self, request: web.Request, body: bytes, leader: LeaderJobs) -> web.StreamResponse:
@@ -331,7 +335,7 @@ class Daemon:
                 self.relaying[key] -= 1
         if not failures:
             return web.json_response({"error": f"no live node serves model {model!r}"}, status=404)
-        return _unavailable("no node could serve it: " + "; ".join(failures))
+        return unavailable("no node could serve it: " + "; ".join(failures))
 
     # -- life ----------------------------------------------------------------------------------------------------
     def app(self) -> web.Application:
@@ -373,12 +377,6 @@ class Daemon:
             except Exception:  # one bad beat must not stop the daemon: logged, and the next one runs
                 log.exception("heartbeat failed")
             await asyncio.sleep(self.config.heartbeat_s)
-
-
-def _unavailable(message: str) -> web.Response:
-    return web.json_response(
-        {"error": {"message": message, "code": "no_leader"}}, status=503, headers={"Retry-After": "1"}
-    )
 
 
 def serve(config: DaemonConfig) -> None:

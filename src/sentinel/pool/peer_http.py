@@ -14,6 +14,7 @@ from typing import Any
 import aiohttp
 from aiohttp import web
 
+from sentinel.keys import LiveKeyRing, Scope
 from sentinel.pool.signing import HEADER, sign
 from sentinel.pool.streaming import error_event
 
@@ -92,3 +93,25 @@ def _broken(content_type: str, reason: str) -> bytes:
     if content_type.startswith("text/event-stream"):
         return error_event(message, "node_lost")
     return json.dumps({"error": message, "code": "node_lost"}).encode() + b"\n"
+
+
+def client_refused(keys: LiveKeyRing | None, request: web.Request) -> web.Response | None:
+    """The API's scoped keys, as on the API: any key for inference and reading, a write key for jobs. None: let
+    it through (also when no key is configured)."""
+    if keys is None:
+        return None
+    scheme, _, key = request.headers.get("authorization", "").partition(" ")
+    scope = keys.scope_of(key.strip()) if scheme.lower() == "bearer" else None
+    if scope is None:
+        error = "missing or unknown API key: send 'Authorization: Bearer <key>'"
+        return web.json_response({"error": error}, status=401)
+    if request.path.startswith("/api/jobs") and request.method == "POST" and scope is not Scope.WRITE:
+        return web.json_response({"error": "jobs need a write-scoped key; this key is read-only"}, status=403)
+    return None
+
+
+def unavailable(message: str) -> web.Response:
+    """503 with ``Retry-After``: no leader right now (an election takes about ``daemon_ttl_s``), or none answered."""
+    return web.json_response(
+        {"error": {"message": message, "code": "no_leader"}}, status=503, headers={"Retry-After": "1"}
+    )
