@@ -23,12 +23,14 @@ from redis.asyncio import Redis as AsyncRedis
 from sentinel import __version__
 from sentinel.keys import Scope
 from sentinel.maintain.cluster_lock import lock_holder, lock_key
-from sentinel.pool import ollama_api
+from sentinel.pool import ollama_api, ollama_native
 from sentinel.pool.agent import Agent, agent_thread
 from sentinel.pool.cluster import WakeRefused, cluster_view, wake
-from sentinel.pool.dispatch import Gateway, GatewayError
+from sentinel.pool.dispatch import Gateway
+from sentinel.pool.errors import GatewayError
 from sentinel.pool.registry import known_nodes
 from sentinel.pool.repair import constrain_call
+from sentinel.pool.streaming import Stream
 from sentinel.settings import Settings
 from services.api.auth import require_write, scope_of
 from services.api.pool_metrics import PoolMetrics
@@ -36,6 +38,8 @@ from services.worker.fanout_client import NoExtractionModel, queue_analyses
 
 IDEMPOTENT_HEADER = "x-sentinel-idempotent"
 BACKGROUND_HEADER = "x-sentinel-background"
+# The client's own retries of one request carry the same key: they are attempts of one job, capped together.
+IDEMPOTENCY_HEADER = "idempotency-key"
 
 
 async def _json_body(request: Request) -> dict[str, Any]:
@@ -58,8 +62,12 @@ def _background(request: Request) -> bool:
     return request.headers.get(BACKGROUND_HEADER, "").strip().lower() in ("true", "1", "yes")
 
 
-def _how(request: Request) -> dict[str, bool]:
-    return {"idempotent": _idempotent(request), "background": _background(request)}
+def _how(request: Request) -> dict[str, Any]:
+    return {
+        "idempotent": _idempotent(request),
+        "background": _background(request),
+        "idempotency_key": request.headers.get(IDEMPOTENCY_HEADER),
+    }
 
 
 async def caller_scope(request: Request) -> Scope:
@@ -84,7 +92,9 @@ class _PoolRoute(APIRoute):
             except ollama_api.OllamaRequestInvalid as error:
                 return _ollama_error(400, str(error))
             except GatewayError as error:
-                return _ollama_error(error.status, str(error)) if ollama else JSONResponse(error.body(), error.status)
+                answer = _ollama_error(error.status, str(error)) if ollama else JSONResponse(error.body(), error.status)
+                answer.headers.update(error.headers())
+                return answer
 
         return answer
 
@@ -146,18 +156,59 @@ def pool_router(settings: Settings) -> APIRouter:
             ],
         }
 
+    @router.post("/v1/completions", summary="Plain (prompt) completion on the pool, streamed as SSE or not")
+    async def completions(request: Request) -> Response:
+        body = await _json_body(request)
+        if body.get("stream"):
+            stream = await running.gateway.stream(body, endpoint="/completions", **_how(request))
+            return StreamingResponse(
+                stream.chunks(),
+                media_type="text/event-stream",
+                headers={"x-sentinel-node": stream.node, "cache-control": "no-cache"},
+            )
+        done = await running.gateway.complete("/completions", body, **_how(request))
+        return JSONResponse(done.answer, headers={"x-sentinel-node": done.node})
+
+    def _ollama_headers(node: str, native: bool, body: dict[str, Any]) -> dict[str, str]:
+        ignored = [] if native else ollama_native.ignored_fields(body)
+        return {"x-sentinel-node": node} | ({"x-sentinel-ignored": ",".join(ignored)} if ignored else {})
+
+    async def _ollama_inference(request: Request, endpoint: str) -> Response:
+        """``/api/chat`` or ``/api/generate``: as it came to an Ollama node, translated for an OpenAI one."""
+        body, started = await _json_body(request), time.perf_counter()
+        if endpoint == "/api/chat":
+            openai_endpoint, (translated, streamed) = "/chat/completions", ollama_api.chat_request(body)
+            translated = constrain_call(translated, settings.pool.constrain_first_call)
+            stream_out, answer_out = ollama_api.chat_stream, ollama_api.chat_response
+        else:
+            openai_endpoint, translated, streamed = ollama_api.generate_request(body)
+            stream_out, answer_out = ollama_api.generate_stream, ollama_api.generate_response
+        model, target = str(body.get("model")), ollama_native.native(endpoint, body)
+        if streamed:
+            stream = await running.gateway.stream(translated, endpoint=openai_endpoint, target=target, **_how(request))
+            native = isinstance(stream, Stream) and stream.framing is ollama_native.NDJSON
+            lines = stream.chunks() if native else stream_out(stream.chunks(), model, started)
+            headers = _ollama_headers(stream.node, native, body)
+            return StreamingResponse(lines, media_type="application/x-ndjson", headers=headers)
+        done = await running.gateway.complete(openai_endpoint, translated, target=target, **_how(request))
+        answer = done.answer if done.native else answer_out(done.answer, model, started)
+        return JSONResponse(answer, headers=_ollama_headers(done.node, done.native, body))
+
     @router.post("/api/chat", summary="Ollama's chat API over the pool")
     async def ollama_chat(request: Request) -> Response:
-        body, started = await _json_body(request), time.perf_counter()
-        translated, streamed = ollama_api.chat_request(body)
-        translated = constrain_call(translated, settings.pool.constrain_first_call)
-        if streamed:
-            stream = await running.gateway.stream(translated, **_how(request))
-            lines = ollama_api.chat_stream(stream.chunks(), str(body.get("model")), started)
-            return StreamingResponse(lines, media_type="application/x-ndjson", headers={"x-sentinel-node": stream.node})
-        done = await running.gateway.complete("/chat/completions", translated, **_how(request))
-        answer = ollama_api.chat_response(done.answer, str(body.get("model")), started)
-        return JSONResponse(answer, headers={"x-sentinel-node": done.node})
+        return await _ollama_inference(request, "/api/chat")
+
+    @router.post("/api/generate", summary="Ollama's generate API over the pool")
+    async def ollama_generate(request: Request) -> Response:
+        return await _ollama_inference(request, "/api/generate")
+
+    @router.post("/api/show", summary="Ollama's model details, from a node that serves the model")
+    async def ollama_show(request: Request) -> dict[str, Any]:
+        body = await _json_body(request)
+        model = body.get("model") or body.get("name")
+        if not isinstance(model, str) or not model:
+            raise ollama_api.OllamaRequestInvalid("'model' must name one of the pool's models (GET /api/tags)")
+        return await running.gateway.show(model)
 
     async def _ollama_embed(request: Request, legacy: bool) -> Response:
         body, started = await _json_body(request), time.perf_counter()

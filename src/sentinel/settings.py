@@ -114,6 +114,17 @@ class PoolSettings(BaseModel):
         "schema of the offered calls (the server's grammar), so a small model answers with a valid call; a request "
         "with its own tool_choice or response_format is sent as it came.",
     )
+    request_timeout_s: float = Field(
+        300.0,
+        gt=0,
+        description="Gateway: seconds one request may spend before its first token across all its attempts: a "
+        "hung node costs at most this once (then its breaker is open), never this per node.",
+    )
+    breaker_failures: int = Field(2, ge=1, description="Gateway: consecutive failures that cool a backend down.")
+    breaker_cooldown_s: float = Field(
+        5.0, gt=0, description="Gateway: first cooldown of a failing backend; doubles per failed probe."
+    )
+    breaker_max_cooldown_s: float = Field(60.0, gt=0, description="Gateway: the longest cooldown.")
     registry_refresh_s: float = Field(
         0.5, ge=0, description="Gateway: how old its view of the registry may get before it reads it again (0: always)."
     )
@@ -122,6 +133,25 @@ class PoolSettings(BaseModel):
         "255.255.255.255", description="Where wake-on-LAN magic packets go (the LAN's broadcast address)."
     )
     wake_port: int = Field(9, description="UDP port of wake-on-LAN magic packets (9 or 7).")
+    secret: str = Field(
+        "", description="Daemon: the pool secret every daemon signs its messages with (the same on every machine)."
+    )
+    listen: str = Field("0.0.0.0:50053", description="Daemon: host:port it listens on (daemons and clients).")
+    advertise: str = Field(
+        "", description="Daemon: the URL other daemons reach it at. Empty: http://<listen host or host IP>:<port>."
+    )
+    peers: list[str] = Field(
+        default_factory=list,
+        description="Daemon: other daemons' URLs, for networks that drop mDNS multicast (Docker bridges, VPNs).",
+    )
+    mdns: bool = Field(True, description="Daemon: announce and discover daemons over mDNS.")
+    gpu: str = Field("", description="Daemon: this machine's GPU, for the election. Empty: nvidia-smi's, if any.")
+    vram_free_mb: int | None = Field(
+        None, description="Daemon: free VRAM for the election and routing. Empty: measured (nvidia-smi)."
+    )
+    allow: list[str] = Field(default_factory=list, description="Daemon: commands shell jobs may run (first word).")
+    daemon_heartbeat_s: float = Field(0.5, gt=0, description="Daemon: seconds between two hellos.")
+    daemon_ttl_s: float = Field(2.0, gt=0, description="Daemon: a daemon not heard from for this long is gone.")
 
 
 class SearchSettings(BaseModel):

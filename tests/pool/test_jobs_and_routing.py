@@ -9,10 +9,10 @@ import pytest
 from redis import Redis
 from redis.asyncio import Redis as AsyncRedis
 
-from sentinel.pool.dispatch import RegistryView
 from sentinel.pool.jobs import Assignment, JobLedger, NotReassignable, StaleEpoch
 from sentinel.pool.registry import BackendRecord, NodeRecord, PoolKeys, Snapshot, publish, snapshot
 from sentinel.pool.routing import FULL, LOADED, rank
+from sentinel.pool.scheduler import RegistryView
 from tests.pool.conftest import REDIS_URL
 
 Scenario = Callable[[JobLedger, JobLedger], Awaitable[None]]

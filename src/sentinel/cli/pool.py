@@ -14,7 +14,9 @@ import typer
 from rich.markup import escape
 
 from sentinel.cli.common import console, fail
+from sentinel.keys import KeyFileError, LiveKeyRing
 from sentinel.logs import configure_logging
+from sentinel.paths import keys_path
 from sentinel.settings import Settings
 
 app = typer.Typer(no_args_is_help=True, help="The model pool: many machines' models behind one endpoint.")
@@ -65,3 +67,50 @@ def agent(
     for number in (signal.SIGTERM, signal.SIGINT):
         signal.signal(number, lambda *_: stop.set())
     worker.run(stop)
+
+
+@app.command("daemon")
+def daemon(
+    node: Annotated[str | None, typer.Option(help="This machine's name in the pool (default: host name).")] = None,
+    backend: Annotated[
+        list[str] | None, typer.Option(help="A model server as kind=url, repeatable (as for the agent).")
+    ] = None,
+    listen: Annotated[str | None, typer.Option(help="host:port to listen on (default 0.0.0.0:50053).")] = None,
+    advertise: Annotated[str | None, typer.Option(help="The URL other daemons reach this one at.")] = None,
+    secret: Annotated[str | None, typer.Option(help="The pool secret (default: SENTINEL_POOL__SECRET).")] = None,
+    peer: Annotated[list[str] | None, typer.Option(help="Another daemon's URL, repeatable (mDNS fallback).")] = None,
+    mdns: Annotated[bool, typer.Option("--mdns/--no-mdns", help="Announce and discover over mDNS.")] = True,
+    vram_free_mb: Annotated[int | None, typer.Option(help="Free VRAM to report (default: measured).")] = None,
+    gpu: Annotated[str | None, typer.Option(help="This machine's GPU (default: nvidia-smi's).")] = None,
+    allow: Annotated[list[str] | None, typer.Option(help="A command shell jobs may run, repeatable.")] = None,
+    heartbeat: Annotated[float | None, typer.Option(help="Seconds between two hellos.")] = None,
+    ttl: Annotated[float | None, typer.Option(help="Seconds after which a silent daemon is gone.")] = None,
+) -> None:
+    """Front this machine's model servers in the pool; the elected daemon also leads it (see docs/pool.md)."""
+    try:
+        from sentinel.pool.daemon import serve
+        from sentinel.pool.daemon_config import DaemonSettingsInvalid, daemon_config
+    except ImportError as missing:
+        fail(escape(f"the pool daemon needs the API extra ({missing}): pip install 'sentinel[api]'"))
+    settings = Settings()
+    flags: dict[str, Any] = {
+        "node": node,
+        "backends": backend,
+        "listen": listen,
+        "advertise": advertise,
+        "secret": secret,
+        "peers": peer,
+        "vram_free_mb": vram_free_mb,
+        "gpu": gpu,
+        "allow": allow,
+        "daemon_heartbeat_s": heartbeat,
+        "daemon_ttl_s": ttl,
+    }
+    pool = settings.pool.model_copy(update={key: value for key, value in flags.items() if value} | {"mdns": mdns})
+    try:
+        ring = LiveKeyRing(keys_path(settings), settings.api_keys)
+        config = daemon_config(pool, ring if ring.ring.hashes else None)
+    except (DaemonSettingsInvalid, KeyFileError) as error:
+        fail(str(error))
+    configure_logging("pool-daemon")
+    serve(config)

@@ -19,8 +19,6 @@ import logging
 import os
 import socket
 import time
-import uuid
-from collections import Counter
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -29,12 +27,24 @@ import aiohttp
 import anyio
 from redis.asyncio import Redis as AsyncRedis
 
+from sentinel.pool.breaker import Breaker
 from sentinel.pool.chat_first import ChatActivity
+from sentinel.pool.errors import (
+    BackendRefused,
+    BadRequest,
+    PoolExhausted,
+    Superseded,
+    UnknownModel,
+    job_id,
+)
 from sentinel.pool.jobs import Assignment, JobLedger, NotReassignable, StaleEpoch
+from sentinel.pool.ollama_native import Target
+from sentinel.pool.ollama_native import show as show_openai
 from sentinel.pool.registry import PoolKeys, Snapshot, snapshot
 from sentinel.pool.repair import RepairedStream, is_constrained, offered_tools, repair_answer
 from sentinel.pool.routing import Candidate, pool_models, rank
-from sentinel.pool.streaming import TRANSPORT_ERRORS, NodeFailed, Observer, Stream, event_blocks, is_output, sse_data
+from sentinel.pool.scheduler import NothingToChoose, RegistryView, Scheduler
+from sentinel.pool.streaming import SSE, TRANSPORT_ERRORS, NodeFailed, Observer, Stream
 from sentinel.settings import Settings
 
 log = logging.getLogger("sentinel.pool")
@@ -44,43 +54,6 @@ T = TypeVar("T")
 _NODE_STATUSES = {404, 408, 429}
 # The node never got the request: connection refused or not established in time.
 _NOT_REACHED = (aiohttp.ClientConnectorError, aiohttp.ConnectionTimeoutError)
-
-
-class GatewayError(RuntimeError):
-    """A request the pool cannot serve; ``status`` and ``body()`` are the HTTP answer (OpenAI's error shape)."""
-
-    status = 500
-    code = "pool_error"
-
-    def body(self) -> dict[str, Any]:
-        return {"error": {"message": str(self), "type": "server_error", "code": self.code}}
-
-
-class BadRequest(GatewayError):
-    status, code = 400, "invalid_request"
-
-
-class UnknownModel(GatewayError):
-    status, code = 404, "model_not_found"
-
-
-class PoolExhausted(GatewayError):
-    status, code = 503, "pool_exhausted"
-
-
-class Superseded(GatewayError):
-    status, code = 409, "job_superseded"
-
-
-class BackendRefused(GatewayError):
-    """The node refused the request itself (a 4xx that is the request's fault): its answer, as it gave it."""
-
-    def __init__(self, status: int, payload: Any) -> None:
-        super().__init__(f"the model server answered HTTP {status}")
-        self.status, self.payload = status, payload
-
-    def body(self) -> dict[str, Any]:
-        return self.payload if isinstance(self.payload, dict) else {"error": {"message": str(self.payload)}}
 
 
 class _Silent:
@@ -114,38 +87,22 @@ def _check_status(status: int, text: str) -> None:
     raise BackendRefused(status, payload)
 
 
-class RegistryView:
-    """The registry as this gateway last read it, at most ``max_age_s`` ago, plus the jobs it started and ended
-    since: under load that spares a Redis round trip per request while its own jobs still count at once (other
-    gateways' jobs show up at the next read). ``max_age_s`` 0 reads the registry on every request."""
+@dataclass(frozen=True)
+class _How:
+    """What kind of request a job is: its endpoint, whether it may run twice, whether it is a chat a
+    maintenance pass yields to, and the client's idempotency key (None: none sent)."""
 
-    def __init__(self, read: Callable[[], Awaitable[Snapshot]], max_age_s: float) -> None:
-        self._read, self._max_age = read, max_age_s
-        self._snapshot: Snapshot | None = None
-        self._read_at = 0.0
-        self._since: Counter[tuple[str, str]] = Counter()
-
-    async def current(self) -> Snapshot:
-        now = time.monotonic()
-        if self._snapshot is None or now - self._read_at >= self._max_age:
-            self._snapshot, self._read_at, self._since = await self._read(), now, Counter()
-        if not self._since:
-            return self._snapshot
-        active = Counter(self._snapshot.active)
-        active.update(self._since)
-        return Snapshot(self._snapshot.nodes, {key: max(0, count) for key, count in active.items()})
-
-    def started(self, a: Assignment) -> None:
-        self._since[(a.node, a.url)] += 1
-
-    def ended(self, a: Assignment) -> None:
-        self._since[(a.node, a.url)] -= 1
+    endpoint: str
+    idempotent: bool
+    chat: bool
+    idempotency_key: str | None
 
 
 @dataclass(frozen=True)
 class Completed:
     answer: dict[str, Any]  # the node's JSON answer, as it gave it
     node: str
+    native: bool = False  # it came from an Ollama node's own API (``ollama_native``), not the OpenAI one
 
 
 class Gateway:
@@ -169,6 +126,9 @@ class Gateway:
         )
         self._background: set[asyncio.Task[Any]] = set()
         self._view = RegistryView(self.snapshot, self.pool.registry_refresh_s)
+        pool = self.pool
+        self.breaker = Breaker(pool.breaker_failures, pool.breaker_cooldown_s, pool.breaker_max_cooldown_s)
+        self._scheduler = Scheduler(self._view, self.breaker)
         # A chat a crashed gateway never closed stops counting after the longest a request may stay silent.
         self.chats = ChatActivity(redis, self.keys, self.pool.first_token_timeout_s + self.pool.read_timeout_s)
         self._chats_open: dict[tuple[str, int], tuple[str, str]] = {}
@@ -198,17 +158,27 @@ class Gateway:
             await self.ledger.failed(a, reached_node=state == "lost")
 
     async def complete(
-        self, endpoint: str, body: dict[str, Any], *, idempotent: bool = True, background: bool = False
+        self,
+        endpoint: str,
+        body: dict[str, Any],
+        *,
+        idempotent: bool = True,
+        background: bool = False,
+        idempotency_key: str | None = None,
+        target: Target | None = None,
     ) -> Completed:
-        """A non-streaming call (``/chat/completions``, ``/embeddings``) with failover; the node's JSON answer.
+        """A non-streaming call (``/chat/completions``, ``/completions``, ``/embeddings``) with failover; the
+        node's JSON answer. ``target`` sends it elsewhere on some nodes (Ollama's own API: ``ollama_native``).
         A chat completion counts as a chat in flight (``chat_first``) unless it is ``background`` work."""
         started = time.perf_counter()
 
-        async def attempt(candidate: Candidate, assignment: Assignment) -> Completed:
-            url, request = candidate.url + endpoint, body | {"model": candidate.model}
+        async def attempt(candidate: Candidate, assignment: Assignment, budget_s: float) -> Completed:
+            out = target(candidate) if target else None
+            url, request = (out.url, out.body) if out else (candidate.url + endpoint, body | {"model": candidate.model})
             try:
-                async with self.session.post(url, json=request, timeout=self._timeout) as response:
-                    text = await response.text()
+                async with asyncio.timeout(budget_s):  # the whole answer is "before the first token"
+                    async with self.session.post(url, json=request, timeout=self._timeout) as response:
+                        text = await response.text()
             except TRANSPORT_ERRORS as error:
                 raise _failure(error) from error
             _check_status(response.status, text)
@@ -218,38 +188,50 @@ class Gateway:
                 raise NodeFailed(f"answer is not JSON: {text[:200]!r}", reached=True) from error
             self._after_reply(self.end(assignment, "done"))
             self.observer.finished(endpoint, candidate.model, candidate.node, "ok", time.perf_counter() - started)
-            if endpoint == "/chat/completions" and (tools := offered_tools(body)):
+            if endpoint == "/chat/completions" and not out and (tools := offered_tools(body)):
                 answer, verdict = repair_answer(answer, tools, is_constrained(body))
                 verdict.report(self.observer, candidate.model, candidate.node)
-            return Completed(answer, candidate.node)
+            return Completed(answer, candidate.node, native=out is not None)
 
-        chat = endpoint == "/chat/completions" and not background
-        return await self._with_failover(endpoint, body, idempotent, started, attempt, chat=chat)
+        chat = endpoint in ("/chat/completions", "/completions") and not background
+        how = _How(endpoint, idempotent, chat, idempotency_key)
+        return await self._with_failover(body, how, started, attempt)
 
     async def stream(
-        self, body: dict[str, Any], *, idempotent: bool = True, background: bool = False
+        self,
+        body: dict[str, Any],
+        *,
+        idempotent: bool = True,
+        background: bool = False,
+        idempotency_key: str | None = None,
+        endpoint: str = "/chat/completions",
+        target: Target | None = None,
     ) -> Stream | RepairedStream:
-        """Open a streamed chat completion on the best node that gets to its first token (text calls repaired
-        when the request offers tools)."""
+        """Open a streamed completion on the best node that gets to its first token (text calls repaired when a
+        chat request offers tools and the node speaks OpenAI). ``target``: as for ``complete``."""
         started = time.perf_counter()
 
-        async def attempt(candidate: Candidate, assignment: Assignment) -> Stream:
-            url, request = f"{candidate.url}/chat/completions", body | {"model": candidate.model}
+        async def attempt(candidate: Candidate, assignment: Assignment, budget_s: float) -> Stream:
+            out = target(candidate) if target else None
+            url, request = (out.url, out.body) if out else (candidate.url + endpoint, body | {"model": candidate.model})
+            framing = out.framing if out else SSE
             try:
-                response = await self.session.post(url, json=request, timeout=self._timeout)
+                async with asyncio.timeout(budget_s):
+                    response = await self.session.post(url, json=request, timeout=self._timeout)
             except TRANSPORT_ERRORS as error:
                 raise _failure(error) from error
             try:
-                if response.status >= 400:
-                    _check_status(response.status, await response.text())
-                blocks = event_blocks(response)
-                head: list[bytes] = []
-                async for block in blocks:
-                    head.append(block)
-                    if any(is_output(data) for data in sse_data(block)):
-                        break
-                else:
-                    raise NodeFailed("the stream ended before its first token", reached=True)
+                async with asyncio.timeout(budget_s):
+                    if response.status >= 400:
+                        _check_status(response.status, await response.text())
+                    blocks = framing.blocks(response)
+                    head: list[bytes] = []
+                    async for block in blocks:
+                        head.append(block)
+                        if framing.has_output(block):
+                            break
+                    else:
+                        raise NodeFailed("the stream ended before its first token", reached=True)
                 await self.ledger.streaming(assignment)
             except TRANSPORT_ERRORS as error:
                 response.close()
@@ -262,82 +244,119 @@ class Gateway:
                 raise
             self.observer.first_token(candidate.model, candidate.node, time.perf_counter() - started)
             timeout = self.pool.read_timeout_s
-            return Stream(self.end, self.observer, timeout, assignment, candidate, response, blocks, head, started)
+            parts = (assignment, candidate, response, blocks, head, started, framing)
+            return Stream(self.end, self.observer, timeout, *parts)
 
-        opened = await self._with_failover("/chat/completions", body, idempotent, started, attempt, chat=not background)
-        tools = offered_tools(body)
+        how = _How(endpoint, idempotent, not background, idempotency_key)
+        opened = await self._with_failover(body, how, started, attempt)
+        tools = offered_tools(body) if endpoint == "/chat/completions" and opened.framing is SSE else None
         return RepairedStream(opened, tools, self.observer, is_constrained(body)) if tools else opened
+
+    async def show(self, model: str) -> dict[str, Any]:
+        """Ollama's ``/api/show`` for ``model``: asked of the best Ollama node serving it (metadata, not a job),
+        else what the pool knows of it on an OpenAI-compatible node."""
+        ranked = rank(await self._view.current(), model)
+        if not ranked:
+            raise UnknownModel(f"no live node serves model {model!r}; GET /api/tags lists the pool's models")
+        failures = []
+        for candidate in [c for c in ranked if c.kind == "ollama"][: self.pool.attempts]:
+            url = candidate.url.removesuffix("/v1") + "/api/show"
+            try:
+                async with self.session.post(url, json={"model": candidate.model}, timeout=self._timeout) as response:
+                    text = await response.text()
+                _check_status(response.status, text)
+                answer: dict[str, Any] = json.loads(text)
+                return answer
+            except (*TRANSPORT_ERRORS, NodeFailed, json.JSONDecodeError) as error:
+                failures.append(f"{candidate.node}: {error}")
+        if failures and all(c.kind == "ollama" for c in ranked):
+            raise PoolExhausted(
+                "no node could show " + repr(model) + ": " + "; ".join(failures), retry_after_s=1, retry=True
+            )
+        return show_openai(next(c for c in ranked if c.kind != "ollama"))
 
     async def _with_failover(
         self,
-        endpoint: str,
         body: dict[str, Any],
-        idempotent: bool,
+        how: _How,
         started: float,
-        attempt: Callable[[Candidate, Assignment], Awaitable[T]],
-        *,
-        chat: bool,
+        attempt: Callable[[Candidate, Assignment, float], Awaitable[T]],
     ) -> T:
+        """Attempts on the best nodes in turn, each chosen and counted at once (``scheduler``), at most
+        ``attempts`` per job (an ``Idempotency-Key``'s retries included), all within ``request_timeout_s``."""
         model = body.get("model")
         if not isinstance(model, str) or not model:
             raise BadRequest("the request has no 'model': name one of the pool's models (GET /v1/models)")
+        job = job_id(how.idempotency_key)
         pool = await self._view.current()
-        candidates = rank(pool, model)
-        if not candidates:
+        if not rank(pool, model):
             served = ", ".join(pool_models(pool)) or "none (no node is registered)"
-            self.observer.finished(endpoint, model, "", "unknown_model", time.perf_counter() - started)
+            self.observer.finished(how.endpoint, model, "", "unknown_model", time.perf_counter() - started)
             raise UnknownModel(f"no live node serves model {model!r}; the pool serves: {served}")
-        job = uuid.uuid4().hex
-        log.info(
-            "route",
-            extra={
-                "job": job,
-                "model": model,
-                "chosen": candidates[0].node,
-                "candidates": [c.as_log() for c in candidates],
-            },
-        )
+        deadline = time.monotonic() + self.pool.request_timeout_s
+        tried: set[tuple[str, str]] = set()
         failures: list[str] = []
-        for candidate in candidates[: self.pool.attempts]:
+        retry_after = self.pool.breaker_cooldown_s
+        dispatched = final = False
+        while len(tried) < self.pool.attempts:
+            try:
+                choice = self._scheduler.choose(pool, model, tried)
+            except NothingToChoose as none:
+                failures.extend(none.reasons)
+                retry_after = none.retry_after_s or retry_after
+                break
+            candidate = choice.candidate
+            key = (candidate.node, candidate.url)
+            tried.add(key)
+            route = {"job": job, "model": model, "chosen": candidate.node}
+            log.info("route", extra=route | {"candidates": [c.as_log() for c in choice.ranked]})
             try:
                 assignment = await self.ledger.assign(
                     job,
                     candidate.node,
                     candidate.url,
                     owner=self.owner,
-                    idempotent=idempotent,
+                    idempotent=how.idempotent,
                     max_attempts=self.pool.attempts,
                     send=True,
                 )
-            except NotReassignable as refused:
-                failures.append(str(refused))
+            except BaseException as error:
+                self._view.unreserve(key)
+                self.breaker.released(key)
+                if not isinstance(error, NotReassignable):
+                    raise
+                failures.append(str(error))
+                final = True  # the job's own record says no: a retry would be told the same
                 break
-            self._view.started(assignment)
-            if chat:
+            dispatched = True
+            self._view.started(assignment, reserved=True)
+            if how.chat:
                 self._chats_open[(job, assignment.epoch)] = (candidate.url, await self.chats.started(candidate.url))
             try:
-                return await attempt(candidate, assignment)
+                result = await attempt(candidate, assignment, max(0.001, deadline - time.monotonic()))
             except NodeFailed as failed:
+                self.breaker.failed(key)
                 await self.end(assignment, "lost" if failed.reached else "unsent")
                 failures.append(f"{candidate.node} ({candidate.url}): {failed.reason}")
-                log.warning(
-                    "failover",
-                    extra={
-                        "job": job,
-                        "model": model,
-                        "node": candidate.node,
-                        "epoch": assignment.epoch,
-                        "reason": failed.reason,
-                    },
-                )
+                log.warning("failover", extra=route | {"epoch": assignment.epoch, "reason": failed.reason})
                 self.observer.failover(model, candidate.node, failed.reason)
+                if time.monotonic() >= deadline:
+                    failures.append(f"the request's {self.pool.request_timeout_s:g} s (request_timeout_s) are spent")
+                    break
+                pool = await self._view.current()
+                continue
             except BackendRefused:
+                self.breaker.succeeded(key)  # the node is fine: the request was at fault
                 await self.end(assignment, "done")
-                self.observer.finished(endpoint, model, candidate.node, "refused", time.perf_counter() - started)
+                self.observer.finished(how.endpoint, model, candidate.node, "refused", time.perf_counter() - started)
                 raise
             except BaseException:  # cancelled (the client left, shutdown): the job must not stay in flight
+                self.breaker.released(key)
                 with anyio.CancelScope(shield=True):
                     await self.end(assignment, "lost")
                 raise
-        self.observer.finished(endpoint, model, "", "exhausted", time.perf_counter() - started)
-        raise PoolExhausted(f"no node could serve model {model!r}: " + "; ".join(failures))
+            self.breaker.succeeded(key)
+            return result
+        self.observer.finished(how.endpoint, model, "", "exhausted", time.perf_counter() - started)
+        message = f"no node could serve model {model!r}: " + "; ".join(failures)
+        raise PoolExhausted(message, retry_after_s=retry_after, retry=not (dispatched or final))

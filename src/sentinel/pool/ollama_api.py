@@ -1,10 +1,12 @@
-"""Ollama's API over the pool: its requests become OpenAI-shaped ones, the answers go back in its shape.
+"""Ollama's API over an OpenAI-compatible node: its requests become OpenAI-shaped ones, the answers go back in
+its shape.
 
-The pool speaks OpenAI to every backend (Ollama serves that API too), so that one dispatcher serves both
-dialects. This module only translates, following Ollama's documented API: ``/api/chat`` (streamed as one JSON
-object per line, with ``done: true`` and the token counts last), ``/api/embed``, ``/api/embeddings``,
-``/api/tags``, ``/api/ps``. Options with no OpenAI equivalent (``num_ctx``, ``keep_alive``) are the serving
-node's business and are dropped.
+An Ollama node gets Ollama's requests as they came (``ollama_native``); this module translates for the others,
+following Ollama's documented API: ``/api/chat`` (streamed as one JSON object per line, with ``done: true`` and
+the token counts last), ``/api/generate`` (as a chat of one user turn, or ``/v1/completions`` when ``raw``),
+``/api/embed``, ``/api/embeddings``, ``/api/tags``, ``/api/ps``. ``think`` becomes the chat template's
+``enable_thinking`` (llama.cpp, vLLM). Options with no OpenAI equivalent (``num_ctx``, ``keep_alive``) cannot
+be honoured by such a node: ``ollama_native.ignored_fields`` names them in the answer's headers.
 """
 
 from __future__ import annotations
@@ -80,6 +82,8 @@ def chat_request(body: dict[str, Any]) -> tuple[dict[str, Any], bool]:
     out.update({_OPTIONS[key]: value for key, value in options.items() if key in _OPTIONS})
     if body.get("tools"):
         out["tools"] = body["tools"]
+    if isinstance(body.get("think"), bool):
+        out["chat_template_kwargs"] = {"enable_thinking": body["think"]}
     shape = body.get("format")
     if shape == "json":
         out["response_format"] = {"type": "json_object"}
@@ -154,17 +158,50 @@ async def chat_stream(blocks: AsyncIterator[bytes], model: str, started: float) 
                 function = piece.get("function") or {}
                 call["function"]["name"] += function.get("name") or ""
                 call["function"]["arguments"] += function.get("arguments") or ""
-            if delta.get("content"):
-                line = {
-                    "model": model,
-                    "created_at": _now(),
-                    "message": {"role": "assistant", "content": delta["content"]},
-                }
+            content, thinking = delta.get("content") or choice.get("text"), delta.get("reasoning_content")
+            if content or thinking:
+                said = {"role": "assistant", "content": content or ""} | ({"thinking": thinking} if thinking else {})
+                line = {"model": model, "created_at": _now(), "message": said}
                 yield json.dumps(line | {"done": False}, ensure_ascii=False) + "\n"
     last: dict[str, Any] = {"role": "assistant", "content": ""}
     if calls:
         last["tool_calls"] = _tool_calls_out([calls[index] for index in sorted(calls)])
     yield json.dumps(_final(model, started, reason, usage) | {"message": last}, ensure_ascii=False) + "\n"
+
+
+def generate_request(body: dict[str, Any]) -> tuple[str, dict[str, Any], bool]:
+    """(OpenAI endpoint, request, whether to stream) for an Ollama ``/api/generate`` body: a chat of one user turn
+    (the server applies the model's template, as Ollama does), or a plain completion when ``raw`` is set."""
+    prompt = body.get("prompt")
+    if not isinstance(prompt, str):
+        raise OllamaRequestInvalid("'prompt' must be a string")
+    messages = ([{"role": "system", "content": body["system"]}] if body.get("system") else []) + [
+        {"role": "user", "content": prompt, **({"images": body["images"]} if body.get("images") else {})}
+    ]
+    chat, stream = chat_request({key: value for key, value in body.items() if key != "prompt"} | {"messages": messages})
+    if not body.get("raw"):
+        return "/chat/completions", chat, stream
+    plain = {key: value for key, value in chat.items() if key not in ("messages", "chat_template_kwargs")}
+    return "/completions", plain | {"prompt": prompt}, stream
+
+
+def generate_response(answer: dict[str, Any], model: str, started: float) -> dict[str, Any]:
+    """Ollama's non-streamed ``/api/generate`` answer from a chat or plain completion."""
+    choice = (answer.get("choices") or [{}])[0]
+    text = (choice.get("message") or {}).get("content") or choice.get("text") or ""
+    return _final(model, started, choice.get("finish_reason"), answer.get("usage")) | {"response": text}
+
+
+async def generate_stream(blocks: AsyncIterator[bytes], model: str, started: float) -> AsyncIterator[str]:
+    """Ollama's streamed ``/api/generate`` lines: ``chat_stream``'s, with ``response`` for ``message``."""
+    async for line in chat_stream(blocks, model, started):
+        parsed = json.loads(line)
+        message = parsed.pop("message", None) or {}
+        if "error" not in parsed:
+            parsed["response"] = message.get("content") or ""
+            if message.get("thinking"):
+                parsed["thinking"] = message["thinking"]
+        yield json.dumps(parsed, ensure_ascii=False) + "\n"
 
 
 def embed_request(body: dict[str, Any]) -> dict[str, Any]:

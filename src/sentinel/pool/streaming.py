@@ -14,6 +14,7 @@ import logging
 import re
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import aiohttp
@@ -65,7 +66,7 @@ def is_output(data: str) -> bool:
         return True
     for choice in payload.get("choices") or []:
         delta = choice.get("delta") or {}
-        if choice.get("finish_reason") or delta.get("content") or delta.get("tool_calls"):
+        if choice.get("finish_reason") or delta.get("content") or delta.get("tool_calls") or choice.get("text"):
             return True
         if delta.get("reasoning_content"):
             return True
@@ -109,6 +110,27 @@ def error_event(message: str, code: str) -> bytes:
     return f"data: {data}\n\n".encode()
 
 
+@dataclass(frozen=True)
+class Framing:
+    """How a stream is cut into whole messages, which carry output, which ends it, and how a break is said:
+    OpenAI's server-sent events (``SSE``) or Ollama's JSON lines (``ollama_native.NDJSON``)."""
+
+    blocks: Callable[[aiohttp.ClientResponse], AsyncIterator[bytes]]
+    has_output: Callable[[bytes], bool]
+    ends: Callable[[bytes], bool]
+    error: Callable[[str, str], bytes]
+    media_type: str
+
+
+SSE = Framing(
+    event_blocks,
+    lambda block: any(is_output(data) for data in sse_data(block)),
+    ends_stream,
+    error_event,
+    "text/event-stream",
+)
+
+
 class Stream:
     """A streamed answer past its first token. Iterate ``chunks()`` exactly once."""
 
@@ -123,10 +145,12 @@ class Stream:
         blocks: AsyncIterator[bytes],
         head: list[bytes],
         started: float,
+        framing: Framing = SSE,
     ) -> None:
         self._end, self._observer, self._read_timeout = end, observer, read_timeout_s
         self.assignment, self.candidate = assignment, candidate
         self._response, self._blocks, self._head, self._started = response, blocks, head, started
+        self.framing = framing
 
     @property
     def node(self) -> str:
@@ -136,7 +160,7 @@ class Stream:
         """The node's events, whole, as they come; a node lost mid-stream ends it with one error event."""
         outcome = "cancelled"  # unless the loop below ends otherwise: the client went away
         try:
-            ended = any(ends_stream(block) for block in self._head)
+            ended = any(self.framing.ends(block) for block in self._head)
             for block in self._head:
                 yield block
             try:
@@ -146,13 +170,13 @@ class Stream:
                     if block is _END:
                         raise NodeFailed("the node closed the stream before its end", reached=True)
                     yield block
-                    ended = ends_stream(block)
+                    ended = self.framing.ends(block)
                 outcome = "ok"
             except (*TRANSPORT_ERRORS, NodeFailed) as error:
                 reason = str(error) if isinstance(error, NodeFailed) else f"{type(error).__name__}: {error}"
                 outcome = "broken"
                 log.warning("stream broken", extra={"job": self.assignment.job, "node": self.node, "reason": reason})
-                yield error_event(
+                yield self.framing.error(
                     f"node {self.node} was lost mid-stream ({reason}); the answer above is incomplete and was not "
                     "re-run elsewhere, because tokens had already been sent",
                     "node_lost",

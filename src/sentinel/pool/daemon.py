@@ -1,0 +1,384 @@
+"""``sentinel pool daemon``: one per machine, fronting its model servers; the elected one also leads the pool.
+
+Every ``heartbeat_s`` the daemon probes its backends and sends a signed hello to every daemon it knows of (mDNS
+hints, static peers, and every peer's peers): the hello carries its hardware, its backends, who it believes
+leads, and the jobs it holds. That one message is discovery, liveness, registration with the leader and the
+election's gossip (``election``). The daemon that wins leads: it keeps the job table (``leader_jobs``), assigns
+and polls jobs, and routes inference to the daemon of the best node (``routing``). Every other daemon forwards
+clients to the leader, so any daemon's address is a client's one URL. Work reaches a node only through its
+daemon, which fences assignments by term and epoch and keeps results until the leader acknowledges them
+(``node_jobs``). Messages between daemons are signed with the pool secret; an unsigned one is refused (401).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from collections import Counter
+from collections.abc import Coroutine
+from dataclasses import dataclass, field
+from typing import Any
+
+import aiohttp
+import httpx
+from aiohttp import web
+
+from sentinel.keys import LiveKeyRing
+from sentinel.pool.discovery import Discovery
+from sentinel.pool.election import Claim, Election, Hardware
+from sentinel.pool.leader_jobs import QUEUED_NOTE, LeaderJobs, PoolJob
+from sentinel.pool.node_jobs import Fenced, NodeJobs, NotAllowed
+from sentinel.pool.peer_http import PeerClient, client_refused, relay, unavailable
+from sentinel.pool.probe import BackendSpec, probe_backend
+from sentinel.pool.registry import BackendRecord, NodeRecord, Snapshot
+from sentinel.pool.routing import rank
+from sentinel.pool.signing import HEADER, Unauthenticated, Verifier
+
+log = logging.getLogger("sentinel.pool.daemon")
+BACKEND_HEADER = "x-sentinel-backend"
+PROBE_TIMEOUT_S, PROBE_EVERY_S = 3.0, 2.0
+
+
+@dataclass
+class DaemonConfig:
+    node: str
+    host: str
+    port: int
+    advertise: str  # the URL other daemons and clients reach this one at
+    secret: str
+    backends: list[BackendSpec]
+    peers: list[str] = field(default_factory=list)
+    mdns: bool = True
+    vram_free_mb: int | None = None
+    gpu: str = ""
+    allow: list[str] = field(default_factory=list)
+    heartbeat_s: float = 1.0
+    ttl_s: float = 3.0
+    request_timeout_s: float = 300.0
+    keys: LiveKeyRing | None = None  # the API's keys; None: clients are not asked for one (a warning at start)
+
+
+@dataclass
+class Peer:
+    url: str
+    hardware: Hardware
+    record: NodeRecord
+    seen: float  # monotonic
+
+
+class Daemon:
+    def __init__(self, config: DaemonConfig) -> None:
+        self.config = config
+        self.hardware = Hardware(config.node, config.vram_free_mb, config.gpu)
+        self.election = Election(self.hardware, config.advertise)
+        self.peers: dict[str, Peer] = {}
+        self.hints: set[str] = set(config.peers)
+        self.verifier = Verifier(config.secret)
+        self.backends: list[BackendRecord] = []
+        self.local = NodeJobs(self._infer, config.allow)
+        self.leader: LeaderJobs | None = None
+        self._beats = 0
+        self.relaying: Counter[tuple[str, str]] = Counter()
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._saying_hello: dict[str, asyncio.Task[None]] = {}
+        self._round: asyncio.Task[None] | None = None
+
+    # -- state -------------------------------------------------------------------------------------------------
+    def record(self) -> NodeRecord:
+        return NodeRecord(node=self.config.node, vram_free_mb=self.config.vram_free_mb, backends=self.backends)
+
+    def live(self) -> dict[str, Peer]:
+        now = time.monotonic()
+        return {name: peer for name, peer in self.peers.items() if now - peer.seen <= self.config.ttl_s}
+
+    def hello(self) -> dict[str, Any]:
+        claim = self.election.claim
+        return {
+            "node": self.config.node,
+            "url": self.config.advertise,
+            "hardware": {"vram_free_mb": self.hardware.vram_free_mb, "gpu": self.hardware.gpu},
+            "record": self.record().model_dump(),
+            "claim": claim.as_dict() if claim else None,
+            "jobs": self.local.reports(),
+            "peers": sorted({p.url for p in self.peers.values()}),
+        }
+
+    def _heard(self, hello: dict[str, Any]) -> None:
+        """A signed hello (or its signed answer): a peer is alive, with its hardware, backends, leader and jobs."""
+        node = hello["node"]
+        if node == self.config.node:
+            return
+        hardware = Hardware(node, hello["hardware"].get("vram_free_mb"), hello["hardware"].get("gpu") or "")
+        self.peers[node] = Peer(hello["url"], hardware, NodeRecord.model_validate(hello["record"]), time.monotonic())
+        self.hints.update(hello.get("peers") or [])
+        claim = Claim(**hello["claim"]) if hello.get("claim") else None
+        if self.election.heard(claim, {name: peer.hardware for name, peer in self.peers.items()}):
+            self._leader_changed()
+        if self.leader is not None:
+            self.leader.absorb(node, hello.get("jobs") or [])
+
+    def _leader_changed(self) -> None:
+        claim = self.election.claim
+        assert claim is not None
+        log.info("leader", extra=claim.as_dict() | {"me": self.config.node})
+        if claim.leader == self.config.node:
+            self.leader = LeaderJobs(claim.term, self.peer.call, self._choose)
+            self.leader.absorb(self.config.node, self.local.reports())
+        else:
+            self.leader = None
+
+    # -- the heartbeat -----------------------------------------------------------------------------------------
+    async def beat(self) -> None:
+        """Hellos go out without waiting for one another (a peer that stopped answering delays nobody's), the
+        election rule is applied to what has been heard, and the leader's job round runs beside, one at a time."""
+        targets = {url for url in self.hints | {p.url for p in self.peers.values()} if url != self.config.advertise}
+        for url in targets:
+            if url not in self._saying_hello:
+                self._saying_hello[url] = self._spawn(self._hello(url))
+        self._beats += 1
+        if self._beats >= 2 and self.election.step({n: p.hardware for n, p in self.live().items()}):
+            self._leader_changed()
+        if self.leader is not None and (self._round is None or self._round.done()):
+            self._round = self._spawn(self.leader.tick(self._urls()))
+
+    async def _hello(self, url: str) -> None:
+        try:
+            status, answer = await self.peer.call(url, "/pool/v1/hello", self.hello())
+            if status == 200:
+                self._heard(answer)
+        finally:
+            del self._saying_hello[url]
+
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
+        task = asyncio.get_running_loop().create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    def _probe(self) -> list[BackendRecord]:
+        with httpx.Client(timeout=PROBE_TIMEOUT_S) as http:
+            return [probe_backend(http, spec) for spec in self.config.backends]
+
+    async def _probes(self) -> None:
+        """The backends probed on a loop of their own: a slow model server never delays a hello."""
+        while True:
+            self.backends = await asyncio.to_thread(self._probe)
+            await asyncio.sleep(max(self.config.heartbeat_s, PROBE_EVERY_S))
+
+    def _urls(self) -> dict[str, str]:
+        return {name: peer.url for name, peer in self.live().items()} | {self.config.node: self.config.advertise}
+
+    def snapshot(self) -> Snapshot:
+        """The live pool as this daemon knows it, with the requests it is relaying counted per backend."""
+        records = [self.record()] + [peer.record for peer in self.live().values()]
+        return Snapshot(sorted(records, key=lambda r: r.node), dict(self.relaying))
+
+    def _choose(self, job: PoolJob, tried: Any) -> str | None:
+        urls = self._urls()
+        if job.kind == "shell":
+            wanted = (job.payload or {}).get("node")
+            names = [wanted] if wanted else sorted(urls)
+            return next((n for n in names if n in urls and n not in tried), None)
+        model = str((job.payload or {}).get("body", {}).get("model", ""))
+        return next((c.node for c in rank(self.snapshot(), model) if c.node not in tried and c.node in urls), None)
+
+    async def _infer(self, payload: dict[str, Any]) -> dict[str, Any]:
+        body = payload["body"]
+        for candidate in rank(Snapshot([self.record()], {}), str(body.get("model"))):
+            async with self.session.post(
+                f"{candidate.url}/chat/completions", json=body | {"model": candidate.model, "stream": False}
+            ) as response:
+                answer: dict[str, Any] = await response.json(content_type=None)
+                if response.status != 200:
+                    raise RuntimeError(f"backend answered HTTP {response.status}: {json.dumps(answer)[:300]}")
+                return answer
+        raise RuntimeError(f"no backend of {self.config.node} serves model {body.get('model')!r}")
+
+    # -- HTTP ----------------------------------------------------------------------------------------------------
+    async def _signed(self, request: web.Request) -> bytes:
+        body = await request.read()
+        try:
+            self.verifier.check(request.headers.get(HEADER), request.method, request.path, body)
+        except Unauthenticated as refused:
+            error = json.dumps({"error": str(refused)})
+            raise web.HTTPUnauthorized(text=error, content_type="application/json") from refused
+        return body
+
+    async def on_hello(self, request: web.Request) -> web.Response:
+        self._heard(json.loads(await self._signed(request)))
+        return web.json_response(self.hello())
+
+    async def on_run(self, request: web.Request) -> web.Response:
+        body = json.loads(await self._signed(request))
+        # the newest term this daemon has heard of, from any hello: a partitioned old leader's work is refused even
+        # by a daemon the new leader has not given work to yet
+        self.local.term = max(self.local.term, self.election.highest_term)
+        try:
+            self.local.start(
+                body["job"],
+                body["kind"],
+                int(body["epoch"]),
+                int(body["term"]),
+                body["payload"],
+                bool(body.get("idempotent", True)),
+            )
+        except Fenced as fenced:
+            return web.json_response({"error": str(fenced), "code": "stale_epoch"}, status=409)
+        except NotAllowed as refused:
+            return web.json_response({"error": str(refused), "code": "not_allowed"}, status=403)
+        return web.json_response({"job": body["job"], "epoch": body["epoch"], "state": "running"}, status=202)
+
+    async def on_poll(self, request: web.Request) -> web.Response:
+        await self._signed(request)
+        held = self.local.jobs.get(request.match_info["job"])
+        if held is None:
+            return web.json_response({"error": "this daemon holds no such job"}, status=404)
+        return web.json_response(held.poll())
+
+    async def on_node_ack(self, request: web.Request) -> web.Response:
+        body = json.loads(await self._signed(request))
+        return web.json_response({"forgotten": self.local.acknowledged(request.match_info["job"], int(body["epoch"]))})
+
+    async def on_serve(self, request: web.Request) -> web.StreamResponse:
+        """The leader hands this node a client's request: pass it to one of this daemon's own backends."""
+        body = await self._signed(request)
+        backend = request.headers.get(BACKEND_HEADER, "")
+        if backend not in {b.url for b in self.backends}:
+            return web.json_response({"error": f"{backend!r} is not a backend of {self.config.node}"}, status=404)
+        tail = request.match_info["tail"]
+        return await relay(self.session, request, f"{backend}/{tail}", body, {}, self._client_timeout)
+
+    async def on_health(self, request: web.Request) -> web.Response:
+        return web.json_response({"status": "ok", "node": self.config.node})
+
+    async def on_leader(self, request: web.Request) -> web.Response:
+        claim = self.election.claim
+        return web.json_response(
+            (claim.as_dict() if claim else {"leader": None, "term": self.election.highest_term})
+            | {"me": self.config.node, "leading": self.election.leading, "peers_live": sorted(self.live())}
+        )
+
+    async def on_client(self, request: web.Request) -> web.StreamResponse:
+        """Any client route: served here when this daemon leads, else forwarded to the leader unchanged."""
+        if (refused := client_refused(self.config.keys, request)) is not None:
+            return refused
+        body = await request.read()
+        if self.leader is None:
+            claim = self.election.claim
+            if claim is None or claim.leader not in self.live():
+                return unavailable("no leader is elected right now (an election takes a few heartbeats)")
+            try:
+                return await relay(self.session, request, claim.url + request.path_qs, body, {}, self._client_timeout)
+            except (aiohttp.ClientError, TimeoutError) as error:
+                return unavailable(f"the leader {claim.leader} did not answer: {error}")
+        return await self._lead(request, body, self.leader)
+
+    async def _lead(self, request: web.Request, body: bytes, leader: LeaderJobs) -> web.StreamResponse:
+        path = request.path
+        if path == "/api/jobs" and request.method == "POST":
+            submitted = json.loads(body or b"{}")
+            kind = submitted.get("kind", "inference")
+            if kind not in ("inference", "shell"):
+                return web.json_response({"error": "'kind' must be 'inference' or 'shell'"}, status=400)
+            job = leader.submit(kind, submitted, bool(submitted.get("idempotent", False)))
+            return web.json_response(job.view() | {"note": QUEUED_NOTE}, status=202)
+        if path.startswith("/api/jobs/"):
+            job_id, _, action = path.removeprefix("/api/jobs/").partition("/")
+            if action == "ack":
+                return web.json_response({"acknowledged": leader.ack(job_id)})
+            known = leader.jobs.get(job_id)
+            if known is None:
+                note = "unknown to this leader: finished and acknowledged, or queued under a leader that died"
+                return web.json_response({"error": f"job {job_id} is {note}", "state": "unknown"}, status=404)
+            return web.json_response(known.view())
+        if path == "/api/cluster":
+            nodes = [r.model_dump() for r in self.snapshot().nodes]
+            jobs = [j.view() for j in leader.jobs.values()]
+            return web.json_response(
+                {"leader": self.election.claim.as_dict() if self.election.claim else None, "nodes": nodes, "jobs": jobs}
+            )
+        return await self._route(request, body)
+
+    async def _route(self, request: web.Request, body: bytes) -> web.StreamResponse:
+        """An inference request: to the daemon of the best node serving its model, failing over before the answer."""
+        try:
+            model = str(json.loads(body).get("model", ""))
+        except (json.JSONDecodeError, AttributeError):
+            return web.json_response({"error": "the request body is not a JSON object"}, status=400)
+        urls, tail = self._urls(), request.path.removeprefix("/v1/")
+        failures: list[str] = []
+        tried: set[tuple[str, str]] = set()
+        while len(tried) < 3:
+            # ranked and counted in one step (no await between): a burst sees every choice made before it
+            ranked = [c for c in rank(self.snapshot(), model) if c.node in urls and (c.node, c.url) not in tried]
+            if not ranked:
+                break
+            candidate, key = ranked[0], (ranked[0].node, ranked[0].url)
+            tried.add(key)
+            self.relaying[key] += 1
+            signed = self.peer.headers("POST", f"/pool/v1/serve/{tail}", body)
+            try:
+                return await relay(
+                    self.session,
+                    request,
+                    f"{urls[candidate.node]}/pool/v1/serve/{tail}",
+                    body,
+                    signed | {BACKEND_HEADER: candidate.url},
+                    self._client_timeout,
+                    {"x-sentinel-node": candidate.node},
+                )
+            except (aiohttp.ClientError, TimeoutError) as error:
+                failures.append(f"{candidate.node}: {error}")
+            finally:
+                self.relaying[key] -= 1
+        if not failures:
+            return web.json_response({"error": f"no live node serves model {model!r}"}, status=404)
+        return unavailable("no node could serve it: " + "; ".join(failures))
+
+    # -- life ----------------------------------------------------------------------------------------------------
+    def app(self) -> web.Application:
+        app = web.Application(client_max_size=64 * 1024 * 1024)
+        app.router.add_post("/pool/v1/hello", self.on_hello)
+        app.router.add_post("/pool/v1/run", self.on_run)
+        app.router.add_get("/pool/v1/jobs/{job}", self.on_poll)
+        app.router.add_post("/pool/v1/jobs/{job}/ack", self.on_node_ack)
+        app.router.add_post("/pool/v1/serve/{tail:.*}", self.on_serve)
+        app.router.add_get("/api/leader", self.on_leader)
+        app.router.add_get("/health", self.on_health)
+        app.router.add_route("*", "/{tail:.*}", self.on_client)
+        app.cleanup_ctx.append(self._running)
+        return app
+
+    async def _running(self, _: web.Application) -> Any:
+        self.session = aiohttp.ClientSession()
+        self.peer = PeerClient(self.session, self.config.secret, max(1.0, self.config.heartbeat_s))
+        self._client_timeout = aiohttp.ClientTimeout(total=self.config.request_timeout_s, sock_connect=3)
+        if self.config.keys is None:
+            log.warning("clients are not asked for an API key: set SENTINEL_API_KEYS (the same on every daemon)")
+        discovery = None
+        if self.config.mdns:
+            discovery = Discovery(self.config.node, self.config.host, self.config.port, self.hints.add)
+            await discovery.start()
+        self.backends = await asyncio.to_thread(self._probe)
+        loops = [asyncio.get_running_loop().create_task(work()) for work in (self._heartbeats, self._probes)]
+        yield
+        for loop in loops:
+            loop.cancel()
+        if discovery is not None:
+            await discovery.stop()
+        await self.session.close()
+
+    async def _heartbeats(self) -> None:
+        while True:
+            try:
+                await self.beat()
+            except Exception:  # one bad beat must not stop the daemon: logged, and the next one runs
+                log.exception("heartbeat failed")
+            await asyncio.sleep(self.config.heartbeat_s)
+
+
+def serve(config: DaemonConfig) -> None:
+    """Run the daemon until SIGTERM/SIGINT."""
+    web.run_app(Daemon(config).app(), host=config.host, port=config.port, print=None, access_log=None)

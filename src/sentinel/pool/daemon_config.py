@@ -1,0 +1,71 @@
+"""The daemon's settings checked and completed: a bad one is refused at start with what to set instead."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+
+from sentinel.keys import LiveKeyRing
+from sentinel.pool.daemon import DaemonConfig
+from sentinel.pool.probe import BackendSpec, probe_vram
+from sentinel.pool.registry import check_node_name
+from sentinel.settings import PoolSettings
+
+
+class DaemonSettingsInvalid(ValueError):
+    """The daemon cannot start with these settings; the message names the fix."""
+
+
+def _gpu_name() -> str:
+    executable = shutil.which("nvidia-smi")
+    if executable is None:
+        return ""
+    try:
+        done = subprocess.run(
+            [executable, "--query-gpu=name", "--format=csv,noheader"], capture_output=True, text=True, timeout=10
+        )
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return done.stdout.splitlines()[0].strip() if done.returncode == 0 and done.stdout.strip() else ""
+
+
+def daemon_config(pool: PoolSettings, keys: LiveKeyRing | None = None) -> DaemonConfig:
+    if len(pool.secret) < 16:
+        raise DaemonSettingsInvalid(
+            "the pool secret is missing or shorter than 16 characters: set SENTINEL_POOL__SECRET (or --secret) to "
+            "the same long random string on every machine, e.g. the output of `openssl rand -hex 32`"
+        )
+    host, sep, port_text = pool.listen.rpartition(":")
+    if not sep or not port_text.isdigit():
+        raise DaemonSettingsInvalid(f"listen {pool.listen!r} is not host:port, e.g. 0.0.0.0:50053")
+    if pool.daemon_ttl_s <= pool.daemon_heartbeat_s:
+        raise DaemonSettingsInvalid("daemon_ttl_s must exceed daemon_heartbeat_s, or peers drop out between hellos")
+    try:
+        node = check_node_name(pool.node or socket.gethostname().split(".")[0])
+        backends = [BackendSpec.parse(text) for text in pool.backends]
+    except ValueError as error:
+        raise DaemonSettingsInvalid(str(error)) from error
+    port = int(port_text)
+    advertise = (
+        pool.advertise
+        or f"http://{host if host not in ('', '0.0.0.0') else socket.gethostbyname(socket.gethostname())}:{port}"
+    )
+    vram = pool.vram_free_mb if pool.vram_free_mb is not None else probe_vram()[0]
+    return DaemonConfig(
+        node=node,
+        host=host or "0.0.0.0",
+        port=port,
+        advertise=advertise.rstrip("/"),
+        secret=pool.secret,
+        backends=backends,
+        peers=[peer.rstrip("/") for peer in pool.peers],
+        mdns=pool.mdns,
+        vram_free_mb=vram,
+        gpu=pool.gpu or _gpu_name(),
+        allow=pool.allow,
+        heartbeat_s=pool.daemon_heartbeat_s,
+        ttl_s=pool.daemon_ttl_s,
+        request_timeout_s=pool.request_timeout_s,
+        keys=keys,
+    )

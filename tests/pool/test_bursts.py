@@ -1,0 +1,198 @@
+"""Routing that holds under load, in the real API app over real Redis, with real HTTP servers as nodes: a burst
+is spread as it arrives, a failing node is cooled down and probed back, a hung node costs one bounded wait, and
+neither the pool's failover nor the OpenAI SDK's own retries multiply dispatches past three."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import threading
+import time
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import httpx
+import openai
+import pytest
+from redis import Redis
+
+from sentinel.pool.registry import BackendRecord, NodeRecord, PoolKeys, publish
+from sentinel.settings import Settings
+from services.api.app import create_app
+from tests.pool.nodes import completion, recorded_node
+from tests.support.http_stub import HttpStub, RecordedRequest
+from tests.support.servers import serve
+
+MODEL = "tiny"
+ASK = {"model": MODEL, "messages": [{"role": "user", "content": "hi"}]}
+
+
+def _register(redis: Redis, keys: PoolKeys, node: str, url: str) -> None:
+    backend = BackendRecord(url=url, kind="openai", models=[MODEL], loaded=[MODEL])
+    publish(redis, keys, NodeRecord(node=node, backends=[backend]), ttl_s=60)
+
+
+class _Switchable:
+    """An OpenAI-shaped node answering ``status`` (changeable while it runs), counting its chat requests."""
+
+    def __init__(self, status: int) -> None:
+        self.status = status
+        self.stub = HttpStub(self._respond)
+
+    def _respond(self, request: RecordedRequest) -> tuple[int, Any]:
+        if self.status != 200:
+            return self.status, {"error": {"message": "broken node"}}
+        return 200, completion("fine")
+
+    @property
+    def chats(self) -> int:
+        return sum(request.path == "/v1/chat/completions" for request in self.stub.requests)
+
+
+@contextmanager
+def _nodes(*statuses: int) -> Iterator[list[_Switchable]]:
+    nodes = [_Switchable(status) for status in statuses]
+    for node in nodes:
+        node.stub.__enter__()
+    try:
+        yield nodes
+    finally:
+        for node in nodes:
+            node.stub.__exit__(None, None, None)
+
+
+@contextmanager
+def _hung_node() -> Iterator[tuple[str, list[socket.socket]]]:
+    """A node that accepts connections and never answers (a wedged server); yields its URL and the connections."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    accepted: list[socket.socket] = []
+    stop = threading.Event()
+
+    def accept() -> None:
+        listener.settimeout(0.1)
+        while not stop.is_set():
+            try:
+                accepted.append(listener.accept()[0])
+            except TimeoutError:
+                continue
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}/v1", accepted
+    finally:
+        stop.set()
+        thread.join(5)
+        for connection in accepted:
+            connection.close()
+        listener.close()
+
+
+def test_a_burst_of_25_streams_is_spread_over_two_identical_nodes(
+    gateway: str, redis_client: Redis, keys: PoolKeys
+) -> None:
+    with recorded_node(["a", "b", "c"], MODEL, 0.05) as one, recorded_node(["a", "b", "c"], MODEL, 0.05) as two:
+        _register(redis_client, keys, "node-a", f"{one}/v1")
+        _register(redis_client, keys, "node-b", f"{two}/v1")
+
+        async def burst() -> list[str]:
+            async with httpx.AsyncClient(timeout=60) as client:
+
+                async def one_stream() -> str:
+                    url, body = f"{gateway}/v1/chat/completions", ASK | {"stream": True}
+                    async with client.stream("POST", url, json=body) as r:
+                        assert r.status_code == 200
+                        body = "".join([text async for text in r.aiter_text()])
+                        assert "[DONE]" in body
+                        return r.headers["x-sentinel-node"]
+
+                return await asyncio.gather(*(one_stream() for _ in range(25)))
+
+        shares = Counter(asyncio.run(burst()))
+        assert sum(shares.values()) == 25 and set(shares) == {"node-a", "node-b"}
+        assert max(shares.values()) <= 15, shares  # no node above 60%
+
+
+def test_the_openai_sdks_own_retries_never_multiply_dispatches(
+    gateway: str, redis_client: Redis, keys: PoolKeys
+) -> None:
+    with _nodes(500, 500, 500) as nodes:
+        for name, node in zip("abc", nodes, strict=True):
+            _register(redis_client, keys, f"node-{name}", f"{node.stub.url}/v1")
+        client = openai.OpenAI(base_url=f"{gateway}/v1", api_key="none", timeout=30)  # max_retries=2: its default
+        with pytest.raises(openai.InternalServerError) as raised:
+            client.chat.completions.create(model=MODEL, messages=[{"role": "user", "content": "hi"}])
+        assert raised.value.response.headers["x-should-retry"] == "false"
+        assert int(raised.value.response.headers["retry-after"]) >= 1
+        assert sum(node.chats for node in nodes) == 3  # the pool's three attempts, and the SDK did not add any
+        # a request that must not run twice reaches one node, whatever the SDK would do
+        once = openai.OpenAI(
+            base_url=f"{gateway}/v1", api_key="none", default_headers={"x-sentinel-idempotent": "false"}
+        )
+        before = sum(node.chats for node in nodes)
+        with pytest.raises(openai.InternalServerError, match="never re-run"):
+            once.chat.completions.create(model=MODEL, messages=[{"role": "user", "content": "hi"}])
+        assert sum(node.chats for node in nodes) - before == 1
+
+
+def test_an_idempotency_key_caps_a_clients_retries_at_three_dispatches(
+    pool_settings: Settings, redis_client: Redis, keys: PoolKeys
+) -> None:
+    pool_settings.pool.breaker_failures = 10  # keep the breaker out of it: the key alone caps the dispatches
+    with _nodes(500, 500) as nodes, serve(create_app(pool_settings)) as gateway:
+        for name, node in zip("ab", nodes, strict=True):
+            _register(redis_client, keys, f"node-{name}", f"{node.stub.url}/v1")
+        key = {"Idempotency-Key": "retry-me-7"}
+        answers = [
+            httpx.post(f"{gateway}/v1/chat/completions", json=ASK, headers=key, timeout=30) for _ in range(4)
+        ]  # a client that ignores x-should-retry and retries three times
+        assert [a.status_code for a in answers] == [503] * 4
+        assert sum(node.chats for node in nodes) == 3
+        assert "all 3 attempts are spent" in answers[-1].json()["error"]["message"]
+        # another key is another job
+        fresh = httpx.post(f"{gateway}/v1/chat/completions", json=ASK, headers={"Idempotency-Key": "x"}, timeout=30)
+        assert fresh.status_code == 503 and sum(node.chats for node in nodes) == 5
+
+
+def test_a_failing_node_is_cooled_down_then_probed_back(
+    pool_settings: Settings, redis_client: Redis, keys: PoolKeys
+) -> None:
+    pool_settings.pool.breaker_failures, pool_settings.pool.breaker_cooldown_s = 2, 4.0
+    with _nodes(500, 200) as (failing, healthy), serve(create_app(pool_settings)) as gateway:
+        _register(redis_client, keys, "node-a", f"{failing.stub.url}/v1")  # first by name on equal scores
+        _register(redis_client, keys, "node-b", f"{healthy.stub.url}/v1")
+        for _ in range(6):
+            answer = httpx.post(f"{gateway}/v1/chat/completions", json=ASK, timeout=30)
+            assert answer.status_code == 200 and answer.headers["x-sentinel-node"] == "node-b"
+        assert failing.chats == 2  # two failures opened its breaker: the next four never tried it
+        time.sleep(4.2)
+        failing.status = 200  # it recovered; the probe after the cooldown finds out
+        probe = httpx.post(f"{gateway}/v1/chat/completions", json=ASK, timeout=30)
+        assert probe.headers["x-sentinel-node"] == "node-a" and failing.chats == 3
+
+
+def test_a_hung_node_costs_one_bounded_wait_and_every_node_hung_is_a_bounded_503(
+    pool_settings: Settings, redis_client: Redis, keys: PoolKeys
+) -> None:
+    pool_settings.pool.first_token_timeout_s, pool_settings.pool.request_timeout_s = 1.0, 2.5
+    pool_settings.pool.breaker_failures = 1
+    with _hung_node() as (hung, connections), _nodes(200) as (healthy,), serve(create_app(pool_settings)) as gateway:
+        _register(redis_client, keys, "node-a", hung)
+        _register(redis_client, keys, "node-b", f"{healthy.stub.url}/v1")
+        first = httpx.post(f"{gateway}/v1/chat/completions", json=ASK, timeout=30)
+        assert first.status_code == 200 and first.headers["x-sentinel-node"] == "node-b"
+        assert len(connections) == 1
+        again = httpx.post(f"{gateway}/v1/chat/completions", json=ASK, timeout=30)
+        assert again.headers["x-sentinel-node"] == "node-b" and len(connections) == 1  # cooled down: not retried
+    redis_client.delete(keys.node("node-a"), keys.node("node-b"))
+    with _hung_node() as (a, _), _hung_node() as (b, _), _hung_node() as (c, _):
+        for name, url in zip("cde", (a, b, c), strict=True):
+            _register(redis_client, keys, f"node-{name}", url)
+        with serve(create_app(pool_settings)) as gateway:
+            began = time.monotonic()
+            answer = httpx.post(f"{gateway}/v1/chat/completions", json=ASK, timeout=30)
+            waited = time.monotonic() - began
+        assert answer.status_code == 503 and "request_timeout_s" in answer.json()["error"]["message"]
+        assert waited < 3 * pool_settings.pool.first_token_timeout_s  # not one full wait per hung node

@@ -1,0 +1,85 @@
+"""Daemons in network namespaces of their own, joined by a bridge: a real LAN segment, so mDNS and partitions
+are real. No static peer is given: they find each other by multicast (python-zeroconf), elect the best hardware,
+and a leader cut off from the others is replaced and, back on the network, follows its successor (a higher
+term). Needs root (``ip netns``); skipped otherwise, with the reason. Every namespace and link it makes is
+removed afterwards."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from tests.pool.daemons import daemons, leaders, wait_for_leader
+
+pytestmark = pytest.mark.skipif(
+    os.geteuid() != 0, reason="network namespaces (ip netns add) need root; run as root to test mDNS and partitions"
+)
+
+
+def _ip(*args: str) -> None:
+    subprocess.run(["ip", *args], check=True, capture_output=True)
+
+
+@contextmanager
+def _segment(count: int) -> Iterator[tuple[list[str], list[str], Callable[[int, str], None]]]:
+    """``count`` namespaces on one bridge, itself in a namespace of its own (so the host's firewall, which a Docker
+    engine sets to drop bridged traffic, plays no part), and a link from the host to it for the test's requests.
+    Yields (namespaces, their addresses, ``link(i, "up"|"down")`` to cut or restore daemon ``i``'s cable)."""
+    tag = uuid.uuid4().hex[:5]
+    subnet = 100 + int(tag, 16) % 150
+    switch, names = f"sentinel-{tag}-sw", [f"sentinel-{tag}-{i}" for i in range(count)]
+    addresses = [f"10.231.{subnet}.{i + 2}" for i in range(count)]
+    host_link = f"sh{tag}"
+    try:
+        _ip("netns", "add", switch)
+        _ip("-n", switch, "link", "add", "br0", "type", "bridge")
+        _ip("-n", switch, "link", "set", "br0", "up")
+        _ip("link", "add", host_link, "type", "veth", "peer", "name", "uplink", "netns", switch)
+        _ip("-n", switch, "link", "set", "uplink", "master", "br0", "up")
+        _ip("addr", "add", f"10.231.{subnet}.1/24", "dev", host_link)
+        _ip("link", "set", host_link, "up")
+        for i, (name, address) in enumerate(zip(names, addresses, strict=True)):
+            _ip("netns", "add", name)
+            _ip("-n", switch, "link", "add", f"port{i}", "type", "veth", "peer", "name", "eth0", "netns", name)
+            _ip("-n", switch, "link", "set", f"port{i}", "master", "br0", "up")
+            _ip("-n", name, "addr", "add", f"{address}/24", "dev", "eth0")
+            _ip("-n", name, "link", "set", "eth0", "up", "multicast", "on")
+            _ip("-n", name, "link", "set", "lo", "up")
+
+        def link(index: int, state: str) -> None:
+            _ip("-n", switch, "link", "set", f"port{index}", state)
+
+        yield names, addresses, link
+    finally:
+        for name in [*names, switch]:
+            subprocess.run(["ip", "netns", "del", name], capture_output=True)
+        subprocess.run(["ip", "link", "del", host_link], capture_output=True)
+
+
+def test_daemons_find_each_other_by_mdns_elect_and_survive_a_partitioned_leader(tmp_path: Path) -> None:
+    with _segment(3) as (names, addresses, link):
+        specs = [
+            {"node": node, "host": address, "port": 50053, "vram": vram}
+            for node, address, vram in zip(
+                ["gpu-small", "gpu-big", "gpu-mid"], addresses, [8_000, 48_000, 24_000], strict=True
+            )
+        ]
+        with daemons(specs, tmp_path, netns=names, mdns=True) as group:
+            small, _, mid = group
+            leader, term = wait_for_leader(group, timeout=60)
+            assert leader == "gpu-big"
+            assert sorted(small.get("/api/leader").json()["peers_live"]) == ["gpu-big", "gpu-mid"]
+            link(1, "down")  # gpu-big is cut off: the others cannot hear it, nor it them
+            new_leader, new_term = wait_for_leader([small, mid], timeout=30)
+            assert new_leader == "gpu-mid" and new_term > term
+            link(1, "up")  # it comes back, still believing it leads at the old term
+            # it is better hardware, so it bullies back with a term above both: terms only grow, never reused
+            final, final_term = wait_for_leader(group, timeout=30)
+            assert final == "gpu-big" and final_term > new_term
+            assert set(leaders(group).values()) == {("gpu-big", final_term)}
