@@ -141,7 +141,7 @@ def print_table(turns: list[Turn]) -> None:
     total = len(turns)
     native = [t for t in turns if t.path == "native"]
     print("\n| model | path | turns | valid tool call | right tool | answer cites a page |\n|---|---|---|---|---|---|")
-    rows = [("native (llama.cpp --jinja)", native), ("gateway (native + repaired)", turns)]
+    rows = [("native (llama.cpp --jinja)", native), ("gateway (native + constrained + repaired)", turns)]
     for name, chosen in rows:
         valid = sum(t.valid for t in chosen)
         right = sum(t.right for t in chosen)

@@ -178,7 +178,8 @@ def _call_names(body: dict[str, Any]) -> list[str]:
 
 def test_a_turn_s_first_answer_is_constrained_to_the_offered_calls() -> None:
     constrained = constrain_call(FIRST, first_call=True)
-    assert _call_names(constrained) == list(TOOLS)
+    # the primitives that change a page need a path from a tool result: never a turn's first call
+    assert _call_names(constrained) == ["search", "read", "listing", "graph"]
     (search,) = [
         c
         for c in constrained["response_format"]["json_schema"]["schema"]["oneOf"]
@@ -190,7 +191,14 @@ def test_a_turn_s_first_answer_is_constrained_to_the_offered_calls() -> None:
 
 @pytest.mark.parametrize(
     "case",
-    ["a later round", "the setting off", "tool_choice none", "its own response_format", "no tools"],
+    [
+        "a later round",
+        "the setting off",
+        "tool_choice none",
+        "its own response_format",
+        "no tools",
+        "only page-changing tools",
+    ],
 )
 def test_a_request_that_does_not_ask_for_a_call_goes_as_it_came(case: str) -> None:
     body, first_call = {
@@ -199,6 +207,10 @@ def test_a_request_that_does_not_ask_for_a_call_goes_as_it_came(case: str) -> No
         "tool_choice none": (FIRST | {"tool_choice": "none"}, True),
         "its own response_format": (FIRST | {"response_format": {"type": "json_object"}}, True),
         "no tools": (FIRST | {"tools": []}, True),
+        "only page-changing tools": (
+            FIRST | {"tools": [t for t in tool_schemas() if t["function"]["name"] == "remove"]},
+            True,
+        ),
     }[case]
     assert constrain_call(body, first_call) is body
 
@@ -266,7 +278,8 @@ def test_the_gateway_sends_a_turn_s_first_round_under_the_call_schema_and_counts
         ollama = httpx.post(f"{gateway}/api/chat", json=FIRST | {"stream": False}, timeout=30).json()
         assert ollama["message"]["tool_calls"][0]["function"]["name"] == "listing"
         httpx.post(f"{gateway}/v1/chat/completions", json=ASK, timeout=30).raise_for_status()
-    assert [_call_names(body) for body in received[:3]] == [list(TOOLS)] * 3  # both dialects, streamed and not
+    first = ["search", "read", "listing", "graph"]
+    assert [_call_names(body) for body in received[:3]] == [first] * 3  # both dialects, streamed and not
     assert "response_format" not in received[3]  # the round after a tool result is the model's to answer
     metrics = httpx.get(f"{gateway}/metrics").text
     assert 'sentinel_pool_tool_answers_total{model="recorded",outcome="constrained"} 3.0' in metrics
