@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import uuid
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
@@ -77,6 +78,9 @@ def offered_tools(body: dict[str, Any]) -> dict[str, JsonSchema | None] | None:
 
 # Sentinel's primitives that change or remove a page the caller names (save only adds a new note).
 PAGE_CHANGING = frozenset(name for name, tool in TOOLS.items() if tool.writes)
+# Arguments that name a page, and what a message that names a page shows ([[link]], a .md file, folder/page).
+PAGE_ARGUMENTS = frozenset({"path", "target", "source"})
+_NAMES_A_PAGE = re.compile(r"\[\[[^\]]+\]\]|\S+\.md\b|\w/\w")
 # The name of the schema ``constrain_call`` adds: how the answer's verdict knows the call was constrained.
 CALL_SCHEMA = "sentinel_tool_call"
 
@@ -99,9 +103,10 @@ def constrain_call(body: dict[str, Any], first_call: bool) -> dict[str, Any]:
         if not (first_call and isinstance(last, dict) and last.get("role") == "user"):
             return body
         # A turn's first call has no tool result to take a path from, so a page-changing primitive there can
-        # only guess one (measured: the small Qwen's first call on a wifi question was relocate). Left out of
-        # the schema, still offered: a later round may call them.
-        tools = {name: schema for name, schema in tools.items() if name not in PAGE_CHANGING}
+        # only guess one (measured: the small Qwen's first call on a wifi question was relocate), and one that
+        # needs a page (read, graph) can take it only from the user's words. Left out of the schema, still
+        # offered: a later round may call them.
+        tools = {name: schema for name, schema in tools.items() if _first_call_can(name, schema, last)}
         if not tools:
             return body
     calls = [
@@ -115,6 +120,23 @@ def constrain_call(body: dict[str, Any], first_call: bool) -> dict[str, Any]:
     ]
     schema = {"name": CALL_SCHEMA, "strict": True, "schema": {"oneOf": calls} if len(calls) > 1 else calls[0]}
     return body | {"response_format": {"type": "json_schema", "json_schema": schema}}
+
+
+def _first_call_can(name: str, schema: JsonSchema | None, message: dict[str, Any]) -> bool:
+    """Whether a turn's first call may be ``name``: never a page-changing primitive, and one that needs a page
+    only when the user's message names one (measured: the small Qwen opened "when is my vault backed up?" with
+    ``read`` of an invented path, and a wifi question with ``graph``)."""
+    if name in PAGE_CHANGING:
+        return False
+    required = set((schema or {}).get("required") or ())
+    return not (required & PAGE_ARGUMENTS) or bool(_NAMES_A_PAGE.search(_text_of(message)))
+
+
+def _text_of(message: dict[str, Any]) -> str:
+    content = message.get("content")
+    if isinstance(content, list):  # OpenAI content parts
+        return " ".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
+    return content if isinstance(content, str) else ""
 
 
 def is_constrained(body: dict[str, Any]) -> bool:
