@@ -15,11 +15,11 @@ from sentinel.chat.commands import parse_command, run_command
 from sentinel.chat.session import ChatSession, system_prompt_of
 from sentinel.index.db import open_index
 from sentinel.index.sync import sync
-from sentinel.providers import ChatResult, ScriptedProvider, Timings, ToolCall
-from sentinel.providers.scripted import Reply
+from sentinel.providers import ChatResult, Timings, ToolCall
 from sentinel.tools.context import ToolContext
 from tests.conftest import WriteVault
 from tests.support.fixtures import llama_url  # noqa: F401 - the real model for the end-to-end test
+from tests.support.scripted import Reply, ScriptedProvider
 
 REPO = Path(__file__).resolve().parents[2]
 SYSTEM_PROMPT_FILE = REPO / "tool" / "system_prompt.txt"

@@ -9,9 +9,9 @@ import json
 
 from sentinel.chat.loop import Ending, cap_message
 from sentinel.chat.render import turn_footer
-from sentinel.providers.scripted import ChatRequest
 from sentinel.tools.policy import Status
 from tests.chat.conftest import MakeSession, answer, call, calls, command_output, rendered
+from tests.support.scripted import ChatRequest
 
 
 def tool_results(request: ChatRequest) -> list[str]:

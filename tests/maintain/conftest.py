@@ -18,9 +18,10 @@ import pytest
 from sentinel.index.db import open_index
 from sentinel.maintain.models import Models
 from sentinel.maintain.run import PassReport, run_pass
-from sentinel.providers import ChatRequest, ChatResult, ScriptedProvider, Timings
+from sentinel.providers import ChatResult, Timings
 from sentinel.settings import Settings
 from tests.support.fixtures import llama_settings, llama_url  # noqa: F401  (the real model, for slow tests)
+from tests.support.scripted import ChatRequest, ScriptedProvider
 
 Analysis = Callable[[str], "dict[str, object] | str | ChatResult"]
 Defining = Callable[[str, list[str]], list[int]]

@@ -19,10 +19,11 @@ from sentinel.maintain.models import Models
 from sentinel.maintain.run import run_pass
 from sentinel.pool.chat_first import server_key, server_state
 from sentinel.pool.registry import BackendRecord, NodeRecord, PoolKeys, publish
-from sentinel.providers import ChatRequest, ChatResult, ScriptedProvider
+from sentinel.providers import ChatResult
 from sentinel.settings import ProviderSettings, Settings
 from services.api.app import create_app
 from tests.pool.nodes import recorded_node, wait_for
+from tests.support.scripted import ChatRequest, ScriptedProvider
 from tests.support.servers import serve
 
 MODEL = "busy"

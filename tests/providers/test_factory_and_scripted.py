@@ -2,17 +2,11 @@ from __future__ import annotations
 
 import pytest
 
-from sentinel.providers import (
-    ChatResult,
-    ProviderError,
-    ProviderNotConfigured,
-    ScriptedProvider,
-    ToolCall,
-    provider_for,
-)
+from sentinel.providers import ChatResult, ProviderError, ProviderNotConfigured, ToolCall, provider_for
 from sentinel.providers.ollama import OllamaProvider
 from sentinel.providers.openai_compat import OpenAICompatProvider
 from sentinel.settings import ProviderSettings, Settings
+from tests.support.scripted import ScriptedProvider
 
 
 def test_unconfigured_role_is_refused_with_the_settings_to_set() -> None:

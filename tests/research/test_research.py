@@ -13,12 +13,12 @@ import pytest
 from sentinel.embed.onnx import OnnxEmbedder
 from sentinel.gates.verbatim import normalise
 from sentinel.paths import source_record_path
-from sentinel.providers import ChatRequest, ScriptedProvider
 from sentinel.research.backends import SearxngBackend
 from sentinel.research.record import RECORD_TYPE, recorded_passages
 from sentinel.research.run import research
 from tests.research.conftest import QUESTION, MakeVault
 from tests.research.site import PDF_TEXT, LoopbackSite, SitePage, searxng_standin
+from tests.support.scripted import ChatRequest, ScriptedProvider
 
 REFUSED = {
     "/missing": "HTTP 404",

@@ -12,10 +12,11 @@ from sentinel.embed.onnx import OnnxEmbedder
 from sentinel.evals import Case, SuiteError, load_suite, run_case
 from sentinel.index.db import open_index
 from sentinel.index.sync import sync
-from sentinel.providers import ScriptedProvider, provider_for
+from sentinel.providers import provider_for
 from sentinel.search import embed_pending
 from sentinel.settings import ProviderSettings
 from tests.conftest import WriteVault
+from tests.support.scripted import ScriptedProvider
 
 PAGES = {
     "notes/Kettle.md": "# Kettle\n\nDescale the kettle every 30 days with citric acid.",

@@ -1,7 +1,8 @@
 """Model providers: one ``chat`` call per role, Ollama or any OpenAI-compatible endpoint, same result shape.
 
 Use ``provider_for(settings.extraction, "extraction")``; tests that must force a model behaviour use
-``ScriptedProvider``. The Ollama provider is imported lazily (the ``ollama`` client is the ``providers`` extra).
+``tests.support.scripted.ScriptedProvider``. The Ollama provider is imported lazily (the ``ollama`` client is
+the ``providers`` extra).
 """
 
 from sentinel.providers.base import (
@@ -18,19 +19,16 @@ from sentinel.providers.base import (
     tool_message,
 )
 from sentinel.providers.factory import provider_for
-from sentinel.providers.scripted import ChatRequest, ScriptedProvider
 from sentinel.providers.toolcalls import TextToolCalls, parse_text_tool_calls
 
 __all__ = [
     "ChatProvider",
-    "ChatRequest",
     "ChatResult",
     "ContextExceeded",
     "Message",
     "ProviderError",
     "ProviderNotConfigured",
     "ProviderUnavailable",
-    "ScriptedProvider",
     "TextToolCalls",
     "Timings",
     "ToolCall",

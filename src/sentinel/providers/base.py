@@ -98,7 +98,7 @@ class ChatResult:
 
 class ChatProvider(Protocol):
     """One configured model role. Implementations: ``OllamaProvider``, ``OpenAICompatProvider``,
-    ``ScriptedProvider``."""
+    ``tests.support.scripted.ScriptedProvider``."""
 
     @property
     def num_ctx(self) -> int:
