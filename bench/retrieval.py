@@ -8,6 +8,9 @@ second run embeds nothing), then ranks the pages of every answerable query in qu
 bench/heldout_queries.tsv (written for this project, never tuned on) through the real search code, and prints
 nDCG@10, MRR@10, hit@1 and hit@5 for each leg, the fusions, and nDCG@10 of every ranking per language and kind. A
 page counts as found where any of its chunks (or its summary) ranks; relevance is by page path, as labelled.
+``--vault`` may be a part of the eval vault (e.g. a copy of its en/ folder, with its own ``--index``, when there
+is no time to embed all four languages): each query's relevant pages are then those present, and a query with
+none left is dropped.
 ``--save`` writes every cell to a JSON file; ``--compare`` prints each cell as ``now (change)`` against one.
 ``--sweep`` prints the shipped ranking's nDCG@10 (all queries and paraphrases) over a small grid of leg
 weights and k: a weighting is kept only where both sets gain.
@@ -21,6 +24,7 @@ import itertools
 import json
 import math
 import os
+import sqlite3
 import sys
 import time
 from collections.abc import Callable
@@ -53,14 +57,23 @@ class Query:
     relevant: set[str]
 
 
-def load_queries(path: Path) -> list[Query]:
+def load_queries(path: Path, present: set[str] | None = None) -> list[Query]:
+    """The answerable queries of a file; with ``present`` (the pages of a part of the vault), each query's
+    relevant pages are those present, and a query with none left is dropped."""
     with path.open(encoding="utf-8") as f:
         rows = list(csv.DictReader(f, delimiter="\t"))
-    return [
+    queries = [
         Query(r["id"], r["lang"], r["kind"], r["query"], {p.strip() for p in r["relevant"].split(";")})
         for r in rows
         if r["relevant"].strip() != "-"
     ]
+    for q in queries:
+        q.relevant &= present if present is not None else q.relevant
+    return [q for q in queries if q.relevant]
+
+
+def vault_pages(db: sqlite3.Connection) -> set[str]:
+    return {str(row[0]) for row in db.execute("SELECT path FROM pages")}
 
 
 def scores(ranked: list[str], relevant: set[str]) -> np.ndarray:
@@ -151,7 +164,7 @@ def evaluate(db, settings: Settings, embedder, before: Cells | None = None) -> C
     by_name = rankers(db, settings)
     cells: Cells = {}
     for set_name, path in QUERY_FILES.items():
-        queries = load_queries(path)
+        queries = load_queries(path, vault_pages(db))
         rankings = [rank_legs(db, settings, embedder, q.text, "body", time.monotonic() + 60) for q in queries]
         rows = []
         per_query: dict[str, list[np.ndarray]] = {}
@@ -175,7 +188,7 @@ def sweep(db, settings: Settings, embedder) -> None:  # type: ignore[no-untyped-
     """nDCG@10 of the shipped ranking for each combination of ``SWEEP`` (the legs are ranked once)."""
     sets = {}
     for set_name, path in QUERY_FILES.items():
-        queries = load_queries(path)
+        queries = load_queries(path, vault_pages(db))
         sets[set_name] = (
             queries,
             [rank_legs(db, settings, embedder, q.text, "body", time.monotonic() + 60) for q in queries],

@@ -79,7 +79,10 @@ def _fill_vectors(settings: Settings, embedder: OnnxEmbedder) -> None:
             "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
             (IDENTITY_KEY, json.dumps(identity_record(embedder.identity))),
         )
-    if db.execute("SELECT 1 FROM chunk_vectors LIMIT 1").fetchone():
+    have_chunks = db.execute("SELECT 1 FROM chunk_vectors LIMIT 1").fetchone() is not None
+    stored = {text for (text,) in db.execute("SELECT text FROM summary_vectors")}
+    missing = {text: path for text, path in summary_passages(db).items() if text not in stored}
+    if have_chunks and not missing:  # a change of what a summary passage holds leaves only those to fill
         return
     started = time.perf_counter()
     axes = np.random.default_rng(7).standard_normal((len(LANGUAGES) + 500, DIMS))
@@ -109,14 +112,15 @@ def _fill_vectors(settings: Settings, embedder: OnnxEmbedder) -> None:
 
     with transaction(db):
         batch: list[tuple[tuple[str, ...], np.ndarray]] = []
-        for text_hash, trail, path in db.execute("SELECT text_hash, trail, path FROM chunks"):
+        chunks = () if have_chunks else db.execute("SELECT text_hash, trail, path FROM chunks")
+        for text_hash, trail, path in chunks:
             batch.append(((text_hash, trail), _synthetic(text_hash + trail, *place(path), axes)))
             if len(batch) == 20_000:
                 store("chunk_vectors", batch)
                 batch = []
         if batch:
             store("chunk_vectors", batch)
-        summaries = [((text,), _synthetic(text, *place(path), axes)) for text, path in summary_passages(db).items()]
+        summaries = [((text,), _synthetic(text, *place(path), axes)) for text, path in missing.items()]
         for start in range(0, len(summaries), 20_000):
             store("summary_vectors", summaries[start : start + 20_000])
         n = db.execute("SELECT COUNT(*) FROM chunk_vectors").fetchone()[0]

@@ -6,13 +6,17 @@ up to ``LEAD_WORDS`` words, labelled as an excerpt so nobody mistakes it for a s
 text at all is represented by its title. Pages thus take part in the summary rung before the maintenance
 pass has run, and get better lines once it has.
 
-The whole summary is embedded; the rung shows its ``line``: the first sentence, at most ``LINE_WORDS`` words
+The whole summary is embedded, with the title before it and the page's headings after it (``passage``): the
+headings say what else the page covers, where a question about its third section is answered (measured on
+the eval vault's en part: the summary leg's nDCG@10 .493 -> .603 public, .710 -> .740 held out). The rung
+shows its ``line``: the first sentence, at most ``LINE_WORDS`` words
 and ``LINE_CHARS`` characters, a cut marked with an ellipsis (five hits should cost about 120 tokens; the
 page itself is one ``read`` away).
 """
 
 from __future__ import annotations
 
+import json
 import re
 import sqlite3
 from collections.abc import Sequence
@@ -84,9 +88,13 @@ def choose(title: str, description: str, analysis_summary: str, first_chunk: str
     return Summary(title, SummarySource.TITLE)
 
 
-def passage(title: str, summary: Summary) -> str:
-    """What is embedded for a page's summary vector: its title and its summary line."""
-    return title if summary.source is SummarySource.TITLE else f"{title}\n\n{summary.text}"
+HEADING_SEPARATOR = "; "
+
+
+def passage(title: str, summary: Summary, headings: Sequence[str] = ()) -> str:
+    """What is embedded for a page's summary vector: its title, its summary and its headings in order."""
+    head = title if summary.source is SummarySource.TITLE else f"{title}\n\n{summary.text}"
+    return f"{head}\n\n{HEADING_SEPARATOR.join(headings)}" if headings else head
 
 
 @dataclass(frozen=True)
@@ -96,17 +104,20 @@ class PageSummary:
     title: str
     role: str
     summary: Summary
+    headings: tuple[str, ...] = ()
 
     @property
     def passage(self) -> str:
-        return passage(self.title, self.summary)
+        return passage(self.title, self.summary, self.headings)
 
 
 SUMMARY_ROWS = """
     SELECT p.rowid AS page_id, p.path, p.title, p.role, p.description,
            COALESCE((SELECT a.summary FROM analysis a
                      WHERE a.path = p.path AND a.hash = p.hash AND a.status = 'ok'), '') AS analysis_summary,
-           COALESCE((SELECT c.text FROM chunks c WHERE c.path = p.path ORDER BY c.ordinal LIMIT 1), '') AS first_chunk
+           COALESCE((SELECT c.text FROM chunks c WHERE c.path = p.path ORDER BY c.ordinal LIMIT 1), '') AS first_chunk,
+           COALESCE((SELECT json_group_array(h.text) FROM (SELECT text FROM headings h WHERE h.path = p.path
+                                                         ORDER BY h.ordinal) h), '[]') AS headings
     FROM pages p
 """
 
@@ -120,6 +131,7 @@ def page_summaries(db: sqlite3.Connection, where: str = "1", params: Sequence[ob
             r["title"],
             r["role"],
             choose(r["title"], r["description"], r["analysis_summary"], r["first_chunk"]),
+            tuple(h for h in json.loads(r["headings"]) if h),
         )
         for r in db.execute(f"{SUMMARY_ROWS} WHERE {where}", tuple(params))
     ]

@@ -1,0 +1,35 @@
+"""What the summary vector of a page is made of: title, summary, then the page's headings in order."""
+
+from __future__ import annotations
+
+from sentinel.index.db import open_index
+from sentinel.index.sync import sync
+from sentinel.search.embedding import summary_passages
+from tests.conftest import WriteVault
+
+PAGES = {
+    "notes/Garden.md": "---\ndescription: How I keep the vegetable garden.\n---\n## Soil\n\nCompost every spring.\n\n"
+    "## Water\n\nWater tomatoes in the morning.\n\n### Drip lines\n\nCheck them in May.\n",
+    "notes/Plain.md": "No headings here. Just one line.\n",
+}
+
+
+def test_the_summary_passage_carries_the_headings_in_page_order(vault_settings: WriteVault) -> None:
+    settings = vault_settings(PAGES)
+    db = open_index(settings)
+    sync(settings, db)
+    by_path = {path: text for text, path in summary_passages(db).items()}
+    assert by_path["notes/Garden.md"] == "Garden\n\nHow I keep the vegetable garden.\n\nSoil; Water; Drip lines"
+    assert by_path["notes/Plain.md"] == "Plain\n\nNo headings here. Just one line."
+
+
+def test_a_renamed_heading_changes_the_passage_so_its_vector_is_made_again(vault_settings: WriteVault) -> None:
+    settings = vault_settings(PAGES)
+    db = open_index(settings)
+    sync(settings, db)
+    before = set(summary_passages(db))
+    garden = settings.vault / "notes/Garden.md"
+    garden.write_text(garden.read_text().replace("## Water", "## Watering"), encoding="utf-8")
+    sync(settings, db)
+    changed = set(summary_passages(db)) - before
+    assert changed == {"Garden\n\nHow I keep the vegetable garden.\n\nSoil; Watering; Drip lines"}
