@@ -179,19 +179,15 @@ def _call_names(body: dict[str, Any]) -> list[str]:
 def test_a_turn_s_first_answer_is_constrained_to_the_offered_calls() -> None:
     constrained = constrain_call(FIRST, first_call=True)
     # the primitives that change a page need a path from a tool result: never a turn's first call; those that
-    # need a page (read, graph) only when the user's words name one
-    assert _call_names(constrained) == ["search", "listing"]
-    (search,) = [
-        c
-        for c in constrained["response_format"]["json_schema"]["schema"]["oneOf"]
-        if c["properties"]["name"]["const"] == "search"
-    ]
+    # take a page or a folder (read, listing, graph) only when the user's words name one
+    assert _call_names(constrained) == ["search"]
+    search = constrained["response_format"]["json_schema"]["schema"]  # one call: no oneOf
     assert search["properties"]["arguments"] == TOOLS["search"] and search["required"] == ["name", "arguments"]
     assert constrained["messages"] == FIRST["messages"] and constrained["tools"] == FIRST["tools"]
 
 
 @pytest.mark.parametrize(
-    "words", ["Open notes/Backups.md please", "What links to [[Growth queue]]?", "Summarise Backups.md"]
+    "words", ["Open notes/Backups.md please", "What links to [[Growth queue]]?", "Summarise Backups.md", "List notes/"]
 )
 def test_a_first_call_may_need_a_page_when_the_user_names_one(words: str) -> None:
     named = FIRST | {"messages": [{"role": "user", "content": [{"type": "text", "text": words}]}]}
@@ -287,7 +283,7 @@ def test_the_gateway_sends_a_turn_s_first_round_under_the_call_schema_and_counts
         ollama = httpx.post(f"{gateway}/api/chat", json=FIRST | {"stream": False}, timeout=30).json()
         assert ollama["message"]["tool_calls"][0]["function"]["name"] == "listing"
         httpx.post(f"{gateway}/v1/chat/completions", json=ASK, timeout=30).raise_for_status()
-    first = ["search", "listing"]
+    first = ["search"]
     assert [_call_names(body) for body in received[:3]] == [first] * 3  # both dialects, streamed and not
     assert "response_format" not in received[3]  # the round after a tool result is the model's to answer
     metrics = httpx.get(f"{gateway}/metrics").text

@@ -78,9 +78,10 @@ def offered_tools(body: dict[str, Any]) -> dict[str, JsonSchema | None] | None:
 
 # Sentinel's primitives that change or remove a page the caller names (save only adds a new note).
 PAGE_CHANGING = frozenset(name for name, tool in TOOLS.items() if tool.writes)
-# Arguments that name a page, and what a message that names a page shows ([[link]], a .md file, folder/page).
-PAGE_ARGUMENTS = frozenset({"path", "target", "source"})
-_NAMES_A_PAGE = re.compile(r"\[\[[^\]]+\]\]|\S+\.md\b|\w/\w")
+# Arguments that name a place in the vault (a page or a folder), and what words that name one show: a [[link]],
+# a .md file, or a folder/ path.
+PLACE_ARGUMENTS = frozenset({"path", "target", "source", "folder"})
+_NAMES_A_PLACE = re.compile(r"\[\[[^\]]+\]\]|\S+\.md\b|\w/")
 # The name of the schema ``constrain_call`` adds: how the answer's verdict knows the call was constrained.
 CALL_SCHEMA = "sentinel_tool_call"
 
@@ -104,8 +105,8 @@ def constrain_call(body: dict[str, Any], first_call: bool) -> dict[str, Any]:
             return body
         # A turn's first call has no tool result to take a path from, so a page-changing primitive there can
         # only guess one (measured: the small Qwen's first call on a wifi question was relocate), and one that
-        # needs a page (read, graph) can take it only from the user's words. Left out of the schema, still
-        # offered: a later round may call them.
+        # takes a page or folder (read, graph, listing) can take it only from the user's words. Left out of the
+        # schema, still offered: a later round may call them.
         tools = {name: schema for name, schema in tools.items() if _first_call_can(name, schema, last)}
         if not tools:
             return body
@@ -123,13 +124,14 @@ def constrain_call(body: dict[str, Any], first_call: bool) -> dict[str, Any]:
 
 
 def _first_call_can(name: str, schema: JsonSchema | None, message: dict[str, Any]) -> bool:
-    """Whether a turn's first call may be ``name``: never a page-changing primitive, and one that needs a page
-    only when the user's message names one (measured: the small Qwen opened "when is my vault backed up?" with
-    ``read`` of an invented path, and a wifi question with ``graph``)."""
+    """Whether a turn's first call may be ``name``: never a page-changing primitive, and one that takes a page
+    or a folder only when the user's message names one (measured with the small Qwen through Open WebUI: "when
+    is my vault backed up?" opened with ``read`` of an invented path, then with ``listing`` of notes/; a wifi
+    question with ``graph``). What is left is what needs nothing from the vault yet: search, save."""
     if name in PAGE_CHANGING:
         return False
-    required = set((schema or {}).get("required") or ())
-    return not (required & PAGE_ARGUMENTS) or bool(_NAMES_A_PAGE.search(_text_of(message)))
+    takes = set((schema or {}).get("properties") or ())
+    return not (takes & PLACE_ARGUMENTS) or bool(_NAMES_A_PLACE.search(_text_of(message)))
 
 
 def _text_of(message: dict[str, Any]) -> str:
