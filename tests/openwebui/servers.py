@@ -17,6 +17,8 @@ from pathlib import Path
 import httpx
 from redis import Redis
 
+from tests.support.embedder import E5_DIR
+
 REPO = Path(__file__).resolve().parents[2]
 OWUI_PYTHON = REPO / ".venv-owui" / "bin" / "python"
 ADMIN_EMAIL = "admin@sentinel.test"
@@ -140,10 +142,12 @@ def sentinel_api(vault: Path, index: Path, keys_file: Path, log: Path, **extra_e
 
 @contextmanager
 def sentinel_api_serving(vault: Path, index: Path, keys_file: Path, log: Path, model_server: str) -> Iterator[Server]:
-    """``sentinel_api`` whose model gateway serves ``model_server`` (an OpenAI base up to /v1), registered by the
-    API itself as a one-machine stack runs, under a Redis prefix of its own that is deleted afterwards."""
+    """``sentinel_api`` as the stack runs it: its model gateway serves ``model_server`` (an OpenAI base up to
+    /v1), registered by the API itself, under a Redis prefix of its own that is deleted afterwards, and it
+    searches by meaning with the real e5 model (the stack's embedder)."""
     prefix = f"sentinel-owui-{uuid.uuid4().hex[:10]}:"
     pool = {
+        "SENTINEL_EMBED_MODEL_DIR": str(E5_DIR),
         "SENTINEL_REDIS_PREFIX": prefix,
         "SENTINEL_POOL__NODE": "this-machine",
         "SENTINEL_POOL__BACKENDS": json.dumps([f"openai={model_server}"]),

@@ -182,7 +182,10 @@ def test_a_turn_s_first_answer_is_constrained_to_the_offered_calls() -> None:
     # take a page or a folder (read, listing, graph) only when the user's words name one
     assert _call_names(constrained) == ["search"]
     search = constrained["response_format"]["json_schema"]["schema"]  # one call: no oneOf
-    assert search["properties"]["arguments"] == TOOLS["search"] and search["required"] == ["name", "arguments"]
+    # a first call has no result to take a cursor from: the schema leaves it out and admits no other argument
+    arguments = search["properties"]["arguments"]
+    assert set(arguments["properties"]) == {"query", "rung"} and arguments["additionalProperties"] is False
+    assert arguments["required"] == ["query"] and search["required"] == ["name", "arguments"]
     assert constrained["messages"] == FIRST["messages"] and constrained["tools"] == FIRST["tools"]
 
 

@@ -82,6 +82,8 @@ PAGE_CHANGING = frozenset(name for name, tool in TOOLS.items() if tool.writes)
 # a .md file, or a folder/ path.
 PLACE_ARGUMENTS = frozenset({"path", "target", "source", "folder"})
 _NAMES_A_PLACE = re.compile(r"\[\[[^\]]+\]\]|\S+\.md\b|\w/")
+# Arguments whose values come from a tool result: a cursor from a [more] line, a hash from read.
+RESULT_ARGUMENTS = frozenset({"cursor", "expected_hash"})
 # The name of the schema ``constrain_call`` adds: how the answer's verdict knows the call was constrained.
 CALL_SCHEMA = "sentinel_tool_call"
 
@@ -107,7 +109,7 @@ def constrain_call(body: dict[str, Any], first_call: bool) -> dict[str, Any]:
         # only guess one (measured: the small Qwen's first call on a wifi question was relocate), and one that
         # takes a page or folder (read, graph, listing) can take it only from the user's words. Left out of the
         # schema, still offered: a later round may call them.
-        tools = {name: schema for name, schema in tools.items() if _first_call_can(name, schema, last)}
+        tools = {name: _from_words(schema) for name, schema in tools.items() if _first_call_can(name, schema, last)}
         if not tools:
             return body
     calls = [
@@ -132,6 +134,15 @@ def _first_call_can(name: str, schema: JsonSchema | None, message: dict[str, Any
         return False
     takes = set((schema or {}).get("properties") or ())
     return not (takes & PLACE_ARGUMENTS) or bool(_NAMES_A_PLACE.search(_text_of(message)))
+
+
+def _from_words(schema: JsonSchema | None) -> JsonSchema:
+    """A first call's arguments without those only a tool result gives (measured: the small Qwen's first
+    search took ``cursor: 10`` from the description's example and skipped the page it was after)."""
+    schema = schema or {"type": "object"}
+    properties = {k: v for k, v in (schema.get("properties") or {}).items() if k not in RESULT_ARGUMENTS}
+    required = [k for k in schema.get("required") or () if k not in RESULT_ARGUMENTS]
+    return {**schema, "properties": properties, "required": required, "additionalProperties": False}
 
 
 def _text_of(message: dict[str, Any]) -> str:
