@@ -62,7 +62,8 @@ def test_the_service_refuses_to_start_on_a_perturbed_model(perturbed_dir: Path) 
     command = [sys.executable, "-m", "uvicorn", "services.embedder.app:app", "--port", str(free_port())]
     done = subprocess.run(command, cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode != 0
-    failure = [json.loads(line) for line in done.stderr.splitlines() if '"startup_failed"' in line]
+    logged = (done.stdout + done.stderr).splitlines()  # the JSON log goes to stdout, uvicorn's own to stderr
+    failure = [json.loads(line) for line in logged if '"startup_failed"' in line]
     assert failure and "fails its start-up self-check" in failure[0]["error"]
 
 
