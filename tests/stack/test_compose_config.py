@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -22,11 +24,12 @@ OFFICIAL = {
     "ollama": "ollama/ollama:latest",
     "ollama-pull": "ollama/ollama:latest",
 }
-OWN = {  # service: (image, Dockerfile, or None where the service reuses another's image)
-    "embedder": ("sentinel-embedder:local", "services/embedder/Dockerfile"),
-    "api": ("sentinel-api:local", "services/api/Dockerfile"),
-    "worker": ("sentinel-worker:local", "services/worker/Dockerfile"),
-    "llm": ("sentinel-llamacpp:local", "Dockerfile"),
+SERVICES_DOCKERFILE = "services/Dockerfile"
+OWN = {  # service: (image, Dockerfile and target, or None where the service reuses another's image)
+    "embedder": ("sentinel-embedder:local", (SERVICES_DOCKERFILE, "embedder")),
+    "api": ("sentinel-api:local", (SERVICES_DOCKERFILE, "api")),
+    "worker": ("sentinel-worker:local", (SERVICES_DOCKERFILE, "worker")),
+    "llm": ("sentinel-llamacpp:local", ("Dockerfile", None)),
     "beat": ("sentinel-worker:local", None),
     "openwebui-setup": ("sentinel-api:local", None),
 }
@@ -52,11 +55,12 @@ def _make(tmp_path: Path, *args: str, dotenv: str = "") -> list[str]:
     return done.stdout.splitlines()
 
 
-def _config(tmp_path: Path, images: str, dotenv: str = "") -> dict[str, Any]:
+def _config(tmp_path: Path, images: str, dotenv: str = "", profiles: tuple[str, ...] = ()) -> dict[str, Any]:
     _, command = _make(tmp_path, "stack-settings", f"STACK_IMAGES={images}", dotenv=dotenv)
+    chosen = " ".join(f"--profile {p}" for p in ("llamacpp", "ollama", *profiles))
     secrets = "WEBUI_SECRET_KEY=s STACK_API_KEY=k WEBUI_ADMIN_PASSWORD=p APP_UID=1000 APP_GID=1000"
     rendered = subprocess.run(
-        ["bash", "-c", f"{secrets} {command} --profile llamacpp --profile ollama config --format json"],
+        ["bash", "-c", f"{secrets} {command} {chosen} config --format json"],
         capture_output=True,
         text=True,
         check=True,
@@ -70,14 +74,32 @@ def test_official_path_pulls_official_images_and_builds_only_sentinels_own(tmp_p
     for name, image in OFFICIAL.items():
         assert services[name]["image"] == image, name
         assert "build" not in services[name], f"{name} must be pulled, not built"
-    for name, (image, dockerfile) in OWN.items():
+    for name, (image, built) in OWN.items():
         service = services[name]
         assert service["image"] == image, name
-        if dockerfile is None:
+        if built is None:
             assert "build" not in service and service["pull_policy"] == "never", name
         else:
-            assert service["build"]["dockerfile"] == dockerfile, name
-            assert service["build"]["args"] == {"BASE_IMAGE": "python:3.11-slim"}, name
+            assert (service["build"]["dockerfile"], service["build"].get("target")) == built, name
+            assert service["build"]["args"]["BASE_IMAGE"] == "python:3.11-slim", name
+
+
+def test_each_service_image_is_a_target_of_the_one_dockerfile_with_known_extras(tmp_path: Path) -> None:
+    """The steps the images share live once (the `base` stage): compose names a target of it that exists, and
+    extras pyproject defines (services/requirements.py would refuse an unknown one only at build time)."""
+    dockerfile = (REPO / SERVICES_DOCKERFILE).read_text()
+    stages = {stage: parent for parent, stage in re.findall(r"^FROM (\S+) AS (\S+)$", dockerfile, re.MULTILINE)}
+    extras = set(tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"])
+    services = _config(tmp_path, "official", profiles=("research",))
+    built = {
+        name: s["build"] for name, s in services.items() if s.get("build", {}).get("dockerfile") == SERVICES_DOCKERFILE
+    }
+    assert sorted(built) == ["api", "embedder", "searcher", "worker"]
+    for name, build in built.items():
+        assert build["target"] == name and stages.get(name) == "base", f"{name}: no stage {name} FROM base"
+        wanted = build["args"]["EXTRAS"].split()
+        assert wanted and set(wanted) <= extras, f"{name}: extras {wanted}, pyproject defines {sorted(extras)}"
+    assert built["embedder"]["args"]["IMPORTS"] == "onnxruntime tokenizers"
 
 
 def test_local_path_builds_on_the_offline_images(tmp_path: Path) -> None:
@@ -85,7 +107,7 @@ def test_local_path_builds_on_the_offline_images(tmp_path: Path) -> None:
     assert services["redis"]["image"] == "local/redis:bookworm"
     assert services["open-webui"]["image"] == "local/open-webui:0.12.4"
     for name in ("embedder", "api", "worker", "llm"):
-        assert services[name]["build"]["args"] == {"BASE_IMAGE": "local/pybase:bookworm"}, name
+        assert services[name]["build"]["args"]["BASE_IMAGE"] == "local/pybase:bookworm", name
 
 
 def test_chat_goes_through_the_api_s_gateway_which_serves_the_model_server(tmp_path: Path) -> None:
