@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import functools
+import inspect
 import json
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
@@ -25,6 +28,24 @@ IndexOption = Annotated[
     typer.Option("--index", help="The index file (env SENTINEL_INDEX_PATH; default <vault>/.sentinel/index.db)."),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON instead of a table.")]
+EmbedModelOption = Annotated[
+    Path | None,
+    typer.Option("--embed-model", help="multilingual-e5-small ONNX folder (env SENTINEL_EMBED_MODEL_DIR)."),
+]
+EmbedderUrlOption = Annotated[
+    str | None, typer.Option("--embedder-url", help="Embedding service root (env SENTINEL_EMBEDDER_URL).")
+]
+# The options of every command that searches the vault (search, embed, eval, research), declared once: the
+# command takes ``settings`` built from them (see ``with_search_settings``).
+_SEARCH_OPTIONS = [
+    inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=option)
+    for name, option in (
+        ("vault", VaultOption),
+        ("index", IndexOption),
+        ("embed_model", EmbedModelOption),
+        ("embedder_url", EmbedderUrlOption),
+    )
+]
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
@@ -45,6 +66,22 @@ def load_settings(vault: Path | None = None, index: Path | None = None, **overri
     except VaultMissing as err:
         fail(str(err))
     return settings
+
+
+def with_search_settings(command: Callable[..., None]) -> Callable[..., None]:
+    """A command taking ``settings: Settings`` becomes one taking --vault, --index, --embed-model and
+    --embedder-url, from which (and the environment) its settings are loaded. Typer has no shared option groups;
+    it reads a command's options from its signature, so the wrapper's signature carries them."""
+    own = [p for p in inspect.signature(command, eval_str=True).parameters.values() if p.name != "settings"]
+
+    @functools.wraps(command)
+    def run(
+        *, vault: Path | None, index: Path | None, embed_model: Path | None, embedder_url: str | None, **given: Any
+    ) -> None:
+        command(settings=load_settings(vault, index, embed_model_dir=embed_model, embedder_url=embedder_url), **given)
+
+    run.__signature__ = inspect.Signature([*own, *_SEARCH_OPTIONS])  # type: ignore[attr-defined]
+    return run
 
 
 def open_db(settings: Settings) -> sqlite3.Connection:

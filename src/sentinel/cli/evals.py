@@ -8,12 +8,12 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from sentinel.cli.common import IndexOption, JsonOption, VaultOption, console, fail, load_settings, open_db, print_json
-from sentinel.cli.search import EmbedderUrlOption, EmbedModelOption
+from sentinel.cli.common import JsonOption, console, fail, open_db, print_json, with_search_settings
 from sentinel.embed.base import Embedder, EmbedderUnavailable
 from sentinel.embed.factory import embedder_from_settings
 from sentinel.evals import CaseResult, SuiteError, load_suite, run_suite
 from sentinel.providers import ProviderNotConfigured, provider_for
+from sentinel.settings import Settings
 
 
 def _reasons(result: CaseResult) -> str:
@@ -24,21 +24,19 @@ def _reasons(result: CaseResult) -> str:
     return "; ".join(parts)
 
 
+@with_search_settings
 def eval_command(
     suite: Annotated[str, typer.Argument(help="A built-in suite name or a suite YAML file.")] = "obsidian-help",
-    vault: VaultOption = None,
-    index: IndexOption = None,
-    embed_model: EmbedModelOption = None,
-    embedder_url: EmbedderUrlOption = None,
     kind: Annotated[str | None, typer.Option(help="Conversation provider: ollama or openai.")] = None,
     base_url: Annotated[str | None, typer.Option(help="Conversation server root (OpenAI kind: up to /v1).")] = None,
     model: Annotated[str | None, typer.Option(help="Conversation model that answers.")] = None,
     as_json: JsonOption = False,
+    *,
+    settings: Settings,
 ) -> None:
     """Answer each case's question from search hits with the conversation model; report pass/fail per case.
 
     Exits 1 when any case fails."""
-    settings = load_settings(vault, index, embed_model_dir=embed_model, embedder_url=embedder_url)
     role = {k: v for k, v in {"kind": kind, "base_url": base_url, "model": model}.items() if v is not None}
     settings = settings.model_copy(update={"conversation": settings.conversation.model_copy(update=role)})
     try:

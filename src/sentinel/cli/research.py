@@ -8,18 +8,18 @@ import typer
 from pydantic import ValidationError
 from rich.markup import escape
 
-from sentinel.cli.common import IndexOption, JsonOption, VaultOption, console, fail, load_settings, print_json
-from sentinel.cli.search import EmbedderUrlOption, EmbedModelOption
+from sentinel.cli.common import JsonOption, console, fail, print_json, with_search_settings
 from sentinel.embed.base import EmbedderUnavailable
 from sentinel.providers import ProviderError, ProviderNotConfigured
 from sentinel.research.backends import BackendFailed
 from sentinel.research.record import RecordRefused
 from sentinel.research.run import filter_model, prepare, report_text, research
 from sentinel.research.target import ResearchRefused
-from sentinel.settings import ResearchSettings
+from sentinel.settings import ResearchSettings, Settings
 from sentinel.vault.write import WriteFailed
 
 
+@with_search_settings
 def research_command(
     question: Annotated[str, typer.Argument(help="The question, as you would ask it.")],
     backend: Annotated[
@@ -29,14 +29,11 @@ def research_command(
         bool | None,
         typer.Option("--model-filter/--no-model-filter", help="Let the extraction model leave passages out."),
     ] = None,
-    vault: VaultOption = None,
-    index: IndexOption = None,
-    embed_model: EmbedModelOption = None,
-    embedder_url: EmbedderUrlOption = None,
     as_json: JsonOption = False,
+    *,
+    settings: Settings,
 ) -> None:
     """Search the web, fetch the top results, and append the passages that answer to sources/<question>.md."""
-    settings = load_settings(vault, index, embed_model_dir=embed_model, embedder_url=embedder_url)
     changes = {"backend": backend, "model_filter": model_filter}
     given = {k: v for k, v in changes.items() if v is not None}
     try:

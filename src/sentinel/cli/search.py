@@ -2,37 +2,19 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from sentinel.cli.common import (
-    IndexOption,
-    JsonOption,
-    VaultOption,
-    console,
-    err_console,
-    fail,
-    load_settings,
-    open_db,
-    print_json,
-)
+from sentinel.cli.common import JsonOption, console, err_console, fail, open_db, print_json, with_search_settings
 from sentinel.embed.base import Embedder, EmbedderUnavailable
 from sentinel.embed.factory import embedder_from_settings
 from sentinel.index.sync import sync
 from sentinel.search import SearchInputError, VectorsFromAnotherModel, embed_pending, search
 from sentinel.search.results import Hit, SearchResult
-
-EmbedModelOption = Annotated[
-    Path | None,
-    typer.Option("--embed-model", help="multilingual-e5-small ONNX folder (env SENTINEL_EMBED_MODEL_DIR)."),
-]
-EmbedderUrlOption = Annotated[
-    str | None, typer.Option("--embedder-url", help="Embedding service root (env SENTINEL_EMBEDDER_URL).")
-]
+from sentinel.settings import Settings
 
 
 def _labels(hit: Hit) -> str:
@@ -66,20 +48,18 @@ def _print_result(found: SearchResult, show_legs: bool) -> None:
         console.print(f"[dim]more: --cursor {found.next_cursor}[/]")
 
 
+@with_search_settings
 def search_command(
     query: Annotated[str, typer.Argument(help="Words or a question, in any of the vault's languages.")],
     rung: Annotated[str, typer.Option(help="summary: one line per page; body: verbatim passages.")] = "summary",
     cursor: Annotated[int, typer.Option(help="Start at this hit (the 'more' line gives it).")] = 0,
     limit: Annotated[int | None, typer.Option(help="Hits to show (default: settings search_hits).")] = None,
     legs: Annotated[bool, typer.Option("--legs", help="Show which retrieval legs found each hit.")] = False,
-    vault: VaultOption = None,
-    index: IndexOption = None,
-    embed_model: EmbedModelOption = None,
-    embedder_url: EmbedderUrlOption = None,
     as_json: JsonOption = False,
+    *,
+    settings: Settings,
 ) -> None:
     """Search the vault: exact page names first, then summaries (default) or body passages. Ranks only."""
-    settings = load_settings(vault, index, embed_model_dir=embed_model, embedder_url=embedder_url)
     db = open_db(settings)
     synced = sync(settings, db)  # the vault wins: what changed since the last sync is indexed before ranking
     embedder: Embedder | None = None
@@ -109,18 +89,16 @@ def search_command(
     _print_result(found, legs)
 
 
+@with_search_settings
 def embed_command(
     reembed: Annotated[
         bool, typer.Option("--reembed", help="Delete every vector and embed all again (after changing the model).")
     ] = False,
-    vault: VaultOption = None,
-    index: IndexOption = None,
-    embed_model: EmbedModelOption = None,
-    embedder_url: EmbedderUrlOption = None,
     as_json: JsonOption = False,
+    *,
+    settings: Settings,
 ) -> None:
     """Embed the chunks and page summaries that have no vector yet (only changed text is sent to the model)."""
-    settings = load_settings(vault, index, embed_model_dir=embed_model, embedder_url=embedder_url)
     db = open_db(settings)
     try:
         embedder = embedder_from_settings(settings)
