@@ -15,7 +15,7 @@ Alt key), Spanish ``son``, Turkish ``bir`` (one; also "a").
 from __future__ import annotations
 
 from sentinel.gates import Verdict
-from sentinel.vault.name_words import marks, table
+from sentinel.vault.name_words import marked_apart, table
 
 _MARKS = table(
     {
@@ -57,7 +57,6 @@ _MARKS = table(
 
 def not_opposed(a: str, b: str) -> Verdict[str]:
     """Refused when both names carry scale, ordinal or tier words and those words mean different things."""
-    marks_a, marks_b = marks(a, _MARKS), marks(b, _MARKS)
-    if marks_a and marks_b and marks_a != marks_b:
+    if marked_apart(a, b, _MARKS):
         return Verdict(False, f"'{a}' / '{b}' are marked with different ends of a scale, ordinals or tiers")
     return Verdict(True)

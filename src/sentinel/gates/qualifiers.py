@@ -11,7 +11,7 @@ not split, so it counts as carrying none: the gate then stays silent and the mod
 from __future__ import annotations
 
 from sentinel.gates import Verdict
-from sentinel.vault.name_words import marks, table
+from sentinel.vault.name_words import marked_apart, table
 
 _QUALIFIERS = table(
     {
@@ -41,7 +41,6 @@ _QUALIFIERS = table(
 
 def same_qualifiers(a: str, b: str) -> Verdict[str]:
     """Refused when both names carry platform or product words and those words differ."""
-    marks_a, marks_b = marks(a, _QUALIFIERS), marks(b, _QUALIFIERS)
-    if marks_a and marks_b and marks_a != marks_b:
+    if marked_apart(a, b, _QUALIFIERS):
         return Verdict(False, f"'{a}' / '{b}' name different platforms or products")
     return Verdict(True)

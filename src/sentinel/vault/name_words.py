@@ -78,6 +78,13 @@ def marks(name: str, table: Mapping[str, str]) -> set[str]:
     return found
 
 
+def marked_apart(a: str, b: str, table: Mapping[str, str]) -> bool:
+    """The word-list gates' rule: both names carry words of ``table`` and those words mean different things. A name
+    that carries none is not told apart here (the shape gate's case, or the model's)."""
+    marks_a, marks_b = marks(a, table), marks(b, table)
+    return bool(marks_a and marks_b and marks_a != marks_b)
+
+
 def table(meanings: Mapping[str, str]) -> dict[str, str]:
     """A word-list gate's table from ``{meaning: "word word ..."}``: every word, and its fold, -> its meaning."""
     return {
