@@ -127,18 +127,22 @@ def pool_router(settings: Settings) -> APIRouter:
         lifespan=lifespan, dependencies=[Depends(caller_scope)], tags=["model pool"], route_class=_PoolRoute
     )
 
-    @router.post("/v1/chat/completions", summary="Chat completion on the pool (streamed as SSE or not)")
-    async def chat_completions(request: Request) -> Response:
-        body = constrain_call(await _json_body(request), settings.pool.constrain_first_call)
+    async def answered(endpoint: str, body: dict[str, Any], request: Request) -> Response:
+        """An OpenAI-shaped answer as the client asked for it: streamed as SSE or whole as JSON, naming the node."""
         if body.get("stream"):
-            stream = await running.gateway.stream(body, **_how(request))
+            stream = await running.gateway.stream(body, endpoint=endpoint, **_how(request))
             return StreamingResponse(
                 stream.chunks(),
                 media_type="text/event-stream",
                 headers={"x-sentinel-node": stream.node, "cache-control": "no-cache"},
             )
-        done = await running.gateway.complete("/chat/completions", body, **_how(request))
+        done = await running.gateway.complete(endpoint, body, **_how(request))
         return JSONResponse(done.answer, headers={"x-sentinel-node": done.node})
+
+    @router.post("/v1/chat/completions", summary="Chat completion on the pool (streamed as SSE or not)")
+    async def chat_completions(request: Request) -> Response:
+        body = constrain_call(await _json_body(request), settings.pool.constrain_first_call)
+        return await answered("/chat/completions", body, request)
 
     @router.post("/v1/embeddings", summary="Embeddings on the pool")
     async def embeddings(request: Request) -> Response:
@@ -158,16 +162,7 @@ def pool_router(settings: Settings) -> APIRouter:
 
     @router.post("/v1/completions", summary="Plain (prompt) completion on the pool, streamed as SSE or not")
     async def completions(request: Request) -> Response:
-        body = await _json_body(request)
-        if body.get("stream"):
-            stream = await running.gateway.stream(body, endpoint="/completions", **_how(request))
-            return StreamingResponse(
-                stream.chunks(),
-                media_type="text/event-stream",
-                headers={"x-sentinel-node": stream.node, "cache-control": "no-cache"},
-            )
-        done = await running.gateway.complete("/completions", body, **_how(request))
-        return JSONResponse(done.answer, headers={"x-sentinel-node": done.node})
+        return await answered("/completions", await _json_body(request), request)
 
     def _ollama_headers(node: str, native: bool, body: dict[str, Any]) -> dict[str, str]:
         ignored = [] if native else ollama_native.ignored_fields(body)
