@@ -106,38 +106,44 @@ def mentions(db: sqlite3.Connection, name: str, limit: int) -> list[Mention]:
     return found
 
 
-def _numbered(sentences: list[str]) -> str:
-    return "\n".join(f"{i}. {sentence}" for i, sentence in enumerate(sentences, 1))
+def _sentences_question(system: str, name: str, paragraph: str, sentences: list[str], ask: str) -> list[Message]:
+    """The definition gate's two questions share their shape: the term, its paragraph, its sentences numbered
+    (what the answer's numbers point back into), then what is asked of them."""
+    numbered = "\n".join(f"{i}. {sentence}" for i, sentence in enumerate(sentences, 1))
+    return [
+        {"role": "system", "content": system},
+        {
+            "role": "user",
+            "content": (
+                f'Term: "{name}"\n\nParagraph:\n{paragraph}\n\nSentences of it that mention "{name}":\n'
+                f"{numbered}\n\n{ask}"
+            ),
+        },
+    ]
 
 
 def _question(name: str, paragraph: str, sentences: list[str]) -> list[Message]:
-    return [
-        {"role": "system", "content": "You judge whether sentences define a term. Reply with JSON only."},
-        {
-            "role": "user",
-            "content": (
-                f'Term: "{name}"\n\nParagraph:\n{paragraph}\n\nSentences of it that mention "{name}":\n'
-                f"{_numbered(sentences)}\n\nWhich of these sentences say what {name} is: what the thing is, means "
-                "or refers to, not only that it is used or mentioned? Return a JSON object "
-                '{"defining": [numbers of the sentences that define it]}, with an empty list if none does.'
-            ),
-        },
-    ]
+    return _sentences_question(
+        "You judge whether sentences define a term. Reply with JSON only.",
+        name,
+        paragraph,
+        sentences,
+        f"Which of these sentences say what {name} is: what the thing is, means or refers to, not only that it is "
+        'used or mentioned? Return a JSON object {"defining": [numbers of the sentences that define it]}, with an '
+        "empty list if none does.",
+    )
 
 
 def _contrary(name: str, paragraph: str, sentences: list[str]) -> list[Message]:
-    return [
-        {"role": "system", "content": "You judge how sentences use a term. Reply with JSON only."},
-        {
-            "role": "user",
-            "content": (
-                f'Term: "{name}"\n\nParagraph:\n{paragraph}\n\nSentences of it that mention "{name}":\n'
-                f"{_numbered(sentences)}\n\nWhich of these sentences only use or mention {name} (tell what to do "
-                f"with it, where it is, that it exists) without saying what {name} is? Return a JSON object "
-                '{"only_mentioning": [numbers of those sentences]}, with an empty list if none.'
-            ),
-        },
-    ]
+    return _sentences_question(
+        "You judge how sentences use a term. Reply with JSON only.",
+        name,
+        paragraph,
+        sentences,
+        f"Which of these sentences only use or mention {name} (tell what to do with it, where it is, that it "
+        f'exists) without saying what {name} is? Return a JSON object {{"only_mentioning": [numbers of those '
+        "sentences]}, with an empty list if none.",
+    )
 
 
 class BudgetSpent(Exception):
