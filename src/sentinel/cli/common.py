@@ -12,6 +12,7 @@ from typing import Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from sentinel.index.db import IndexUnavailable, open_index
 from sentinel.settings import Settings
@@ -82,6 +83,12 @@ def with_search_settings(command: Callable[..., None]) -> Callable[..., None]:
 
     run.__signature__ = inspect.Signature([*own, *_SEARCH_OPTIONS])  # type: ignore[attr-defined]
     return run
+
+
+def progress_bar(label: str, hidden: bool) -> Progress:
+    """How a long command shows how far it is: one bar on the console, gone when done, none with --json."""
+    columns = (TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TimeRemainingColumn())
+    return Progress(*columns, console=console, transient=True, disable=hidden)
 
 
 def open_db(settings: Settings) -> sqlite3.Connection:

@@ -3,10 +3,18 @@
 from __future__ import annotations
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from sentinel.cli.common import IndexOption, JsonOption, VaultOption, console, load_settings, open_db, print_json
+from sentinel.cli.common import (
+    IndexOption,
+    JsonOption,
+    VaultOption,
+    console,
+    load_settings,
+    open_db,
+    print_json,
+    progress_bar,
+)
 from sentinel.index import queries
 from sentinel.index.sync import SyncReport, sync
 
@@ -16,15 +24,7 @@ app = typer.Typer(no_args_is_help=True, help="Build and inspect the index (deriv
 def _run(vault: VaultOption, index: IndexOption, as_json: bool, rebuild: bool) -> SyncReport:
     settings = load_settings(vault, index)
     db = open_db(settings)
-    with Progress(
-        TextColumn("reading pages"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=console,
-        transient=True,
-        disable=as_json,
-    ) as bar:
+    with progress_bar("reading pages", hidden=as_json) as bar:
         task = bar.add_task("read", total=None)
         report = sync(
             settings, db, rebuild=rebuild, progress=lambda done, total: bar.update(task, completed=done, total=total)

@@ -6,9 +6,17 @@ from typing import Annotated
 
 import typer
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from sentinel.cli.common import JsonOption, console, err_console, fail, open_db, print_json, with_search_settings
+from sentinel.cli.common import (
+    JsonOption,
+    console,
+    err_console,
+    fail,
+    open_db,
+    print_json,
+    progress_bar,
+    with_search_settings,
+)
 from sentinel.embed.base import Embedder, EmbedderUnavailable
 from sentinel.embed.factory import embedder_from_settings
 from sentinel.index.sync import sync
@@ -106,16 +114,7 @@ def embed_command(
         fail(str(err))
     if embedder is None:
         fail("no embedder configured: pass --embed-model DIR (or set SENTINEL_EMBED_MODEL_DIR / SENTINEL_EMBEDDER_URL)")
-    with Progress(
-        TextColumn("embedding"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-        console=console,
-        transient=True,
-        disable=as_json,
-    ) as bar:
+    with progress_bar("embedding", hidden=as_json) as bar:
         task = bar.add_task("embed", total=None)
         try:
             counts = embed_pending(
