@@ -26,8 +26,7 @@ from sentinel.paths import ledger_dir
 from sentinel.providers import provider_for
 from sentinel.settings import ProviderSettings, Settings
 from tests.support.eval_data import eval_vault_path, missing_eval_vault
-from tests.support.fixtures import LLAMA_CTX
-from tests.support.llama import MODEL_ALIAS, llama_server
+from tests.support.llama import LLAMA_CTX, MODEL_ALIAS, llama_server
 
 
 def sample(pages: int) -> list[Path]:

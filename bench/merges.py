@@ -34,7 +34,7 @@ CTX = 4096
 
 
 def _agreeable() -> ChatProvider:
-    from tests.maintain.conftest import ScriptedModel
+    from tests.support.maintain_pass import ScriptedModel
 
     return ScriptedModel(same=lambda a, b: "same", contrary=lambda a, b: "no", one_thing=lambda a, b: "yes").provider()
 

@@ -25,9 +25,9 @@ from sentinel.index.sync import sync
 from sentinel.research.backends import SearxngBackend
 from sentinel.research.run import ResearchReport, research
 from sentinel.settings import Settings
-from tests.research.site import LoopbackSite, page_from_markdown, searxng_standin
 from tests.support.embedder import E5_DIR
 from tests.support.eval_data import eval_vault_path, missing_eval_vault
+from tests.support.web_site import LoopbackSite, page_from_markdown, searxng_standin
 
 PAGES = [
     ("en/Plugins/File recovery.md", "en"),

@@ -29,9 +29,9 @@ from pathlib import Path
 import httpx
 
 from sentinel.keys import Scope, create_key
-from tests.openwebui.servers import Server, open_webui, sentinel_api_serving
+from tests.openwebui.servers import Server, sentinel_in_open_webui
 from tests.openwebui.session import chat, setup_sentinel
-from tests.support.llama import MODEL_ALIAS, llama_server
+from tests.support.llama import MODEL_ALIAS
 
 VAULT = {
     "notes/Growth queue.md": "# Growth queue\nThe growth queue lists the names that links reach for but no page "
@@ -103,14 +103,8 @@ def run(turn_timeout_s: float, questions: int) -> list[Turn]:
             (work / "vault" / path).parent.mkdir(parents=True, exist_ok=True)
             (work / "vault" / path).write_text(text)
         _, key = create_key(work / "keys.json", Scope.WRITE, label="bench")
-        llama = running.enter_context(llama_server(ctx=8192))
-        log = work / "api.log"
-        api = running.enter_context(
-            sentinel_api_serving(work / "vault", work / "index.db", work / "keys.json", log, llama)
-        )
-        owui = running.enter_context(
-            open_webui(work / "open-webui", [api.url + "/v1"], [], openai_keys=[key], max_tool_calls=2)
-        )
+        up = running.enter_context(sentinel_in_open_webui(work, key))
+        owui, api, log = up.owui, up.api, up.api_log
         setup_sentinel(owui, api.url, MODEL_ALIAS, key)
         _, seen = _tool_lines(log, 0)
         for question, right_tools, page in QUESTIONS[:questions]:

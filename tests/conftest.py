@@ -1,28 +1,12 @@
-"""Fixtures every area uses: a throw-away vault with its own index."""
+"""The fixtures more than one area uses, as plugins (tests/support/); an area's own fixtures stay in its conftest.
+Tests import helpers and types from tests/support/, never from a conftest."""
 
-from __future__ import annotations
-
-from collections.abc import Callable
-from pathlib import Path
-
-import pytest
-
-from sentinel.settings import Settings
-
-WriteVault = Callable[[dict[str, str]], Settings]
-
-
-@pytest.fixture
-def vault_settings(tmp_path: Path) -> WriteVault:
-    """Write the given {relpath: text} files into a fresh vault and return settings pointing at it."""
-
-    def make(files: dict[str, str]) -> Settings:
-        vault = tmp_path / "vault"
-        vault.mkdir(exist_ok=True)
-        for rel, text in files.items():
-            target = vault / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(text, encoding="utf-8")
-        return Settings(vault=vault, index_path=tmp_path / "index" / "index.db", _env_file=None)
-
-    return make
+pytest_plugins = [
+    "tests.support.vault",
+    "tests.support.e5",
+    "tests.support.llama_fixtures",
+    "tests.support.redis_prefix",
+    "tests.support.tool_context",
+    "tests.support.maintain_pass",
+    "tests.support.worker_stack",
+]

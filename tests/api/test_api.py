@@ -16,8 +16,8 @@ from sentinel.paths import keys_path
 from sentinel.settings import Settings
 from services.api.app import create_app
 from services.api.auth import StartupRefused
-from tests.conftest import WriteVault
 from tests.support.servers import serve
+from tests.support.vault import WriteVault
 
 FILES = {
     "notes/Growth queue.md": "# Growth queue\nThe growth queue lists names that no page answers to.\n",

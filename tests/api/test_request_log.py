@@ -14,8 +14,8 @@ from sentinel.keys import Scope, create_key
 from sentinel.logs import configure_logging
 from sentinel.paths import keys_path
 from services.api.app import create_app
-from tests.conftest import WriteVault
 from tests.support.servers import serve
+from tests.support.vault import WriteVault
 
 FILES = {
     "notes/Growth queue.md": "# Growth queue\nThe growth queue lists names that no page answers to.\n",

@@ -3,63 +3,17 @@
 
 from __future__ import annotations
 
-import io
-from collections.abc import Callable, Iterable
-from pathlib import Path
+from collections.abc import Iterable
 
 import pytest
-from rich.console import Console, RenderableType
 
-from sentinel.chat.accounting import SchemaCost
-from sentinel.chat.commands import parse_command, run_command
 from sentinel.chat.session import ChatSession, system_prompt_of
 from sentinel.index.db import open_index
 from sentinel.index.sync import sync
-from sentinel.providers import ChatResult, Timings, ToolCall
 from sentinel.tools.context import ToolContext
-from tests.conftest import WriteVault
-from tests.support.fixtures import llama_url  # noqa: F401 - the real model for the end-to-end test
+from tests.support.chat_session import PAGES, SCRIPTED_COST, SYSTEM_PROMPT_FILE, MakeSession
 from tests.support.scripted import Reply, ScriptedProvider
-
-REPO = Path(__file__).resolve().parents[2]
-SYSTEM_PROMPT_FILE = REPO / "tool" / "system_prompt.txt"
-# What a scripted session pretends the schemas and the system prompt cost (a real one measures them).
-SCRIPTED_COST = SchemaCost(schema_tokens=2000, base_tokens=500, how="scripted")
-
-PAGES = {
-    "notes/Growth queue.md": "# Growth queue\n\nThe growth queue lists names that no page answers to yet.\n",
-    "notes/Sync.md": "# Sync\n\nObsidian Sync keeps a vault identical across devices with end-to-end encryption.\n",
-    "sources/Encryption.md": "# Encryption\n\nSync derives its key with scrypt, a key derivation function.\n",
-}
-
-MakeSession = Callable[..., tuple[ChatSession, ScriptedProvider]]
-
-
-def call(name: str, **arguments: object) -> ChatResult:
-    """A model reply that asks for one tool through the API's tool-call field."""
-    return calls((name, arguments))
-
-
-def calls(*requested: tuple[str, dict[str, object]]) -> ChatResult:
-    """A model reply that asks for several tools at once."""
-    return ChatResult(
-        content="",
-        tool_calls=[ToolCall(name, dict(arguments)) for name, arguments in requested],
-        prompt_tokens=2600,
-        completion_tokens=20,
-        timings=Timings(total_s=0.5, load_s=0.1, prefill_s=0.3, generation_s=0.1),
-        finish_reason="tool_calls",
-    )
-
-
-def answer(text: str, prompt_tokens: int = 2900, completion_tokens: int = 40) -> ChatResult:
-    return ChatResult(
-        content=text,
-        prompt_tokens=prompt_tokens,
-        completion_tokens=completion_tokens,
-        timings=Timings(total_s=1.0, load_s=0.0, prefill_s=0.2, generation_s=0.8),
-        finish_reason="stop",
-    )
+from tests.support.vault import WriteVault
 
 
 @pytest.fixture
@@ -77,23 +31,3 @@ def make_session(vault_settings: WriteVault) -> MakeSession:
         return ChatSession(ctx, provider, system_prompt_of(settings), SCRIPTED_COST), provider
 
     return make
-
-
-def _console() -> Console:
-    return Console(record=True, width=200, color_system=None, file=io.StringIO())
-
-
-def rendered(renderable: RenderableType) -> str:
-    """A renderable as the plain text a terminal would show."""
-    console = _console()
-    console.print(renderable)
-    return console.export_text()
-
-
-def command_output(session: ChatSession, line: str) -> str:
-    """What a slash command prints, as plain text."""
-    console = _console()
-    command = parse_command(line)
-    assert command is not None, f"{line!r} is not a command"
-    run_command(session, command, console)
-    return console.export_text()

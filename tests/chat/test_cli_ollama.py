@@ -10,9 +10,9 @@ import pytest
 from typer.testing import CliRunner
 
 from sentinel.cli import app
-from tests.chat.conftest import PAGES, SYSTEM_PROMPT_FILE
-from tests.conftest import WriteVault
+from tests.support.chat_session import PAGES, SYSTEM_PROMPT_FILE
 from tests.support.http_stub import HttpStub, RecordedRequest
+from tests.support.vault import WriteVault
 
 NS = 1_000_000_000
 

@@ -8,7 +8,7 @@ from sentinel.chat.accounting import measure_schema_cost
 from sentinel.chat.commands import parse_command
 from sentinel.providers import ChatResult, ProviderError, Timings
 from sentinel.tools.registry import tool_schemas
-from tests.chat.conftest import MakeSession, answer, call, command_output
+from tests.support.chat_session import MakeSession, answer, call, command_output
 from tests.support.scripted import ChatRequest, ScriptedProvider
 
 QUESTION = "what is the growth queue?"

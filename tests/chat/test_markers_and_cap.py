@@ -10,7 +10,7 @@ import json
 from sentinel.chat.loop import Ending, cap_message
 from sentinel.chat.render import turn_footer
 from sentinel.tools.policy import Status
-from tests.chat.conftest import MakeSession, answer, call, calls, command_output, rendered
+from tests.support.chat_session import MakeSession, answer, call, calls, command_output, rendered
 from tests.support.scripted import ChatRequest
 
 

@@ -23,7 +23,7 @@ from sentinel.index.sync import sync
 from sentinel.settings import Settings
 from tests.support.chat_cli import chat_command, chat_env
 from tests.support.eval_data import require_eval_vault
-from tests.support.fixtures import LLAMA_CTX
+from tests.support.llama import LLAMA_CTX
 
 pytestmark = pytest.mark.slow
 

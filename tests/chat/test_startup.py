@@ -11,9 +11,9 @@ from sentinel.index.db import open_index
 from sentinel.index.sync import sync
 from sentinel.search import embed_pending
 from sentinel.tools.context import ToolContext
-from tests.chat.conftest import PAGES
-from tests.conftest import WriteVault
+from tests.support.chat_session import PAGES
 from tests.support.embedder import E5_DIR
+from tests.support.vault import WriteVault
 
 
 def test_search_mode_names_each_reason_for_lexical_only_search(vault_settings: WriteVault) -> None:

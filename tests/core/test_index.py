@@ -10,7 +10,7 @@ from sentinel.index.db import open_index
 from sentinel.index.fold import fold
 from sentinel.index.sync import sync
 from sentinel.settings import Settings
-from tests.conftest import WriteVault
+from tests.support.vault import WriteVault
 
 
 def resolved(db: sqlite3.Connection, source: str) -> dict[str, str | None]:

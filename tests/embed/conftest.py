@@ -5,10 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-import numpy as np
-import onnxruntime as ort
 import pytest
-from tokenizers import Tokenizer
 
 from sentinel.embed.onnx import OnnxEmbedder, locate_model_files
 from tests.support.embedder import E5_DIR, EmbedderProcess, embedder_service
@@ -31,20 +28,3 @@ def service(e5_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
     """The embedder service as its own process on a loopback port, same model, threads and batch."""
     with embedder_service(e5_dir, tmp_path_factory.mktemp("embedder") / "service.log", threads=2, batch=32) as s:
         yield s
-
-
-def raw_e5_vector(model_dir: Path, full_text: str) -> np.ndarray:
-    """Oracle: the tokenizer's own template and a bare ONNX Runtime session, no Sentinel code.
-    ``full_text`` must carry the e5 prefix already."""
-    files = locate_model_files(model_dir)
-    ids = np.array([Tokenizer.from_file(str(files.tokenizer)).encode(full_text).ids], dtype=np.int64)
-    session = ort.InferenceSession(str(files.model), providers=["CPUExecutionProvider"])
-    feeds = {"input_ids": ids, "attention_mask": np.ones_like(ids), "token_type_ids": np.zeros_like(ids)}
-    wanted = {i.name for i in session.get_inputs()}
-    hidden = session.run(None, {k: v for k, v in feeds.items() if k in wanted})[0][0]
-    pooled = hidden.mean(axis=0)
-    return (pooled / np.linalg.norm(pooled)).astype(np.float32)
-
-
-def cosine(a: np.ndarray, b: np.ndarray) -> float:
-    return float(np.dot(a, b) / (np.linalg.norm(a) * np.linalg.norm(b)))

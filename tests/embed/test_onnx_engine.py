@@ -11,7 +11,7 @@ import pytest
 from sentinel.embed.base import EmbedderUnavailable
 from sentinel.embed.onnx import E5_MAX_TOKENS, OnnxEmbedder
 from sentinel.embed.selfcheck import FLOOR_INT8
-from tests.embed.conftest import cosine, raw_e5_vector
+from tests.support.e5 import cosine, raw_e5_vector
 
 pytestmark = pytest.mark.slow
 

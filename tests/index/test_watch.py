@@ -17,7 +17,7 @@ from sentinel.index.watch import Freshened, VaultWatcher, freshen
 from sentinel.search.ladder import search
 from sentinel.settings import Settings
 from sentinel.tools.context import ToolContext
-from tests.conftest import WriteVault
+from tests.support.vault import WriteVault
 
 PAGES = {
     "notes/Tea.md": "# Tea\n\nGreen tea steeps for two minutes in water below boiling.\n",

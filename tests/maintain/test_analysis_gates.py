@@ -7,8 +7,8 @@ import json
 
 from sentinel.index.sync import sync
 from sentinel.maintain import queue
-from tests.conftest import WriteVault
-from tests.maintain.conftest import RunPass, ScriptedModel, reply
+from tests.support.maintain_pass import RunPass, ScriptedModel, reply
+from tests.support.vault import WriteVault
 
 NOTE = "# Bursts\n\nA gamma-ray  burst is a flash of gamma rays.\nSee also [[Swift Observatory]].\n"
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import frontmatter
 
 from sentinel.index.queries import unresolved
-from tests.conftest import WriteVault
-from tests.maintain.conftest import RunPass, ScriptedModel
+from tests.support.maintain_pass import RunPass, ScriptedModel
+from tests.support.vault import WriteVault
 
 QUEUE_NOTE = "# Maintenance\n\nThe nightly pass shrinks the [[growth queue]].\n"
 DEFINES_ONE = "The growth queue is the list of names that links reach for and no page answers to.\n"

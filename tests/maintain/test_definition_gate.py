@@ -6,8 +6,8 @@ to everything, or agree that sentences define a name when they do not. Each must
 
 from __future__ import annotations
 
-from tests.conftest import WriteVault
-from tests.maintain.conftest import RunPass, ScriptedModel
+from tests.support.maintain_pass import RunPass, ScriptedModel
+from tests.support.vault import WriteVault
 
 QUEUE_NOTE = "# Maintenance\n\nThe nightly pass shrinks the [[growth queue]].\n"
 DEFINES_ONE = "The growth queue is the list of names that links reach for and no page answers to.\n"

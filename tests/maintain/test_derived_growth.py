@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from sentinel.gates import derived
-from tests.conftest import WriteVault
-from tests.maintain.conftest import RunPass, ScriptedModel
+from tests.support.maintain_pass import RunPass, ScriptedModel
+from tests.support.vault import WriteVault
 
 DEFINES = {
     "notes/a.md": "The Zorblat engine is a machine that turns links into pages.\n",

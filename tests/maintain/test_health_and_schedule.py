@@ -24,8 +24,8 @@ from sentinel.maintain.schedule import (
     record_run,
     schedule_started,
 )
-from tests.conftest import WriteVault
-from tests.maintain.conftest import RunPass, ScriptedModel
+from tests.support.maintain_pass import RunPass, ScriptedModel
+from tests.support.vault import WriteVault
 
 
 def test_health_line_is_empty_when_nothing_is_owed(vault_settings: WriteVault, run_maintain: RunPass) -> None:

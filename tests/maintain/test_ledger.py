@@ -8,8 +8,8 @@ from typer.testing import CliRunner
 from sentinel.cli import app
 from sentinel.maintain import ledger
 from sentinel.paths import ledger_dir
-from tests.conftest import WriteVault
-from tests.maintain.conftest import RunPass, ScriptedModel
+from tests.support.maintain_pass import RunPass, ScriptedModel
+from tests.support.vault import WriteVault
 
 FILES = {
     "notes/maintenance.md": "# Maintenance\n\nThe nightly pass shrinks the [[growth queue]] and the [[Link graphs]].\n",

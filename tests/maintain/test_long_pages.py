@@ -8,9 +8,9 @@ import json
 from sentinel.maintain.analysis import PARTS_INTRO
 from sentinel.maintain.models import Models
 from sentinel.maintain.text import window_chars, windows
-from tests.conftest import WriteVault
-from tests.maintain.conftest import RunPass, reply
+from tests.support.maintain_pass import RunPass, reply
 from tests.support.scripted import ChatRequest, ScriptedProvider
+from tests.support.vault import WriteVault
 
 PARAGRAPH = "The quick survey covers pulsar timing and radio bursts in detail. " * 6
 

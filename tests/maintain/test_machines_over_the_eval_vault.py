@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from sentinel.settings import Settings
-from tests.maintain.conftest import Pass, RunPass, ScriptedModel
 from tests.support.eval_data import require_eval_vault
+from tests.support.maintain_pass import Pass, RunPass, ScriptedModel
 
 _BOLD = re.compile(r"\*\*([^*\n]{1,80})\*\*")
 _TITLE = re.compile(r"^Title: (.*)$", re.MULTILINE)

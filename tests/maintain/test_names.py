@@ -17,9 +17,8 @@ from sentinel.index.sync import sync
 from sentinel.maintain.names import resolve_names
 from sentinel.settings import Settings
 from sentinel.vault.name_words import variant_key
-from tests.conftest import WriteVault
-from tests.maintain.conftest import RunPass, ScriptedModel, yes_machine
 from tests.support.eval_data import eval_vault_path
+from tests.support.maintain_pass import RunPass, ScriptedModel, yes_machine
 from tests.support.name_pairs import (
     MERGE_IS_RIGHT,
     MERGE_IS_WRONG,
@@ -28,6 +27,7 @@ from tests.support.name_pairs import (
     eval_index,
     load_pairs,
 )
+from tests.support.vault import WriteVault
 
 GRB = "---\ntags: [astro]\n---\n# Gamma-ray burst\n\nA flash of gamma rays.\n"
 

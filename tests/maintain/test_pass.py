@@ -11,9 +11,8 @@ from sentinel.cli import app
 from sentinel.embed.onnx import OnnxEmbedder
 from sentinel.maintain import queue
 from sentinel.providers import ProviderUnavailable
-from tests.conftest import WriteVault
-from tests.maintain.conftest import RunPass, ScriptedModel, reply
-from tests.search.conftest import e5 as e5_model  # noqa: F401  (the real e5 model)
+from tests.support.maintain_pass import RunPass, ScriptedModel, reply
+from tests.support.vault import WriteVault
 
 PAGES = {f"notes/p{i}.md": f"Page {i} is about topic {i}.\n" for i in range(1, 4)}
 
@@ -50,7 +49,7 @@ def test_one_total_per_call_is_said_once(vault_settings: WriteVault, run_maintai
 def test_budget_stops_cleanly_between_pages(
     vault_settings: WriteVault,
     run_maintain: RunPass,
-    e5_model: OnnxEmbedder,  # noqa: F811  (the fixture)
+    e5: OnnxEmbedder,
 ) -> None:
     import time
 
@@ -60,7 +59,7 @@ def test_budget_stops_cleanly_between_pages(
         time.sleep(0.3)
         return '{"summary": "s", "concepts": []}'
 
-    done = run_maintain(settings, ScriptedModel(analysis=slow), minutes=0.2 / 60, embedder=lambda: e5_model)
+    done = run_maintain(settings, ScriptedModel(analysis=slow), minutes=0.2 / 60, embedder=lambda: e5)
     assert done.report.analysed == 1
     assert "time budget spent with 2 pages still awaiting analysis" in done.report.stopped
     assert queue.count_awaiting(done.db) == 2

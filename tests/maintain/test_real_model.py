@@ -18,10 +18,10 @@ from sentinel.maintain.models import Models
 from sentinel.providers import provider_for
 from sentinel.settings import ProviderSettings
 from sentinel.vault.links import text_without_link_markup
-from tests.conftest import WriteVault
-from tests.maintain.conftest import RunPass
 from tests.support.embedder import E5_DIR
 from tests.support.eval_data import require_eval_vault
+from tests.support.maintain_pass import RunPass
+from tests.support.vault import WriteVault
 
 pytestmark = pytest.mark.slow
 

@@ -13,8 +13,8 @@ from sentinel.settings import Settings
 from sentinel.tools.context import Origin, ToolContext
 from sentinel.tools.pages import short_hash
 from sentinel.tools.write import write
-from tests.conftest import WriteVault
-from tests.maintain.conftest import Pass, RunPass, ScriptedModel
+from tests.support.maintain_pass import Pass, RunPass, ScriptedModel
+from tests.support.vault import WriteVault
 
 PAGE = "wiki/growth queue.md"
 FIRST = "The growth queue is the list of names that links reach for and no page answers to."

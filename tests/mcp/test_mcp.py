@@ -31,9 +31,9 @@ from sentinel.paths import keys_path
 from sentinel.settings import Settings
 from sentinel.tools.registry import TOOLS
 from services.api.app import create_app
-from tests.conftest import WriteVault
 from tests.support.embedder import E5_DIR
 from tests.support.servers import serve
+from tests.support.vault import WriteVault
 
 FILES = {
     "notes/Growth queue.md": "# Growth queue\nThe growth queue lists names that no page answers to. See [[Index]].\n",

@@ -4,32 +4,28 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Iterator, Sequence
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
 from redis import Redis
 
+from tests.openwebui.chat_backends import ChatBackend
 from tests.support.embedder import E5_DIR
+from tests.support.llama import llama_server
+from tests.support.redis_prefix import REDIS_URL
+from tests.support.servers import free_port
 
 REPO = Path(__file__).resolve().parents[2]
 OWUI_PYTHON = REPO / ".venv-owui" / "bin" / "python"
 ADMIN_EMAIL = "admin@sentinel.test"
 ADMIN_PASSWORD = "correct horse battery staple"
-REDIS_URL = "redis://127.0.0.1:6379/0"
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def owui_environment(data_dir: Path) -> dict[str, str]:
@@ -161,3 +157,37 @@ def sentinel_api_serving(vault: Path, index: Path, keys_file: Path, log: Path, m
         if keys:
             client.delete(*keys)
         client.close()
+
+
+@dataclass
+class SentinelInOpenWebUI:
+    """Open WebUI in front of the real tool API, whose gateway serves the real small Qwen."""
+
+    owui: Server
+    api: Server
+    api_log: Path
+
+
+@contextmanager
+def sentinel_in_open_webui(
+    work: Path, key: str, openai: Sequence[ChatBackend] = (), ollama: Sequence[ChatBackend] = ()
+) -> Iterator[SentinelInOpenWebUI]:
+    """The stack the Open WebUI tests and the tool-call bench run: a llama.cpp server with the small Qwen (ctx
+    8192), ``sentinel_api_serving`` over ``work``/vault with the keys in ``work``/keys.json, the scripted backends,
+    and a fresh Open WebUI whose connections are the ``openai`` backends, then the API's gateway (with ``key``),
+    and the ``ollama`` backends. Two tool-call rounds at most: a 0.5B model may otherwise keep calling tools for
+    many minutes."""
+    with ExitStack() as running:
+        llama = running.enter_context(llama_server(ctx=8192))
+        api_log = work / "api.log"
+        api = running.enter_context(
+            sentinel_api_serving(work / "vault", work / "index.db", work / "keys.json", api_log, llama)
+        )
+        for backend in (*openai, *ollama):
+            running.enter_context(backend)
+        urls = [*(backend.root + "/v1" for backend in openai), api.url + "/v1"]
+        keys = [*("none" for _ in openai), key]
+        owui = running.enter_context(
+            open_webui(work / "open-webui", urls, [b.root for b in ollama], openai_keys=keys, max_tool_calls=2)
+        )
+        yield SentinelInOpenWebUI(owui, api, api_log)

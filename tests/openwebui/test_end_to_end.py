@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,11 +22,11 @@ from click.testing import Result
 
 from sentinel.keys import KeyRing, Scope, create_key, load_keys
 from tests.openwebui.chat_backends import ChatBackend, ToolCall, scripted
-from tests.openwebui.servers import REPO, Server, open_webui, sentinel_api_serving
+from tests.openwebui.servers import REPO, Server, sentinel_in_open_webui
 from tests.openwebui.session import admin as signed_in
 from tests.openwebui.session import chat as chat_turn
 from tests.openwebui.session import setup_sentinel
-from tests.support.llama import MODEL_ALIAS, llama_server
+from tests.support.llama import MODEL_ALIAS
 
 pytestmark = pytest.mark.slow
 
@@ -77,19 +76,9 @@ def stack(owui_python: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterat
     (vault / "notes" / "Backups.md").write_text(BACKUPS)
     _, key = create_key(work / "keys.json", Scope.WRITE, label="open-webui test")
     backends = {name: scripted(name, script(subject), ANSWER) for name, subject in SUBJECTS.items()}
-    with ExitStack() as running:
-        llama = running.enter_context(llama_server(ctx=8192))
-        api_log = work / "api.log"
-        api = running.enter_context(sentinel_api_serving(vault, work / "index.db", work / "keys.json", api_log, llama))
-        for backend in backends.values():
-            running.enter_context(backend)
-        openai = [backends["scripted-openai"].root + "/v1", api.url + "/v1"]
-        ollama = [backends["scripted-ollama:latest"].root]
-        # Two tool-call rounds at most: a 0.5B model may otherwise keep calling tools for many minutes.
-        owui = running.enter_context(
-            open_webui(work / "open-webui", openai, ollama, openai_keys=["none", key], max_tool_calls=2)
-        )
-        yield Stack(owui=owui, api=api, vault=vault, key=key, backends=backends, api_log=api_log)
+    openai, ollama = [backends["scripted-openai"]], [backends["scripted-ollama:latest"]]
+    with sentinel_in_open_webui(work, key, openai, ollama) as up:
+        yield Stack(owui=up.owui, api=up.api, vault=vault, key=key, backends=backends, api_log=up.api_log)
 
 
 def run_setup(stack: Stack, base_model: str, key: str = "", **extra_env: str) -> Result:

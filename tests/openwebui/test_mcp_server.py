@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,9 +19,9 @@ import pytest
 from sentinel.keys import Scope, create_key
 from sentinel.mcp.openwebui import SERVER_ID
 from tests.openwebui.chat_backends import ChatBackend, ToolCall, scripted
-from tests.openwebui.servers import Server, open_webui, sentinel_api_serving
+from tests.openwebui.servers import Server, sentinel_in_open_webui
 from tests.openwebui.session import admin, chat, setup_sentinel
-from tests.support.llama import MODEL_ALIAS, llama_server
+from tests.support.llama import MODEL_ALIAS
 
 pytestmark = pytest.mark.slow
 
@@ -52,14 +51,8 @@ def stack(owui_python: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterat
     _, write_key = create_key(work / "keys.json", Scope.WRITE, label="open-webui")
     _, read_key = create_key(work / "keys.json", Scope.READ, label="open-webui read")
     backend = scripted("scripted-mcp", [ToolCall(PREFIX + "search", {"query": "growth queue"})], ANSWER)
-    with ExitStack() as running:
-        llama = running.enter_context(llama_server(ctx=8192))
-        api_log = work / "api.log"
-        api = running.enter_context(sentinel_api_serving(vault, work / "index.db", work / "keys.json", api_log, llama))
-        running.enter_context(backend)
-        urls, keys = [backend.root + "/v1", api.url + "/v1"], ["none", write_key]
-        owui = running.enter_context(open_webui(work / "open-webui", urls, [], openai_keys=keys, max_tool_calls=2))
-        yield Stack(owui, api, write_key, read_key, backend, api_log)
+    with sentinel_in_open_webui(work, write_key, [backend]) as up:
+        yield Stack(up.owui, up.api, write_key, read_key, backend, up.api_log)
 
 
 def setup_output(stack: Stack, key: str, base_model: str = "scripted-mcp") -> str:

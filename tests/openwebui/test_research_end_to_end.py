@@ -26,12 +26,13 @@ from sentinel.keys import Scope, create_key
 from sentinel.research.record import recorded_passages
 from sentinel.settings import Settings
 from tests.openwebui.chat_backends import ChatBackend, ToolCall, scripted
-from tests.openwebui.servers import REPO, Server, free_port, open_webui, owui_environment, running, sentinel_api
+from tests.openwebui.servers import REPO, Server, open_webui, owui_environment, running, sentinel_api
 from tests.openwebui.session import admin, chat, setup_sentinel
-from tests.research.conftest import PAGES, QUESTION
-from tests.research.site import LoopbackSite, page_from_markdown, searxng_standin
 from tests.support.embedder import E5_DIR
 from tests.support.eval_data import require_eval_vault
+from tests.support.research import PAGES, QUESTION
+from tests.support.servers import free_port
+from tests.support.web_site import LoopbackSite, page_from_markdown, searxng_standin
 
 pytestmark = pytest.mark.slow
 

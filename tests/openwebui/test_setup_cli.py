@@ -8,7 +8,8 @@ import pytest
 from typer.testing import CliRunner
 
 from sentinel.cli import app
-from tests.openwebui.servers import REPO, free_port
+from tests.openwebui.servers import REPO
+from tests.support.servers import free_port
 
 runner = CliRunner()
 

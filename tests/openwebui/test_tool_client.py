@@ -17,7 +17,8 @@ from typing import Any
 import pytest
 
 from sentinel.keys import Scope, create_key
-from tests.openwebui.servers import REPO, Server, free_port, sentinel_api
+from tests.openwebui.servers import REPO, Server, sentinel_api
+from tests.support.servers import free_port
 
 PAGE = "---\ntype: note\n---\n# Maintenance\n\nThe growth queue lists names no page defines yet.\n"
 

@@ -1,41 +1,20 @@
-"""Fixtures of the model-pool tests: real Redis under a key prefix of the test's own, the real API app on
-loopback, and node agents in threads. Only keys under the test's prefix are ever deleted."""
+"""Fixtures of the model-pool tests: real Redis under a key prefix of the test's own (``redis_prefix``, a root
+plugin), the real API app on loopback, and node agents in threads. Only keys under the prefix are ever deleted."""
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator
 
 import pytest
-from redis import Redis
 
 from sentinel.pool.registry import PoolKeys
 from sentinel.settings import PoolSettings, Settings
 from services.api.app import create_app
-from tests.conftest import WriteVault
+from tests.support.redis_prefix import REDIS_URL
 from tests.support.servers import serve
+from tests.support.vault import WriteVault
 
-REDIS_URL = "redis://127.0.0.1:6379/0"
 VAULT = {"notes/Pool.md": "# Pool\nThe pool runs models on several machines.\n"}
-
-
-@pytest.fixture
-def redis_prefix() -> Iterator[str]:
-    """A key prefix no one else uses; its keys are deleted afterwards (and only those)."""
-    prefix = f"sentinel-test-{uuid.uuid4().hex[:10]}:"
-    yield prefix
-    client = Redis.from_url(REDIS_URL)
-    keys = list(client.scan_iter(match=f"{prefix}*", count=500))
-    if keys:
-        client.delete(*keys)
-    client.close()
-
-
-@pytest.fixture
-def redis_client() -> Iterator[Redis]:
-    client = Redis.from_url(REDIS_URL, decode_responses=True)
-    yield client
-    client.close()
 
 
 @pytest.fixture

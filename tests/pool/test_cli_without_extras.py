@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.conftest import WriteVault
+from tests.support.vault import WriteVault
 
 EXTRAS = ["redis", "aiohttp", "wakeonlan", "celery", "kombu", "fastapi", "uvicorn", "prometheus_client", "ollama"]
 WITHOUT_EXTRAS = f"""

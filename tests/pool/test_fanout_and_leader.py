@@ -14,8 +14,8 @@ from sentinel.paths import Role
 from sentinel.pool.fanout import AnalysisResult, due_batch, store_result, with_ledger
 from sentinel.pool.jobs import JobLedger
 from sentinel.settings import Settings
-from tests.conftest import WriteVault
-from tests.pool.conftest import REDIS_URL
+from tests.support.redis_prefix import REDIS_URL
+from tests.support.vault import WriteVault
 
 PAGES = {
     "notes/Kettle.md": "# Kettle\nA kettle boils water with a heating element.\n",

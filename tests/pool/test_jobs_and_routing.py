@@ -13,7 +13,7 @@ from sentinel.pool.jobs import Assignment, JobLedger, NotReassignable, StaleEpoc
 from sentinel.pool.registry import BackendRecord, NodeRecord, PoolKeys, Snapshot, publish, snapshot
 from sentinel.pool.routing import FULL, LOADED, rank
 from sentinel.pool.scheduler import RegistryView
-from tests.pool.conftest import REDIS_URL
+from tests.support.redis_prefix import REDIS_URL
 
 Scenario = Callable[[JobLedger, JobLedger], Awaitable[None]]
 

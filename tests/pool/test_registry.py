@@ -28,8 +28,8 @@ from sentinel.pool.registry import (
     withdraw,
 )
 from sentinel.settings import Settings
-from tests.pool.conftest import REDIS_URL
 from tests.support.http_stub import HttpStub, RecordedRequest
+from tests.support.redis_prefix import REDIS_URL
 
 
 def _snapshot(keys: PoolKeys) -> tuple[Snapshot, dict[str, KnownNode]]:

@@ -17,8 +17,8 @@ from sentinel.providers import (
 )
 from sentinel.providers.base import ChatResult, tool_message
 from sentinel.settings import ProviderSettings
-from tests.providers.conftest import notices
 from tests.support.http_stub import HttpStub, RecordedRequest
+from tests.support.provider_log import notices
 
 SCHEMA = {"type": "object", "properties": {"summary": {"type": "string"}}, "required": ["summary"]}
 

@@ -11,8 +11,8 @@ import pytest
 from sentinel.providers import ContextExceeded, ProviderError, ProviderNotConfigured, ProviderUnavailable, provider_for
 from sentinel.providers.base import CONNECT_ATTEMPTS
 from sentinel.settings import ProviderSettings
-from tests.providers.conftest import notices
 from tests.support.http_stub import HttpStub, RecordedRequest
+from tests.support.provider_log import notices
 
 SCHEMA = {"type": "object", "properties": {"summary": {"type": "string"}}, "required": ["summary"]}
 USER = [{"role": "user", "content": "page"}]

@@ -23,11 +23,11 @@ from sentinel.research.backends import BackendFailed, BraveBackend, backend_from
 from sentinel.research.record import recorded_passages
 from sentinel.settings import OpenWebUISettings, ResearchSettings
 from services.searcher.app import create_app
-from tests.research.conftest import QUESTION, MakeVault
-from tests.research.site import LoopbackSite, searxng_standin
 from tests.support.embedder import E5_DIR
 from tests.support.http_stub import HttpStub, RecordedRequest
+from tests.support.research import QUESTION, MakeVault
 from tests.support.servers import free_port, serve
+from tests.support.web_site import LoopbackSite, searxng_standin
 
 REPO = Path(__file__).resolve().parents[2]
 KEY = "research-test-key"

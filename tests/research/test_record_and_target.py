@@ -19,9 +19,9 @@ from sentinel.research.run import research
 from sentinel.research.target import ResearchRefused, research_target
 from sentinel.search import search
 from sentinel.settings import Settings
-from tests.maintain.conftest import RunPass, ScriptedModel
-from tests.research.conftest import MakeVault
 from tests.support.http_stub import HttpStub
+from tests.support.maintain_pass import RunPass, ScriptedModel
+from tests.support.research import MakeVault
 
 DEFINING = "The growth queue is the list of names that links reach for and no page answers to."
 DEFINING_TOO = "In short, the growth queue is the set of unresolved link targets."

@@ -16,9 +16,9 @@ from sentinel.paths import source_record_path
 from sentinel.research.backends import SearxngBackend
 from sentinel.research.record import RECORD_TYPE, recorded_passages
 from sentinel.research.run import research
-from tests.research.conftest import QUESTION, MakeVault
-from tests.research.site import PDF_TEXT, LoopbackSite, SitePage, searxng_standin
+from tests.support.research import QUESTION, MakeVault
 from tests.support.scripted import ChatRequest, ScriptedProvider
+from tests.support.web_site import PDF_TEXT, LoopbackSite, SitePage, searxng_standin
 
 REFUSED = {
     "/missing": "HTTP 404",

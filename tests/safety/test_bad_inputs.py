@@ -15,9 +15,9 @@ from sentinel.tools.capture import capture
 from sentinel.tools.policy import Status
 from sentinel.tools.registry import TOOLS, call_tool
 from services.api.app import create_app
-from tests.conftest import WriteVault
 from tests.support.servers import serve
-from tests.tools.conftest import MakeContext
+from tests.support.tool_context import MakeContext
+from tests.support.vault import WriteVault
 
 BAD = "a\ud800b"
 ARGS = {

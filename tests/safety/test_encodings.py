@@ -14,7 +14,7 @@ from sentinel.tools.pages import short_hash
 from sentinel.tools.policy import Status
 from sentinel.tools.relocate import relocate
 from sentinel.tools.write import write
-from tests.tools.conftest import MakeContext
+from tests.support.tool_context import MakeContext
 
 LATIN1 = b"caf\xe9 [[Target]]\n"
 

@@ -19,9 +19,9 @@ from sentinel.keys import Scope, create_key
 from sentinel.paths import keys_path
 from sentinel.settings import Folders, Settings
 from services.api.app import create_app
-from tests.conftest import WriteVault
-from tests.maintain.test_worker import Stack
 from tests.support.servers import serve
+from tests.support.vault import WriteVault
+from tests.support.worker_stack import WorkerStack
 
 FILES = {"notes/Alpha.md": "# Alpha\nzebrafinch migration notes\n", "notes/Beta.md": "# Beta\nother text\n"}
 
@@ -127,8 +127,8 @@ def test_role_follows_moves_and_folder_settings_at_the_next_sync(vault_settings:
 
 
 @pytest.mark.timeout(300)
-def test_the_worker_recovers_a_corrupt_index_and_says_so_once(stack: Callable[..., Stack]) -> None:
-    built = stack({"conversations/chat.md": "user: nothing to analyse here"})
+def test_the_worker_recovers_a_corrupt_index_and_says_so_once(worker_stack: Callable[..., WorkerStack]) -> None:
+    built = worker_stack({"conversations/chat.md": "user: nothing to analyse here"})
     assert built.settings.index_path is not None
     _corrupt(built.settings.index_path)
     built.worker("w1")

@@ -21,9 +21,9 @@ from sentinel.index.consistency import differences
 from sentinel.index.db import open_index
 from sentinel.maintain.schedule import record_run
 from sentinel.settings import ProviderSettings
-from tests.maintain.test_worker import NOTES, Stack, _finished, slow_model
 from tests.support.http_stub import HttpStub
 from tests.support.servers import free_port
+from tests.support.worker_stack import NOTES, WorkerStack, pass_finished, slow_model
 
 
 @pytest.fixture
@@ -60,13 +60,13 @@ def private_redis(tmp_path: Path) -> Iterator[Callable[[], subprocess.Popen[byte
 
 @pytest.mark.timeout(400)
 def test_a_redis_restart_mid_pass_loses_nothing_and_the_next_pass_finishes(
-    stack: Callable[..., Stack], private_redis: Callable[[], subprocess.Popen[bytes]]
+    worker_stack: Callable[..., WorkerStack], private_redis: Callable[[], subprocess.Popen[bytes]]
 ) -> None:
     server = private_redis()
     url = f"redis://127.0.0.1:{private_redis.port}/0"  # type: ignore[attr-defined]
     with HttpStub(slow_model) as model:
         extraction = ProviderSettings(kind="openai", base_url=f"{model.url}/v1", model="m")
-        built = stack(NOTES, extraction, SENTINEL_REDIS_URL=url, SENTINEL_MAINTAIN_AT="03:00")
+        built = worker_stack(NOTES, extraction, SENTINEL_REDIS_URL=url, SENTINEL_MAINTAIN_AT="03:00")
         record_run(open_index(built.settings), datetime.now().astimezone() - timedelta(days=2))  # a missed night
         worker, beat = built.worker("w1"), built.beat()
         built.wait_for(lambda ev: any("[2/6]" in str(e.get("message")) for e in ev), 120, "two analysed pages")
@@ -92,5 +92,5 @@ def test_a_redis_restart_mid_pass_loses_nothing_and_the_next_pass_finishes(
                 break
             assert time.monotonic() < deadline, f"only {analysed} of {len(NOTES)} pages analysed after the restart"
             time.sleep(1)
-        built.wait_for(_finished("catch-up"), 120, "the catch-up pass after the restart")
+        built.wait_for(pass_finished("catch-up"), 120, "the catch-up pass after the restart")
     assert not differences(built.settings, db)

@@ -10,7 +10,7 @@ from sentinel.tools.policy import Status
 from sentinel.tools.relocate import relocate
 from sentinel.tools.remove import remove
 from sentinel.tools.write import write
-from tests.tools.conftest import MakeContext
+from tests.support.tool_context import MakeContext
 
 TRANSCRIPT = "---\nchat_id: c1\n---\n## user\nhi\n"
 FILES = {"conversations/t.md": TRANSCRIPT, "notes/Page.md": "page\n", "wiki/Real.md": "A real concept.\n"}

@@ -8,8 +8,8 @@ import pytest
 from typer.testing import CliRunner
 
 from sentinel.cli import app
-from tests.conftest import WriteVault
 from tests.support.embedder import E5_DIR
+from tests.support.vault import WriteVault
 
 PAGES = {
     "notes/Kettle.md": "---\nstatus: seedling\n---\n# Kettle\n\n## Care\n\nDescale the kettle every 30 days.",

@@ -16,8 +16,8 @@ from sentinel.index.sync import sync
 from sentinel.search import VectorsFromAnotherModel, embed_pending, search
 from sentinel.search.embedding import chunk_passage
 from sentinel.search.vectors import restore
-from tests.conftest import WriteVault
 from tests.support.embedder import E5_DIR
+from tests.support.vault import WriteVault
 
 pytestmark = pytest.mark.slow
 

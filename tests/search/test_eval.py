@@ -15,8 +15,8 @@ from sentinel.index.sync import sync
 from sentinel.providers import provider_for
 from sentinel.search import embed_pending
 from sentinel.settings import ProviderSettings
-from tests.conftest import WriteVault
 from tests.support.scripted import ScriptedProvider
+from tests.support.vault import WriteVault
 
 PAGES = {
     "notes/Kettle.md": "# Kettle\n\nDescale the kettle every 30 days with citric acid.",

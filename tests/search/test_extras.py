@@ -11,7 +11,7 @@ from sentinel.index.sync import sync
 from sentinel.search import SearchInputError, embed_pending, search
 from sentinel.search.graph import is_relationship_query, personalized_pagerank
 from sentinel.search.results import GRAPH, LEG_GRAPH, LOW_CONFIDENCE, SEEDLING
-from tests.conftest import WriteVault
+from tests.support.vault import WriteVault
 
 # The ledger database is described in one page; the services that depend on it say so only in their
 # frontmatter or through a link, and their text shares no words or meaning with the question.

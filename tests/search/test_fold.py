@@ -14,7 +14,7 @@ from sentinel.index.db import open_index
 from sentinel.index.migrations import MIGRATIONS, run_script
 from sentinel.index.sync import sync
 from sentinel.search import search
-from tests.conftest import WriteVault
+from tests.support.vault import WriteVault
 
 PAGES = {
     "notes/Çalışma alanı.md": "# Çalışma alanı\n\nKaydedilmiş düzen: açık sekmeler ve kenar çubukları.",

@@ -10,21 +10,7 @@ from hypothesis import strategies as st
 
 from sentinel.index import fold
 from sentinel.search.fts_query import match_expression, prune_common, query_terms
-
-NASTY = [
-    'NEAR("a" "b", 2)',
-    "foo AND OR NOT bar",
-    '"unbalanced quote',
-    "col:value title:x",
-    "* ^ - + ( ) { } [ ] : ;",
-    "prefix* and -negated",
-    "a\x00b",
-    "'; DROP TABLE chunks; --",
-    "🙂 emoji only 🙂",
-    "   ",
-    "İstanbul ılık ağaç GRÖSSE naïve",
-    "x" * 5000,
-]
+from tests.support.nasty_text import NASTY
 
 
 @pytest.fixture

@@ -10,10 +10,9 @@ from sentinel.index.db import open_index
 from sentinel.index.sync import sync
 from sentinel.search import SearchInputError, embed_pending, search
 from sentinel.search.results import EXACT, EXCERPT
-from tests.conftest import WriteVault
-from tests.search.conftest import Indexed
-from tests.search.test_fts import NASTY
+from tests.support.nasty_text import NASTY
 from tests.support.servers import free_port
+from tests.support.vault import Indexed, WriteVault
 
 pytestmark = pytest.mark.slow
 

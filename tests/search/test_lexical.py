@@ -5,7 +5,7 @@ from __future__ import annotations
 from sentinel.index.db import open_index
 from sentinel.index.sync import sync
 from sentinel.search.lexical import lexical_chunks, lexical_terms
-from tests.conftest import WriteVault
+from tests.support.vault import WriteVault
 
 # Twelve one-chunk pages: "alpha" is in all of them, "beta" in eight, "gamma" in seven; all three are common.
 BODIES = ["alpha beta gamma"] * 4 + ["alpha beta"] * 4 + ["alpha gamma"] * 3 + ["alpha"]

@@ -14,7 +14,7 @@ from sentinel.search import search
 from sentinel.search.summaries import LINE_CHARS, LINE_WORDS, line
 from sentinel.tools.context import ToolContext
 from sentinel.tools.registry import call_tool
-from tests.conftest import WriteVault
+from tests.support.vault import WriteVault
 
 PAGES = {
     "en/Plugins/Canvas.md": "# Canvas\n\nCanvas plugin in English: draw cards.",

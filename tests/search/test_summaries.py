@@ -5,7 +5,7 @@ from __future__ import annotations
 from sentinel.index.db import open_index
 from sentinel.index.sync import sync
 from sentinel.search.embedding import summary_passages
-from tests.conftest import WriteVault
+from tests.support.vault import WriteVault
 
 PAGES = {
     "notes/Garden.md": "---\ndescription: How I keep the vegetable garden.\n---\n## Soil\n\nCompost every spring.\n\n"

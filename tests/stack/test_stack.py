@@ -17,7 +17,7 @@ from typing import TypeVar
 import httpx
 import pytest
 
-from tests.stack.conftest import Stack
+from tests.support.compose_stack import Stack
 
 # One stack for the whole module; a cold build, and the real model on a busy 2-core machine, take minutes.
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]

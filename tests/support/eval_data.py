@@ -8,6 +8,7 @@ beside the repository root, where this project's machines and CI keep it.
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -50,3 +51,11 @@ def require_eval_vault() -> Path:
             pytest.fail(f"{reason}; CI must run these tests", pytrace=False)
         pytest.skip(reason)
     return eval_vault_path()
+
+
+def copy_pages(paths: list[str], vault: Path) -> None:
+    """Copy these pages of the eval vault (paths relative to it) into ``vault``, folders and all."""
+    for rel in paths:
+        target = vault / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(require_eval_vault() / rel, target)

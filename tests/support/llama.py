@@ -27,6 +27,7 @@ import httpx
 from tests.support.llm_model import MODEL_PATH
 
 MODEL_ALIAS = "qwen2.5-coder-0.5b-instruct"
+LLAMA_CTX = 4096  # the context window of the tests' shared server (tests/support/llama_fixtures.py)
 READY_TIMEOUT_S = 180.0
 
 

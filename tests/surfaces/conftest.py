@@ -5,12 +5,12 @@ indexed and embedded once with the real e5 model, served by the real API on loop
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
 
+from sentinel.embed.onnx import OnnxEmbedder
 from sentinel.gates.definition import Candidate
 from sentinel.index.db import open_index
 from sentinel.index.sync import sync
@@ -20,50 +20,13 @@ from sentinel.paths import concept_path, keys_path
 from sentinel.search import embed_pending
 from sentinel.settings import Settings
 from services.api.app import create_app
-from tests.search.conftest import copy_pages, e5  # noqa: F401  (the real model, session-wide)
-from tests.support.embedder import E5_DIR
+from tests.support.eval_data import copy_pages
 from tests.support.servers import serve
-
-# The same plugins in English, German, Spanish and Turkish (their pages share permalink: plugins/...).
-SLICE = [
-    "en/Plugins/Command palette.md",
-    "en/Plugins/Audio recorder.md",
-    "en/Plugins/Random note.md",
-    "en/Plugins/File recovery.md",
-    "en/Plugins/Templates.md",
-    "en/User interface/Hotkeys.md",
-    "de/Erweiterungen/Befehlspalette.md",
-    "de/Erweiterungen/Audio-Rekorder.md",
-    "de/Erweiterungen/Datenwiederherstellung.md",
-    "de/Erweiterungen/Vorlagen.md",
-    "es/Complementos/Paleta de comandos.md",
-    "es/Complementos/Grabadora de audio.md",
-    "es/Complementos/Nota aleatoria.md",
-    "es/Complementos/Plantillas.md",
-    "tr/Eklentiler/Komut Paleti.md",
-    "tr/Eklentiler/Ses kaydedicisi.md",
-    "tr/Eklentiler/Dosya Kurtarma.md",
-    "tr/Eklentiler/Rastgele Not.md",
-]
-QUOTED = "The Command palette plugin lets you run any command directly from your keyboard."
-SEEDLING = "notes/Palette ideas.md"
-
-
-@dataclass
-class Served:
-    url: str
-    settings: Settings
-    read_key: str
-    write_key: str
-    concept: str  # vault path of the generated concept page
-
-
-def settings_in(root: Path) -> Settings:
-    return Settings(vault=root / "vault", index_path=root / "index.db", embed_model_dir=E5_DIR, _env_file=None)
+from tests.support.surfaces import CHROMIUM, CHROMIUM_ARGS, QUOTED, SEEDLING, SLICE, Served, settings_in
 
 
 @pytest.fixture(scope="session")
-def surface_vault(tmp_path_factory: pytest.TempPathFactory, e5) -> tuple[Settings, str]:  # noqa: F811
+def surface_vault(tmp_path_factory: pytest.TempPathFactory, e5: OnnxEmbedder) -> tuple[Settings, str]:
     """The slice with a concept page the maintenance pass's own writer made, indexed and embedded once."""
     root = tmp_path_factory.mktemp("surfaces")
     settings = settings_in(root)
@@ -93,16 +56,6 @@ def served(surface_vault: tuple[Settings, str]) -> Iterator[Served]:
         yield Served(url, settings, read_key, write_key, concept)
 
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "build" / "screenshots"
 FAILED = pytest.StashKey[bool]()
 

@@ -20,10 +20,10 @@ from sentinel.keys import Scope, create_key
 from sentinel.paths import keys_path
 from sentinel.search import embed_pending
 from services.api.app import create_app
-from tests.search.conftest import copy_pages
 from tests.support.embedder import E5_DIR
+from tests.support.eval_data import copy_pages
 from tests.support.servers import serve
-from tests.surfaces.conftest import CHROMIUM, CHROMIUM_ARGS, SLICE, settings_in
+from tests.support.surfaces import CHROMIUM, CHROMIUM_ARGS, SLICE, settings_in
 
 QUERY = "?how do I get back an older version of a note"
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.surfaces.conftest import Served
+from tests.support.surfaces import Served
 
 PLUGIN = Path(__file__).resolve().parents[2] / "obsidian-plugin"
 

@@ -9,7 +9,7 @@ from playwright.sync_api import Page, expect
 
 from services.api.app import create_app
 from tests.support.servers import serve
-from tests.surfaces.conftest import QUOTED, Served
+from tests.support.surfaces import QUOTED, Served
 
 HITS = "#hits li[role=option]"
 

@@ -6,7 +6,7 @@ import httpx
 
 from sentinel.index.db import open_index
 from sentinel.search.ladder import search
-from tests.surfaces.conftest import QUOTED, SEEDLING, Served
+from tests.support.surfaces import QUOTED, SEEDLING, Served
 
 
 def _search(served: Served, key: str | None = None, **body: object) -> httpx.Response:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sentinel.tools.capture import capture
 from sentinel.tools.policy import Status
-from tests.tools.conftest import MakeContext
+from tests.support.tool_context import MakeContext
 
 
 def chat(*turns: str) -> list[dict[str, str]]:

@@ -7,7 +7,7 @@ from sentinel.tools.listing import listing
 from sentinel.tools.pages import short_hash
 from sentinel.tools.policy import Status
 from sentinel.tools.read import read
-from tests.tools.conftest import MakeContext
+from tests.support.tool_context import MakeContext
 
 LONG = (
     "# Intro\nshort intro\n## Details\n" + "\n".join(f"line {i} " + "word " * 20 for i in range(200)) + "\n# End\nbye\n"

@@ -6,7 +6,7 @@ import json
 
 from sentinel.index.sync import sync
 from sentinel.tools.registry import TOOLS, call_tool, tool_schemas
-from tests.tools.conftest import MakeContext
+from tests.support.tool_context import MakeContext
 
 VAULT = {
     "notes/Growth queue.md": "# Growth queue\nThe growth queue lists names that no page answers to. [[Revival]]\n",

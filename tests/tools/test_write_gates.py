@@ -13,7 +13,7 @@ from sentinel.tools.policy import Status
 from sentinel.tools.relocate import relocate
 from sentinel.tools.remove import remove
 from sentinel.tools.write import write
-from tests.tools.conftest import MakeContext
+from tests.support.tool_context import MakeContext
 
 VAULT = {
     "notes/Topic.md": "# Topic\nAbout [[Moved Page]] and [[Moved Page#Part|a part]] and `[[Moved Page]]`.\n",
