@@ -1,5 +1,5 @@
 """The four analysis gates, each forced by a scripted model, through the whole pass (so removing a gate's call
-in the pass fails a test here: see test_mutations.py)."""
+in the pass fails a test here: see tests/gates/test_mutations.py)."""
 
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ The model transports (copies concepts, says what a page is, says whether two nam
 here is one rule that code applies to that output, the same way every run. A gate never asks the model to be
 careful: it drops, refuses or defers.
 
-The convention every gate module follows (the mutation harness, ``tests/maintain/mutate.py``, relies on it):
+The convention every gate module follows (the mutation harness, ``tests/gates/mutate.py``, relies on it):
 - a check is a public function of its module that returns a ``Verdict``, and callers call it as
   ``module.function(...)`` (never imported by name), so replacing the module attribute removes the check
   everywhere at once;

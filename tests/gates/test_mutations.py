@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.maintain.mutate import checks, gate_modules, mutants, short
+from tests.gates.mutate import checks, gate_modules, mutants, short
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -37,14 +37,12 @@ def test_removing_a_gate_fails_a_test(gate: str) -> None:
             "-p",
             "no:cacheprovider",
             "-p",
-            "tests.maintain.mutate",
+            "tests.gates.mutate",
             "-m",
             "not slow",
             "tests/tools",  # first: the tools' gates are killed there in seconds, not after the pass's tests
             "tests/maintain",
             "tests/research",
-            "--deselect",
-            "tests/maintain/test_mutations.py",
         ],
         cwd=ROOT,
         env={**os.environ, "SENTINEL_MUTATE_GATE": gate},

@@ -11,9 +11,9 @@ A gate module without such a check fails ``test_mutations.py``: there is no list
 
 Guards outside ``gates/``, excluded on purpose:
 - ``paths.jail`` (the vault boundary for every path a model or a user gives) is where-things-are, which the
-  house keeps in ``paths.py``; it refuses by raising ``PathRefused`` at the edge and is tested in tests/core.
+  house keeps in ``paths.py``; it refuses by raising ``PathRefused`` at the edge (tests/tools, tests/safety).
 - ``index.sync._withheld`` (the mass-disappearance guard) protects the index from an unmounted drive, not the
-  vault from a model's output, which is what ``gates/`` holds; tested in tests/core with the sync.
+  vault from a model's output, which is what ``gates/`` holds; tested in tests/index with the sync.
 """
 
 from __future__ import annotations
