@@ -40,11 +40,11 @@ def self_check(
     owui = settings.openwebui
     started = time.monotonic()
     with signed_in_client(owui) as client:
-        message = _ask(client, owui.model_id, owui.tool_id, question, timeout_s)
+        found = ask(client, owui.model_id, question, timeout_s, [owui.tool_id])
     seconds = time.monotonic() - started
-    if message is None:
+    if found is None:
         return CheckResult(False, seconds, f"no finished answer within {timeout_s:.0f} s (make logs s=open-webui)")
-    ok, detail = judge(message, expected)
+    ok, detail = judge(found[1], expected)
     return CheckResult(ok, seconds, detail)
 
 
@@ -59,17 +59,26 @@ def judge(message: dict[str, Any], expected: str) -> tuple[bool, str]:
     return True, f"search found '{expected}'"
 
 
-def _ask(client: httpx.Client, model: str, tool_id: str, question: str, timeout_s: float) -> dict[str, Any] | None:
-    """One new chat as the web page starts it; the finished assistant message as Open WebUI stored it."""
+def ask(
+    client: httpx.Client,
+    model: str,
+    question: str,
+    timeout_s: float,
+    tool_ids: list[str],
+    params: dict[str, Any] | None = None,
+) -> tuple[str, dict[str, Any]] | None:
+    """One new chat as the web page starts it (``params``: its model settings, as the page's chat controls send
+    them); the chat's id and the finished assistant message as Open WebUI stored it, or None past ``timeout_s``."""
     user_id, assistant_id = str(uuid.uuid4()), str(uuid.uuid4())
     body = {
         "model": model,
         "stream": True,  # native tool calls run only on streamed turns with a chat and message id
-        "parent_id": None,
+        "parent_id": None,  # a new chat: Open WebUI creates it and runs the turn with its id
         "id": assistant_id,
-        "tool_ids": [tool_id],
+        "tool_ids": tool_ids,
         "user_message": {"id": user_id, "role": "user", "content": question, "parentId": None},
         "messages": [{"role": "user", "content": question}],
+        "params": params or {},
     }
     # Without a browser session Open WebUI answers once the whole turn, tool calls included, has run.
     client.post("/api/chat/completions", json=body, timeout=timeout_s).raise_for_status()
@@ -79,7 +88,7 @@ def _ask(client: httpx.Client, model: str, tool_id: str, question: str, timeout_
             history = client.get(f"/api/v1/chats/{listed['id']}").json()["chat"]["history"]["messages"]
             message = history.get(assistant_id)
             if message and message.get("done"):
-                return dict(message)
+                return str(listed["id"]), dict(message)
         time.sleep(1)
     return None
 

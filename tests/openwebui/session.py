@@ -3,8 +3,6 @@ client, and one chat turn with the Sentinel model (tests and bench/toolcalls.py 
 
 from __future__ import annotations
 
-import time
-import uuid
 from typing import Any
 
 import httpx
@@ -12,6 +10,7 @@ from click.testing import Result
 from typer.testing import CliRunner
 
 from sentinel.cli import app
+from sentinel.openwebui_check import ask
 from tests.openwebui.servers import ADMIN_EMAIL, ADMIN_PASSWORD, REPO, Server
 
 
@@ -48,27 +47,8 @@ def chat(
     """One new chat with the Sentinel model, as the web page starts it; returns the chat id and the finished
     assistant message as Open WebUI stored it. ``params``: the chat's model settings (temperature, seed), as the
     page's chat controls send them; ``tool_ids``: the tools picked for the chat (an MCP server is
-    ``server:mcp:<id>``)."""
-    client = admin(owui)
-    user_id, assistant_id = str(uuid.uuid4()), str(uuid.uuid4())
-    body = {
-        "model": "sentinel",
-        "stream": True,
-        "parent_id": None,  # a new chat: Open WebUI creates it and runs the turn with its id
-        "id": assistant_id,
-        "tool_ids": list(tool_ids),
-        "user_message": {"id": user_id, "role": "user", "content": text, "parentId": None},
-        "messages": [{"role": "user", "content": text}],
-        "params": params or {},
-    }
-    # Without a browser session Open WebUI answers once the whole turn, tool calls included, has run.
-    assert client.post("/api/chat/completions", json=body, timeout=timeout_s).status_code == 200
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        for listed in client.get("/api/v1/chats/").json():
-            history = client.get(f"/api/v1/chats/{listed['id']}").json()["chat"]["history"]["messages"]
-            message = history.get(assistant_id)
-            if message and message.get("done"):
-                return listed["id"], message
-        time.sleep(1)
+    ``server:mcp:<id>``). The turn runs through the self-check's own ``ask``, as `make check` runs one."""
+    found = ask(admin(owui), "sentinel", text, timeout_s, list(tool_ids), params)
+    if found is not None:
+        return found
     raise AssertionError(f"the chat turn did not finish within {timeout_s} s; Open WebUI log: {owui.log}")
