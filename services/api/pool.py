@@ -18,7 +18,9 @@ from fastapi import APIRouter, Depends, FastAPI, HTTPException, Request, Respons
 from fastapi.responses import JSONResponse, StreamingResponse
 from fastapi.routing import APIRoute
 from redis import Redis
+from redis.asyncio import BlockingConnectionPool
 from redis.asyncio import Redis as AsyncRedis
+from redis.exceptions import RedisError
 
 from sentinel import __version__
 from sentinel.keys import Scope
@@ -27,7 +29,7 @@ from sentinel.pool import ollama_api, ollama_native
 from sentinel.pool.agent import Agent, agent_thread
 from sentinel.pool.cluster import WakeRefused, cluster_view, wake
 from sentinel.pool.dispatch import Gateway
-from sentinel.pool.errors import GatewayError
+from sentinel.pool.errors import GatewayError, RegistryUnavailable
 from sentinel.pool.registry import known_nodes
 from sentinel.pool.repair import constrain_call
 from sentinel.pool.streaming import Stream
@@ -40,6 +42,7 @@ IDEMPOTENT_HEADER = "x-sentinel-idempotent"
 BACKGROUND_HEADER = "x-sentinel-background"
 # The client's own retries of one request carry the same key: they are attempts of one job, capped together.
 IDEMPOTENCY_HEADER = "idempotency-key"
+REDIS_CONNECTIONS = 16
 
 
 async def _json_body(request: Request) -> dict[str, Any]:
@@ -80,6 +83,12 @@ def _ollama_error(status: int, message: str) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
 
 
+def _error_answer(ollama: bool, error: GatewayError) -> Response:
+    answer = _ollama_error(error.status, str(error)) if ollama else JSONResponse(error.body(), error.status)
+    answer.headers.update(error.headers())
+    return answer
+
+
 class _PoolRoute(APIRoute):
     """The one place a pool error becomes an HTTP answer: OpenAI's error shape, or Ollama's on its ``/api/`` routes."""
 
@@ -91,10 +100,16 @@ class _PoolRoute(APIRoute):
                 return await handler(request)
             except ollama_api.OllamaRequestInvalid as error:
                 return _ollama_error(400, str(error))
+            except RedisError as error:
+                return _error_answer(
+                    ollama,
+                    RegistryUnavailable(
+                        f"the pool's registry (Redis) could not be read: {error}; retry in a moment, and check that "
+                        "Redis is up (SENTINEL_REDIS_URL)"
+                    ),
+                )
             except GatewayError as error:
-                answer = _ollama_error(error.status, str(error)) if ollama else JSONResponse(error.body(), error.status)
-                answer.headers.update(error.headers())
-                return answer
+                return _error_answer(ollama, error)
 
         return answer
 
@@ -106,7 +121,12 @@ class _Running:
 
 
 def pool_router(settings: Settings) -> APIRouter:
-    redis = AsyncRedis.from_url(settings.redis_url, decode_responses=True)
+    # Bounded: a burst waits for one of a few connections instead of opening one per request (25 at once, each
+    # a descriptor and an ephemeral port; with descriptors short, that was a plain 500 in the middle of a burst).
+    connections: BlockingConnectionPool = BlockingConnectionPool.from_url(
+        settings.redis_url, decode_responses=True, max_connections=REDIS_CONNECTIONS, timeout=5
+    )
+    redis = AsyncRedis(connection_pool=connections)
     metrics = PoolMetrics()
     running = _Running()
 

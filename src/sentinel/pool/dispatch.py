@@ -26,6 +26,7 @@ from typing import Any, TypeVar
 import aiohttp
 import anyio
 from redis.asyncio import Redis as AsyncRedis
+from redis.exceptions import RedisError
 
 from sentinel.pool.breaker import Breaker
 from sentinel.pool.chat_first import ChatActivity
@@ -33,6 +34,7 @@ from sentinel.pool.errors import (
     BackendRefused,
     BadRequest,
     PoolExhausted,
+    RegistryUnavailable,
     Superseded,
     UnknownModel,
     job_id,
@@ -276,6 +278,25 @@ class Gateway:
         return show_openai(next(c for c in ranked if c.kind != "ollama"))
 
     async def _with_failover(
+        self,
+        body: dict[str, Any],
+        how: _How,
+        started: float,
+        attempt: Callable[[Candidate, Assignment, float], Awaitable[T]],
+    ) -> T:
+        """``_failover``, with the registry's own failures said as such: an attempt turns every error of its node
+        into ``NodeFailed``, so a Redis or OS error that gets here is the registry's (Redis down, or no descriptor
+        left for a connection to it), and the answer is a 503 naming it, not a plain 500."""
+        try:
+            return await self._failover(body, how, started, attempt)
+        except (RedisError, OSError) as error:
+            self.observer.finished(how.endpoint, "", "", "registry_down", 0.0)
+            raise RegistryUnavailable(
+                f"the pool's registry (Redis) could not be used: {type(error).__name__}: {error}; "
+                "retry in a moment, and check that Redis is up (SENTINEL_REDIS_URL)"
+            ) from error
+
+    async def _failover(
         self,
         body: dict[str, Any],
         how: _How,
