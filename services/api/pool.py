@@ -33,6 +33,7 @@ from sentinel.pool.errors import GatewayError, RegistryUnavailable
 from sentinel.pool.registry import known_nodes
 from sentinel.pool.repair import constrain_call
 from sentinel.pool.streaming import Stream
+from sentinel.pool.wake import EVERY_NETWORK
 from sentinel.settings import Settings
 from services.api.auth import require_write, scope_of
 from services.api.pool_metrics import PoolMetrics
@@ -266,13 +267,15 @@ def pool_router(settings: Settings) -> APIRouter:
         require_write(scope, "wake")
         pool = settings.pool
         try:
-            mac = wake(await known_nodes(redis, running.gateway.keys), node, pool.wake_address, pool.wake_port)
+            mac = wake(
+                await known_nodes(redis, running.gateway.keys), node, pool.wake_address or EVERY_NETWORK, pool.wake_port
+            )
         except WakeRefused as refused:
             raise HTTPException(404, str(refused)) from refused
         return {
             "node": node,
             "mac": mac,
-            "sent_to": f"{pool.wake_address}:{pool.wake_port}",
+            "sent_to": f"{pool.wake_address or EVERY_NETWORK}:{pool.wake_port}",
             "note": "packet sent; the node is back once it heartbeats (GET /api/cluster)",
         }
 

@@ -5,11 +5,13 @@ from __future__ import annotations
 import shutil
 import socket
 import subprocess
+from urllib.parse import urlsplit
 
 from sentinel.keys import LiveKeyRing
 from sentinel.pool.daemon import DaemonConfig
 from sentinel.pool.probe import BackendSpec, probe_vram
-from sentinel.pool.registry import check_node_name
+from sentinel.pool.registry import check_mac, check_node_name
+from sentinel.pool.wake import broadcast_of
 from sentinel.settings import PoolSettings
 
 
@@ -44,6 +46,7 @@ def daemon_config(pool: PoolSettings, keys: LiveKeyRing | None = None) -> Daemon
     try:
         node = check_node_name(pool.node or socket.gethostname().split(".")[0])
         backends = [BackendSpec.parse(text) for text in pool.backends]
+        mac = check_mac(pool.mac)
     except ValueError as error:
         raise DaemonSettingsInvalid(str(error)) from error
     port = int(port_text)
@@ -68,4 +71,12 @@ def daemon_config(pool: PoolSettings, keys: LiveKeyRing | None = None) -> Daemon
         ttl_s=pool.daemon_ttl_s,
         request_timeout_s=pool.request_timeout_s,
         keys=keys,
+        node_max_jobs=pool.node_max_jobs,
+        queue_max=pool.queue_max,
+        queue_wait_s=pool.queue_wait_s,
+        sticky_slack=pool.sticky_slack,
+        mac=mac,
+        wake_address=pool.wake_address or broadcast_of(urlsplit(advertise).hostname or ""),
+        wake_port=pool.wake_port,
+        wake_wait_s=pool.wake_wait_s,
     )
