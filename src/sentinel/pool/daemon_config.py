@@ -9,8 +9,9 @@ from urllib.parse import urlsplit
 
 from sentinel.keys import LiveKeyRing
 from sentinel.pool.daemon import DaemonConfig
-from sentinel.pool.probe import BackendSpec, probe_vram
+from sentinel.pool.probe import BackendSpec
 from sentinel.pool.registry import check_mac, check_node_name
+from sentinel.pool.vram import probe_vram
 from sentinel.pool.wake import broadcast_of
 from sentinel.settings import PoolSettings
 
@@ -54,7 +55,7 @@ def daemon_config(pool: PoolSettings, keys: LiveKeyRing | None = None) -> Daemon
         pool.advertise
         or f"http://{host if host not in ('', '0.0.0.0') else socket.gethostbyname(socket.gethostname())}:{port}"
     )
-    vram = pool.vram_free_mb if pool.vram_free_mb is not None else probe_vram()[0]
+    vram = pool.vram_free_mb if pool.vram_free_mb is not None else probe_vram().free_mb
     return DaemonConfig(
         node=node,
         host=host or "0.0.0.0",
