@@ -67,7 +67,7 @@ class Agent:
             backends=[probe_backend(self._http, spec) for spec in self.backends],
             agent=f"{socket.gethostname()}:{os.getpid()}",
         )
-        publish(self.redis, self.keys, record, self.settings.pool.ttl_s)
+        publish(self.redis, self.keys, record, self.settings.pool.ttl_s, self.settings.pool.secret)
         self._say_changes(record)
         return record
 

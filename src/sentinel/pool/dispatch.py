@@ -136,7 +136,7 @@ class Gateway:
         self._chats_open: dict[tuple[str, int], tuple[str, str]] = {}
 
     async def snapshot(self) -> Snapshot:
-        return await snapshot(self.redis, self.keys)
+        return await snapshot(self.redis, self.keys, self.pool.secret)
 
     async def models(self) -> dict[str, list[str]]:
         return pool_models(await self.snapshot())
