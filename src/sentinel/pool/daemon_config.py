@@ -55,7 +55,10 @@ def daemon_config(pool: PoolSettings, keys: LiveKeyRing | None = None) -> Daemon
         pool.advertise
         or f"http://{host if host not in ('', '0.0.0.0') else socket.gethostbyname(socket.gethostname())}:{port}"
     )
-    vram = pool.vram_free_mb if pool.vram_free_mb is not None else probe_vram().free_mb
+    measured = probe_vram()
+    vram = pool.vram_free_mb if pool.vram_free_mb is not None else measured.free_mb
+    # a GPU without nvidia-smi still counts as one in the election: named by where its memory was read
+    gpu = pool.gpu or _gpu_name() or ("" if measured.source == "unknown" else measured.source)
     return DaemonConfig(
         node=node,
         host=host or "0.0.0.0",
@@ -66,7 +69,7 @@ def daemon_config(pool: PoolSettings, keys: LiveKeyRing | None = None) -> Daemon
         peers=[peer.rstrip("/") for peer in pool.peers],
         mdns=pool.mdns,
         vram_free_mb=vram,
-        gpu=pool.gpu or _gpu_name(),
+        gpu=gpu,
         allow=pool.allow,
         heartbeat_s=pool.daemon_heartbeat_s,
         ttl_s=pool.daemon_ttl_s,
