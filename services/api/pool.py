@@ -26,6 +26,7 @@ from sentinel import __version__
 from sentinel.keys import Scope
 from sentinel.maintain.cluster_lock import lock_holder, lock_key
 from sentinel.pool import ollama_api, ollama_native
+from sentinel.pool.admission import CONVERSATION_HEADER
 from sentinel.pool.agent import Agent, agent_thread
 from sentinel.pool.cluster import WakeRefused, cluster_view, wake
 from sentinel.pool.dispatch import Gateway
@@ -71,6 +72,7 @@ def _how(request: Request) -> dict[str, Any]:
         "idempotent": _idempotent(request),
         "background": _background(request),
         "idempotency_key": request.headers.get(IDEMPOTENCY_HEADER),
+        "conversation": request.headers.get(CONVERSATION_HEADER),
     }
 
 

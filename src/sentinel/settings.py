@@ -160,7 +160,7 @@ class PoolSettings(BaseModel):
     queue_max: int = Field(64, ge=0, description="Daemon: requests that may wait for a free node; more are 503.")
     queue_wait_s: float = Field(30.0, gt=0, description="Daemon: how long a request may wait for a free node.")
     sticky_slack: int = Field(
-        2, ge=0, description="Daemon: how much busier than the least busy node a conversation's own node may be."
+        2, ge=0, description="How much busier than the least busy node a conversation's own node may be (sticky)."
     )
     wake_wait_s: float = Field(
         60.0, gt=0, description="Daemon: how long a request for a sleeping node's model waits for it to wake."

@@ -20,7 +20,7 @@ import asyncio
 import hashlib
 import json
 from collections import Counter, OrderedDict, deque
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -62,14 +62,44 @@ class Taken:
     sticky: bool  # it went to the node holding its conversation
 
 
+class Sticky:
+    """Which node last served each conversation (the one holding its prompt cache), the least recently used
+    forgotten past ``STICKY_REMEMBERED``; and the one rule of when a turn goes back there."""
+
+    def __init__(self, slack: int) -> None:
+        self.slack = slack
+        self._holders: OrderedDict[str, str] = OrderedDict()
+        self.hits = 0
+
+    def pick(self, free: list[Candidate], load: Callable[[Candidate], int], conv: str | None) -> Taken | None:
+        """Among ``free`` candidates (best first, each with room), the conversation's own node unless it is more
+        than ``slack`` requests busier than the least busy; else the best. None: no candidate."""
+        if not free:
+            return None
+        holder = self._holders.get(conv) if conv else None
+        if holder is not None:
+            least = min(load(c) for c in free)
+            for candidate in free:
+                if candidate.node == holder and load(candidate) <= least + self.slack:
+                    return Taken(candidate, True)
+        return Taken(free[0], False)
+
+    def served(self, conv: str | None, taken: Taken) -> None:
+        self.hits += taken.sticky
+        if conv is None:
+            return
+        self._holders[conv] = taken.candidate.node
+        self._holders.move_to_end(conv)
+        while len(self._holders) > STICKY_REMEMBERED:
+            self._holders.popitem(last=False)
+
+
 class Admission:
     def __init__(self, node_max_jobs: int, queue_max: int, queue_wait_s: float, sticky_slack: int) -> None:
         self.node_max_jobs, self.queue_max, self.queue_wait_s = node_max_jobs, queue_max, queue_wait_s
-        self.sticky_slack = sticky_slack
+        self.sticky = Sticky(sticky_slack)
         self.in_flight: Counter[Key] = Counter()
-        self._sticky: OrderedDict[str, str] = OrderedDict()  # conversation -> node
         self._waiting: deque[asyncio.Future[None]] = deque()
-        self.sticky_hits = 0
         self.rejected = 0
 
     @property
@@ -81,35 +111,20 @@ class Admission:
         backend = next((b for b in record.backends if b.url == key[1]), None) if record else None
         return backend.slots if backend is not None and backend.slots else self.node_max_jobs
 
-    def _choose(
-        self, pool: Snapshot, model: str, allowed: Collection[str], tried: Collection[Key], conv: str | None
-    ) -> Taken | None:
-        ranked = [c for c in rank(pool, model) if c.node in allowed and (c.node, c.url) not in tried]
-        free = [c for c in ranked if self.in_flight[(c.node, c.url)] < self.capacity(pool, (c.node, c.url))]
-        if not free:
-            return None
-        holder = self._sticky.get(conv) if conv else None
-        if holder is not None:
-            least = min(self.in_flight[(c.node, c.url)] for c in free)
-            for c in free:
-                if c.node == holder and self.in_flight[(c.node, c.url)] <= least + self.sticky_slack:
-                    return Taken(c, True)
-        return Taken(free[0], False)
+    def _load(self, candidate: Candidate) -> int:
+        return self.in_flight[(candidate.node, candidate.url)]
 
     def take(
         self, pool: Snapshot, model: str, allowed: Collection[str], tried: Collection[Key], conv: str | None
     ) -> Taken | None:
         """The backend for this attempt, counted at once; None when every candidate is full."""
-        taken = self._choose(pool, model, allowed, tried, conv)
+        ranked = [c for c in rank(pool, model) if c.node in allowed and (c.node, c.url) not in tried]
+        free = [c for c in ranked if self._load(c) < self.capacity(pool, (c.node, c.url))]
+        taken = self.sticky.pick(free, self._load, conv)
         if taken is None:
             return None
         self.in_flight[(taken.candidate.node, taken.candidate.url)] += 1
-        self.sticky_hits += taken.sticky
-        if conv is not None:
-            self._sticky[conv] = taken.candidate.node
-            self._sticky.move_to_end(conv)
-            while len(self._sticky) > STICKY_REMEMBERED:
-                self._sticky.popitem(last=False)
+        self.sticky.served(conv, taken)
         return taken
 
     async def wait_turn(

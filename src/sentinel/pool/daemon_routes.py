@@ -201,7 +201,7 @@ def metrics_text(daemon: Daemon) -> bytes:
         "peers": float(len(daemon.live()) + 1),
         "queued": float(daemon.admission.queued),
         "rejected": float(daemon.admission.rejected),
-        "sticky": float(daemon.admission.sticky_hits),
+        "sticky": float(daemon.admission.sticky.hits),
         "wakes": float(daemon.waker.sent),
     }
     return daemon.metrics.render(daemon.snapshot(), state, dict(jobs))

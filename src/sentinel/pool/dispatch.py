@@ -28,6 +28,7 @@ import anyio
 from redis.asyncio import Redis as AsyncRedis
 from redis.exceptions import RedisError
 
+from sentinel.pool.admission import Sticky, conversation_key
 from sentinel.pool.breaker import Breaker
 from sentinel.pool.chat_first import ChatActivity
 from sentinel.pool.errors import (
@@ -98,6 +99,7 @@ class _How:
     idempotent: bool
     chat: bool
     idempotency_key: str | None
+    conversation: str | None = None  # the client's x-sentinel-conversation, if it sent one
 
 
 @dataclass(frozen=True)
@@ -130,7 +132,7 @@ class Gateway:
         self._view = RegistryView(self.snapshot, self.pool.registry_refresh_s)
         pool = self.pool
         self.breaker = Breaker(pool.breaker_failures, pool.breaker_cooldown_s, pool.breaker_max_cooldown_s)
-        self._scheduler = Scheduler(self._view, self.breaker)
+        self._scheduler = Scheduler(self._view, self.breaker, Sticky(pool.sticky_slack))
         # A chat a crashed gateway never closed stops counting after the longest a request may stay silent.
         self.chats = ChatActivity(redis, self.keys, self.pool.first_token_timeout_s + self.pool.read_timeout_s)
         self._chats_open: dict[tuple[str, int], tuple[str, str]] = {}
@@ -168,6 +170,7 @@ class Gateway:
         background: bool = False,
         idempotency_key: str | None = None,
         target: Target | None = None,
+        conversation: str | None = None,
     ) -> Completed:
         """A non-streaming call (``/chat/completions``, ``/completions``, ``/embeddings``) with failover; the
         node's JSON answer. ``target`` sends it elsewhere on some nodes (Ollama's own API: ``ollama_native``).
@@ -196,7 +199,7 @@ class Gateway:
             return Completed(answer, candidate.node, native=out is not None)
 
         chat = endpoint in ("/chat/completions", "/completions") and not background
-        how = _How(endpoint, idempotent, chat, idempotency_key)
+        how = _How(endpoint, idempotent, chat, idempotency_key, conversation)
         return await self._with_failover(body, how, started, attempt)
 
     async def stream(
@@ -208,6 +211,7 @@ class Gateway:
         idempotency_key: str | None = None,
         endpoint: str = "/chat/completions",
         target: Target | None = None,
+        conversation: str | None = None,
     ) -> Stream | RepairedStream:
         """Open a streamed completion on the best node that gets to its first token (text calls repaired when a
         chat request offers tools and the node speaks OpenAI). ``target``: as for ``complete``."""
@@ -249,7 +253,7 @@ class Gateway:
             parts = (assignment, candidate, response, blocks, head, started, framing)
             return Stream(self.end, self.observer, timeout, *parts)
 
-        how = _How(endpoint, idempotent, not background, idempotency_key)
+        how = _How(endpoint, idempotent, not background, idempotency_key, conversation)
         opened = await self._with_failover(body, how, started, attempt)
         tools = offered_tools(body) if endpoint == "/chat/completions" and opened.framing is SSE else None
         return RepairedStream(opened, tools, self.observer, is_constrained(body)) if tools else opened
@@ -309,6 +313,7 @@ class Gateway:
         if not isinstance(model, str) or not model:
             raise BadRequest("the request has no 'model': name one of the pool's models (GET /v1/models)")
         job = job_id(how.idempotency_key)
+        conversation = conversation_key(body, how.conversation)
         pool = await self._view.current()
         if not rank(pool, model):
             served = ", ".join(pool_models(pool)) or "none (no node is registered)"
@@ -321,7 +326,7 @@ class Gateway:
         dispatched = final = False
         while len(tried) < self.pool.attempts:
             try:
-                choice = self._scheduler.choose(pool, model, tried)
+                choice = self._scheduler.choose(pool, model, tried, conversation)
             except NothingToChoose as none:
                 failures.extend(none.reasons)
                 retry_after = none.retry_after_s or retry_after
