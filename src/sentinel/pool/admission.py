@@ -128,11 +128,16 @@ class Admission:
         return taken
 
     async def wait_turn(
-        self, pool_now: Any, model: str, allowed: Collection[str], tried: Collection[Key], conv: str | None
+        self,
+        pool_now: Callable[[], Snapshot],
+        model: str,
+        allowed: Collection[str],
+        tried: Collection[Key],
+        conv: str | None,
     ) -> Taken | None:
         """``take``, waiting in the queue while every candidate is full. ``pool_now()`` is the pool as it is when
         the request's turn comes. None: no candidate left at all (not a matter of waiting)."""
-        pool: Snapshot = pool_now()
+        pool = pool_now()
         if not [c for c in rank(pool, model) if c.node in allowed and (c.node, c.url) not in tried]:
             return None
         if not self._waiting and (taken := self.take(pool, model, allowed, tried, conv)) is not None:
