@@ -1,13 +1,13 @@
 """The daemon's Prometheus metrics (``GET /metrics``), with bounded label sets: a label takes only values the
 pool itself defines (its endpoints, the models its nodes serve, its nodes, a fixed set of outcomes), so no client
-can grow the exposition by sending new model names or paths. Anything else is counted under ``other``."""
+can grow the exposition by sending new model names or paths. Anything else is counted under ``other``
+(``metric_model``, the one rule, the gateway's metrics use it too)."""
 
 from __future__ import annotations
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 
 from sentinel.pool.registry import Snapshot
-from sentinel.pool.routing import pool_models
 
 OTHER = "other"
 ENDPOINTS = ("/v1/chat/completions", "/v1/completions", "/v1/embeddings", "/api/chat", "/api/generate", "/api/embed")
@@ -15,11 +15,15 @@ OUTCOMES = ("ok", "busy", "exhausted", "unknown_model")
 _BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300)
 
 
+def metric_model(model: str, outcome: str) -> str:
+    """The ``model`` label of a finished request: the model itself when some node serves it (every outcome but
+    ``unknown_model`` was routed to a candidate that does), else ``other``: the client's own word."""
+    return OTHER if outcome == "unknown_model" else model
+
+
 class DaemonMetrics:
     def __init__(self) -> None:
         self.registry = r = CollectorRegistry()
-        self._models: set[str] = set()
-        self._nodes: set[str] = set()
         self.requests = Counter(
             "sentinel_pool_requests",
             "Inference requests the leader finished.",
@@ -58,27 +62,14 @@ class DaemonMetrics:
     def endpoint(self, path: str) -> str:
         return path if path in ENDPOINTS else OTHER
 
-    def _model(self, model: str) -> str:
-        return model if model in self._models else OTHER
-
-    def _node(self, node: str) -> str:
-        return node if node in self._nodes or not node else OTHER
-
     def finished(self, endpoint: str, model: str, node: str, outcome: str, seconds: float) -> None:
-        self.requests.labels(endpoint, self._model(model), self._node(node), outcome).inc()
+        self.requests.labels(endpoint, metric_model(model, outcome), node, outcome).inc()
         self.latency.labels(endpoint, outcome).observe(seconds)
 
     def failover(self, model: str, node: str) -> None:
-        self.failovers.labels(self._model(model), self._node(node)).inc()
-
-    def learn(self, pool: Snapshot) -> None:
-        """The models and nodes labels may name: those of the pool as it is (and was: a node that left keeps its
-        series until the daemon restarts, so counters never vanish mid-scrape)."""
-        self._models.update(pool_models(pool))
-        self._nodes.update(record.node for record in pool.nodes)
+        self.failovers.labels(model, node).inc()  # a candidate's: a model and node of the pool
 
     def render(self, pool: Snapshot, state: dict[str, float], jobs: dict[str, int]) -> bytes:
-        self.learn(pool)
         for gauge in (self.in_flight, self.vram, self.jobs):
             gauge.clear()
         for record in pool.nodes:

@@ -43,7 +43,6 @@ async def route(daemon: Daemon, request: web.Request, body: bytes) -> web.Stream
         return web.json_response({"error": "the request body is not a JSON object"}, status=400)
     started = time.perf_counter()
     endpoint = daemon.metrics.endpoint(request.path)
-    daemon.metrics.learn(daemon.snapshot())
     woken = await daemon.waker.on_demand(model)
     if woken is not None:
         return woken

@@ -90,7 +90,7 @@ class Waker:
     async def on_demand(self, model: str) -> web.Response | None:
         """When no live node serves ``model`` and a sleeping one did: wake it and wait (``wake_wait_s``) until it
         is back with the model. None: go on routing (it came back, or there was nothing to wake); else a 503."""
-        if not model or self._serving(model):
+        if not model or not self.known or self._serving(model):
             return None
         live = self.daemon.live()
         asleep = sorted(n for n, s in self.known.items() if model in s.models and n not in live and n != self.me)
