@@ -20,6 +20,7 @@ import ifaddr
 import wakeonlan
 from aiohttp import web
 
+from sentinel.pool.cluster import WakeRefused
 from sentinel.pool.routing import rank
 
 if TYPE_CHECKING:
@@ -54,10 +55,6 @@ class Sleeper:
     port: int
     models: set[str] = field(default_factory=set)
     last_seen: float = 0.0  # epoch seconds
-
-
-class WakeRefused(LookupError):
-    pass
 
 
 class Waker:
