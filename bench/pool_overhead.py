@@ -42,6 +42,7 @@ from tests.support.servers import free_port  # noqa: E402
 
 REDIS_URL = "redis://127.0.0.1:6379/0"
 MODEL = "bench-model"
+SECRET = "pool-bench-secret-0123456789"
 ANSWER = {
     "object": "chat.completion",
     "model": MODEL,
@@ -190,6 +191,7 @@ def main() -> None:
                 "SENTINEL_SYNC_INTERVAL_S": "0",
                 "SENTINEL_REDIS_URL": REDIS_URL,
                 "SENTINEL_REDIS_PREFIX": prefix,
+                "SENTINEL_POOL__SECRET": SECRET,  # the registry record this bench writes is signed with it
             }
             app, where = "services.api.app:create_app", ["--host", "127.0.0.1", "--port", str(gateway_port)]
             quiet = ["--log-level", "warning", "--no-access-log"]
@@ -199,7 +201,7 @@ def main() -> None:
                 _process(uvicorn_gateway, f"{gateway_url}/health", env) as gateway_pid,
             ):
                 record = BackendRecord(url=f"{backend_url}/v1", kind="openai", models=[MODEL], loaded=[MODEL], slots=64)
-                publish(redis, keys, NodeRecord(node="bench-node", backends=[record]), ttl_s=3600)
+                publish(redis, keys, NodeRecord(node="bench-node", backends=[record]), ttl_s=3600, secret=SECRET)
                 direct_url, pooled_url = f"{backend_url}/v1/chat/completions", f"{gateway_url}/v1/chat/completions"
                 ask = {"model": MODEL, "messages": [{"role": "user", "content": "hi"}], "max_tokens": 1}
                 for label, body in (("chat, JSON", ask), ("chat, SSE 8 chunks", ask | {"stream": True})):
@@ -223,7 +225,7 @@ def _llama_row(redis: Redis, keys: PoolKeys, gateway_url: str, count: int) -> Ro
 
     with llama_server(ctx=1024, threads=1) as url:
         record = BackendRecord(url=url, kind="openai", models=[MODEL_ALIAS], loaded=[MODEL_ALIAS], slots=1)
-        publish(redis, keys, NodeRecord(node="llama-node", backends=[record]), ttl_s=3600)
+        publish(redis, keys, NodeRecord(node="llama-node", backends=[record]), ttl_s=3600, secret=SECRET)
         body = {"model": MODEL_ALIAS, "messages": [{"role": "user", "content": "hi"}], "max_tokens": 1}
         pairs = _paired(f"{url}/chat/completions", f"{gateway_url}/v1/chat/completions", body, count)
         direct, pooled = asyncio.run(pairs)

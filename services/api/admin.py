@@ -5,7 +5,9 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Response
+from redis import Redis
+from redis.exceptions import RedisError
 
 from sentinel import __version__
 from sentinel.index.queries import stats
@@ -19,14 +21,32 @@ from services.api.schemas import CaptureRequest, ToolText
 router = APIRouter()
 
 
+def _redis_state(url: str) -> str:
+    """``ok``, or why Redis (the pool's registry, the queue of maintenance passes) cannot be used."""
+    client = Redis.from_url(url, socket_connect_timeout=1, socket_timeout=1)
+    try:
+        client.ping()
+    except RedisError as error:
+        return f"unreachable: {error}"
+    finally:
+        client.close()
+    return "ok"
+
+
 @router.get("/health")
-def health(ctx: Context, settings: AppSettings) -> dict[str, Any]:
+def health(ctx: Context, settings: AppSettings, response: Response) -> dict[str, Any]:
+    """503 while Redis is down: chat through the pool and queued passes cannot work then, and saying 200 while
+    every chat failed hid that."""
+    redis = _redis_state(settings.redis_url)
+    if redis != "ok":
+        response.status_code = 503
     return {
-        "status": "ok",
+        "status": "ok" if redis == "ok" else "degraded",
         "version": __version__,
         "index": str(index_path(settings)),
         "pages": stats(ctx.reader())["pages"],
         "embedder": ctx.embedder.identity.name if ctx.embedder else None,
+        "redis": redis,
     }
 
 

@@ -38,6 +38,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         async with mcp_running:
             yield
         watcher.stop()
+        ctx.close()
 
     app = FastAPI(title="Sentinel tool API", version=__version__, lifespan=lifespan)
     app.state.keys = keys

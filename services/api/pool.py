@@ -18,19 +18,23 @@ from fastapi import APIRouter, Depends, FastAPI, HTTPException, Request, Respons
 from fastapi.responses import JSONResponse, StreamingResponse
 from fastapi.routing import APIRoute
 from redis import Redis
+from redis.asyncio import BlockingConnectionPool
 from redis.asyncio import Redis as AsyncRedis
+from redis.exceptions import RedisError
 
 from sentinel import __version__
 from sentinel.keys import Scope
 from sentinel.maintain.cluster_lock import lock_holder, lock_key
 from sentinel.pool import ollama_api, ollama_native
+from sentinel.pool.admission import CONVERSATION_HEADER
 from sentinel.pool.agent import Agent, agent_thread
 from sentinel.pool.cluster import WakeRefused, cluster_view, wake
 from sentinel.pool.dispatch import Gateway
-from sentinel.pool.errors import GatewayError
+from sentinel.pool.errors import GatewayError, RegistryUnavailable
 from sentinel.pool.registry import known_nodes
 from sentinel.pool.repair import constrain_call
 from sentinel.pool.streaming import Stream
+from sentinel.pool.wake import EVERY_NETWORK
 from sentinel.settings import Settings
 from services.api.auth import require_write, scope_of
 from services.api.pool_metrics import PoolMetrics
@@ -40,6 +44,7 @@ IDEMPOTENT_HEADER = "x-sentinel-idempotent"
 BACKGROUND_HEADER = "x-sentinel-background"
 # The client's own retries of one request carry the same key: they are attempts of one job, capped together.
 IDEMPOTENCY_HEADER = "idempotency-key"
+REDIS_CONNECTIONS = 16
 
 
 async def _json_body(request: Request) -> dict[str, Any]:
@@ -67,6 +72,7 @@ def _how(request: Request) -> dict[str, Any]:
         "idempotent": _idempotent(request),
         "background": _background(request),
         "idempotency_key": request.headers.get(IDEMPOTENCY_HEADER),
+        "conversation": request.headers.get(CONVERSATION_HEADER),
     }
 
 
@@ -80,6 +86,12 @@ def _ollama_error(status: int, message: str) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
 
 
+def _error_answer(ollama: bool, error: GatewayError) -> Response:
+    answer = _ollama_error(error.status, str(error)) if ollama else JSONResponse(error.body(), error.status)
+    answer.headers.update(error.headers())
+    return answer
+
+
 class _PoolRoute(APIRoute):
     """The one place a pool error becomes an HTTP answer: OpenAI's error shape, or Ollama's on its ``/api/`` routes."""
 
@@ -91,10 +103,16 @@ class _PoolRoute(APIRoute):
                 return await handler(request)
             except ollama_api.OllamaRequestInvalid as error:
                 return _ollama_error(400, str(error))
+            except RedisError as error:
+                return _error_answer(
+                    ollama,
+                    RegistryUnavailable(
+                        f"the pool's registry (Redis) could not be read: {error}; retry in a moment, and check that "
+                        "Redis is up (SENTINEL_REDIS_URL)"
+                    ),
+                )
             except GatewayError as error:
-                answer = _ollama_error(error.status, str(error)) if ollama else JSONResponse(error.body(), error.status)
-                answer.headers.update(error.headers())
-                return answer
+                return _error_answer(ollama, error)
 
         return answer
 
@@ -106,7 +124,12 @@ class _Running:
 
 
 def pool_router(settings: Settings) -> APIRouter:
-    redis = AsyncRedis.from_url(settings.redis_url, decode_responses=True)
+    # Bounded: a burst waits for one of a few connections instead of opening one per request (25 at once, each
+    # a descriptor and an ephemeral port; with descriptors short, that was a plain 500 in the middle of a burst).
+    connections: BlockingConnectionPool = BlockingConnectionPool.from_url(
+        settings.redis_url, decode_responses=True, max_connections=REDIS_CONNECTIONS, timeout=5
+    )
+    redis = AsyncRedis(connection_pool=connections)
     metrics = PoolMetrics()
     running = _Running()
 
@@ -241,13 +264,15 @@ def pool_router(settings: Settings) -> APIRouter:
         require_write(scope, "wake")
         pool = settings.pool
         try:
-            mac = wake(await known_nodes(redis, running.gateway.keys), node, pool.wake_address, pool.wake_port)
+            mac = wake(
+                await known_nodes(redis, running.gateway.keys), node, pool.wake_address or EVERY_NETWORK, pool.wake_port
+            )
         except WakeRefused as refused:
             raise HTTPException(404, str(refused)) from refused
         return {
             "node": node,
             "mac": mac,
-            "sent_to": f"{pool.wake_address}:{pool.wake_port}",
+            "sent_to": f"{pool.wake_address or EVERY_NETWORK}:{pool.wake_port}",
             "note": "packet sent; the node is back once it heartbeats (GET /api/cluster)",
         }
 

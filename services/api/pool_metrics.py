@@ -67,7 +67,8 @@ class PoolMetrics:
         self.first_token_seconds.labels(model).observe(seconds)
 
     def finished(self, endpoint: str, model: str, node: str, outcome: str, seconds: float) -> None:
-        self.requests.labels(endpoint, model, node, outcome).inc()
+        # a model no node serves is the client's own word: counted as "other", or any client could grow the labels
+        self.requests.labels(endpoint, "other" if outcome == "unknown_model" else model, node, outcome).inc()
         self.latency.labels(endpoint, outcome).observe(seconds)
 
     def tool_calls(self, model: str, node: str, outcome: str) -> None:

@@ -130,7 +130,9 @@ class PoolSettings(BaseModel):
     )
     job_ttl_s: int = Field(3600, gt=0, description="How long a job's epoch record is kept after its last change.")
     wake_address: str = Field(
-        "255.255.255.255", description="Where wake-on-LAN magic packets go (the LAN's broadcast address)."
+        "",
+        description="Where wake-on-LAN magic packets go: the broadcast address of the network the node is on. "
+        "Empty: the gateway sends to 255.255.255.255; a daemon announces its own network's broadcast address.",
     )
     wake_port: int = Field(9, description="UDP port of wake-on-LAN magic packets (9 or 7).")
     secret: str = Field(
@@ -152,6 +154,17 @@ class PoolSettings(BaseModel):
     allow: list[str] = Field(default_factory=list, description="Daemon: commands shell jobs may run (first word).")
     daemon_heartbeat_s: float = Field(0.5, gt=0, description="Daemon: seconds between two hellos.")
     daemon_ttl_s: float = Field(2.0, gt=0, description="Daemon: a daemon not heard from for this long is gone.")
+    node_max_jobs: int = Field(
+        4, ge=1, description="Daemon: requests at once on a backend that does not say its slot count (llama.cpp does)."
+    )
+    queue_max: int = Field(64, ge=0, description="Daemon: requests that may wait for a free node; more are 503.")
+    queue_wait_s: float = Field(30.0, gt=0, description="Daemon: how long a request may wait for a free node.")
+    sticky_slack: int = Field(
+        2, ge=0, description="How much busier than the least busy node a conversation's own node may be (sticky)."
+    )
+    wake_wait_s: float = Field(
+        60.0, gt=0, description="Daemon: how long a request for a sleeping node's model waits for it to wake."
+    )
 
 
 class SearchSettings(BaseModel):

@@ -83,12 +83,23 @@ def stream_payloads(pieces: list[str], model: str) -> list[str]:
 
 @contextmanager
 def recorded_node(
-    pieces: list[str], model: str, piece_delay_s: float = 0.0, received: list[dict[str, Any]] | None = None
+    pieces: list[str],
+    model: str,
+    piece_delay_s: float = 0.0,
+    received: list[dict[str, Any]] | None = None,
+    busy: dict[str, int] | None = None,
 ) -> Iterator[str]:
     """A real OpenAI-shaped server on loopback answering every chat with the recorded ``pieces`` (streamed one
     per ``piece_delay_s`` when asked to stream); yields its root URL (``/v1`` is the API base). ``received``
-    collects the chat request bodies as they arrived."""
+    collects the chat request bodies as they arrived; ``busy`` keeps ``now`` and ``peak``, the chats it is
+    answering at once."""
     node = FastAPI()
+    gauge = busy if busy is not None else {}
+    gauge.update(now=0, peak=0)
+
+    def begin() -> None:
+        gauge["now"] += 1
+        gauge["peak"] = max(gauge["peak"], gauge["now"])
 
     @node.get("/health")
     def health() -> dict[str, str]:
@@ -103,14 +114,19 @@ def recorded_node(
         body = await request.json()
         if received is not None:
             received.append(body)
+        begin()
         if not body.get("stream"):
             await asyncio.sleep(piece_delay_s * len(pieces))
+            gauge["now"] -= 1
             return JSONResponse(completion("".join(pieces)))
 
         async def events() -> AsyncIterator[str]:
-            for data in stream_payloads(pieces, model):
-                yield f"data: {data}\n\n"
-                await asyncio.sleep(piece_delay_s)
+            try:
+                for data in stream_payloads(pieces, model):
+                    yield f"data: {data}\n\n"
+                    await asyncio.sleep(piece_delay_s)
+            finally:
+                gauge["now"] -= 1
 
         return StreamingResponse(events(), media_type="text/event-stream")
 

@@ -59,6 +59,10 @@ def test_a_node_that_died_since_its_heartbeat_is_failed_over(gateway: str, redis
             'sentinel_pool_requests_total{endpoint="/chat/completions",model="tiny",node="node-b",outcome="ok"} 1.0'
             in metrics
         )
+        # a model nobody serves is the client's word, not a label value: counted as "other"
+        assert httpx.post(f"{gateway}/v1/chat/completions", json=ASK | {"model": "made-up-7"}).status_code == 404
+        metrics = httpx.get(f"{gateway}/metrics").text
+        assert 'model="other",node="",outcome="unknown_model"} 1.0' in metrics and "made-up-7" not in metrics
 
 
 def test_the_requests_own_error_is_passed_through_without_failover(

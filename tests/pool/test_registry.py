@@ -15,7 +15,7 @@ from redis import Redis
 from redis.asyncio import Redis as AsyncRedis
 
 from sentinel.pool.agent import Agent, AgentSettingsInvalid
-from sentinel.pool.probe import BackendSpec, BackendSpecInvalid, probe_backend, probe_vram
+from sentinel.pool.probe import BackendSpec, BackendSpecInvalid, probe_backend
 from sentinel.pool.registry import (
     BackendRecord,
     KnownNode,
@@ -27,6 +27,7 @@ from sentinel.pool.registry import (
     snapshot,
     withdraw,
 )
+from sentinel.pool.vram import Vram, probe_vram
 from sentinel.settings import Settings
 from tests.support.http_stub import HttpStub, RecordedRequest
 from tests.support.redis_prefix import REDIS_URL
@@ -111,8 +112,8 @@ def test_free_vram_from_nvidia_smi(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     fake.write_text("#!/bin/sh\nprintf '81000, 81559\\n1000, 24564\\n'\n")
     fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
     monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
-    assert probe_vram() == (82000, 106123)
-    assert probe_vram("no-such-nvidia-smi") == (None, None)
+    assert probe_vram() == Vram(82000, 106123, "nvidia-smi")
+    assert probe_vram("no-such-nvidia-smi", "no-such-rocm-smi", tmp_path / "no-drm").source == "unknown"
 
 
 def test_the_agent_registers_what_it_probed(pool_settings: Settings, redis_client: Redis, keys: PoolKeys) -> None:

@@ -129,6 +129,23 @@ def test_the_model_server_and_the_chat_connection_are_one_setting_each(tmp_path:
     assert (owui["OPENAI_API_BASE_URL"], owui["OPENAI_API_KEY"]) == ("http://llm:8080/v1", "none")
 
 
+def test_one_setting_moves_every_role_and_open_webui_onto_the_pool(tmp_path: Path) -> None:
+    dotenv = "STACK_POOL_URL=http://gpu-1.local:50053/v1\nSTACK_POOL_KEY=pool-key\n"
+    services = _config(tmp_path, "official", dotenv=dotenv)
+    for service in ("api", "worker"):
+        environment = services[service]["environment"]
+        for role in ("CONVERSATION", "EXTRACTION", "SUMMARY"):
+            assert environment[f"SENTINEL_{role}__BASE_URL"] == "http://gpu-1.local:50053/v1"
+            assert environment[f"SENTINEL_{role}__API_KEY_ENV"] == "STACK_POOL_KEY"
+        assert environment["STACK_POOL_KEY"] == "pool-key"
+    owui = services["open-webui"]["environment"]
+    assert (owui["OPENAI_API_BASE_URL"], owui["OPENAI_API_KEY"]) == ("http://gpu-1.local:50053/v1", "pool-key")
+    # without it, nothing changes: roles on the model server, chat through the API's gateway, no key asked
+    default = _config(tmp_path, "official")
+    assert default["worker"]["environment"]["SENTINEL_SUMMARY__API_KEY_ENV"] == ""
+    assert default["open-webui"]["environment"]["OPENAI_API_BASE_URL"] == "http://api:8000/v1"
+
+
 def test_make_reads_its_settings_from_env(tmp_path: Path) -> None:
     dotenv = 'STACK_OVERRIDES=compose.test.yaml\nAPP_UID="1234"\nAPP_GID=4321\nSTACK_IMAGES=official\n'
     settings, command = _make(tmp_path, "stack-settings", dotenv=dotenv)

@@ -85,6 +85,10 @@ def daemon(
     allow: Annotated[list[str] | None, typer.Option(help="A command shell jobs may run, repeatable.")] = None,
     heartbeat: Annotated[float | None, typer.Option(help="Seconds between two hellos.")] = None,
     ttl: Annotated[float | None, typer.Option(help="Seconds after which a silent daemon is gone.")] = None,
+    mac: Annotated[str | None, typer.Option(help="This machine's MAC address, so the pool can wake it.")] = None,
+    wake_address: Annotated[
+        str | None, typer.Option(help="Broadcast address of this machine's network (default: computed).")
+    ] = None,
 ) -> None:
     """Front this machine's model servers in the pool; the elected daemon also leads it (see docs/pool.md)."""
     try:
@@ -105,6 +109,8 @@ def daemon(
         "allow": allow,
         "daemon_heartbeat_s": heartbeat,
         "daemon_ttl_s": ttl,
+        "mac": mac,
+        "wake_address": wake_address,
     }
     pool = settings.pool.model_copy(update={key: value for key, value in flags.items() if value} | {"mdns": mdns})
     try:

@@ -18,8 +18,9 @@ import httpx
 from redis import Redis
 from redis.exceptions import RedisError
 
-from sentinel.pool.probe import BackendSpec, probe_backend, probe_vram
+from sentinel.pool.probe import BackendSpec, probe_backend
 from sentinel.pool.registry import NodeRecord, PoolKeys, check_mac, check_node_name, publish, withdraw
+from sentinel.pool.vram import probe_vram
 from sentinel.settings import Settings
 
 log = logging.getLogger("sentinel.pool.agent")
@@ -56,7 +57,8 @@ class Agent:
 
     def beat(self) -> NodeRecord:
         """Probe everything once and register the result."""
-        free, total = probe_vram()
+        vram = probe_vram()
+        free, total = vram.free_mb, vram.total_mb
         record = NodeRecord(
             node=self.node,
             mac=self.mac,
@@ -65,7 +67,7 @@ class Agent:
             backends=[probe_backend(self._http, spec) for spec in self.backends],
             agent=f"{socket.gethostname()}:{os.getpid()}",
         )
-        publish(self.redis, self.keys, record, self.settings.pool.ttl_s)
+        publish(self.redis, self.keys, record, self.settings.pool.ttl_s, self.settings.pool.secret)
         self._say_changes(record)
         return record
 

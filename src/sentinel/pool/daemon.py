@@ -16,7 +16,6 @@ import asyncio
 import json
 import logging
 import time
-from collections import Counter
 from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,6 +25,9 @@ import httpx
 from aiohttp import web
 
 from sentinel.keys import LiveKeyRing
+from sentinel.pool import daemon_routes
+from sentinel.pool.admission import Admission
+from sentinel.pool.daemon_metrics import DaemonMetrics
 from sentinel.pool.discovery import Discovery
 from sentinel.pool.election import Claim, Election, Hardware
 from sentinel.pool.leader_jobs import QUEUED_NOTE, LeaderJobs, PoolJob
@@ -35,9 +37,10 @@ from sentinel.pool.probe import BackendSpec, probe_backend
 from sentinel.pool.registry import BackendRecord, NodeRecord, Snapshot
 from sentinel.pool.routing import rank
 from sentinel.pool.signing import HEADER, Unauthenticated, Verifier
+from sentinel.pool.wake import Waker
 
 log = logging.getLogger("sentinel.pool.daemon")
-BACKEND_HEADER = "x-sentinel-backend"
+BACKEND_HEADER = daemon_routes.BACKEND_HEADER
 PROBE_TIMEOUT_S, PROBE_EVERY_S = 3.0, 2.0
 
 
@@ -58,6 +61,14 @@ class DaemonConfig:
     ttl_s: float = 3.0
     request_timeout_s: float = 300.0
     keys: LiveKeyRing | None = None  # the API's keys; None: clients are not asked for one (a warning at start)
+    node_max_jobs: int = 4  # requests at once on a backend that does not say its slots
+    queue_max: int = 64
+    queue_wait_s: float = 30.0
+    sticky_slack: int = 2
+    mac: str = ""  # this machine's, for wake-on-LAN; empty: it cannot be woken
+    wake_address: str = "255.255.255.255"  # the broadcast address of this machine's network
+    wake_port: int = 9
+    wake_wait_s: float = 60.0  # how long a request for a sleeping node's model waits for it to come up
 
 
 @dataclass
@@ -80,7 +91,9 @@ class Daemon:
         self.local = NodeJobs(self._infer, config.allow)
         self.leader: LeaderJobs | None = None
         self._beats = 0
-        self.relaying: Counter[tuple[str, str]] = Counter()
+        self.admission = Admission(config.node_max_jobs, config.queue_max, config.queue_wait_s, config.sticky_slack)
+        self.metrics = DaemonMetrics()
+        self.waker = Waker(self)
         self._tasks: set[asyncio.Task[Any]] = set()
         self._saying_hello: dict[str, asyncio.Task[None]] = {}
         self._round: asyncio.Task[None] | None = None
@@ -103,6 +116,7 @@ class Daemon:
             "claim": claim.as_dict() if claim else None,
             "jobs": self.local.reports(),
             "peers": sorted({p.url for p in self.peers.values()}),
+            "wake": {"mac": c.mac, "address": c.wake_address, "port": c.wake_port} if (c := self.config).mac else None,
         }
 
     def _heard(self, hello: dict[str, Any]) -> None:
@@ -111,7 +125,9 @@ class Daemon:
         if node == self.config.node:
             return
         hardware = Hardware(node, hello["hardware"].get("vram_free_mb"), hello["hardware"].get("gpu") or "")
-        self.peers[node] = Peer(hello["url"], hardware, NodeRecord.model_validate(hello["record"]), time.monotonic())
+        record = NodeRecord.model_validate(hello["record"])
+        self.peers[node] = Peer(hello["url"], hardware, record, time.monotonic())
+        self.waker.heard(node, hello.get("wake"), {m for b in record.backends for m in b.models})
         self.hints.update(hello.get("peers") or [])
         claim = Claim(**hello["claim"]) if hello.get("claim") else None
         if self.election.heard(claim, {name: peer.hardware for name, peer in self.peers.items()}):
@@ -141,7 +157,9 @@ class Daemon:
         if self._beats >= 2 and self.election.step({n: p.hardware for n, p in self.live().items()}):
             self._leader_changed()
         if self.leader is not None and (self._round is None or self._round.done()):
-            self._round = self._spawn(self.leader.tick(self._urls()))
+            self._round = self._spawn(self.leader.tick(self.urls()))
+        if self.admission.queued:  # a node may have joined since a slot last freed
+            self.admission.wake()
 
     async def _hello(self, url: str) -> None:
         try:
@@ -167,16 +185,16 @@ class Daemon:
             self.backends = await asyncio.to_thread(self._probe)
             await asyncio.sleep(max(self.config.heartbeat_s, PROBE_EVERY_S))
 
-    def _urls(self) -> dict[str, str]:
+    def urls(self) -> dict[str, str]:
         return {name: peer.url for name, peer in self.live().items()} | {self.config.node: self.config.advertise}
 
     def snapshot(self) -> Snapshot:
-        """The live pool as this daemon knows it, with the requests it is relaying counted per backend."""
+        """The live pool as this daemon knows it, with the requests it has in flight counted per backend."""
         records = [self.record()] + [peer.record for peer in self.live().values()]
-        return Snapshot(sorted(records, key=lambda r: r.node), dict(self.relaying))
+        return Snapshot(sorted(records, key=lambda r: r.node), dict(self.admission.in_flight))
 
     def _choose(self, job: PoolJob, tried: Any) -> str | None:
-        urls = self._urls()
+        urls = self.urls()
         if job.kind == "shell":
             wanted = (job.payload or {}).get("node")
             names = [wanted] if wanted else sorted(urls)
@@ -248,7 +266,9 @@ class Daemon:
         if backend not in {b.url for b in self.backends}:
             return web.json_response({"error": f"{backend!r} is not a backend of {self.config.node}"}, status=404)
         tail = request.match_info["tail"]
-        return await relay(self.session, request, f"{backend}/{tail}", body, {}, self._client_timeout)
+        # Ollama's own API (``/api/pull``...) lives at the server's root, not under the OpenAI base
+        target = f"{backend.removesuffix('/v1')}/{tail}" if tail.startswith("api/") else f"{backend}/{tail}"
+        return await relay(self.session, request, target, body, {}, self.client_timeout)
 
     async def on_health(self, request: web.Request) -> web.Response:
         return web.json_response({"status": "ok", "node": self.config.node})
@@ -256,9 +276,16 @@ class Daemon:
     async def on_leader(self, request: web.Request) -> web.Response:
         claim = self.election.claim
         return web.json_response(
-            (claim.as_dict() if claim else {"leader": None, "term": self.election.highest_term})
+            (claim.as_dict() | {"for_s": round(time.time() - claim.since, 1)} if claim else {"leader": None})
+            | {"term": claim.term if claim else self.election.highest_term, "highest_term": self.election.highest_term}
             | {"me": self.config.node, "leading": self.election.leading, "peers_live": sorted(self.live())}
         )
+
+    async def on_metrics(self, request: web.Request) -> web.Response:
+        if (refused := client_refused(self.config.keys, request)) is not None:
+            return refused
+        text = daemon_routes.metrics_text(self)
+        return web.Response(body=text, content_type="text/plain", charset="utf-8")
 
     async def on_client(self, request: web.Request) -> web.StreamResponse:
         """Any client route: served here when this daemon leads, else forwarded to the leader unchanged."""
@@ -270,7 +297,7 @@ class Daemon:
             if claim is None or claim.leader not in self.live():
                 return unavailable("no leader is elected right now (an election takes a few heartbeats)")
             try:
-                return await relay(self.session, request, claim.url + request.path_qs, body, {}, self._client_timeout)
+                return await relay(self.session, request, claim.url + request.path_qs, body, {}, self.client_timeout)
             except (aiohttp.ClientError, TimeoutError) as error:
                 return unavailable(f"the leader {claim.leader} did not answer: {error}")
         return await self._lead(request, body, self.leader)
@@ -294,48 +321,12 @@ class Daemon:
                 return web.json_response({"error": f"job {job_id} is {note}", "state": "unknown"}, status=404)
             return web.json_response(known.view())
         if path == "/api/cluster":
-            nodes = [r.model_dump() for r in self.snapshot().nodes]
-            jobs = [j.view() for j in leader.jobs.values()]
-            return web.json_response(
-                {"leader": self.election.claim.as_dict() if self.election.claim else None, "nodes": nodes, "jobs": jobs}
-            )
-        return await self._route(request, body)
-
-    async def _route(self, request: web.Request, body: bytes) -> web.StreamResponse:
-        """An inference request: to the daemon of the best node serving its model, failing over before the answer."""
-        try:
-            model = str(json.loads(body).get("model", ""))
-        except (json.JSONDecodeError, AttributeError):
-            return web.json_response({"error": "the request body is not a JSON object"}, status=400)
-        urls, tail = self._urls(), request.path.removeprefix("/v1/")
-        failures: list[str] = []
-        tried: set[tuple[str, str]] = set()
-        while len(tried) < 3:
-            # ranked and counted in one step (no await between): a burst sees every choice made before it
-            ranked = [c for c in rank(self.snapshot(), model) if c.node in urls and (c.node, c.url) not in tried]
-            if not ranked:
-                break
-            candidate, key = ranked[0], (ranked[0].node, ranked[0].url)
-            tried.add(key)
-            self.relaying[key] += 1
-            signed = self.peer.headers("POST", f"/pool/v1/serve/{tail}", body)
-            try:
-                return await relay(
-                    self.session,
-                    request,
-                    f"{urls[candidate.node]}/pool/v1/serve/{tail}",
-                    body,
-                    signed | {BACKEND_HEADER: candidate.url},
-                    self._client_timeout,
-                    {"x-sentinel-node": candidate.node},
-                )
-            except (aiohttp.ClientError, TimeoutError) as error:
-                failures.append(f"{candidate.node}: {error}")
-            finally:
-                self.relaying[key] -= 1
-        if not failures:
-            return web.json_response({"error": f"no live node serves model {model!r}"}, status=404)
-        return unavailable("no node could serve it: " + "; ".join(failures))
+            return web.json_response(daemon_routes.cluster(self, leader))
+        if path == "/api/pull" and request.method == "POST":
+            return await daemon_routes.pull(self, request, body)
+        if path.startswith("/api/nodes/wake/") and request.method == "POST":
+            return daemon_routes.wake_by_hand(self, path.removeprefix("/api/nodes/wake/"))
+        return await daemon_routes.route(self, request, body)
 
     # -- life ----------------------------------------------------------------------------------------------------
     def app(self) -> web.Application:
@@ -347,6 +338,7 @@ class Daemon:
         app.router.add_post("/pool/v1/serve/{tail:.*}", self.on_serve)
         app.router.add_get("/api/leader", self.on_leader)
         app.router.add_get("/health", self.on_health)
+        app.router.add_get("/metrics", self.on_metrics)
         app.router.add_route("*", "/{tail:.*}", self.on_client)
         app.cleanup_ctx.append(self._running)
         return app
@@ -354,7 +346,7 @@ class Daemon:
     async def _running(self, _: web.Application) -> Any:
         self.session = aiohttp.ClientSession()
         self.peer = PeerClient(self.session, self.config.secret, max(1.0, self.config.heartbeat_s))
-        self._client_timeout = aiohttp.ClientTimeout(total=self.config.request_timeout_s, sock_connect=3)
+        self.client_timeout = aiohttp.ClientTimeout(total=self.config.request_timeout_s, sock_connect=3)
         if self.config.keys is None:
             log.warning("clients are not asked for an API key: set SENTINEL_API_KEYS (the same on every daemon)")
         discovery = None

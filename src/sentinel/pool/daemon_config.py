@@ -5,11 +5,14 @@ from __future__ import annotations
 import shutil
 import socket
 import subprocess
+from urllib.parse import urlsplit
 
 from sentinel.keys import LiveKeyRing
 from sentinel.pool.daemon import DaemonConfig
-from sentinel.pool.probe import BackendSpec, probe_vram
-from sentinel.pool.registry import check_node_name
+from sentinel.pool.probe import BackendSpec
+from sentinel.pool.registry import check_mac, check_node_name
+from sentinel.pool.vram import probe_vram
+from sentinel.pool.wake import broadcast_of
 from sentinel.settings import PoolSettings
 
 
@@ -44,6 +47,7 @@ def daemon_config(pool: PoolSettings, keys: LiveKeyRing | None = None) -> Daemon
     try:
         node = check_node_name(pool.node or socket.gethostname().split(".")[0])
         backends = [BackendSpec.parse(text) for text in pool.backends]
+        mac = check_mac(pool.mac)
     except ValueError as error:
         raise DaemonSettingsInvalid(str(error)) from error
     port = int(port_text)
@@ -51,7 +55,10 @@ def daemon_config(pool: PoolSettings, keys: LiveKeyRing | None = None) -> Daemon
         pool.advertise
         or f"http://{host if host not in ('', '0.0.0.0') else socket.gethostbyname(socket.gethostname())}:{port}"
     )
-    vram = pool.vram_free_mb if pool.vram_free_mb is not None else probe_vram()[0]
+    measured = probe_vram()
+    vram = pool.vram_free_mb if pool.vram_free_mb is not None else measured.free_mb
+    # a GPU without nvidia-smi still counts as one in the election: named by where its memory was read
+    gpu = pool.gpu or _gpu_name() or ("" if measured.source == "unknown" else measured.source)
     return DaemonConfig(
         node=node,
         host=host or "0.0.0.0",
@@ -62,10 +69,18 @@ def daemon_config(pool: PoolSettings, keys: LiveKeyRing | None = None) -> Daemon
         peers=[peer.rstrip("/") for peer in pool.peers],
         mdns=pool.mdns,
         vram_free_mb=vram,
-        gpu=pool.gpu or _gpu_name(),
+        gpu=gpu,
         allow=pool.allow,
         heartbeat_s=pool.daemon_heartbeat_s,
         ttl_s=pool.daemon_ttl_s,
         request_timeout_s=pool.request_timeout_s,
         keys=keys,
+        node_max_jobs=pool.node_max_jobs,
+        queue_max=pool.queue_max,
+        queue_wait_s=pool.queue_wait_s,
+        sticky_slack=pool.sticky_slack,
+        mac=mac,
+        wake_address=pool.wake_address or broadcast_of(urlsplit(advertise).hostname or ""),
+        wake_port=pool.wake_port,
+        wake_wait_s=pool.wake_wait_s,
     )

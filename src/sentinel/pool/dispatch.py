@@ -26,13 +26,16 @@ from typing import Any, TypeVar
 import aiohttp
 import anyio
 from redis.asyncio import Redis as AsyncRedis
+from redis.exceptions import RedisError
 
+from sentinel.pool.admission import Sticky, conversation_key
 from sentinel.pool.breaker import Breaker
 from sentinel.pool.chat_first import ChatActivity
 from sentinel.pool.errors import (
     BackendRefused,
     BadRequest,
     PoolExhausted,
+    RegistryUnavailable,
     Superseded,
     UnknownModel,
     job_id,
@@ -96,6 +99,7 @@ class _How:
     idempotent: bool
     chat: bool
     idempotency_key: str | None
+    conversation: str | None = None  # the client's x-sentinel-conversation, if it sent one
 
 
 @dataclass(frozen=True)
@@ -128,13 +132,13 @@ class Gateway:
         self._view = RegistryView(self.snapshot, self.pool.registry_refresh_s)
         pool = self.pool
         self.breaker = Breaker(pool.breaker_failures, pool.breaker_cooldown_s, pool.breaker_max_cooldown_s)
-        self._scheduler = Scheduler(self._view, self.breaker)
+        self._scheduler = Scheduler(self._view, self.breaker, Sticky(pool.sticky_slack))
         # A chat a crashed gateway never closed stops counting after the longest a request may stay silent.
         self.chats = ChatActivity(redis, self.keys, self.pool.first_token_timeout_s + self.pool.read_timeout_s)
         self._chats_open: dict[tuple[str, int], tuple[str, str]] = {}
 
     async def snapshot(self) -> Snapshot:
-        return await snapshot(self.redis, self.keys)
+        return await snapshot(self.redis, self.keys, self.pool.secret)
 
     async def models(self) -> dict[str, list[str]]:
         return pool_models(await self.snapshot())
@@ -166,6 +170,7 @@ class Gateway:
         background: bool = False,
         idempotency_key: str | None = None,
         target: Target | None = None,
+        conversation: str | None = None,
     ) -> Completed:
         """A non-streaming call (``/chat/completions``, ``/completions``, ``/embeddings``) with failover; the
         node's JSON answer. ``target`` sends it elsewhere on some nodes (Ollama's own API: ``ollama_native``).
@@ -194,7 +199,7 @@ class Gateway:
             return Completed(answer, candidate.node, native=out is not None)
 
         chat = endpoint in ("/chat/completions", "/completions") and not background
-        how = _How(endpoint, idempotent, chat, idempotency_key)
+        how = _How(endpoint, idempotent, chat, idempotency_key, conversation)
         return await self._with_failover(body, how, started, attempt)
 
     async def stream(
@@ -206,6 +211,7 @@ class Gateway:
         idempotency_key: str | None = None,
         endpoint: str = "/chat/completions",
         target: Target | None = None,
+        conversation: str | None = None,
     ) -> Stream | RepairedStream:
         """Open a streamed completion on the best node that gets to its first token (text calls repaired when a
         chat request offers tools and the node speaks OpenAI). ``target``: as for ``complete``."""
@@ -247,7 +253,7 @@ class Gateway:
             parts = (assignment, candidate, response, blocks, head, started, framing)
             return Stream(self.end, self.observer, timeout, *parts)
 
-        how = _How(endpoint, idempotent, not background, idempotency_key)
+        how = _How(endpoint, idempotent, not background, idempotency_key, conversation)
         opened = await self._with_failover(body, how, started, attempt)
         tools = offered_tools(body) if endpoint == "/chat/completions" and opened.framing is SSE else None
         return RepairedStream(opened, tools, self.observer, is_constrained(body)) if tools else opened
@@ -282,12 +288,32 @@ class Gateway:
         started: float,
         attempt: Callable[[Candidate, Assignment, float], Awaitable[T]],
     ) -> T:
+        """``_failover``, with the registry's own failures said as such: an attempt turns every error of its node
+        into ``NodeFailed``, so a Redis or OS error that gets here is the registry's (Redis down, or no descriptor
+        left for a connection to it), and the answer is a 503 naming it, not a plain 500."""
+        try:
+            return await self._failover(body, how, started, attempt)
+        except (RedisError, OSError) as error:
+            self.observer.finished(how.endpoint, "", "", "registry_down", 0.0)
+            raise RegistryUnavailable(
+                f"the pool's registry (Redis) could not be used: {type(error).__name__}: {error}; "
+                "retry in a moment, and check that Redis is up (SENTINEL_REDIS_URL)"
+            ) from error
+
+    async def _failover(
+        self,
+        body: dict[str, Any],
+        how: _How,
+        started: float,
+        attempt: Callable[[Candidate, Assignment, float], Awaitable[T]],
+    ) -> T:
         """Attempts on the best nodes in turn, each chosen and counted at once (``scheduler``), at most
         ``attempts`` per job (an ``Idempotency-Key``'s retries included), all within ``request_timeout_s``."""
         model = body.get("model")
         if not isinstance(model, str) or not model:
             raise BadRequest("the request has no 'model': name one of the pool's models (GET /v1/models)")
         job = job_id(how.idempotency_key)
+        conversation = conversation_key(body, how.conversation)
         pool = await self._view.current()
         if not rank(pool, model):
             served = ", ".join(pool_models(pool)) or "none (no node is registered)"
@@ -300,7 +326,7 @@ class Gateway:
         dispatched = final = False
         while len(tried) < self.pool.attempts:
             try:
-                choice = self._scheduler.choose(pool, model, tried)
+                choice = self._scheduler.choose(pool, model, tried, conversation)
             except NothingToChoose as none:
                 failures.extend(none.reasons)
                 retry_after = none.retry_after_s or retry_after

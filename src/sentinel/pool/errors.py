@@ -47,6 +47,16 @@ class PoolExhausted(GatewayError):
         return headers if self.retry else headers | {"x-should-retry": "false"}
 
 
+class RegistryUnavailable(GatewayError):
+    """503: the registry (Redis) could not be read or written before any node was sent the request, so a retry
+    after ``Retry-After`` is safe. Never a plain 500: the client is told what is down."""
+
+    status, code = 503, "registry_unavailable"
+
+    def headers(self) -> dict[str, str]:
+        return {"Retry-After": "1"}
+
+
 class Superseded(GatewayError):
     status, code = 409, "job_superseded"
 

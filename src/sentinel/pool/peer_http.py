@@ -95,6 +95,10 @@ def _broken(content_type: str, reason: str) -> bytes:
     return json.dumps({"error": message, "code": "node_lost"}).encode() + b"\n"
 
 
+# Client routes that change something: jobs, pulling a model onto a node, waking a node.
+WRITES = ("/api/jobs", "/api/pull", "/api/nodes/wake/")
+
+
 def client_refused(keys: LiveKeyRing | None, request: web.Request) -> web.Response | None:
     """The API's scoped keys, as on the API: any key for inference and reading, a write key for jobs. None: let
     it through (also when no key is configured)."""
@@ -105,8 +109,10 @@ def client_refused(keys: LiveKeyRing | None, request: web.Request) -> web.Respon
     if scope is None:
         error = "missing or unknown API key: send 'Authorization: Bearer <key>'"
         return web.json_response({"error": error}, status=401)
-    if request.path.startswith("/api/jobs") and request.method == "POST" and scope is not Scope.WRITE:
-        return web.json_response({"error": "jobs need a write-scoped key; this key is read-only"}, status=403)
+    if request.method == "POST" and request.path.startswith(WRITES) and scope is not Scope.WRITE:
+        return web.json_response(
+            {"error": f"{request.path} needs a write-scoped key; this key is read-only"}, status=403
+        )
     return None
 
 

@@ -5,14 +5,11 @@ server lists its models (``/v1/models``); llama.cpp's server also says (``/props
 model to sleep and how many slots it has. Its ``/slots`` (which slots are processing) is never read: it runs as a
 task, which wakes a sleeping server and resets its idle timer, so an agent probing it would keep the model
 loaded forever. How busy a backend is comes from the jobs the pool itself has in flight there. A server that is
-neither is taken to keep what it lists loaded, since there is no standard way to ask. Free VRAM comes from
-``nvidia-smi`` when present.
+neither is taken to keep what it lists loaded, since there is no standard way to ask. Free VRAM: ``vram``.
 """
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -94,23 +91,3 @@ def _probe_openai(http: httpx.Client, spec: BackendSpec) -> BackendRecord:
     if details.get("is_sleeping"):
         record.loaded = []
     return record
-
-
-def probe_vram(command: str = "nvidia-smi") -> tuple[int | None, int | None]:
-    """(free, total) VRAM in MiB over every GPU nvidia-smi reports; (None, None) when it is absent or fails."""
-    executable = shutil.which(command)
-    if executable is None:
-        return None, None
-    try:
-        done = subprocess.run(
-            [executable, "--query-gpu=memory.free,memory.total", "--format=csv,noheader,nounits"],
-            capture_output=True,
-            text=True,
-            timeout=10,
-            check=True,
-        )
-        rows = [line.split(",") for line in done.stdout.splitlines() if line.strip()]
-        free, total = sum(int(row[0]) for row in rows), sum(int(row[1]) for row in rows)
-    except (OSError, subprocess.SubprocessError, ValueError, IndexError):
-        return None, None
-    return (free, total) if rows else (None, None)

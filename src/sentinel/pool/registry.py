@@ -9,12 +9,22 @@ Jobs in flight are sorted sets (member: job id, score: a deadline), one per back
 (``jobs``) as it assigns and finishes jobs; the deadline makes the entry of a gateway that died mid-job lapse
 instead of counting forever. A hash without TTL remembers every node ever seen, with its wake-on-LAN MAC, so
 a node that is asleep (and so out of the pool) can still be woken.
+
+Records are signed (HMAC-SHA256 with the pool secret, ``SENTINEL_POOL__SECRET``, the same on every agent and
+gateway) and a reader drops any record whose signature does not verify: whoever can write to Redis cannot make
+the pool send prompts to a node of their own (a hand-written "200 GB VRAM" record got the next prompt). Without
+a secret, only records this process wrote itself are believed (a one-machine stack's in-process agent): every
+other agent's record is refused, with a log line saying to set the secret on both sides.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
+import logging
 import re
+import secrets
 import time
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -24,6 +34,11 @@ from redis import Redis
 from redis.asyncio import Redis as AsyncRedis
 
 from sentinel.settings import Settings
+
+log = logging.getLogger("sentinel.pool.registry")
+# Signs what this process publishes when no pool secret is set: believed by this process only.
+_PROCESS_KEY = secrets.token_hex(32)
+_refused: set[str] = set()  # nodes whose unverifiable records were already logged (once each, not per read)
 
 NODE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$")
 MAC = re.compile(r"^[0-9A-Fa-f]{2}([:-][0-9A-Fa-f]{2}){5}$")
@@ -69,6 +84,7 @@ class NodeRecord(BaseModel):
     backends: list[BackendRecord] = Field(default_factory=list)
     seen_at: float = Field(default_factory=time.time)
     agent: str = Field("", description="host:pid of the agent process that wrote this record.")
+    signature: str = Field("", description="HMAC-SHA256 of the rest of the record with the pool secret.")
 
     @field_validator("node")
     @classmethod
@@ -160,13 +176,45 @@ return out
 """
 
 
-async def snapshot(redis: AsyncRedis, keys: PoolKeys) -> Snapshot:
-    """Every live node with its jobs in flight, in one round trip, sorted by node name."""
+def _signature(record: NodeRecord, secret: str) -> str:
+    payload = record.model_dump_json(exclude={"signature"}).encode()
+    return hmac.new((secret or _PROCESS_KEY).encode(), payload, hashlib.sha256).hexdigest()
+
+
+def signed(record: NodeRecord, secret: str) -> NodeRecord:
+    """``record`` signed with the pool ``secret`` (empty: this process's own key)."""
+    return record.model_copy(update={"signature": _signature(record, secret)})
+
+
+def authentic(record: NodeRecord, secret: str) -> bool:
+    if hmac.compare_digest(record.signature, _signature(record, secret)):
+        return True
+    if record.node not in _refused:
+        _refused.add(record.node)
+        log.warning(
+            "registry record refused",
+            extra={
+                "node": record.node,
+                "reason": "its signature does not verify: set the same SENTINEL_POOL__SECRET on its agent and on "
+                "every gateway (or someone else wrote it to Redis)",
+            },
+        )
+    return False
+
+
+async def snapshot(redis: AsyncRedis, keys: PoolKeys, secret: str = "") -> Snapshot:
+    """Every live node whose record is signed with ``secret`` (``signed``), with its jobs in flight, in one round
+    trip, sorted by node name. A record that is not valid JSON of a node is refused like an unsigned one."""
     rows: list[Any] = await redis.eval(_SNAPSHOT, 1, keys.nodes, keys.prefix, time.time())
     nodes: list[NodeRecord] = []
     active: dict[tuple[str, str], int] = {}
     for raw, counts in rows:
-        record = NodeRecord.model_validate_json(raw)
+        try:
+            record = NodeRecord.model_validate_json(raw)
+        except ValueError:
+            continue
+        if not authentic(record, secret):
+            continue
         nodes.append(record)
         for backend, count in zip(record.backends, counts, strict=True):
             active[(record.node, backend.url)] = int(count)
@@ -174,11 +222,12 @@ async def snapshot(redis: AsyncRedis, keys: PoolKeys) -> Snapshot:
     return Snapshot(nodes, active)
 
 
-def publish(redis: Redis, keys: PoolKeys, record: NodeRecord, ttl_s: float) -> None:
-    """One heartbeat: (re)write the node's record with its TTL, index it, and remember it for waking."""
+def publish(redis: Redis, keys: PoolKeys, record: NodeRecord, ttl_s: float, secret: str = "") -> None:
+    """One heartbeat: (re)write the node's record, signed with ``secret``, with its TTL, index it, and remember it
+    for waking."""
     known = KnownNode(node=record.node, mac=record.mac, last_seen=record.seen_at)
     with redis.pipeline(transaction=True) as pipe:
-        pipe.set(keys.node(record.node), record.model_dump_json(), px=int(ttl_s * 1000))
+        pipe.set(keys.node(record.node), signed(record, secret).model_dump_json(), px=int(ttl_s * 1000))
         pipe.sadd(keys.nodes, record.node)
         pipe.hset(keys.known, record.node, known.model_dump_json())
         pipe.execute()

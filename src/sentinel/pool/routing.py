@@ -29,6 +29,7 @@ class Candidate:
     model: str  # the model's name on that backend
     score: float
     reasons: tuple[str, ...]
+    full: bool = False  # every slot it says it has is busy
 
     def as_log(self) -> dict[str, Any]:
         return {"node": self.node, "url": self.url, "score": round(self.score, 1), "reasons": list(self.reasons)}
@@ -83,7 +84,8 @@ def rank(snapshot: Snapshot, model: str) -> list[Candidate]:
                 continue
             in_flight = snapshot.active.get((record.node, backend.url), 0)
             score, reasons = _score(backend, name, in_flight, record.vram_free_mb)
-            candidates.append(Candidate(record.node, backend.url, backend.kind, name, score, tuple(reasons)))
+            full = bool(backend.slots) and in_flight >= (backend.slots or 0)
+            candidates.append(Candidate(record.node, backend.url, backend.kind, name, score, tuple(reasons), full))
     return sorted(candidates, key=lambda c: (-c.score, c.node, c.url))
 
 

@@ -18,6 +18,7 @@ from collections import Counter
 from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass, replace
 
+from sentinel.pool.admission import Sticky
 from sentinel.pool.breaker import Breaker, Key
 from sentinel.pool.jobs import Assignment
 from sentinel.pool.registry import Snapshot
@@ -94,11 +95,13 @@ class NothingToChoose(Exception):
 
 
 class Scheduler:
-    def __init__(self, view: RegistryView, breaker: Breaker) -> None:
-        self.view, self.breaker = view, breaker
+    def __init__(self, view: RegistryView, breaker: Breaker, sticky: Sticky) -> None:
+        self.view, self.breaker, self.sticky = view, breaker, sticky
 
-    def choose(self, pool: Snapshot, model: str, tried: Collection[Key]) -> Choice:
-        """The best backend for ``model`` not yet ``tried`` whose breaker lets it through, reserved at once."""
+    def choose(self, pool: Snapshot, model: str, tried: Collection[Key], conversation: str | None = None) -> Choice:
+        """The best backend for ``model`` not yet ``tried`` whose breaker lets it through, reserved at once; a
+        conversation's next turn goes back to the node that served it (its prompt cache) unless that node is full
+        or ``sticky_slack`` busier than the least busy (``admission.Sticky``)."""
         ranked, usable, waits, reasons = [], [], [], []
         for candidate in rank(pool, model):
             key = (candidate.node, candidate.url)
@@ -115,7 +118,15 @@ class Scheduler:
                 usable.append(shown)
         if not usable:
             raise NothingToChoose(reasons, min(waits, default=0.0))
-        chosen = usable[0]
+
+        def load(candidate: Candidate) -> int:
+            return pool.active.get((candidate.node, candidate.url), 0)
+
+        free = [c for c in usable if not c.full]
+        taken = self.sticky.pick(free or usable, load, conversation)
+        assert taken is not None  # usable is not empty
+        self.sticky.served(conversation, taken)
+        chosen = taken.candidate
         key = (chosen.node, chosen.url)
         self.view.reserve(key)
         self.breaker.taken(key)

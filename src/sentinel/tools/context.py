@@ -33,6 +33,8 @@ class ToolContext:
     origin: Origin = Origin.MODEL
     write_lock: threading.Lock = field(default_factory=threading.Lock)
     _local: threading.local = field(default_factory=threading.local)
+    _readers: list[sqlite3.Connection] = field(default_factory=list)  # every thread's, so ``close`` reaches them
+    _readers_lock: threading.Lock = field(default_factory=threading.Lock)
     _writer: sqlite3.Connection | None = None
     _turns: OrderedDict[str, dict[str, str]] = field(default_factory=OrderedDict)
     _turn_lock: threading.Lock = field(default_factory=threading.Lock)
@@ -42,6 +44,8 @@ class ToolContext:
         if db is None:
             db = open_index(self.settings)
             self._local.db = db
+            with self._readers_lock:
+                self._readers.append(db)
         return db
 
     def writer(self) -> sqlite3.Connection:
@@ -49,6 +53,18 @@ class ToolContext:
         if self._writer is None:
             self._writer = open_index(self.settings)
         return self._writer
+
+    def close(self) -> None:
+        """Close every connection this context opened (a service stopping): each holds the index, its WAL and
+        shared memory open, 7 descriptors that otherwise stay open until the garbage collector finds them."""
+        with self._readers_lock:
+            readers, self._readers = self._readers, []
+        for db in readers:
+            db.close()
+        self._local = threading.local()
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None
 
     def earlier(self, turn: str, key: str) -> str | None:
         """The answer already given to the same request in this turn, if any."""

@@ -1,0 +1,206 @@
+"""What the leading daemon does with an inference request: admission (capacity, sticky conversations, the
+bounded queue: ``admission``), waking a sleeping node that alone serves the model (``wake``), then the hand-off
+to the chosen node's daemon with failover before the answer starts."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import Counter
+from typing import TYPE_CHECKING, Any
+
+import aiohttp
+from aiohttp import web
+
+from sentinel.pool.admission import CONVERSATION_HEADER, QueueFull, conversation_key
+from sentinel.pool.peer_http import relay, unavailable
+from sentinel.pool.routing import pool_models
+from sentinel.pool.wake import WakeRefused
+
+if TYPE_CHECKING:
+    from sentinel.pool.daemon import Daemon
+    from sentinel.pool.leader_jobs import LeaderJobs
+
+BACKEND_HEADER = "x-sentinel-backend"
+ATTEMPTS = 3
+
+
+def busy(message: str, retry_after_s: int) -> web.Response:
+    """503 with ``Retry-After``: every node serving the model is busy and the queue is full (or the wait ran out)."""
+    return web.json_response(
+        {"error": {"message": message, "code": "pool_busy"}},
+        status=503,
+        headers={"Retry-After": str(retry_after_s)},
+    )
+
+
+async def route(daemon: Daemon, request: web.Request, body: bytes) -> web.StreamResponse:
+    """An inference request: to the daemon of the best node serving its model, failing over before the answer."""
+    try:
+        asked = json.loads(body)
+        model = str(asked.get("model", ""))
+    except (json.JSONDecodeError, AttributeError):
+        return web.json_response({"error": "the request body is not a JSON object"}, status=400)
+    started = time.perf_counter()
+    endpoint = daemon.metrics.endpoint(request.path)
+    woken = await daemon.waker.on_demand(model)
+    if woken is not None:
+        return woken
+    conversation = conversation_key(asked, request.headers.get(CONVERSATION_HEADER))
+    tail = request.path.removeprefix("/v1/")
+    failures: list[str] = []
+    tried: set[tuple[str, str]] = set()
+    while len(tried) < ATTEMPTS:
+        urls = daemon.urls()
+        try:
+            taken = await daemon.admission.wait_turn(daemon.snapshot, model, urls, tried, conversation)
+        except QueueFull as full:
+            daemon.metrics.finished(endpoint, model, "", "busy", time.perf_counter() - started)
+            return busy(f"{full}: retry after a moment", max(1, round(daemon.config.queue_wait_s / 4)))
+        if taken is None:
+            break
+        candidate = taken.candidate
+        key = (candidate.node, candidate.url)
+        tried.add(key)
+        signed = daemon.peer.headers("POST", f"/pool/v1/serve/{tail}", body)
+        try:
+            answer = await relay(
+                daemon.session,
+                request,
+                f"{urls[candidate.node]}/pool/v1/serve/{tail}",
+                body,
+                signed | {BACKEND_HEADER: candidate.url},
+                daemon.client_timeout,
+                {"x-sentinel-node": candidate.node, "x-sentinel-sticky": "true" if taken.sticky else "false"},
+            )
+        except (aiohttp.ClientError, TimeoutError) as error:
+            failures.append(f"{candidate.node}: {error}")
+            daemon.metrics.failover(model, candidate.node)
+            continue
+        finally:
+            daemon.admission.release(key)
+        daemon.metrics.finished(endpoint, model, candidate.node, "ok", time.perf_counter() - started)
+        return answer
+    if not failures:
+        daemon.metrics.finished(endpoint, model, "", "unknown_model", time.perf_counter() - started)
+        return web.json_response({"error": f"no live node serves model {model!r}"}, status=404)
+    daemon.metrics.finished(endpoint, model, "", "exhausted", time.perf_counter() - started)
+    return unavailable("no node could serve it: " + "; ".join(failures))
+
+
+def cluster(daemon: Daemon, leader: LeaderJobs) -> dict[str, Any]:
+    """Every node: up (backends, models, free VRAM, requests and jobs in flight) or asleep (wakeable, last
+    seen, what it served); the leader; the queue; the jobs."""
+    pool, now = daemon.snapshot(), time.time()
+    jobs_on = Counter(job.node for job in leader.jobs.values() if job.state in ("running", "unreachable"))
+    nodes: list[dict[str, Any]] = [
+        {
+            "node": record.node,
+            "state": "up",
+            "vram_free_mb": record.vram_free_mb,
+            "in_flight": pool.active_on(record.node),
+            "jobs_running": jobs_on[record.node],
+            "wakeable": record.node in daemon.waker.known,
+            "backends": [
+                b.model_dump() | {"in_flight": pool.active.get((record.node, b.url), 0)} for b in record.backends
+            ],
+        }
+        for record in pool.nodes
+    ]
+    up = {record.node for record in pool.nodes}
+    for name, sleeper in sorted(daemon.waker.known.items()):
+        if name not in up:
+            nodes.append(
+                {
+                    "node": name,
+                    "state": "asleep",
+                    "wakeable": True,
+                    "seen_s_ago": round(now - sleeper.last_seen, 1),
+                    "models": sorted(sleeper.models),
+                }
+            )
+    claim = daemon.election.claim
+    return {
+        "leader": claim.as_dict() if claim else None,
+        "nodes": nodes,
+        "models": pool_models(pool),
+        "queue": {
+            "waiting": daemon.admission.queued,
+            "max": daemon.config.queue_max,
+            "rejected": daemon.admission.rejected,
+        },
+        "totals": {
+            "nodes_up": len(pool.nodes),
+            "nodes_asleep": len(nodes) - len(pool.nodes),
+            "in_flight": sum(pool.active.values()),
+            "vram_free_mb": sum(record.vram_free_mb or 0 for record in pool.nodes),
+        },
+        "jobs": [job.view() for job in leader.jobs.values()],
+    }
+
+
+async def pull(daemon: Daemon, request: web.Request, body: bytes) -> web.StreamResponse:
+    """Ollama's ``/api/pull``, forwarded to one node's Ollama: the one named (``?node=`` or ``"node"`` in the
+    body), else the Ollama node with the most free VRAM (ties: by name). Its progress streams back unchanged."""
+    try:
+        asked = json.loads(body or b"{}")
+    except json.JSONDecodeError:
+        return web.json_response({"error": "the request body is not JSON"}, status=400)
+    if not isinstance(asked, dict) or not asked.get("model"):
+        return web.json_response({"error": 'name the model to pull: {"model": "qwen3:8b"}'}, status=400)
+    wanted = request.query.get("node") or asked.pop("node", None)
+    pool, urls = daemon.snapshot(), daemon.urls()
+    ollamas = [
+        (record, backend)
+        for record in pool.nodes
+        for backend in record.backends
+        if backend.kind == "ollama" and not backend.problem and record.node in urls
+    ]
+    if wanted:
+        ollamas = [(r, b) for r, b in ollamas if r.node == wanted]
+    if not ollamas:
+        where = f"node {wanted!r} has" if wanted else "no live node has"
+        return web.json_response(
+            {"error": f"{where} no Ollama backend to pull into (only Ollama pulls models)"}, status=404
+        )
+    record, backend = min(ollamas, key=lambda rb: (-(rb[0].vram_free_mb or 0), rb[0].node))
+    raw = json.dumps(asked).encode()
+    signed = daemon.peer.headers("POST", "/pool/v1/serve/api/pull", raw)
+    try:
+        return await relay(
+            daemon.session,
+            request,
+            f"{urls[record.node]}/pool/v1/serve/api/pull",
+            raw,
+            signed | {BACKEND_HEADER: backend.url},
+            daemon.client_timeout,
+            {"x-sentinel-node": record.node},
+        )
+    except (aiohttp.ClientError, TimeoutError) as error:
+        return unavailable(f"{record.node} did not answer the pull: {error}")
+
+
+def wake_by_hand(daemon: Daemon, node: str) -> web.Response:
+    try:
+        sleeper = daemon.waker.send(node)
+    except WakeRefused as refused:
+        return web.json_response({"error": str(refused)}, status=404)
+    except OSError as error:
+        return web.json_response({"error": f"the magic packet could not be sent: {error}"}, status=502)
+    sent = {"node": node, "mac": sleeper.mac, "sent_to": f"{sleeper.address}:{sleeper.port}"}
+    return web.json_response(sent | {"note": "sent; the node joins the pool once it is up"}, status=202)
+
+
+def metrics_text(daemon: Daemon) -> bytes:
+    leader, claim = daemon.leader, daemon.election.claim
+    jobs = Counter(job.state for job in leader.jobs.values()) if leader is not None else Counter()
+    state = {
+        "leading": float(daemon.election.leading),
+        "term": float(claim.term if claim else daemon.election.highest_term),
+        "peers": float(len(daemon.live()) + 1),
+        "queued": float(daemon.admission.queued),
+        "rejected": float(daemon.admission.rejected),
+        "sticky": float(daemon.admission.sticky.hits),
+        "wakes": float(daemon.waker.sent),
+    }
+    return daemon.metrics.render(daemon.snapshot(), state, dict(jobs))
