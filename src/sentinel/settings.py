@@ -214,12 +214,8 @@ class ResearchSettings(BaseModel):
     passage_min_chars: int = Field(60, ge=1, description="Paragraphs shorter than this are not passages.")
     passage_max_words: int = Field(150, ge=10, description="Longer paragraphs are split at sentence ends.")
     min_similarity: float = Field(
-        0.82, ge=0, le=1, description="e5 cosine (question, passage) from which a passage answers on meaning alone."
+        0.84, ge=0, le=1, description="e5 cosine (question and passage, both as passages) from which a passage answers."
     )
-    min_overlap: float = Field(
-        0.3, ge=0, le=1, description="Share of the question's words a passage must hold to count on wording..."
-    )
-    overlap_similarity: float = Field(0.8, ge=0, le=1, description="...together with at least this e5 cosine.")
     passages_per_page: int = Field(3, ge=1, description="Most passages taken from one page (best first).")
     model_filter: bool = Field(
         False, description="Ask the extraction model 'does this passage answer?' (it can only remove passages)."

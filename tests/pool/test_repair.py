@@ -21,6 +21,7 @@ from redis import Redis
 from sentinel.pool.registry import BackendRecord, NodeRecord, PoolKeys, publish
 from sentinel.pool.repair import CALL_SCHEMA, StreamRepair, constrain_call, offered_tools, repair_answer
 from sentinel.providers.toolcalls import parse_text_tool_calls
+from sentinel.research import TOOL_NAME
 from sentinel.tools.registry import tool_schemas
 from tests.pool.nodes import completion, recorded_node, stream_payloads
 
@@ -195,6 +196,55 @@ def test_a_turn_s_first_answer_is_constrained_to_the_offered_calls() -> None:
 def test_a_first_call_may_need_a_page_when_the_user_names_one(words: str) -> None:
     named = FIRST | {"messages": [{"role": "user", "content": [{"type": "text", "text": words}]}]}
     assert _call_names(constrain_call(named, first_call=True)) == ["search", "read", "listing", "graph"]
+
+
+# The research tool as Open WebUI sends it (tool/openwebui_research_tool.py; its spec: tests/openwebui).
+RESEARCH = {
+    "type": "function",
+    "function": {
+        "name": TOOL_NAME,
+        "description": "Research a question on the web, ONLY when the user asks for web research.",
+        "parameters": {"type": "object", "properties": {"question": {"type": "string"}}, "required": ["question"]},
+    },
+}
+
+
+def _with_research(words: str) -> dict[str, Any]:
+    return FIRST | {"messages": [{"role": "user", "content": words}], "tools": [*tool_schemas(), RESEARCH]}
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        "Research on the web: how do I restore a note from a snapshot?",
+        "Look this up online: where are snapshots kept?",
+        "Recherchiere im Web: Wie stelle ich eine Notiz wieder her?",
+        "Such im Internet nach Dateiwiederherstellung",
+        "Investiga en la web: ¿cómo restauro una nota?",
+        "Busca en internet las instantáneas",
+        "Web'de araştır: notu nasıl geri yüklerim?",
+        "İnternette ara: anlık görüntüler nerede?",
+        "What does https://help.obsidian.md/file-recovery say about snapshots?",  # (a URL names a place too)
+    ],
+)
+def test_a_first_call_may_be_research_when_the_user_s_words_name_the_web(words: str) -> None:
+    names = _call_names(constrain_call(_with_research(words), first_call=True))
+    assert names[0] == "search" and names[-1] == TOOL_NAME and not set(names) & {"write", "relocate", "remove"}
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        "When is my vault backed up, and where to?",
+        "Was steht in meinen Notizen über die Sicherung?",
+        "¿Qué dicen mis notas sobre las copias de seguridad?",
+        "Notlarım yedekleme hakkında ne diyor?",
+        "Research what my notes say about backups",  # research in the vault: no web named
+    ],
+)
+def test_a_first_call_is_not_research_when_the_user_s_words_do_not_name_the_web(words: str) -> None:
+    # measured: with research offered, the small Qwen opened the backups question with research
+    assert _call_names(constrain_call(_with_research(words), first_call=True)) == ["search"]
 
 
 @pytest.mark.parametrize(

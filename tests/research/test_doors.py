@@ -48,7 +48,7 @@ def test_the_cli_writes_the_record_and_says_where(
     with searxng_standin([(site.page_url(0), "File recovery"), (site.url + "/missing", "gone")]) as search:
         for name, value in {
             "SENTINEL_RESEARCH__SEARXNG_URL": search.url,
-            "SENTINEL_RESEARCH__MIN_SIMILARITY": "0.815",
+            "SENTINEL_RESEARCH__MIN_SIMILARITY": "0.82",
             "SENTINEL_RESEARCH__ALLOW_PRIVATE_ADDRESSES": "true",
             "SENTINEL_INDEX_PATH": str(settings.index_path),
         }.items():

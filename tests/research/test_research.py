@@ -80,8 +80,10 @@ def test_asking_again_appends_and_deletes_nothing(
     path = settings.vault / first.relpath
     before = frontmatter.loads(path.read_text(encoding="utf-8")).content
     with searxng_standin(results(site, pages=2, refused=False)) as search:
-        second = research(f"  {QUESTION.upper()} ", settings, embedder=e5, backend=SearxngBackend(search.url, 5))
+        # the same words spaced otherwise (a question's case changes its embedding, not its record)
+        second = research(f"  {QUESTION}\n", settings, embedder=e5, backend=SearxngBackend(search.url, 5))
     assert second.relpath == first.relpath and first.created and not second.created
+    assert source_record_path(QUESTION.upper(), settings) == first.relpath
     after = frontmatter.loads(path.read_text(encoding="utf-8"))
     assert after.content.startswith(before)  # the first run's text stays as it was
     assert after.content.count("## Asked ") == 2
@@ -126,7 +128,8 @@ def test_a_model_that_rewords_a_passage_gets_nothing_written(
 
     def rewording(request: ChatRequest) -> str:
         first = str(request.messages[-1]["content"]).split("[1] ", 1)[1].split("\n\n", 1)[0]
-        return json.dumps({"answers": [{"number": 1, "quote": first.replace("snapshot", "backup")}]})
+        words = first.split()  # its own words, the first two swapped: reworded, nothing invented
+        return json.dumps({"answers": [{"number": 1, "quote": " ".join([words[1], words[0], *words[2:]])}]})
 
     with searxng_standin(results(site, pages=1, refused=False)) as search:
         report = research(

@@ -34,6 +34,7 @@ from typing import Any, Protocol
 from sentinel.pool.streaming import DONE, Stream, sse_data
 from sentinel.providers.base import JsonSchema, ToolCall
 from sentinel.providers.toolcalls import TextToolCalls, parse_text_tool_calls, tool_schemas, undecided_from
+from sentinel.research import TOOL_NAME as RESEARCH
 from sentinel.tools.registry import TOOLS
 
 log = logging.getLogger("sentinel.pool.repair")
@@ -82,6 +83,10 @@ PAGE_CHANGING = frozenset(name for name, tool in TOOLS.items() if tool.writes)
 # a .md file, or a folder/ path.
 PLACE_ARGUMENTS = frozenset({"path", "target", "source", "folder"})
 _NAMES_A_PLACE = re.compile(r"\[\[[^\]]+\]\]|\S+\.md\b|\w/")
+# Words that name the web: the same loanwords in English, German, Spanish and Turkish ("on the web", "im Web",
+# "en internet", "internette", "online", "website", "Webseite", "web'de"), or a URL. Research is the one call that
+# leaves the vault, and only on the user's request: words that name where it goes are that request.
+_NAMES_THE_WEB = re.compile(r"\b(?:web|internet|online)|https?://", re.IGNORECASE)
 # Arguments whose values come from a tool result: a cursor from a [more] line, a hash from read.
 RESULT_ARGUMENTS = frozenset({"cursor", "expected_hash"})
 # The name of the schema ``constrain_call`` adds: how the answer's verdict knows the call was constrained.
@@ -126,12 +131,16 @@ def constrain_call(body: dict[str, Any], first_call: bool) -> dict[str, Any]:
 
 
 def _first_call_can(name: str, schema: JsonSchema | None, message: dict[str, Any]) -> bool:
-    """Whether a turn's first call may be ``name``: never a page-changing primitive, and one that takes a page
-    or a folder only when the user's message names one (measured with the small Qwen through Open WebUI: "when
-    is my vault backed up?" opened with ``read`` of an invented path, then with ``listing`` of notes/; a wifi
-    question with ``graph``). What is left is what needs nothing from the vault yet: search, save."""
+    """Whether a turn's first call may be ``name``: never a page-changing primitive, one that takes a page or a
+    folder only when the user's message names one (measured with the small Qwen through Open WebUI: "when is my
+    vault backed up?" opened with ``read`` of an invented path, then with ``listing`` of notes/; a wifi question
+    with ``graph``), and research only when it names the web (measured: with research offered, the same
+    backups question opened with research of an invented question). What is left is what needs nothing from the
+    vault yet: search, save."""
     if name in PAGE_CHANGING:
         return False
+    if name == RESEARCH:
+        return bool(_NAMES_THE_WEB.search(_text_of(message)))
     takes = set((schema or {}).get("properties") or ())
     return not (takes & PLACE_ARGUMENTS) or bool(_NAMES_A_PLACE.search(_text_of(message)))
 

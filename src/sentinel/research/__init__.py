@@ -7,3 +7,7 @@ and every page that could not be used with its reason, is appended to one record
 the one folder ``sentinel.paths.sources_folder`` names (``target`` refuses any other). ``run`` ties them up.
 No model text ever enters a record.
 """
+
+# The function name the research tool carries in Open WebUI (tool/openwebui_research_tool.py: the only call that
+# leaves the vault), so the gateway can tell it apart from the vault's tools on a turn's first call.
+TOOL_NAME = "research"
