@@ -114,6 +114,11 @@ def test_ties_break_by_name_stale_or_unsigned_assignments_are_refused_and_client
             job = {"kind": "inference", "body": ASK}
             assert httpx.post(f"{b.url}/api/jobs", json=job, headers=reader, timeout=10).status_code == 403
             assert httpx.post(f"{b.url}/api/jobs", json=job, headers=writer, timeout=10).status_code == 202
+            for changes in ("/api/pull", "/api/nodes/wake/node-c"):  # they change a machine: a write key
+                refused = httpx.post(f"{b.url}{changes}", json={"model": MODEL}, headers=reader, timeout=10)
+                assert refused.status_code == 403 and "write-scoped" in refused.text
+            assert httpx.get(f"{b.url}/metrics", timeout=10).status_code == 401
+            assert "sentinel_pool_leading" in httpx.get(f"{b.url}/metrics", headers=reader, timeout=10).text
             not_allowed = b.signed("/pool/v1/run", run | {"job": "j3", "kind": "shell", "payload": {"argv": ["rm"]}})
             assert not_allowed.status_code == 403 and "allow-list" in not_allowed.text
 
