@@ -36,12 +36,12 @@ from sentinel.index.sync import sync
 from sentinel.maintain import analysis, queue
 from sentinel.maintain.models import Models
 from sentinel.maintain.text import read_page_text
-from sentinel.providers.scripted import ChatRequest, ScriptedProvider
 from sentinel.search.embedding import embed_pending
 from sentinel.settings import Settings
 from sentinel.tools.context import ToolContext
 from sentinel.tools.registry import call_tool
 from tests.support.eval_data import eval_data_file, eval_vault_path
+from tests.support.scripted import ChatRequest, ScriptedProvider
 
 ROOT = Path(__file__).resolve().parents[1]
 MODEL = ROOT / "models" / "multilingual-e5-small"

@@ -181,7 +181,7 @@ def evaluate(db, settings: Settings, embedder, before: Cells | None = None) -> C
     return cells
 
 
-SWEEP = {"weight_lexical": (0.5, 0.75), "weight_summaries": (1.0, 1.5, 2.0), "rrf_k": (10.0, 20.0)}
+SWEEP = {"weight_lexical": (0.75, 0.95, 1.0), "weight_summaries": (1.0, 1.5, 2.0), "rrf_k": (10.0, 20.0)}
 
 
 def sweep(db, settings: Settings, embedder) -> None:  # type: ignore[no-untyped-def]

@@ -174,7 +174,7 @@ class SearchSettings(BaseModel):
         "weighted", description="weighted: RRF with the leg weights below (measured better); rrf: plain RRF, k=60."
     )
     rrf_k: float = Field(10.0, gt=0, description="RRF constant of the weighted fusion; smaller favours top ranks.")
-    weight_lexical: float = Field(0.75, ge=0, description="Weight of the FTS5 (wording) leg.")
+    weight_lexical: float = Field(0.95, ge=0, description="Weight of the FTS5 (wording) leg.")
     weight_chunks: float = Field(1.5, ge=0, description="Weight of the semantic leg over body chunks.")
     weight_summaries: float = Field(1.5, ge=0, description="Weight of the semantic leg over page summaries.")
     leg_depth: int = Field(100, ge=10, description="Candidates each leg contributes to the fusion.")

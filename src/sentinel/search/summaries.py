@@ -8,7 +8,7 @@ pass has run, and get better lines once it has.
 
 The whole summary is embedded, with the title before it and the page's headings after it (``passage``): the
 headings say what else the page covers, where a question about its third section is answered (measured on
-the eval vault's en part: the summary leg's nDCG@10 .493 -> .603 public, .710 -> .740 held out). The rung
+the whole eval vault: the summary leg's nDCG@10 .433 -> .545 public, .651 -> .709 held out). The rung
 shows its ``line``: the first sentence, at most ``LINE_WORDS`` words
 and ``LINE_CHARS`` characters, a cut marked with an ellipsis (five hits should cost about 120 tokens; the
 page itself is one ``read`` away).
