@@ -129,6 +129,11 @@ def _round_rows(rounds: list[Freshened]) -> list[tuple[str, str]]:
         ("watcher rounds with an edit", f"{len(edits)} ({full} re-read more than the edited page)"),
         ("round time p50 / p95", f"{_pct([r.seconds for r in edits], 0.5)} / {_pct([r.seconds for r in edits], 0.95)}"),
         ("chunks embedded per round", f"median {statistics.median(chunks):g}, max {chunks[-1]}"),
+        (
+            "search view update p50 / p95",
+            f"{_pct([r.view_s for r in edits], 0.5)} / {_pct([r.view_s for r in edits], 0.95)} "
+            f"({sum(r.view == 'in place' for r in edits)} in place, {sum(r.view == 'whole' for r in edits)} whole)",
+        ),
     ]
 
 

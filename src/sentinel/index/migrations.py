@@ -320,6 +320,14 @@ def m006_search_changes(db: sqlite3.Connection) -> None:
     )
 
 
+def m007_reembed_cut_passages(db: sqlite3.Connection) -> None:
+    """Vectors of passages that were cut at e5's 512 tokens are dropped: the embedder now reads a long passage
+    in windows (``sentinel.embed.onnx``), so the next embedding run makes them again from the whole text. A
+    passage past every window is cut again, and kept then."""
+    db.execute("DELETE FROM chunk_vectors WHERE truncated = 1")
+    db.execute("DELETE FROM summary_vectors WHERE truncated = 1")
+
+
 MIGRATIONS: list[Migration] = [
     m001_core,
     m002_search,
@@ -327,6 +335,7 @@ MIGRATIONS: list[Migration] = [
     m004_one_fold,
     m005_reread_links,
     m006_search_changes,
+    m007_reembed_cut_passages,
 ]
 
 
