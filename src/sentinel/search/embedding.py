@@ -107,8 +107,8 @@ def embed_pending(
 
     ``reembed`` first deletes all vectors and records the embedder's identity (the explicit way to change
     models). Each batch is committed on its own, so an interrupted run keeps what it finished. ``paths`` (the
-    live watcher's just-edited pages) embeds only their chunks and drops nothing: seconds, not the vault's
-    whole backlog. ``out_of_time`` is asked between batches (a pass's time budget).
+    live watcher's just-edited pages) embeds only their chunks and summary passages and drops nothing: seconds,
+    not the vault's whole backlog. ``out_of_time`` is asked between batches (a pass's time budget).
     Raises ``VectorsFromAnotherModel`` when the index holds another model's vectors and ``reembed`` is off.
     """
     started = time.perf_counter()
@@ -127,7 +127,7 @@ def embed_pending(
         )
     jobs = {
         "chunk_vectors": _pending_chunks(db, paths),
-        "summary_vectors": _pending_summaries(db) if paths is None else [],
+        "summary_vectors": _pending_summaries(db, paths),
     }
     total = sum(len(j) for j in jobs.values())
     done = 0
@@ -188,16 +188,35 @@ def _pending_chunks(db: sqlite3.Connection, paths: list[str] | None = None) -> l
     return [_Job((h, trail), chunk_passage(trail, text), f"{path} > {trail}") for h, trail, text, path in rows]
 
 
-def summary_passages(db: sqlite3.Connection) -> dict[str, str]:
-    """The summary passage of every summary-rung page, with the path of a page that uses it."""
+def summary_passages(db: sqlite3.Connection, paths: list[str] | None = None) -> dict[str, str]:
+    """The summary passage of every summary-rung page (or of these ``paths``), with the path of a page using it."""
     roles = sorted(SUMMARY_RUNG_ROLES)
-    found = summaries.page_summaries(db, f"p.role IN ({','.join('?' * len(roles))})", roles)
-    return {page.passage: page.path for page in found}
+    where = f"p.role IN ({','.join('?' * len(roles))})"
+    if paths is None:
+        return {page.passage: page.path for page in summaries.page_summaries(db, where, roles)}
+    found: dict[str, str] = {}
+    for start in range(0, len(paths), 500):
+        batch = paths[start : start + 500]
+        pages = summaries.page_summaries(db, f"{where} AND p.path IN ({','.join('?' * len(batch))})", [*roles, *batch])
+        found.update((page.passage, page.path) for page in pages)
+    return found
 
 
-def _pending_summaries(db: sqlite3.Connection) -> list[_Job]:
-    have = {r[0] for r in db.execute("SELECT text FROM summary_vectors")}
-    return [_Job((text,), text, f"{path} (summary)") for text, path in summary_passages(db).items() if text not in have]
+def _pending_summaries(db: sqlite3.Connection, paths: list[str] | None) -> list[_Job]:
+    """Summary passages with no vector: every page's, or (the live watcher) just the edited pages' (an edit to a
+    page's first lines or headings changes its passage: without a vector it would drop out of the summary leg
+    until the nightly pass)."""
+    wanted = summary_passages(db, paths)
+    if paths is None:
+        have = {r[0] for r in db.execute("SELECT text FROM summary_vectors")}
+    else:
+        texts = list(wanted)
+        have = set()
+        for start in range(0, len(texts), 500):
+            batch = texts[start : start + 500]
+            marks = ",".join("?" * len(batch))
+            have.update(r[0] for r in db.execute(f"SELECT text FROM summary_vectors WHERE text IN ({marks})", batch))
+    return [_Job((text,), text, f"{path} (summary)") for text, path in wanted.items() if text not in have]
 
 
 def _texts_of(db: sqlite3.Connection, table: str, ids: list[int]) -> dict[int, str]:
