@@ -32,12 +32,15 @@ from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
+import numpy as np
+
 from bench.synth_vault import generate
 from bench.tables import print_value_table
 from sentinel.embed.factory import embedder_from_settings
 from sentinel.index.migrations import transaction
 from sentinel.index.watch import Freshened, VaultWatcher, freshen
-from sentinel.search.embedding import embed_pending
+from sentinel.search import centres
+from sentinel.search.embedding import embed_pending, summary_passages
 from sentinel.search.ladder import search
 from sentinel.search.view import current_view
 from sentinel.settings import Settings
@@ -87,14 +90,24 @@ def _in_view(ctx: ToolContext, path: str, word: str) -> bool:
 
 
 def _fill_vectors(db: sqlite3.Connection) -> int:
-    """Give every chunk without a vector a copy of a real one; the next ``embed_pending`` settles the centres."""
+    """Give every chunk and summary passage without a vector a copy of a real chunk vector (the summary table
+    starts from the chunk table's centres); the next ``embed_pending`` settles the centres."""
+    chunk_centres = centres.load(db, "chunk_vectors")
+    assert chunk_centres is not None, "embed some chunks first"
     with transaction(db):
         filled = db.execute(
             """INSERT OR IGNORE INTO chunk_vectors (text_hash, trail, vec, scale, centre, bits, tokens, truncated)
                SELECT c.text_hash, c.trail, v.vec, v.scale, v.centre, v.bits, v.tokens, v.truncated
                FROM chunks c, (SELECT * FROM chunk_vectors LIMIT 1) v"""
         ).rowcount
-        db.execute("UPDATE search_generation SET n = n + 1")
+        if centres.load(db, "summary_vectors") is None:
+            centres.first_centres(db, "summary_vectors", np.zeros((0, 0)), [], chunk_centres[0])
+        vec, scale, centre, bits = db.execute("SELECT vec, scale, centre, bits FROM chunk_vectors LIMIT 1").fetchone()
+        filled += db.executemany(
+            """INSERT OR IGNORE INTO summary_vectors (text, vec, scale, centre, bits, tokens, truncated)
+               VALUES (?,?,?,?,?,0,0)""",
+            [(text, vec, scale, centre, bits) for text in summary_passages(db)],
+        ).rowcount
     return filled
 
 
@@ -116,6 +129,11 @@ def _round_rows(rounds: list[Freshened]) -> list[tuple[str, str]]:
         ("watcher rounds with an edit", f"{len(edits)} ({full} re-read more than the edited page)"),
         ("round time p50 / p95", f"{_pct([r.seconds for r in edits], 0.5)} / {_pct([r.seconds for r in edits], 0.95)}"),
         ("chunks embedded per round", f"median {statistics.median(chunks):g}, max {chunks[-1]}"),
+        (
+            "search view update p50 / p95",
+            f"{_pct([r.view_s for r in edits], 0.5)} / {_pct([r.view_s for r in edits], 0.95)} "
+            f"({sum(r.view == 'in place' for r in edits)} in place, {sum(r.view == 'whole' for r in edits)} whole)",
+        ),
     ]
 
 

@@ -31,6 +31,7 @@ from celery.signals import beat_init, setup_logging
 from sentinel.embed.factory import embedder_from_settings
 from sentinel.index.db import IndexUnavailable, open_index
 from sentinel.logs import configure_logging, request_id
+from sentinel.maintain import opportunity
 from sentinel.maintain.cluster_lock import PassRunning, maintenance_lock
 from sentinel.maintain.lock import PassBusy
 from sentinel.maintain.models import models_from_settings
@@ -40,6 +41,8 @@ from sentinel.settings import Settings
 from services.worker import fanout
 
 TASK_NAME = "sentinel.maintain"
+IDLE_TASK = "sentinel.maintain_if_idle"
+IDLE_CHECK_S = 60.0  # how often beat asks whether the machine is free for an unscheduled pass
 UNREQUESTED = ("schedule", "catch-up")  # passes nobody asked for just now: wait for a first chat, retry
 RETRY_CAP_S = 3600.0
 log = logging.getLogger("sentinel.worker")
@@ -79,8 +82,11 @@ def celery_app(settings: Settings) -> SentinelCelery:
             }
         },
     )
+    if settings.maintain_idle_minutes > 0:
+        app.conf.beat_schedule["opportunistic-maintenance"] = {"task": IDLE_TASK, "schedule": IDLE_CHECK_S}
     # shared=False: a task belongs to the app it was registered on, never to every app built in the process
     app.task(name=TASK_NAME, bind=True, shared=False)(maintain)
+    app.task(name=IDLE_TASK, bind=True, shared=False)(maintain_if_idle)
     fanout.register(app, settings)
     return app
 
@@ -116,6 +122,22 @@ def _catch_up(sender: Any = None, **_: Any) -> None:
     if missed:
         result = app.send_task(TASK_NAME, kwargs={"trigger": "catch-up"})
         log.info("the last nightly pass was missed; queued one now", extra={"event": "catch-up", "task": result.id})
+
+
+def maintain_if_idle(task: Any) -> dict[str, object]:
+    """Beat's minute check: queue a pass when ``opportunity.chance`` says the machine is free for one."""
+    settings: Settings = task.app.settings
+    db = open_index(settings)
+    try:
+        moment = opportunity.chance(settings, db)
+    finally:
+        db.close()
+    if not moment.go:
+        log.debug(moment.reason, extra={"event": "not-idle"})
+        return {"status": "not now", "reason": moment.reason}
+    result = task.app.send_task(TASK_NAME, kwargs={"trigger": "idle"})
+    log.info(f"queued a pass: {moment.reason}", extra={"event": "idle-pass", "task": result.id})
+    return {"status": "queued", "reason": moment.reason}
 
 
 def maintain(task: Any, trigger: str = "on-demand", minutes: float | None = None) -> dict[str, object]:

@@ -286,6 +286,12 @@ class Settings(BaseSettings):
     maintain_retry_s: float = Field(
         60.0, gt=0, description="First wait before a scheduled pass that reached no model is tried again (doubles)."
     )
+    maintain_idle_minutes: float = Field(
+        0.0,
+        ge=0,
+        description="Opportunistic maintenance: also run the pass between nights once the vault and the "
+        "conversation model have been idle this many minutes and the analysis model fits in free VRAM (0: off).",
+    )
     maintain_chat_idle_s: float = Field(
         30.0,
         ge=0,

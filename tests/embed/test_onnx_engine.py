@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from sentinel.embed.base import EmbedderUnavailable
-from sentinel.embed.onnx import E5_MAX_TOKENS, OnnxEmbedder
+from sentinel.embed.onnx import E5_MAX_TOKENS, MAX_WINDOWS, WINDOW_OVERLAP, OnnxEmbedder
 from sentinel.embed.selfcheck import FLOOR_INT8
 from tests.support.e5 import cosine, raw_e5_vector
 
@@ -57,13 +57,25 @@ def float_model_file(model_dir: Path) -> str:
     return "model_fp32.onnx" if (model_dir / "model_fp32.onnx").is_file() else "onnx/model.onnx"
 
 
-def test_truncation_to_512_tokens_is_reported_per_text(onnx_embedder: OnnxEmbedder) -> None:
-    long_text = " ".join(f"word{i}" for i in range(2000))
-    result = onnx_embedder.embed([TEXT, long_text, long_text + " and an ending nobody reads"], "passage")
-    assert result.truncated == [False, True, True]
-    assert result.tokens[0] < E5_MAX_TOKENS < result.tokens[1] < result.tokens[2]
-    # Only the head is embedded: what comes after token 512 changes nothing.
-    assert cosine(result.vectors[1], result.vectors[2]) > 0.9999
+def test_a_text_past_512_tokens_is_read_whole_in_windows(onnx_embedder: OnnxEmbedder) -> None:
+    head = " ".join(f"word{i}" for i in range(300))  # ~680 tokens: past e5's 512
+    sailing = head + " The regatta starts at dawn; trim the mainsail and watch the wind shift on the lake."
+    baking = head + " Knead the sourdough for ten minutes, then let it rise overnight in a cool kitchen."
+    result = onnx_embedder.embed([TEXT, sailing, baking], "passage")
+    assert result.truncated == [False, False, False]
+    assert result.tokens[0] < E5_MAX_TOKENS < result.tokens[1]
+    # what comes after token 512 is read: the two endings make two vectors (cut at 512 they were one)
+    assert cosine(result.vectors[1], result.vectors[2]) < 0.995
+    query = onnx_embedder.embed(["how to trim a mainsail in a regatta"], "query").vectors[0]
+    assert cosine(query, result.vectors[1]) > cosine(query, result.vectors[2])
+
+
+def test_past_the_last_window_a_text_is_cut_and_says_so(onnx_embedder: OnnxEmbedder) -> None:
+    long_text = " ".join(f"word{i}" for i in range(2000))  # ~5,300 tokens: past MAX_WINDOWS windows
+    result = onnx_embedder.embed([long_text, long_text + " and an ending nobody reads"], "passage")
+    assert result.truncated == [True, True]
+    assert MAX_WINDOWS * (E5_MAX_TOKENS - WINDOW_OVERLAP) < result.tokens[0] < result.tokens[1]
+    assert cosine(result.vectors[0], result.vectors[1]) > 0.9999  # the ending is past what is read
 
 
 def test_turkish_sentence_is_closer_to_its_english_translation_than_to_unrelated_text(

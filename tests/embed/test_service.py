@@ -25,7 +25,8 @@ TEXTS = [
     "How do I link to a heading in another note?",
     "Wie verlinke ich auf eine Überschrift in einer anderen Notiz?",
     "¿Cómo enlazo a un encabezado de otra nota?",
-    " ".join(["long"] * 700),
+    " ".join(["long"] * 700),  # past 512 tokens: read in two windows
+    " ".join(["long"] * 4000),  # past the last window: cut
 ]
 
 
@@ -40,7 +41,7 @@ def test_http_vectors_equal_in_process_vectors(service: EmbedderProcess, onnx_em
         local = onnx_embedder.embed(TEXTS, kind)
         assert np.array_equal(remote.vectors, local.vectors)
         assert remote.vectors.dtype == np.float32
-        assert remote.truncated == local.truncated == [False, False, False, False, True]
+        assert remote.truncated == local.truncated == [False, False, False, False, False, True]
         assert remote.tokens == local.tokens
     assert client.embed([], "query").vectors.shape == (0, 384)
 
@@ -63,7 +64,7 @@ def test_every_request_logs_one_json_line_with_its_request_id(service: EmbedderP
     lines = log_lines(service)
     (embed_line,) = [line for line in lines if line.get("request_id") == "probe-7"]
     assert embed_line["path"] == "/embed" and embed_line["status"] == 200
-    assert embed_line["texts"] == 5 and embed_line["truncated"] == 1 and embed_line["kind"] == "passage"
+    assert embed_line["texts"] == 6 and embed_line["truncated"] == 1 and embed_line["kind"] == "passage"
     assert embed_line["service"] == "embedder" and isinstance(embed_line["ms"], float)  # the API's shape
     assert fresh and not [line for line in lines if line.get("request_id") == fresh]  # health stays quiet at INFO
     (started,) = [line for line in lines if line.get("event") == "started"]

@@ -14,6 +14,7 @@ import pytest
 
 from sentinel.embed.onnx import OnnxEmbedder
 from sentinel.index.watch import Freshened, VaultWatcher, freshen
+from sentinel.search.embedding import summary_passages
 from sentinel.search.ladder import search
 from sentinel.settings import Settings
 from sentinel.tools.context import ToolContext
@@ -44,6 +45,15 @@ class Live:
         """Paths the semantic leg alone finds (wording cannot match: the queries share no word with the pages)."""
         found = search(self.ctx.reader(), self.ctx.settings, self.ctx.embedder, query, rung="body")
         return [hit.path for hit in found.hits]
+
+    def summarised(self, path: str) -> bool:
+        """The page's summary passage (as it reads now) has a vector."""
+        passages = [text for text, page in summary_passages(self.ctx.reader(), [path]).items() if page == path]
+        if not passages:
+            return False
+        return (
+            self.ctx.reader().execute("SELECT 1 FROM summary_vectors WHERE text = ?", passages).fetchone() is not None
+        )
 
     def pages(self) -> set[str]:
         return {r[0] for r in self.ctx.reader().execute("SELECT path FROM pages")}
@@ -85,8 +95,15 @@ def test_backlog_at_start_is_embedded_in_the_background(live: Live) -> None:
 
 def test_edit_in_place_is_found_by_meaning(live: Live) -> None:
     (live.vault / "notes/Coffee.md").write_text(ESPRESSO, encoding="utf-8")
-    wait_for(lambda: live.vectors_of("notes/Coffee.md") > 0)
+    # its chunks and its summary line: both semantic legs see it
+    wait_for(lambda: live.vectors_of("notes/Coffee.md") > 0 and live.summarised("notes/Coffee.md"))
     assert live.by_meaning("how long to brew a strong italian coffee")[0] == "notes/Coffee.md"
+
+
+def test_an_edit_to_the_first_lines_keeps_the_page_in_the_summary_leg(live: Live) -> None:
+    wait_for(lambda: live.summarised("notes/Tea.md"))
+    (live.vault / "notes/Tea.md").write_text("# Tea\n\nBlack tea wants water at a full boil.\n", encoding="utf-8")
+    wait_for(lambda: "Black tea" in _text_of(live, "notes/Tea.md") and live.summarised("notes/Tea.md"))
 
 
 def test_temp_file_renamed_over_the_page(live: Live) -> None:

@@ -116,8 +116,8 @@ def test_another_model_is_refused_until_reembed(vault_settings: WriteVault, e5: 
 
 
 def test_truncation_is_reported(vault_settings: WriteVault, e5: OnnxEmbedder) -> None:
-    # 240 "words" that the tokenizer splits into several tokens each: far over e5's 512 tokens.
-    dense = " ".join(f"x{i}q{i * 7}z{i * 13}k" for i in range(240))
+    # 240 "words" that the tokenizer splits into many tokens each (~4,500): past every window e5 reads.
+    dense = " ".join(f"x{i}q{i * 7}z{i * 13}k{i * 17}w{i * 19}j{i * 23}v{i * 29}" for i in range(240))
     settings = vault_settings({"notes/Codes.md": f"# Codes\n\n{dense}\n", **PAGES})
     db = open_index(settings)
     sync(settings, db)

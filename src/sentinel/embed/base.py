@@ -30,7 +30,8 @@ class Embedding:
     """Vectors for a list of texts, in the order given, and what the model saw of each text."""
 
     vectors: np.ndarray  # (n, dims) float32, L2-normalised
-    truncated: list[bool]  # True: the text had more tokens than the model reads; only its head was embedded
+    truncated: list[bool]  # True: the text had more tokens than the engine reads (e5: 8 windows of 512); the rest
+    # was not embedded
     tokens: list[int]  # tokens of prefix + text + specials, counted before truncation
 
 

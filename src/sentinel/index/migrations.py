@@ -263,7 +263,80 @@ def m005_reread_links(db: sqlite3.Connection) -> None:
     db.execute("UPDATE pages SET mtime_ns = -1")
 
 
-MIGRATIONS: list[Migration] = [m001_core, m002_search, m003_maintain, m004_one_fold, m005_reread_links]
+# m006's change log: every search-relevant row change bumps the generation and records what it touched
+_LOGGED = {
+    # trigger name: (event, table, what is logged as (path, text_hash, trail, passage))
+    "search_gen_chunk_ins": ("INSERT", "chunks", "new.path, NULL, NULL, NULL"),
+    "search_gen_chunk_del": ("DELETE", "chunks", "old.path, NULL, NULL, NULL"),
+    "search_gen_page_ins": ("INSERT", "pages", "new.path, NULL, NULL, NULL"),
+    "search_gen_page_upd": ("UPDATE", "pages", "new.path, NULL, NULL, NULL"),
+    "search_gen_page_del": ("DELETE", "pages", "old.path, NULL, NULL, NULL"),
+    "search_gen_analysis_ins": ("INSERT", "analysis", "new.path, NULL, NULL, NULL"),
+    "search_gen_analysis_upd": ("UPDATE", "analysis", "new.path, NULL, NULL, NULL"),
+    "search_gen_analysis_del": ("DELETE", "analysis", "old.path, NULL, NULL, NULL"),
+    "search_gen_chunk_vec_ins": ("INSERT", "chunk_vectors", "NULL, new.text_hash, new.trail, NULL"),
+    "search_gen_chunk_vec_del": ("DELETE", "chunk_vectors", "NULL, old.text_hash, old.trail, NULL"),
+    "search_gen_summary_vec_ins": ("INSERT", "summary_vectors", "NULL, NULL, NULL, new.text"),
+    "search_gen_summary_vec_del": ("DELETE", "summary_vectors", "NULL, NULL, NULL, old.text"),
+}
+SEARCH_CHANGES_KEPT = 20_000  # a search view further behind than this many changes is rebuilt whole
+
+
+def m006_search_changes(db: sqlite3.Connection) -> None:
+    """A log of what each generation changed, so a search process updates its view in place (re-reading
+    only the pages named) instead of rebuilding it from every vector in the index (9.7 s at 94,791 vectors).
+
+    Each trigger bumps the generation and writes exactly one row for the new number. A generation with no row
+    (a bump made by code: new language centres, a re-embed) is a change the log cannot describe: the view is
+    then rebuilt. Old rows are pruned as the log grows.
+    """
+    triggers = []
+    for name, (event, table, values) in _LOGGED.items():
+        triggers.append(f"""
+        DROP TRIGGER IF EXISTS {name};
+        CREATE TRIGGER {name} AFTER {event} ON {table} BEGIN
+            UPDATE search_generation SET n = n + 1;
+            INSERT INTO search_changes (gen, path, text_hash, trail, passage) SELECT n, {values} FROM search_generation;
+        END;""")
+    run_script(
+        db,
+        f"""
+        CREATE TABLE search_changes (
+            gen INTEGER PRIMARY KEY,       -- the search_generation.n this change made: one row per generation
+            path TEXT,                     -- a page whose rows (page, chunks, analysis) changed
+            text_hash TEXT,                -- a chunk vector added or dropped (chunks.text_hash, chunks.trail)
+            trail TEXT,
+            passage TEXT                   -- a summary vector added or dropped (summary_vectors.text)
+        );
+        CREATE TRIGGER search_gen_page_moved AFTER UPDATE OF path ON pages WHEN old.path <> new.path BEGIN
+            UPDATE search_generation SET n = n + 1;
+            INSERT INTO search_changes (gen, path) SELECT n, old.path FROM search_generation;
+        END;
+        CREATE TRIGGER search_changes_prune AFTER INSERT ON search_changes WHEN new.gen % 1000 = 0 BEGIN
+            DELETE FROM search_changes WHERE gen <= new.gen - {SEARCH_CHANGES_KEPT};
+        END;
+        {"".join(triggers)}
+        """,
+    )
+
+
+def m007_reembed_cut_passages(db: sqlite3.Connection) -> None:
+    """Vectors of passages that were cut at e5's 512 tokens are dropped: the embedder now reads a long passage
+    in windows (``sentinel.embed.onnx``), so the next embedding run makes them again from the whole text. A
+    passage past every window is cut again, and kept then."""
+    db.execute("DELETE FROM chunk_vectors WHERE truncated = 1")
+    db.execute("DELETE FROM summary_vectors WHERE truncated = 1")
+
+
+MIGRATIONS: list[Migration] = [
+    m001_core,
+    m002_search,
+    m003_maintain,
+    m004_one_fold,
+    m005_reread_links,
+    m006_search_changes,
+    m007_reembed_cut_passages,
+]
 
 
 def migrate(db: sqlite3.Connection) -> int:

@@ -41,6 +41,8 @@ class Freshened:
     report: SyncReport
     embedded: int = 0
     embed_problem: str = ""  # why the changed chunks were not embedded ("" when they were, or none changed)
+    view: str = ""  # how the search view was brought up to date ("in place" or "whole")
+    view_s: float = 0.0
     seconds: float = 0.0
 
 
@@ -73,7 +75,9 @@ def freshen(ctx: ToolContext, paths: set[str] | None = None, *, embed: bool = Tr
         done = Freshened(report)
         if embed:
             done.embedded, done.embed_problem = _embed(ctx, report.changed_paths)
-    current_view(ctx.reader())  # load the search view now, not inside the next query's time budget
+    viewed = time.perf_counter()
+    done.view = current_view(ctx.reader()).made  # update the search view now, not in the next query's time
+    done.view_s = time.perf_counter() - viewed
     done.seconds = time.perf_counter() - started
     return done
 
@@ -231,7 +235,13 @@ class VaultWatcher:
         if report.changed_paths or report.removed or report.refused:
             log.info(
                 "vault changed",
-                extra={**report.as_dict(), "embedded": done.embedded, "freshen_seconds": round(done.seconds, 3)},
+                extra={
+                    **report.as_dict(),
+                    "embedded": done.embedded,
+                    "search_view": done.view,
+                    "view_seconds": round(done.view_s, 3),
+                    "freshen_seconds": round(done.seconds, 3),
+                },
             )
         if done.embed_problem:
             log.warning(f"changed chunks not embedded: {done.embed_problem}", extra={"event": "embed-skipped"})

@@ -33,9 +33,12 @@ TextsOf = Callable[[list[int]], dict[int, str]]
 def load(db: sqlite3.Connection, table: str) -> tuple[Centres, int] | None:
     """The table's centres and the table size they were computed at, or None before the first vectors."""
     row = db.execute("SELECT value FROM meta WHERE key = ?", (CENTRES_KEY.format(table=table),)).fetchone()
-    if not row:
-        return None
-    data = json.loads(row[0])
+    return parse(row[0]) if row else None
+
+
+def parse(value: str) -> tuple[Centres, int]:
+    """Centres and their table size from the record ``meta`` keeps them in."""
+    data = json.loads(value)
     return Centres(np.asarray(data["vectors"], dtype=np.float32), tuple(data["languages"])), int(data["n"])
 
 
@@ -100,7 +103,7 @@ def refresh_if_grown(
                 [(int(w), b.tobytes(), i) for w, b, i in zip(which, bits, ids_batch, strict=True)],
             )
         _save(db, table, centres, count)
-        db.execute("UPDATE search_generation SET n = n + 1")
+        db.execute("UPDATE search_generation SET n = n + 1")  # every row's bits changed: views reload whole
     return True
 
 

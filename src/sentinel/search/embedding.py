@@ -107,8 +107,8 @@ def embed_pending(
 
     ``reembed`` first deletes all vectors and records the embedder's identity (the explicit way to change
     models). Each batch is committed on its own, so an interrupted run keeps what it finished. ``paths`` (the
-    live watcher's just-edited pages) embeds only their chunks and drops only chunk vectors: seconds, not the
-    vault's whole backlog. ``out_of_time`` is asked between batches (a pass's time budget).
+    live watcher's just-edited pages) embeds only their chunks and summary passages and drops nothing: seconds,
+    not the vault's whole backlog. ``out_of_time`` is asked between batches (a pass's time budget).
     Raises ``VectorsFromAnotherModel`` when the index holds another model's vectors and ``reembed`` is off.
     """
     started = time.perf_counter()
@@ -118,7 +118,7 @@ def embed_pending(
             for table in TABLES:
                 db.execute(f"DELETE FROM {table}")
                 db.execute("DELETE FROM meta WHERE key = ?", (centres.CENTRES_KEY.format(table=table),))
-            db.execute("UPDATE search_generation SET n = n + 1")
+            db.execute("UPDATE search_generation SET n = n + 1")  # unlogged: every view reloads whole
         elif reason := mismatch(db, embedder.identity):
             raise VectorsFromAnotherModel(reason)
         db.execute(
@@ -127,7 +127,7 @@ def embed_pending(
         )
     jobs = {
         "chunk_vectors": _pending_chunks(db, paths),
-        "summary_vectors": _pending_summaries(db) if paths is None else [],
+        "summary_vectors": _pending_summaries(db, paths),
     }
     total = sum(len(j) for j in jobs.values())
     done = 0
@@ -152,7 +152,9 @@ def embed_pending(
             db, table, partial(_texts_of, db, table), seeds=seeds, force=refreshed and seeds is not None
         )
     counts.chunks, counts.summaries = len(jobs["chunk_vectors"]), len(jobs["summary_vectors"])
-    counts.removed = _remove_unused(db, summaries_too=paths is None)
+    # an edit's old vectors stay until the next whole run (the nightly pass, `sentinel embed`): finding them
+    # scans every vector (0.7 s at 94,791), which a live edit should not wait for; an undone edit reuses them
+    counts.removed = _remove_unused(db) if paths is None else 0
     counts.seconds = time.perf_counter() - started
     return counts
 
@@ -186,16 +188,35 @@ def _pending_chunks(db: sqlite3.Connection, paths: list[str] | None = None) -> l
     return [_Job((h, trail), chunk_passage(trail, text), f"{path} > {trail}") for h, trail, text, path in rows]
 
 
-def summary_passages(db: sqlite3.Connection) -> dict[str, str]:
-    """The summary passage of every summary-rung page, with the path of a page that uses it."""
+def summary_passages(db: sqlite3.Connection, paths: list[str] | None = None) -> dict[str, str]:
+    """The summary passage of every summary-rung page (or of these ``paths``), with the path of a page using it."""
     roles = sorted(SUMMARY_RUNG_ROLES)
-    found = summaries.page_summaries(db, f"p.role IN ({','.join('?' * len(roles))})", roles)
-    return {page.passage: page.path for page in found}
+    where = f"p.role IN ({','.join('?' * len(roles))})"
+    if paths is None:
+        return {page.passage: page.path for page in summaries.page_summaries(db, where, roles)}
+    found: dict[str, str] = {}
+    for start in range(0, len(paths), 500):
+        batch = paths[start : start + 500]
+        pages = summaries.page_summaries(db, f"{where} AND p.path IN ({','.join('?' * len(batch))})", [*roles, *batch])
+        found.update((page.passage, page.path) for page in pages)
+    return found
 
 
-def _pending_summaries(db: sqlite3.Connection) -> list[_Job]:
-    have = {r[0] for r in db.execute("SELECT text FROM summary_vectors")}
-    return [_Job((text,), text, f"{path} (summary)") for text, path in summary_passages(db).items() if text not in have]
+def _pending_summaries(db: sqlite3.Connection, paths: list[str] | None) -> list[_Job]:
+    """Summary passages with no vector: every page's, or (the live watcher) just the edited pages' (an edit to a
+    page's first lines or headings changes its passage: without a vector it would drop out of the summary leg
+    until the nightly pass)."""
+    wanted = summary_passages(db, paths)
+    if paths is None:
+        have = {r[0] for r in db.execute("SELECT text FROM summary_vectors")}
+    else:
+        texts = list(wanted)
+        have = set()
+        for start in range(0, len(texts), 500):
+            batch = texts[start : start + 500]
+            marks = ",".join("?" * len(batch))
+            have.update(r[0] for r in db.execute(f"SELECT text FROM summary_vectors WHERE text IN ({marks})", batch))
+    return [_Job((text,), text, f"{path} (summary)") for text, path in wanted.items() if text not in have]
 
 
 def _texts_of(db: sqlite3.Connection, table: str, ids: list[int]) -> dict[int, str]:
@@ -247,7 +268,6 @@ def _store(
                        VALUES (?,?,?,?,?,?,?)""",
                     (*job.key, *values),
                 )
-        db.execute("UPDATE search_generation SET n = n + 1")
 
 
 def _loaded_centres(db: sqlite3.Connection, table: str) -> centres.Centres | None:
@@ -255,18 +275,15 @@ def _loaded_centres(db: sqlite3.Connection, table: str) -> centres.Centres | Non
     return known[0] if known else None
 
 
-def _remove_unused(db: sqlite3.Connection, *, summaries_too: bool = True) -> int:
+def _remove_unused(db: sqlite3.Connection) -> int:
     """Drop vectors that no current chunk or summary uses (edited or deleted text)."""
     with transaction(db):
         removed = db.execute(
             """DELETE FROM chunk_vectors WHERE NOT EXISTS (SELECT 1 FROM chunks c
                    WHERE c.text_hash = chunk_vectors.text_hash AND c.trail = chunk_vectors.trail)"""
         ).rowcount
-        if summaries_too:
-            wanted = set(summary_passages(db))
-            stale = [(t,) for (t,) in db.execute("SELECT text FROM summary_vectors") if t not in wanted]
-            db.executemany("DELETE FROM summary_vectors WHERE text = ?", stale)
-            removed += len(stale)
-        if removed:
-            db.execute("UPDATE search_generation SET n = n + 1")
+        wanted = set(summary_passages(db))
+        stale = [(t,) for (t,) in db.execute("SELECT text FROM summary_vectors") if t not in wanted]
+        db.executemany("DELETE FROM summary_vectors WHERE text = ?", stale)
+        removed += len(stale)
     return removed

@@ -31,7 +31,7 @@ from sentinel.search.lexical import lexical_chunks, lexical_terms
 from sentinel.search.query_facets import Filter, FilterError, page_filter, split_query
 from sentinel.search.results import Hit, Rung, SearchResult
 from sentinel.search.vectors import nearest
-from sentinel.search.view import SearchView, chunk_count, current_view, pages_pending_vectors
+from sentinel.search.view import SearchView, chunk_count, current_view
 from sentinel.settings import Settings
 
 CHUNKS_PER_PAGE = 3  # chunk candidates fetched per page a leg should contribute
@@ -79,7 +79,7 @@ def _meaning(
     if view.chunks is None and view.summaries is None:
         return _Meaning(notes=[f"nothing has been embedded yet (run {embed_command()}); {WORDING_ONLY}"])
     vector = embedder.embed([query], "query").vectors[0]
-    out = _Meaning(notes=_coverage_notes(db, view))
+    out = _Meaning(notes=_coverage_notes(view))
     chunk_set = view.summary_role_chunks if rung == "summary" else view.chunks
     summary_set = view.summaries
     if only is not None:  # a faceted search ranks only the pages the facets allow
@@ -92,11 +92,11 @@ def _meaning(
     return out
 
 
-def _coverage_notes(db: sqlite3.Connection, view: SearchView) -> list[str]:
+def _coverage_notes(view: SearchView) -> list[str]:
     missing = view.chunk_count - view.embedded_chunks
     if missing <= 0:
         return []
-    named, pages = pages_pending_vectors(db)
+    named, pages = view.pages_pending_vectors()
     more = f" and {pages - len(named)} more" if pages > len(named) else ""
     return [
         f"vectors pending for {', '.join(named)}{more} ({missing} of {view.chunk_count} text chunks; edits are "

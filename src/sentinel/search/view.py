@@ -1,26 +1,42 @@
-"""What a search process keeps in memory about one index, reloaded when the index changes.
+"""What a search process keeps in memory about one index, kept current as the index changes.
 
-Every write a search depends on (chunks, pages, analysis, vectors) bumps ``search_generation`` (triggers
-and the embedding step do it), so one tiny read per query tells whether the cached view is current.
+Every write a search depends on (pages, chunks, analysis, vectors) bumps ``search_generation`` and logs what
+it touched in ``search_changes`` (triggers do both: ``sentinel.index.migrations.m006_search_changes``), so one
+tiny read per query tells whether the cached view is current, and the log says which pages to re-read to
+make it so (``sentinel.search.view_rows``). The view is loaded whole only when the log cannot tell: the first
+load, a bump made by code (new language centres, a re-embed), another model or new centres on record, a
+gap in the log, or a change that touches a large share of the vault (re-reading all is then as cheap).
 """
 
 from __future__ import annotations
 
+import heapq
+import json
 import sqlite3
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Literal, TypeVar
 
-import numpy as np
-
-from sentinel.paths import SUMMARY_RUNG_ROLES
-from sentinel.search import centres, summaries
-from sentinel.search.embedding import recorded_identity
+from sentinel.search import centres, view_rows
+from sentinel.search.embedding import IDENTITY_KEY
 from sentinel.search.vectors import VectorSet
 
+FULL_AFTER = 5000  # changes (rows of the log) past which a view is loaded whole
+FULL_SHARE = 0.25  # ... or pages touched, as a share of the vault (with at least FULL_PAGES of them)
+FULL_PAGES = 200
+PENDING_NAMED = 3  # pages named in the note; the rest are counted
 
-@dataclass
+_STATE = f"""SELECT n,
+    (SELECT value FROM meta WHERE key = '{IDENTITY_KEY}'),
+    (SELECT value FROM meta WHERE key = '{centres.CENTRES_KEY.format(table="chunk_vectors")}'),
+    (SELECT value FROM meta WHERE key = '{centres.CENTRES_KEY.format(table="summary_vectors")}')
+    FROM search_generation"""
+
+Meta = tuple[str | None, str | None, str | None]  # the model and both tables' centres, as recorded
+
+
+@dataclass(frozen=True)
 class SearchView:
     generation: int
     identity: dict[str, object] | None
@@ -29,13 +45,21 @@ class SearchView:
     summaries: VectorSet | None  # items are page rowids (summary-rung pages only)
     chunk_count: int
     page_count: int  # summary-rung pages
+    rows: view_rows.Rows
+    meta: Meta
+    made: Literal["whole", "in place"]  # how this view was brought to its generation
 
     @property
     def embedded_chunks(self) -> int:
         return len(self.chunks) if self.chunks is not None else 0
 
+    def pages_pending_vectors(self) -> tuple[list[str], int]:
+        """The most recently indexed pages with a chunk that has no vector yet (up to ``PENDING_NAMED``), and
+        how many pages have one in all."""
+        pending = self.rows.pages.pending
+        newest = heapq.nsmallest(PENDING_NAMED, pending.items(), key=lambda item: (-item[1], item[0]))
+        return [path for path, _ in newest], len(pending)
 
-T = TypeVar("T")
 
 _views: dict[str, SearchView] = {}
 _lock = threading.Lock()
@@ -50,7 +74,7 @@ def _index_file(db: sqlite3.Connection) -> str:
 
 
 def current_view(db: sqlite3.Connection) -> SearchView:
-    """The view of this index, loaded once per change of the index (thread-safe)."""
+    """The view of this index, brought up to date once per change of the index (thread-safe)."""
     key = _index_file(db)
     now = generation(db)
     view = _views.get(key)
@@ -59,11 +83,66 @@ def current_view(db: sqlite3.Connection) -> SearchView:
     with _lock:
         view = _views.get(key)
         if view is None or view.generation != now:
-            view = load_view(db, now)
+            view = refreshed(db, view)
             if key:  # an in-memory database has no file to key on: never cached
                 _views[key] = view
     return view
 
+
+def refreshed(db: sqlite3.Connection, view: SearchView | None) -> SearchView:
+    """``view`` brought to the index's current generation: in place when the change log says what changed
+    since its own, else loaded whole (``view`` None: the first load)."""
+    now, *recorded = db.execute(_STATE).fetchone()
+    meta: Meta = (recorded[0], recorded[1], recorded[2])
+    behind = now - view.generation if view is not None else -1
+    if view is not None and view.meta == meta and 0 < behind <= FULL_AFTER:
+        changes = list(view_rows.read_changes(db, view.generation, now))
+        if len(changes) == behind:  # one row per generation: none was made by code or pruned away
+            touched = view_rows.pages_touched(db, changes, view.rows.pages)
+            if len(touched) <= max(FULL_PAGES, FULL_SHARE * len(view.rows.pages.rowid_of)):
+                fresh = view_rows.read(db, _words(meta), meta[2] is not None, sorted(touched))
+                return _view(now, meta, view.rows.without(touched).joined(fresh), "in place")
+    return _view(now, meta, view_rows.read(db, _words(meta), meta[2] is not None), "whole")
+
+
+def _identity(meta: Meta) -> dict[str, object] | None:
+    return json.loads(meta[0]) if meta[0] else None
+
+
+def _words(meta: Meta) -> int:
+    """Sign-bit words per vector; 0 before any vector exists (nothing to hold yet)."""
+    identity = _identity(meta)
+    dims = identity.get("dims") if identity else None
+    return -(-dims // 64) if isinstance(dims, int) and dims else 0
+
+
+def _view(at: int, meta: Meta, rows: view_rows.Rows, made: Literal["whole", "in place"]) -> SearchView:
+    identity = _identity(meta)
+    dims = int(identity["dims"]) if identity and isinstance(identity.get("dims"), int) else 0  # type: ignore[call-overload]
+    chunk_set = _vector_set("chunk_vectors", rows.chunks, meta[1], dims)
+    return SearchView(
+        generation=at,
+        identity=identity,
+        chunks=chunk_set,
+        summary_role_chunks=chunk_set.subset(rows.chunks.summary_role) if chunk_set is not None else None,
+        summaries=_vector_set("summary_vectors", rows.summaries, meta[2], dims),
+        chunk_count=sum(rows.pages.chunks_of.values()),
+        page_count=len(rows.pages.passage_of),
+        rows=rows,
+        meta=meta,
+        made=made,
+    )
+
+
+def _vector_set(table: str, rows: view_rows.Table, recorded_centres: str | None, dims: int) -> VectorSet | None:
+    if not len(rows) or recorded_centres is None or not dims:
+        return None
+    return VectorSet(
+        table, rows.items, rows.vector_ids, rows.centre_of, rows.bits, centres.parse(recorded_centres)[0], dims
+    )
+
+
+T = TypeVar("T")
 
 _derived: dict[tuple[str, str], tuple[int, object]] = {}
 
@@ -84,89 +163,3 @@ def per_generation(db: sqlite3.Connection, name: str, compute: Callable[[], T]) 
 def chunk_count(db: sqlite3.Connection) -> int:
     """How many chunks the index holds (a count scans the table: remembered per change)."""
     return per_generation(db, "chunk_count", lambda: int(db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]))
-
-
-PENDING_NAMED = 3  # pages named in the note; the rest are counted
-
-
-def pages_pending_vectors(db: sqlite3.Connection) -> tuple[list[str], int]:
-    """The most recently indexed pages with a chunk that has no vector yet (up to ``PENDING_NAMED``), and how
-    many pages have one in all."""
-
-    def compute() -> tuple[list[str], int]:
-        rows = db.execute(
-            """SELECT p.path FROM pages p WHERE EXISTS (SELECT 1 FROM chunks c WHERE c.path = p.path AND NOT EXISTS
-                   (SELECT 1 FROM chunk_vectors v WHERE v.text_hash = c.text_hash AND v.trail = c.trail))
-               ORDER BY p.indexed_at DESC, p.path"""
-        ).fetchall()
-        return [r[0] for r in rows[:PENDING_NAMED]], len(rows)
-
-    return per_generation(db, "pending_vectors", compute)
-
-
-def _roles() -> list[str]:
-    return sorted(r.value for r in SUMMARY_RUNG_ROLES)
-
-
-def load_view(db: sqlite3.Connection, at_generation: int) -> SearchView:
-    identity = recorded_identity(db)
-    dims = int(identity["dims"]) if identity and isinstance(identity.get("dims"), int) else 0  # type: ignore[call-overload]
-    chunks_total = chunk_count(db)
-    roles = _roles()
-    marks = ",".join("?" * len(roles))
-    page_count = int(db.execute(f"SELECT COUNT(*) FROM pages WHERE role IN ({marks})", roles).fetchone()[0])
-    chunk_set, mask = _chunk_set(db, dims, roles)
-    role_chunks = chunk_set.subset(mask) if chunk_set is not None and mask is not None else None
-    return SearchView(
-        generation=at_generation,
-        identity=identity,
-        chunks=chunk_set,
-        summary_role_chunks=role_chunks,
-        summaries=_summary_set(db, dims, roles),
-        chunk_count=chunks_total,
-        page_count=page_count,
-    )
-
-
-def _chunk_set(db: sqlite3.Connection, dims: int, roles: list[str]) -> tuple[VectorSet | None, np.ndarray | None]:
-    table_centres = centres.load(db, "chunk_vectors")
-    if not dims or table_centres is None:
-        return None, None
-    marks = ",".join("?" * len(roles))
-    rows = db.execute(
-        f"""SELECT c.id, v.id, v.centre, v.bits, p.role IN ({marks})
-            FROM chunks c
-            JOIN chunk_vectors v ON v.text_hash = c.text_hash AND v.trail = c.trail
-            JOIN pages p ON p.path = c.path
-            ORDER BY c.id""",
-        roles,
-    ).fetchall()
-    if not rows:
-        return None, None
-    vector_set = _vector_set("chunk_vectors", rows, table_centres[0], dims)
-    return vector_set, np.fromiter((bool(r[4]) for r in rows), dtype=bool, count=len(rows))
-
-
-def _summary_set(db: sqlite3.Connection, dims: int, roles: list[str]) -> VectorSet | None:
-    table_centres = centres.load(db, "summary_vectors")
-    if not dims or table_centres is None:
-        return None
-    pages = summaries.page_summaries(db, f"p.role IN ({','.join('?' * len(roles))})", roles)
-    stored = {r[0]: (r[1], r[2], r[3]) for r in db.execute("SELECT text, id, centre, bits FROM summary_vectors")}
-    rows = [(page.page_id, *stored[page.passage]) for page in pages if page.passage in stored]
-    return _vector_set("summary_vectors", rows, table_centres[0], dims) if rows else None
-
-
-def _vector_set(table: str, rows: list[Any], table_centres: centres.Centres, dims: int) -> VectorSet:
-    words = -(-dims // 64)
-    bits = np.frombuffer(b"".join(r[3] for r in rows), dtype=np.uint64).reshape(len(rows), words)
-    bits = np.ascontiguousarray(bits.T)
-    return VectorSet(
-        table=table,
-        items=np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows)),
-        vector_ids=np.fromiter((r[1] for r in rows), dtype=np.int64, count=len(rows)),
-        centre_of=np.fromiter((r[2] for r in rows), dtype=np.int16, count=len(rows)),
-        bits=bits,
-        centres=table_centres,
-        dims=dims,
-    )

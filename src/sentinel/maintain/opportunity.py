@@ -1,0 +1,130 @@
+"""Opportunistic maintenance: a pass between nights, when the machine is free for it (``maintain_idle_minutes``).
+
+The seed's "what a bigger card would unlock": instead of waiting for the timer, run the pass once
+
+- the vault has been quiet for N minutes (no page written: nobody is typing),
+- the conversation model has had no chat for N minutes (the chat-first record the gateway keeps in Redis),
+- the analysis model fits beside it: it is already in memory on its server, or its size (the server's own
+  model list) fits in the free VRAM the pool agent on that machine reports, and
+- something is owed (pages awaiting analysis): an idle vault with nothing new is left alone.
+
+Every fact comes from what a server reports; one that cannot be read is a "no" that says why, never a guess.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from dataclasses import dataclass
+
+import httpx
+
+from sentinel.maintain import queue, schedule
+from sentinel.settings import ProviderSettings, Settings
+from sentinel.vault.walk import check_vault, walk_vault
+
+STATUS_TIMEOUT_S = 5.0
+
+
+@dataclass(frozen=True)
+class Chance:
+    go: bool
+    reason: str  # why not (or, when ``go``, what made it a good moment)
+
+
+def vault_quiet_s(settings: Settings, now: float | None = None) -> float:
+    """Seconds since the newest page was written."""
+    files, _ = walk_vault(check_vault(settings.vault))
+    newest = max((f.mtime_ns for f in files), default=0) / 1e9
+    return (time.time() if now is None else now) - newest
+
+
+def chat_quiet_s(settings: Settings, now: float | None = None) -> float | None:
+    """Seconds since the conversation model's server last had a chat (None: never seen one); 0 while one is in
+    flight. Raises ``ConnectionError`` when the record cannot be read."""
+    from redis import Redis
+    from redis.exceptions import RedisError
+
+    from sentinel.pool.chat_first import server_key, server_state
+    from sentinel.pool.registry import PoolKeys
+
+    redis = Redis.from_url(settings.redis_url, decode_responses=True, socket_timeout=5, socket_connect_timeout=2)
+    try:
+        state = server_state(redis, PoolKeys.from_settings(settings), server_key(settings.conversation.base_url), now)
+    except RedisError as error:
+        raise ConnectionError(f"the chat record in Redis ({settings.redis_url}) cannot be read: {error}") from error
+    return 0.0 if state.in_flight else state.idle_s
+
+
+def free_vram_mb(settings: Settings, server_url: str) -> int | None:
+    """Free VRAM of the machine whose pool agent registered ``server_url`` as a backend; None when none did."""
+    from redis import Redis
+
+    from sentinel.pool.chat_first import server_key
+    from sentinel.pool.registry import NodeRecord, PoolKeys
+
+    keys = PoolKeys.from_settings(settings)
+    redis = Redis.from_url(settings.redis_url, decode_responses=True, socket_timeout=5, socket_connect_timeout=2)
+    for node in sorted(redis.smembers(keys.nodes)):
+        raw = redis.get(keys.node(node))
+        if raw is None:
+            continue
+        record = NodeRecord.model_validate_json(raw)
+        if any(server_key(b.url) == server_key(server_url) for b in record.backends):
+            return record.vram_free_mb
+    return None
+
+
+def model_fits(settings: Settings, role: ProviderSettings) -> Chance:
+    """Whether the analysis model can run beside the conversation model, as its server and the pool report."""
+    root = role.base_url.rstrip("/").removesuffix("/v1")
+    try:
+        if role.kind == "ollama":
+            loaded = httpx.get(f"{root}/api/ps", timeout=STATUS_TIMEOUT_S).raise_for_status().json()
+            if any(m.get("name") == role.model or m.get("model") == role.model for m in loaded.get("models") or []):
+                return Chance(True, f"{role.model} is already in memory on {root}")
+            tags = httpx.get(f"{root}/api/tags", timeout=STATUS_TIMEOUT_S).raise_for_status().json()
+            size = next(
+                (m.get("size") for m in tags.get("models") or [] if role.model in (m.get("name"), m.get("model"))), None
+            )
+        else:  # llama.cpp and other OpenAI-shaped servers do not report model sizes
+            props = httpx.get(f"{root}/props", timeout=STATUS_TIMEOUT_S)
+            awake = props.status_code == 200 and not props.json().get("is_sleeping")
+            reason = f"{role.model} is loaded on {root}" if awake else f"{root} reports no model size to compare"
+            return Chance(awake, reason)
+    except (httpx.HTTPError, ValueError) as error:
+        return Chance(False, f"the model server {root} did not report its models ({error})")
+    if not isinstance(size, int):
+        return Chance(False, f"{root} does not list {role.model} with a size")
+    free = free_vram_mb(settings, role.base_url)
+    if free is None:
+        return Chance(False, f"no pool agent reports the free VRAM of {root}'s machine")
+    need = size // (1024 * 1024)
+    if need > free:
+        return Chance(False, f"{role.model} needs {need} MiB and {root}'s machine has {free} MiB free")
+    return Chance(True, f"{role.model} ({need} MiB) fits in the {free} MiB free beside the conversation model")
+
+
+def chance(settings: Settings, db: sqlite3.Connection, now: float | None = None) -> Chance:
+    """Whether now is a moment for an unscheduled pass, and why (not)."""
+    minutes = settings.maintain_idle_minutes
+    if minutes <= 0:
+        return Chance(False, "opportunistic maintenance is off (SENTINEL_MAINTAIN_IDLE_MINUTES=0)")
+    if not schedule.schedule_started(db):
+        return Chance(False, schedule.NOT_STARTED)
+    owed = queue.count_awaiting(db)
+    if not owed:
+        return Chance(False, "nothing is owed: no page awaits analysis")
+    quiet = vault_quiet_s(settings, now)
+    if quiet < minutes * 60:
+        return Chance(False, f"the vault changed {quiet / 60:.1f} min ago (waiting for {minutes:g} quiet minutes)")
+    try:
+        chatted = chat_quiet_s(settings, now)
+    except ConnectionError as error:
+        return Chance(False, str(error))
+    if chatted is not None and chatted < minutes * 60:
+        return Chance(False, f"the conversation model had a chat {chatted / 60:.1f} min ago (or has one now)")
+    fits = model_fits(settings, settings.extraction)
+    if not fits.go:
+        return fits
+    return Chance(True, f"{owed} pages owed, vault and chat quiet for {minutes:g} min; {fits.reason}")

@@ -1,0 +1,249 @@
+"""The rows a search view holds, read for the whole index or for just some pages, and merged in place.
+
+A view is updated by re-reading only the pages a generation's change log names (``search_changes``, see
+``sentinel.index.migrations.m006_search_changes``): their rows are dropped from the arrays and read again.
+The same reader builds the whole view, so a view kept up to date by many small updates holds exactly what
+a full load would (tests/search/test_view.py compares them).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import TypeVar
+
+import numpy as np
+
+from sentinel.paths import SUMMARY_RUNG_ROLES
+from sentinel.search import summaries
+
+BATCH = 500  # pages (or keys) per statement
+
+
+def _roles() -> list[str]:
+    return sorted(r.value for r in SUMMARY_RUNG_ROLES)
+
+
+@dataclass(frozen=True)
+class Table:
+    """One vector table's rows as the view holds them, sorted by item."""
+
+    items: np.ndarray  # (n,) int64: chunk id, or page rowid for summaries
+    vector_ids: np.ndarray  # (n,) int64
+    centre_of: np.ndarray  # (n,) int16
+    bits: np.ndarray  # (words, n) uint64
+    page: np.ndarray  # (n,) int64: the page rowid each row belongs to
+    summary_role: np.ndarray  # (n,) bool: the page's role takes part in the summary rung
+
+    @staticmethod
+    def empty(words: int) -> Table:
+        none = np.zeros(0, dtype=np.int64)
+        return Table(none, none, none.astype(np.int16), np.zeros((words, 0), np.uint64), none, none.astype(bool))
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def without(self, pages: np.ndarray) -> Table:
+        keep = ~np.isin(self.page, pages)
+        return self if keep.all() else self._take(keep)
+
+    def _take(self, rows: np.ndarray) -> Table:
+        return Table(
+            self.items[rows],
+            self.vector_ids[rows],
+            self.centre_of[rows],
+            np.ascontiguousarray(self.bits[:, rows]),
+            self.page[rows],
+            self.summary_role[rows],
+        )
+
+    def joined(self, other: Table) -> Table:
+        if not len(other):
+            return self
+        both = Table(
+            np.concatenate([self.items, other.items]),
+            np.concatenate([self.vector_ids, other.vector_ids]),
+            np.concatenate([self.centre_of, other.centre_of]),
+            np.concatenate([self.bits, other.bits], axis=1),
+            np.concatenate([self.page, other.page]),
+            np.concatenate([self.summary_role, other.summary_role]),
+        )
+        return both._take(np.argsort(both.items, kind="stable"))
+
+
+@dataclass(frozen=True)
+class Pages:
+    """What the view knows of each indexed page, to count and to update."""
+
+    rowid_of: dict[str, int]
+    chunks_of: dict[str, int]  # chunks of each page, with or without a vector
+    pending: dict[str, float]  # pages with a chunk that has no vector yet: when each was indexed
+    passage_of: dict[str, int]  # summary-rung pages: hash of the passage their summary vector embeds
+
+    def without(self, paths: Iterable[str]) -> Pages:
+        gone = list(paths)
+        return Pages(
+            _drop(self.rowid_of, gone),
+            _drop(self.chunks_of, gone),
+            _drop(self.pending, gone),
+            _drop(self.passage_of, gone),
+        )
+
+    def joined(self, other: Pages) -> Pages:
+        return Pages(
+            self.rowid_of | other.rowid_of,
+            self.chunks_of | other.chunks_of,
+            self.pending | other.pending,
+            self.passage_of | other.passage_of,
+        )
+
+
+V = TypeVar("V")
+
+
+def _drop(part: dict[str, V], gone: list[str]) -> dict[str, V]:
+    kept = dict(part)  # a copy: a query may still be reading the view this one replaces
+    for path in gone:
+        kept.pop(path, None)
+    return kept
+
+
+@dataclass(frozen=True)
+class Rows:
+    chunks: Table
+    summaries: Table
+    pages: Pages
+
+    def without(self, paths: set[str]) -> Rows:
+        rowids = np.array([self.pages.rowid_of[p] for p in paths if p in self.pages.rowid_of], dtype=np.int64)
+        return Rows(self.chunks.without(rowids), self.summaries.without(rowids), self.pages.without(paths))
+
+    def joined(self, other: Rows) -> Rows:
+        return Rows(
+            self.chunks.joined(other.chunks), self.summaries.joined(other.summaries), self.pages.joined(other.pages)
+        )
+
+
+def read(db: sqlite3.Connection, words: int, with_summaries: bool, paths: Sequence[str] | None = None) -> Rows:
+    """The rows of these pages (None: every page). ``words`` is 0 while the index has no vectors;
+    ``with_summaries`` is off while no summary vector exists (no summary passage is then worked out: a
+    page's lead costs regular expressions, 1.9 s for 7,022 pages)."""
+    if paths is None:
+        return _read(db, words, with_summaries, "1", [])
+    rows = Rows(Table.empty(words), Table.empty(words), Pages({}, {}, {}, {}))
+    for start in range(0, len(paths), BATCH):
+        batch = list(paths[start : start + BATCH])
+        rows = rows.joined(_read(db, words, with_summaries, f"p.path IN ({','.join('?' * len(batch))})", batch))
+    return rows
+
+
+def _read(db: sqlite3.Connection, words: int, with_summaries: bool, where: str, params: list[str]) -> Rows:
+    roles = _roles()
+    marks = ",".join("?" * len(roles))
+    path_of: dict[int, str] = {}
+    rowid_of: dict[str, int] = {}
+    indexed_at: dict[int, float] = {}
+    summary_pages: list[str] = []
+    for rowid, path, at, summary_role in db.execute(
+        f"SELECT p.rowid, p.path, p.indexed_at, p.role IN ({marks}) FROM pages p WHERE {where}", [*roles, *params]
+    ):
+        path_of[rowid], rowid_of[path], indexed_at[rowid] = path, rowid, at
+        if summary_role:
+            summary_pages.append(path)
+    found = db.execute(
+        f"""SELECT p.rowid, p.role IN ({marks}), c.id, COALESCE(v.id, -1), v.centre, v.bits
+            FROM chunks c JOIN pages p ON p.path = c.path
+            LEFT JOIN chunk_vectors v ON v.text_hash = c.text_hash AND v.trail = c.trail
+            WHERE {where} ORDER BY c.id""",
+        [*roles, *params],
+    ).fetchall()
+    page = np.fromiter((r[0] for r in found), dtype=np.int64, count=len(found))
+    vector_id = np.fromiter((r[3] for r in found), dtype=np.int64, count=len(found))
+    chunks_per_page = dict(zip(*np.unique(page, return_counts=True), strict=True))
+    pending_pages = set(np.unique(page[vector_id < 0]).tolist())
+    embedded = [r for r in found if r[3] >= 0] if words else []
+    chunk_table = _table(words, [(r[2], r[3], r[4], r[5], r[0], bool(r[1])) for r in embedded])
+    passage_of: dict[str, int] = dict.fromkeys(summary_pages, 0)  # no summary vectors: pages are only counted
+    passages: list[summaries.PageSummary] = []
+    if with_summaries:
+        passages = summaries.page_summaries(db, f"p.role IN ({marks}) AND {where}", [*roles, *params])
+        passage_of = {page.path: hash(page.passage) for page in passages}
+    summary_table = _table(words, _summary_rows(db, passages, everything=where == "1") if words else [])
+    return Rows(
+        chunk_table,
+        summary_table,
+        Pages(
+            rowid_of,
+            {path_of[int(rowid)]: int(n) for rowid, n in chunks_per_page.items()},
+            {path_of[rowid]: indexed_at[rowid] for rowid in pending_pages},
+            passage_of,
+        ),
+    )
+
+
+def _summary_rows(db: sqlite3.Connection, passages: list[summaries.PageSummary], everything: bool) -> list[tuple]:
+    if everything:
+        stored = {r[0]: (r[1], r[2], r[3]) for r in db.execute("SELECT text, id, centre, bits FROM summary_vectors")}
+    else:
+        stored = {}
+        texts = sorted({page.passage for page in passages})
+        for start in range(0, len(texts), BATCH):
+            batch = texts[start : start + BATCH]
+            stored.update(
+                (r[0], (r[1], r[2], r[3]))
+                for r in db.execute(
+                    f"SELECT text, id, centre, bits FROM summary_vectors WHERE text IN ({','.join('?' * len(batch))})",
+                    batch,
+                )
+            )
+    rows = [(page.page_id, *stored[page.passage], page.page_id, True) for page in passages if page.passage in stored]
+    return sorted(rows)
+
+
+def _table(words: int, rows: list[tuple]) -> Table:
+    """Rows of (item, vector id, centre, bits, page rowid, summary role), in item order."""
+    if not rows:
+        return Table.empty(words)
+    rows.sort(key=lambda r: r[0])
+    n = len(rows)
+    bits = np.frombuffer(b"".join(r[3] for r in rows), dtype=np.uint64).reshape(n, words)
+    return Table(
+        items=np.fromiter((r[0] for r in rows), dtype=np.int64, count=n),
+        vector_ids=np.fromiter((r[1] for r in rows), dtype=np.int64, count=n),
+        centre_of=np.fromiter((r[2] for r in rows), dtype=np.int16, count=n),
+        bits=np.ascontiguousarray(bits.T),
+        page=np.fromiter((r[4] for r in rows), dtype=np.int64, count=n),
+        summary_role=np.fromiter((r[5] for r in rows), dtype=bool, count=n),
+    )
+
+
+@dataclass(frozen=True)
+class Change:
+    """One row of ``search_changes``."""
+
+    path: str | None
+    text_hash: str | None
+    trail: str | None
+    passage: str | None
+
+
+def pages_touched(db: sqlite3.Connection, changes: list[Change], known: Pages) -> set[str]:
+    """Every page whose view rows these changes may alter: the pages named, the pages using an added or dropped
+    chunk vector, and the pages whose summary passage gained or lost its vector."""
+    touched = {c.path for c in changes if c.path is not None}
+    for key in sorted({(c.text_hash, c.trail) for c in changes if c.text_hash is not None}):
+        # one statement per key: SQLite scans the whole table for a row-value IN list (137 ms at 94,791 chunks)
+        touched.update(r[0] for r in db.execute("SELECT path FROM chunks WHERE text_hash = ? AND trail = ?", key))
+    passages = {hash(c.passage) for c in changes if c.passage is not None}
+    if passages:
+        touched.update(path for path, passage in known.passage_of.items() if passage in passages)
+    return touched
+
+
+def read_changes(db: sqlite3.Connection, after: int, upto: int) -> Iterator[Change]:
+    for path, text_hash, trail, passage in db.execute(
+        "SELECT path, text_hash, trail, passage FROM search_changes WHERE gen > ? AND gen <= ? ORDER BY gen",
+        (after, upto),
+    ):
+        yield Change(path, text_hash, trail, passage)

@@ -1,0 +1,76 @@
+"""Schema changes on an index made by an earlier version: the search change log, vectors cut at 512 tokens."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from sentinel.index import fold
+from sentinel.index.db import connect
+from sentinel.index.migrations import MIGRATIONS, migrate, transaction
+
+
+def _old_index(path: Path, version: int) -> sqlite3.Connection:
+    db = sqlite3.connect(path, isolation_level=None)
+    fold.register(db)
+    for migration in MIGRATIONS[:version]:
+        with transaction(db):
+            migration(db)
+    db.execute(f"PRAGMA user_version = {version}")
+    return db
+
+
+def _vector_row(text_hash: str, truncated: int) -> tuple[object, ...]:
+    return (text_hash, "Page", b"\x01" * 384, 0.01, 0, b"\x00" * 48, 600 if truncated else 100, truncated)
+
+
+def test_every_search_write_logs_one_row_per_generation(tmp_path: Path) -> None:
+    old = _old_index(tmp_path / "index.db", 5)
+    old.close()
+    db = connect(tmp_path / "index.db")
+    with transaction(db):
+        db.execute(
+            """INSERT INTO pages (path, title, path_key, name_key, role, hash, mtime_ns, size, indexed_at)
+               VALUES ('notes/a.md', 'a', 'notes/a', 'a', 'notes', 'h', 1, 1, 0)"""
+        )
+        db.execute(
+            """INSERT INTO chunks (path, ordinal, trail, heading, text, text_hash, words)
+               VALUES ('notes/a.md', 0, 'a', '', 'text', 'th', 1)"""
+        )
+        db.execute("INSERT INTO analysis (path, hash, status, analysed_at) VALUES ('notes/a.md', 'h', 'ok', 0)")
+        db.execute(
+            """INSERT INTO chunk_vectors (text_hash, trail, vec, scale, centre, bits, tokens, truncated)
+               VALUES (?,?,?,?,?,?,?,?)""",
+            _vector_row("th", 0),
+        )
+        db.execute(
+            """INSERT INTO summary_vectors (text, vec, scale, centre, bits, tokens, truncated)
+               VALUES ('a\n\nline', ?, 0.01, 0, ?, 10, 0)""",
+            (b"\x01" * 384, b"\x00" * 48),
+        )
+        db.execute("DELETE FROM pages WHERE path = 'notes/a.md'")  # cascades to its chunk and analysis
+    log = db.execute("SELECT gen, path, text_hash, passage FROM search_changes ORDER BY gen").fetchall()
+    newest = db.execute("SELECT n FROM search_generation").fetchone()[0]
+    assert [row[0] for row in log] == list(range(newest - len(log) + 1, newest + 1))  # one row per generation
+    assert [(row[1], row[2], row[3]) for row in log] == [
+        ("notes/a.md", None, None),  # the page
+        ("notes/a.md", None, None),  # its chunk
+        ("notes/a.md", None, None),  # its analysis
+        (None, "th", None),  # the chunk vector, by what it embeds
+        (None, None, "a\n\nline"),  # the summary vector, by its passage
+        ("notes/a.md", None, None),  # the cascade: chunk, analysis, then the page
+        ("notes/a.md", None, None),
+        ("notes/a.md", None, None),
+    ]
+
+
+def test_vectors_cut_at_512_tokens_are_dropped_to_be_made_again(tmp_path: Path) -> None:
+    old = _old_index(tmp_path / "index.db", 6)
+    with transaction(old):
+        old.executemany(
+            """INSERT INTO chunk_vectors (text_hash, trail, vec, scale, centre, bits, tokens, truncated)
+               VALUES (?,?,?,?,?,?,?,?)""",
+            [_vector_row("whole", 0), _vector_row("cut", 1)],
+        )
+    assert migrate(old) == len(MIGRATIONS)
+    assert [r[0] for r in old.execute("SELECT text_hash FROM chunk_vectors")] == ["whole"]
