@@ -21,8 +21,8 @@ from sentinel.pool.chat_first import server_key
 from sentinel.pool.registry import BackendRecord, NodeRecord, PoolKeys, publish
 from sentinel.settings import ProviderSettings, Settings
 from services.worker.celery_app import IDLE_TASK, celery_app
-from tests.conftest import WriteVault
 from tests.support.http_stub import HttpStub, RecordedRequest
+from tests.support.vault import WriteVault
 
 ANALYSIS = "qwen2.5:7b"
 GIB = 1024**3

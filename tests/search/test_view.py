@@ -22,7 +22,7 @@ from sentinel.search import centres, embed_pending
 from sentinel.search.vectors import VectorSet
 from sentinel.search.view import SearchView, current_view, refreshed
 from sentinel.settings import Settings
-from tests.conftest import WriteVault
+from tests.support.vault import WriteVault
 
 pytestmark = pytest.mark.slow
 
