@@ -3,7 +3,10 @@ vault (``--pages`` pages, spread evenly over en/de/es/tr), then every concept pa
 sentences, and the pass's ledger. Whether each sentence defines its name is for a person to judge; this prints
 what to judge.
 
-    .venv/bin/python -m bench.fidelity_sample --pages 40 --minutes 30 --out /tmp/fidelity-sample
+    SENTINEL_TEST_LLAMA_THREADS=1 nice -n 5 .venv/bin/python -u -m bench.fidelity_sample --pages 40 --minutes 85
+
+One llama.cpp thread on a shared machine: the wheel's build syncs its threads through OpenMP, and at load 6-9
+two threads had not finished the first page after two minutes, where one read it in 28 s (docs/maintain.md).
 """
 
 from __future__ import annotations

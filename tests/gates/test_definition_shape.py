@@ -24,6 +24,26 @@ DEFINES = [
         "Kasa",
     ),
     ("Markdown, metni biçimlendirmek için kullanılan bir işaretleme dilidir.", "Markdown"),
+    # Definitions in the eval vault (some shortened) that the shape check missed: a noun phrase with no article
+    # (a German noun shows itself by its capital), a name capitalised as a title but written lower case after
+    # an article, a possessive before the name, "is both a", "functions as", "is where".
+    ("Tags sind Schlüsselwörter oder Themen, die dir helfen, die gewünschten Notizen schnell zu finden.", "Tags"),
+    ("Vorabversionen sind Beta-Releases.", "Vorabversionen"),
+    ("Erweiterungen sind optionale Funktionen, die vom Obsidian-Team erstellt wurden.", "Erweiterungen"),
+    ("Early access versions are beta releases.", "Early access versions"),
+    ("Core plugins are optional features created by the Obsidian team.", "Core plugins"),
+    ("Community plugins are third-party plugins created by the Obsidian community.", "Community plugins"),
+    ("The workspace is the main container for all the components that make up the Obsidian interface.", "Workspace"),
+    ("Un alias es un nombre alternativo para una nota.", "Alias"),
+    ("La licencia Catalyst es una compra única que te da acceso anticipado a versiones beta.", "Licencia Catalyst"),
+    ("**Obsidian’s sandbox vault** is a feature that lets you explore various functionalities.", "Sandbox vault"),
+    ("Obsidian is both a Markdown editor and a knowledge base app.", "Obsidian"),
+    ("The ribbon functions as a space for common commands within Obsidian.", "Ribbon"),
+    ("Die **Werkzeugleiste** dient als Container für häufig verwendete Aktionssymbole.", "Werkzeugleiste"),
+    ("La **menú de cinta** funciona como un contenedor para los iconos de acciones frecuentes.", "Menú de cinta"),
+    ("The Configuration folder is where an Obsidian vault stores its application settings.", "Configuration folder"),
+    ("A **remote vault** is centralized storage that local vaults connect to through Obsidian Sync.", "remote vault"),
+    ("**Linked mentions** are backlinks to the notes that link to the active note.", "Linked mentions"),
 ]
 DOES_NOT = [
     ("Öffne die **Einstellungen**.", "Einstellungen"),  # an instruction
@@ -47,6 +67,29 @@ DOES_NOT = [
     ("Obsidian Publish sitenizde analitik kullanmak için bir özel alan adına ihtiyacınız vardır.", "Obsidian Publish"),
     ("**Kasa boyutu limiti aşıyor** ifadesini görmüyorsanız, bu henüz limite ulaşmadığınız anlamına gelir.", "Kasa"),
     ("Dropbox, Google Drive, iCloud ve OneDrive gibi hizmetler klasör tabanlıdır.", "Dropbox"),
+    # Eval-vault sentences next to the shapes above that say something about the thing, not what it is: a
+    # negation ("ist keine", "sind nicht"), "only available to", an adjective, a passive, a use, an adverb before
+    # a participle, a lower-case name with no article to license it (a parameter, not the concept).
+    ("Vorabversionen sind nur für Benutzer mit einer Catalyst-Lizenz verfügbar.", "Vorabversionen"),
+    ("Datenwiederherstellung ist keine vollständige Backup-Lösung.", "Datenwiederherstellung"),
+    ("Obsidian-Erweiterungen sind nicht in einer Sandbox isoliert.", "Obsidian-Erweiterungen"),
+    ("Early access versions are only available to users with a Catalyst license.", "Early access versions"),
+    ("Tags are case-insensitive.", "Tags"),
+    ("Properties are stored in YAML format at the top of the file.", "Properties"),
+    ("Core plugins are written by the Obsidian team and included by default.", "Core plugins"),
+    ("Tags are primarily used to find related notes.", "Tags"),
+    ("The app is now licensed for commercial use.", "App"),
+    ("By default, attachments are added to the root of your vault.", "Attachments"),
+    ("Attachments are added to the root of your vault.", "Attachments"),
+    ("Note properties are only available for Markdown files.", "Note properties"),
+    ("`value` is the substring to search for.", "Value"),
+    # What a thing lets you do is not what it is: the vault's lead sentences of this shape read like
+    # definitions ("Properties allow you to organize information about a note."), but the same shape carries
+    # a single capability ("... allow you to publish to other services such as Confluence"), and no code tells
+    # the two apart; a model that calls every sentence a definition would quote either.
+    ("Properties allow you to organize information about a note.", "Properties"),
+    ("Community plugins allow you to publish to other services such as Confluence and Jira.", "Community plugins"),
+    ("Obsidian ermöglicht es dir, deine Notizen einfach von Notion zu migrieren.", "Notion"),
 ]
 
 
@@ -73,6 +116,11 @@ def test_only_the_first_letter_may_change_case() -> None:
     assert definition.name_as_subject("Growth queue is the list of open names.", "growth queue", "en").passed
     assert not definition.name_as_subject("The Growth Queue is the list of open names.", "growth queue", "en").passed
     assert not definition.name_as_subject("suchen ist eine Funktion.", "Suchen", "de").passed
+    # An article lets a title-cased name be written lower case in English and Spanish, never in German, where
+    # the capital is what makes it the noun.
+    assert definition.name_as_subject("The vault is a folder of notes.", "Vault", "en").passed
+    assert not definition.name_as_subject("Das suchen ist eine Funktion.", "Suchen", "de").passed
+    assert not definition.name_as_subject("The vault Notes is a folder.", "Vault notes", "en").passed
 
 
 def _candidate(sentence: str, yes: bool, contrary: bool) -> definition.Candidate:

@@ -9,10 +9,14 @@ everything. A sentence counts only when every check below passes:
   no-machine the first);
 - ``plain_statement``: it is a statement, not a question or an instruction ("Öffne die Einstellungen.");
 - ``name_as_subject``: code finds the definitional shape in the page's language: the name, with the casing it
-  has in the sources (``Suchen`` the noun is not ``suchen`` the verb; only a sentence's first letter may
-  differ), as the subject (after at most an opening phrase and an article) followed, past an optional
-  apposition, by a copula with a noun phrase or a defining verb ("X is a ...", "X bezeichnet ...",
-  "X es una ...", "X ... bir uygulamadır"), or introduced as a term ("... is called X", "Unter X versteht man").
+  has in the sources (``Suchen`` the noun is not ``suchen`` the verb; only the first letter may differ, at a
+  sentence's start or, in English and Spanish, after an article: "The workspace is ..." for ``Workspace``), as
+  the subject (after at most an opening phrase and an article or possessive) followed, past an optional
+  apposition, by a copula with a noun phrase or a defining verb ("X is a ...", "X are beta releases.",
+  "X sind optionale Funktionen", "X bezeichnet ...", "X es una ...", "X functions as ...", "X ... bir
+  uygulamadır"), or introduced as a term ("... is called X", "Unter X versteht man"). What a thing lets you
+  do ("X allows you to ...") is not what it is: the same shape carries a single capability, and no code
+  tells the two apart.
 
 Two distinct such sentences are enough, one is not (``judge_definitions``), and none leaves the concept in
 the growth queue as "mentioned but never defined". Languages: en, de, es, tr; a sentence whose language the
@@ -141,21 +145,43 @@ def plain_statement(sentence: str, language: str) -> Verdict[str]:
 # An opening phrase ending in a comma ("In short, ", "In this design, ") and an article may precede the name.
 _OPENING = r"(?:[^,;:.]{1,60},\s+)?"
 _ARTICLE = {
-    "en": r"(?:(?i:the|a|an)\s+)?",
-    "de": r"(?:(?i:der|die|das|ein|eine)\s+)?",
-    "es": r"(?:(?i:el|la|los|las|lo|un|una)\s+)?",
-    "tr": r"(?:(?i:bir)\s+)?",
+    "en": r"(?:(?i:the|a|an)\s+|\w+['’]s\s+)",  # or a possessive: "Obsidian’s sandbox vault is a feature"
+    "de": r"(?:(?i:der|die|das|ein|eine)\s+)",
+    "es": r"(?:(?i:el|la|los|las|lo|un|una)\s+)",
+    "tr": r"(?:(?i:bir)\s+)",
 }
 # Between the name and the verb: a parenthesis or an apposition set off by commas.
 _APPOSITION = r"\s*(?:\([^)]{0,80}\)\s*)?(?:,[^,]{1,80},\s*)?"
+# A noun phrase with no article: in German the noun's capital shows it ("sind optionale Funktionen", "sind
+# Beta-Releases"; not "sind nicht", "ist keine", "sind nur für Benutzer"); in English a plural noun that ends the
+# sentence or is followed by what it is ("are beta releases.", "are optional features created by ...", "are
+# backlinks to ..."; not "are supported in notes.", "are case-insensitive.", "are always in sync").
+_DE_BARE_NOUN = r"(?!(?:nicht|kein\w*)\b)(?:[a-zäöüß][\w-]*(?:e|en|er|es|em)\s+){0,2}[A-ZÄÖÜ][\w-]+"
+_EN_PREPOSITION = r"(?:in|on|at|to|by|with|from|for|of|into|via)\b"
+_EN_WORD = r"(?!(?:only|also|not|now|then|just)\b)[\w-]+(?<!ly)"  # an adverb says how, not what
+_EN_MODIFIER = rf"(?!{_EN_PREPOSITION}){_EN_WORD}"
+_EN_PLURAL = r"(?!(?:always|sometimes|perhaps|less|thus|unless|across|plus|this|its|has|was|is|as)\b)[\w-]+s"
+_EN_BARE_PLURAL = (
+    rf"(?:{_EN_MODIFIER}\s+){{0,2}}{_EN_PLURAL}"
+    r"(?:\s*\.?$|\s+(?:that|which|who|created|added|built|made|written|for|of|to|in|on|with)\b)"
+)
+# "is a thing that ...": up to four words before what the thing is for or does, but not a participle with its
+# preposition ("are added to the root of your vault", "are stored in YAML").
+_EN_WHAT_FOLLOWS = (
+    rf"(?!\S+ed\s+{_EN_PREPOSITION}){_EN_WORD}(?:\s+{_EN_WORD}){{0,3}}\s+"
+    r"(?:that|which|who|where|for|of|used|made|designed)\b"
+)
 _VERB = {
-    "en": r"(?:(?:is|are|was|were)(?!\s+not\b)\s+(?:(?:a|an|the|one|any)\b|"
-    r"\w+(?:\s+\w+){0,3}\s+(?:that|which|who|where|for|of|used|made|designed)\b)|means\b|refers\s+to\b|denotes\b|stands\s+for\b|is\s+defined\s+as\b|"
-    r"is\s+short\s+for\b|is\s+known\s+as\b|is\s+called\b)",
-    "de": r"(?:(?:ist|sind|war|waren)(?!\s+nicht\b)\s+(?:ein|eine|einer|eines|der|die|das|den|dem|des)\b|bezeichnet\b|"
-    r"bedeutet\b|heißt\b|meint\b|steht\s+für\b|beschreibt\b|nennt\s+man\b|versteht\s+man\b)",
+    "en": r"(?:(?:is|are|was|were)(?!\s+not\b)\s+(?:(?:both|also|simply)\s+)?(?:(?:a|an|the|one|any)\b|"
+    rf"{_EN_WHAT_FOLLOWS})|"
+    rf"(?:are|were)\s+{_EN_BARE_PLURAL}|is\s+where\b|(?:serves|acts|functions)\s+as\b|means\b|refers\s+to\b|"
+    r"denotes\b|stands\s+for\b|is\s+defined\s+as\b|is\s+short\s+for\b|is\s+known\s+as\b|is\s+called\b)",
+    "de": r"(?:(?:ist|sind|war|waren)(?!\s+nicht\b)\s+(?:(?:ein|eine|einer|eines|der|die|das|den|dem|des)\b|"
+    rf"{_DE_BARE_NOUN})|bezeichnet\b|bedeutet\b|heißt\b|meint\b|steht\s+für\b|beschreibt\b|dient\s+als\b|"
+    r"nennt\s+man\b|versteht\s+man\b)",
     "es": r"(?:(?:es|son|era|eran)\s+(?:un|una|unos|unas|el|la|los|las|lo)\b|significa\b|se\s+refiere\s+a\b|"
-    r"designa\b|consiste\s+en\b|se\s+define\s+como\b|se\s+llama\b|se\s+denomina\b|describe\b)",
+    r"designa\b|consiste\s+en\b|se\s+define\s+como\b|se\s+llama\b|se\s+denomina\b|describe\b|"
+    r"(?:sirve|funciona|actúa)\s+como\b)",
 }
 _INTRODUCED = {
     "en": r"\b(?:is|are)\s+(?:called|known\s+as|named|termed)\s+(?:the\s+|a\s+|an\s+)?{name}\b",
@@ -165,19 +191,30 @@ _INTRODUCED = {
 }
 
 
-def _name_pattern(name: str, at_start: bool) -> str:
-    """The name as written in the sources; at a sentence's start a lower-case first letter may be capitalised
-    (a capitalised name, like the German noun ``Suchen``, is never matched by ``suchen``)."""
+def _name_pattern(name: str, loose_first: bool) -> str:
+    """The name as written in the sources. ``loose_first``: its first letter may be either case, which a sentence's
+    start allows, and in English and Spanish an article too ("The workspace is ..." for ``Workspace``); a German
+    noun keeps its capital after an article, so ``Suchen`` the noun is never matched by ``suchen`` the verb. Only
+    the first letter: ``The Growth Queue`` is not ``growth queue``."""
     words = [re.escape(word) for word in name.split()]
     pattern = r"\s+".join(words)
-    if at_start and name[:1].islower():
+    if loose_first and name[:1].isalpha() and name[0].upper() != name[0].lower():
         pattern = f"[{re.escape(name[0].upper())}{re.escape(name[0].lower())}]" + pattern[len(re.escape(name[0])) :]
     return rf"(?<!\w){pattern}(?!\w)"
 
 
+# Where an article lets the name's first letter change case: not German (nouns are capitalised there), not
+# Turkish (no article before a subject but "bir").
+_LOOSE_AFTER_ARTICLE = frozenset({"en", "es"})
+
+
 def _shaped(text: str, name: str, lang: str) -> bool:
-    exact, first = _name_pattern(name, False), _name_pattern(name, True)
-    subject = rf"^(?:{first}|{_OPENING}{_ARTICLE[lang]}{exact})"
+    exact, loose = _name_pattern(name, False), _name_pattern(name, True)
+    at_start = loose if name[:1].islower() else exact
+    subject = rf"^(?:{at_start}|{_OPENING}{_ARTICLE[lang]}?{exact}"
+    if lang in _LOOSE_AFTER_ARTICLE:
+        subject += rf"|{_OPENING}{_ARTICLE[lang]}{loose}"  # the article is what lets the case change here
+    subject += ")"
     if lang == "tr":
         # The copula is a suffix on the last word, which a short command can end with too ("oluştur"), and the
         # subject is in the nominative, with no case suffix ("Ayarlar'ın ...": of the Settings).
