@@ -77,6 +77,7 @@ def _make_up(clone: Path, env: dict[str, str], log: Path | None) -> dict[str, fl
                 marks["answer_s"] = time.monotonic() - started
                 marks["self_check"] = line.strip()
     marks["total_s"] = time.monotonic() - started
+    marks["last_line"] = tail[-1] if tail else ""
     if "healthy_s" not in marks:
         sys.exit("make up did not bring the stack up:\n" + "\n".join(tail))
     return marks
@@ -106,6 +107,8 @@ def _rows(label: str, marks: dict[str, float | str]) -> list[tuple[str, str]]:
         after = float(marks["answer_s"]) - float(marks["healthy_s"])
         rows.append((f"{label}: first answer after healthy", f"{after:.0f} s"))
         rows.append((f"{label}: self-check", str(marks["self_check"])))
+    else:  # the check died before its verdict (a timeout, an error): what make said last
+        rows.append((f"{label}: self-check", f"no verdict; make ended with: {marks['last_line']}"))
     return rows
 
 
@@ -134,7 +137,7 @@ def main() -> None:
         finally:
             subprocess.run(["make", "down"], cwd=clone, env=env, capture_output=True, check=False)
     cpu = subprocess.run(
-        "grep -o 'avx512[a-z_]*\\|avx_vnni\\|avx2' /proc/cpuinfo | sort -u | tr '\\n' ' '",
+        "grep -o 'avx512[a-z_0-9]*\\|avx_vnni\\|avx2' /proc/cpuinfo | sort -u | tr '\\n' ' '",
         shell=True,
         capture_output=True,
         text=True,
