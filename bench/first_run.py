@@ -3,6 +3,7 @@ and `make up` again (warm). Prints a table, never asserts.
 
     python -m bench.first_run            # images as they are on the engine
     python -m bench.first_run --cold     # from an empty image store: REMOVES every image on the engine first
+    python -m bench.first_run --cold --log /tmp/up.log   # make's output too, each line behind its second
 
 The clone is `git clone` of this checkout's HEAD into a scratch folder, so nothing of the working tree (its .env,
 its vault, its secrets) leaks in. The one thing it is given is the embedding model (`--models`, default this
@@ -55,8 +56,9 @@ def _environment() -> dict[str, str]:
     return env
 
 
-def _make_up(clone: Path, env: dict[str, str]) -> dict[str, float | str]:
-    """Run `make up`, timestamping the lines that say healthy and the self-check's answer."""
+def _make_up(clone: Path, env: dict[str, str], log: Path | None) -> dict[str, float | str]:
+    """Run `make up`, timestamping the lines that say healthy and the self-check's answer; with a log, every
+    line goes there behind its second (which build step a slow run spent its time in)."""
     started = time.monotonic()
     marks: dict[str, float | str] = {}
     tail: list[str] = []
@@ -66,12 +68,16 @@ def _make_up(clone: Path, env: dict[str, str]) -> dict[str, float | str]:
         assert proc.stdout is not None
         for line in proc.stdout:
             tail = [*tail[-40:], line.rstrip()]
+            if log is not None:
+                with log.open("a") as out:
+                    out.write(f"{time.monotonic() - started:7.1f} {line}")
             if line.startswith("Sentinel is up"):
                 marks["healthy_s"] = time.monotonic() - started
             elif "self-check" in line:
                 marks["answer_s"] = time.monotonic() - started
                 marks["self_check"] = line.strip()
     marks["total_s"] = time.monotonic() - started
+    marks["last_line"] = tail[-1] if tail else ""
     if "healthy_s" not in marks:
         sys.exit("make up did not bring the stack up:\n" + "\n".join(tail))
     return marks
@@ -101,6 +107,8 @@ def _rows(label: str, marks: dict[str, float | str]) -> list[tuple[str, str]]:
         after = float(marks["answer_s"]) - float(marks["healthy_s"])
         rows.append((f"{label}: first answer after healthy", f"{after:.0f} s"))
         rows.append((f"{label}: self-check", str(marks["self_check"])))
+    else:  # the check died before its verdict (a timeout, an error): what make said last
+        rows.append((f"{label}: self-check", f"no verdict; make ended with: {marks['last_line']}"))
     return rows
 
 
@@ -108,6 +116,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cold", action="store_true", help="remove every image on the engine first")
     parser.add_argument("--models", type=Path, default=REPO / "models", help="folder holding multilingual-e5-small")
+    parser.add_argument("--log", type=Path, help="append make's output here, each line behind its second")
     args = parser.parse_args()
     if not (args.models / "multilingual-e5-small").is_dir():
         sys.exit(f"{args.models}/multilingual-e5-small is missing: make models (or hf download, see README)")
@@ -120,15 +129,15 @@ def main() -> None:
             subprocess.run(["docker", "builder", "prune", "-af"], capture_output=True, check=False)
         rows: list[tuple[str, str]] = []
         try:
-            first = _make_up(clone, env)
+            first = _make_up(clone, env, args.log)
             rows += _rows("cold" if args.cold else "first (images as they were)", first)
             rows += _images(env, clone)
             subprocess.run(["make", "down"], cwd=clone, env=env, capture_output=True, check=True)
-            rows += _rows("warm", _make_up(clone, env))
+            rows += _rows("warm", _make_up(clone, env, args.log))
         finally:
             subprocess.run(["make", "down"], cwd=clone, env=env, capture_output=True, check=False)
     cpu = subprocess.run(
-        "grep -o 'avx512[a-z_]*\\|avx_vnni\\|avx2' /proc/cpuinfo | sort -u | tr '\\n' ' '",
+        "grep -o 'avx512[a-z_0-9]*\\|avx_vnni\\|avx2' /proc/cpuinfo | sort -u | tr '\\n' ' '",
         shell=True,
         capture_output=True,
         text=True,
