@@ -80,8 +80,12 @@ def ask(
         "messages": [{"role": "user", "content": question}],
         "params": params or {},
     }
-    # Without a browser session Open WebUI answers once the whole turn, tool calls included, has run.
-    client.post("/api/chat/completions", json=body, timeout=timeout_s).raise_for_status()
+    # Without a browser session Open WebUI answers once the whole turn, tool calls included, has run: a turn
+    # longer than ``timeout_s`` is a check that got no answer, said as such (not a traceback).
+    try:
+        client.post("/api/chat/completions", json=body, timeout=timeout_s).raise_for_status()
+    except httpx.TimeoutException:
+        return None
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         for listed in client.get("/api/v1/chats/").json():

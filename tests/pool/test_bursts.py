@@ -5,8 +5,6 @@ neither the pool's failover nor the OpenAI SDK's own retries multiply dispatches
 from __future__ import annotations
 
 import asyncio
-import socket
-import threading
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -23,7 +21,7 @@ from sentinel.settings import Settings
 from services.api.app import create_app
 from tests.pool.nodes import completion, recorded_node
 from tests.support.http_stub import HttpStub, RecordedRequest
-from tests.support.servers import serve
+from tests.support.servers import hung_server, serve
 
 MODEL = "tiny"
 ASK = {"model": MODEL, "messages": [{"role": "user", "content": "hi"}]}
@@ -61,33 +59,6 @@ def _nodes(*statuses: int) -> Iterator[list[_Switchable]]:
     finally:
         for node in nodes:
             node.stub.__exit__(None, None, None)
-
-
-@contextmanager
-def _hung_node() -> Iterator[tuple[str, list[socket.socket]]]:
-    """A node that accepts connections and never answers (a wedged server); yields its URL and the connections."""
-    listener = socket.create_server(("127.0.0.1", 0))
-    accepted: list[socket.socket] = []
-    stop = threading.Event()
-
-    def accept() -> None:
-        listener.settimeout(0.1)
-        while not stop.is_set():
-            try:
-                accepted.append(listener.accept()[0])
-            except TimeoutError:
-                continue
-
-    thread = threading.Thread(target=accept, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{listener.getsockname()[1]}/v1", accepted
-    finally:
-        stop.set()
-        thread.join(5)
-        for connection in accepted:
-            connection.close()
-        listener.close()
 
 
 def test_a_burst_of_25_streams_is_spread_over_two_identical_nodes(
@@ -182,7 +153,7 @@ def test_a_hung_node_costs_one_bounded_wait_and_every_node_hung_is_a_bounded_503
 ) -> None:
     pool_settings.pool.first_token_timeout_s, pool_settings.pool.request_timeout_s = 1.0, 2.5
     pool_settings.pool.breaker_failures = 1
-    with _hung_node() as (hung, connections), _nodes(200) as (healthy,), serve(create_app(pool_settings)) as gateway:
+    with hung_server() as (hung, connections), _nodes(200) as (healthy,), serve(create_app(pool_settings)) as gateway:
         _register(redis_client, keys, "node-a", hung)
         _register(redis_client, keys, "node-b", f"{healthy.stub.url}/v1")
         first = httpx.post(f"{gateway}/v1/chat/completions", json=ASK, timeout=30)
@@ -191,7 +162,7 @@ def test_a_hung_node_costs_one_bounded_wait_and_every_node_hung_is_a_bounded_503
         again = httpx.post(f"{gateway}/v1/chat/completions", json=ASK, timeout=30)
         assert again.headers["x-sentinel-node"] == "node-b" and len(connections) == 1  # cooled down: not retried
     redis_client.delete(keys.node("node-a"), keys.node("node-b"))
-    with _hung_node() as (a, _), _hung_node() as (b, _), _hung_node() as (c, _):
+    with hung_server() as (a, _), hung_server() as (b, _), hung_server() as (c, _):
         for name, url in zip("cde", (a, b, c), strict=True):
             _register(redis_client, keys, f"node-{name}", url)
         with serve(create_app(pool_settings)) as gateway:

@@ -6,7 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from sentinel.openwebui_check import EXPECTED_PAGE, judge, tool_results
+import httpx
+
+from sentinel.openwebui_check import EXPECTED_PAGE, ask, judge, tool_results
+from tests.support.servers import hung_server
 
 
 def _turn(*calls: tuple[str, str], content: str = "The conversations folder holds transcripts.") -> dict[str, Any]:
@@ -38,3 +41,10 @@ def test_a_search_that_misses_the_page_or_another_tool_that_finds_it_fails() -> 
     assert not ok and "did not return" in detail
     ok, _ = judge(_turn(("read", f"[OK] {EXPECTED_PAGE}")), EXPECTED_PAGE)
     assert not ok
+
+
+def test_an_open_webui_that_never_answers_is_no_answer_not_a_traceback() -> None:
+    # A model writing a 2,000-token reply on busy cores kept the turn open past the check's time: `make up` printed
+    # httpx's ReadTimeout traceback instead of its FAILED line.
+    with hung_server() as (url, _), httpx.Client(base_url=url.removesuffix("/v1")) as client:
+        assert ask(client, "sentinel", "What is the conversations folder of my vault for?", 0.5, ["sentinel"]) is None

@@ -42,3 +42,31 @@ def serve(app: Any, health: str = "/health", timeout: float = 30.0) -> Iterator[
     finally:
         server.should_exit = True
         thread.join(10)
+
+
+@contextmanager
+def hung_server() -> Iterator[tuple[str, list[socket.socket]]]:
+    """A server that accepts connections and never answers (a wedged node, a stalled Open WebUI); yields its
+    ``/v1`` URL and the connections it accepted."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    accepted: list[socket.socket] = []
+    stop = threading.Event()
+
+    def accept() -> None:
+        listener.settimeout(0.1)
+        while not stop.is_set():
+            try:
+                accepted.append(listener.accept()[0])
+            except TimeoutError:
+                continue
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}/v1", accepted
+    finally:
+        stop.set()
+        thread.join(5)
+        for connection in accepted:
+            connection.close()
+        listener.close()
