@@ -8,10 +8,8 @@ from __future__ import annotations
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 
+from sentinel.pool.daemon_metrics import LATENCY_BUCKETS, metric_model
 from sentinel.pool.registry import Snapshot
-
-# Latency buckets from a cached embedding on a GPU to a long CPU prefill.
-_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300)
 
 
 class PoolMetrics:
@@ -30,14 +28,14 @@ class PoolMetrics:
             "sentinel_pool_request_seconds",
             "Time from request to last byte.",
             ["endpoint", "outcome"],
-            buckets=_BUCKETS,
+            buckets=LATENCY_BUCKETS,
             registry=r,
         )
         self.first_token_seconds = Histogram(
             "sentinel_pool_first_token_seconds",
             "Time to the first streamed token.",
             ["model"],
-            buckets=_BUCKETS,
+            buckets=LATENCY_BUCKETS,
             registry=r,
         )
         self.failovers = Counter(
@@ -67,8 +65,7 @@ class PoolMetrics:
         self.first_token_seconds.labels(model).observe(seconds)
 
     def finished(self, endpoint: str, model: str, node: str, outcome: str, seconds: float) -> None:
-        # a model no node serves is the client's own word: counted as "other", or any client could grow the labels
-        self.requests.labels(endpoint, "other" if outcome == "unknown_model" else model, node, outcome).inc()
+        self.requests.labels(endpoint, metric_model(model, outcome), node, outcome).inc()
         self.latency.labels(endpoint, outcome).observe(seconds)
 
     def tool_calls(self, model: str, node: str, outcome: str) -> None:

@@ -12,7 +12,8 @@ from sentinel.pool.registry import Snapshot
 OTHER = "other"
 ENDPOINTS = ("/v1/chat/completions", "/v1/completions", "/v1/embeddings", "/api/chat", "/api/generate", "/api/embed")
 OUTCOMES = ("ok", "busy", "exhausted", "unknown_model")
-_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300)
+# Latency buckets from a cached embedding on a GPU to a long CPU prefill (the gateway's metrics use them too).
+LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300)
 
 
 def metric_model(model: str, outcome: str) -> str:
@@ -34,7 +35,7 @@ class DaemonMetrics:
             "sentinel_pool_request_seconds",
             "From request to answer started.",
             ["endpoint", "outcome"],
-            buckets=_BUCKETS,
+            buckets=LATENCY_BUCKETS,
             registry=r,
         )
         self.failovers = Counter(
