@@ -116,16 +116,26 @@ def leaders(group: list[DaemonProcess]) -> dict[str, tuple[str | None, int]]:
     return out
 
 
-def wait_for_leader(group: list[DaemonProcess], timeout: float = 30) -> tuple[str, int]:
-    """Until every live daemon names the same leader, that leader leads, and each hears all the others."""
+def wait_for_leader(group: list[DaemonProcess], timeout: float = 30, settle_s: float = 1.0) -> tuple[str, int]:
+    """Until every live daemon names the same leader, that leader leads, each hears all the others, and that has
+    held for ``settle_s`` (a few hellos): a daemon that started late may agree to a worse leader for a moment
+    before it challenges it, and that moment is not the election's outcome."""
     deadline = time.monotonic() + timeout
     seen: dict[str, tuple[str | None, int]] = {}
+    agreed: tuple[str, int] | None = None
+    since = 0.0
     while time.monotonic() < deadline:
-        seen = leaders(group)
+        said = {d.node: d.get("/api/leader").json() for d in group if d.process.poll() is None}
+        seen = {node: (answer.get("leader"), answer.get("term")) for node, answer in said.items()}
         claims = set(seen.values())
-        if len(claims) == 1:
-            leader, term = claims.pop()
-            if leader is not None and leader in seen:
-                return leader, term
+        hears_all = all(set(said) - {node} <= set(answer.get("peers_live", [])) for node, answer in said.items())
+        leader, term = claims.pop() if len(claims) == 1 else (None, 0)
+        if hears_all and leader is not None and leader in seen:
+            if (leader, term) != agreed:
+                agreed, since = (leader, term), time.monotonic()
+            if time.monotonic() - since >= settle_s:
+                return agreed
+        else:
+            agreed = None
         time.sleep(0.1)
     raise AssertionError(f"no agreed leader within {timeout} s: {seen}")

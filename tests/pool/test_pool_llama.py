@@ -38,6 +38,14 @@ SHORT = [{"role": "user", "content": "Say hello."}]
 # ~700 tokens: a prefill of several seconds on one thread, so the node can be killed before its first token.
 LONG = [{"role": "user", "content": "Add up these numbers: " + " ".join(str(n) for n in range(100, 300))}]
 COUNTING = [{"role": "user", "content": "Count from 1 to 100, one number per line."}]
+# Agents in other processes are believed only under the gateway's pool secret (an unsigned record is refused).
+SECRET = "llama-pool-secret-0123456789"
+
+
+@pytest.fixture
+def pool_settings(pool_settings: Settings) -> Settings:
+    pool_settings.pool.secret = SECRET
+    return pool_settings
 
 
 @pytest.fixture(scope="module")
@@ -143,6 +151,7 @@ def test_a_node_whose_heartbeat_stops_leaves_the_pool(pool_settings: Settings, g
     environment = os.environ | {
         "SENTINEL_REDIS_URL": pool_settings.redis_url,
         "SENTINEL_REDIS_PREFIX": pool_settings.redis_prefix,
+        "SENTINEL_POOL__SECRET": SECRET,
     }
     agent = subprocess.Popen(
         [str(Path(sys.executable).with_name("sentinel")), "pool", "agent", "--node", "node-x", "--backend",
