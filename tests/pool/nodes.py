@@ -65,19 +65,19 @@ def slot_tasks(base_url: str) -> int | None:
     return slots[0].get("id_task")
 
 
-def completion(content: str | None) -> dict[str, Any]:
+def completion(content: str | None, finish_reason: str = "stop") -> dict[str, Any]:
     """A non-streamed OpenAI chat completion whose message says ``content``."""
     message = {"role": "assistant", "content": content}
-    choice = {"index": 0, "message": message, "finish_reason": "stop"}
+    choice = {"index": 0, "message": message, "finish_reason": finish_reason}
     return {"id": "c", "object": "chat.completion", "choices": [choice]}
 
 
-def stream_payloads(pieces: list[str], model: str) -> list[str]:
+def stream_payloads(pieces: list[str], model: str, finish_reason: str = "stop") -> list[str]:
     """OpenAI stream payloads of ``pieces`` as llama.cpp sends them: role first, content, finish, [DONE]."""
     head = {"id": "c", "object": "chat.completion.chunk", "model": model}
     deltas = [{"role": "assistant", "content": None}] + [{"content": piece} for piece in pieces]
     events = [head | {"choices": [{"index": 0, "delta": delta, "finish_reason": None}]} for delta in deltas]
-    events.append(head | {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+    events.append(head | {"choices": [{"index": 0, "delta": {}, "finish_reason": finish_reason}]})
     return [json.dumps(event) for event in events] + ["[DONE]"]
 
 

@@ -19,7 +19,7 @@ import pytest
 from redis import Redis
 
 from sentinel.pool.registry import BackendRecord, NodeRecord, PoolKeys, publish
-from sentinel.pool.repair import CALL_SCHEMA, StreamRepair, constrain_call, offered_tools, repair_answer
+from sentinel.pool.repair import CALL_SCHEMA, CUT_NOTE, StreamRepair, constrain_call, offered_tools, repair_answer
 from sentinel.providers.toolcalls import parse_text_tool_calls
 from sentinel.research import TOOL_NAME
 from sentinel.tools.registry import tool_schemas
@@ -154,6 +154,20 @@ def test_a_stream_of_prose_is_released_as_it_comes() -> None:
     assert released[:3] == ["The growth", " queue {lists} names", " no page [[defines]] yet"]  # nothing waited
     assert "".join(released) == "".join(pieces)  # the held back-tick was released at the end: nothing lost
     assert repair.verdict is not None and repair.verdict.outcome == "text"
+
+
+def test_an_answer_cut_at_max_tokens_says_so_streamed_and_not() -> None:
+    """A 0.5B model capped at max_tokens stops mid-sentence; the reader is told, in the answer itself."""
+    rambling = ["The backups run", " nightly, and the", " backups run nightly, and"]
+    cut, verdict = repair_answer(completion("".join(rambling), finish_reason="length"), TOOLS)
+    assert cut["choices"][0]["message"]["content"] == "".join(rambling) + CUT_NOTE and verdict.outcome == "text"
+    repair = StreamRepair(TOOLS)
+    payloads = stream_payloads(rambling, MODEL, "length")
+    events = [json.loads(data) for payload in payloads for data in repair.feed(payload) if data != "[DONE]"]
+    said = "".join(c["delta"].get("content") or "" for event in events for c in event["choices"])
+    assert said == "".join(rambling) + CUT_NOTE and events[-1]["choices"][0]["finish_reason"] == "length"
+    whole, _ = repair_answer(completion("The backups run nightly."), TOOLS)
+    assert CUT_NOTE not in whole["choices"][0]["message"]["content"]  # an answer that ended is left as it is
 
 
 def _completion(content: str | None) -> dict[str, Any]:

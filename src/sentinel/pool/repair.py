@@ -43,6 +43,13 @@ log = logging.getLogger("sentinel.pool.repair")
 NATIVE, REPAIRED, CONSTRAINED, TEXT = "native", "repaired", "constrained", "text"
 UNKNOWN_TOOL, INVALID_ARGUMENTS, SEVERAL_CALLS = "unknown_tool", "invalid_arguments", "several_calls"
 TAKEN = (REPAIRED, CONSTRAINED)  # the outcomes whose calls go out as tool_calls
+# Appended to an answer the server stopped at max_tokens: a cut answer is said to be cut, never passed off as whole
+# (Open WebUI shows a finish_reason to nobody, and a 0.5B model left uncapped can ramble for thousands of tokens).
+CUT_NOTE = (
+    "\n\n[This answer stopped at the reply length limit (max_tokens). Ask to continue, or raise the limit: "
+    "SENTINEL_CHAT__REPLY_TOKENS for Sentinel's model in Open WebUI.]"
+)
+LENGTH = "length"
 
 
 class Reports(Protocol):
@@ -208,6 +215,9 @@ def repair_answer(
     content = message.get("content")
     verdict = _judge(parse_text_tool_calls(content if isinstance(content, str) else "", tools), constrained)
     if verdict.outcome not in TAKEN:
+        if choices[0].get("finish_reason") == LENGTH:
+            cut = choices[0] | {"message": message | {"content": f"{content or ''}{CUT_NOTE}"}}
+            return answer | {"choices": [cut, *choices[1:]]}, verdict
         return answer, verdict
     calls = _openai_calls(verdict.found.calls, streamed=False)
     repaired = message | {"content": verdict.found.rest or None, "tool_calls": calls}
@@ -279,7 +289,8 @@ class StreamRepair:
         held = self.text[self.released :]
         self.verdict = _judge(parse_text_tool_calls(held, self.tools), self.constrained)
         if self.verdict.outcome not in TAKEN:
-            return [*self._flush_text(), self._event({}, reason, choice)]
+            note = [self._event({"content": CUT_NOTE}, None, choice)] if reason == LENGTH else []
+            return [*self._flush_text(), *note, self._event({}, reason, choice)]
         self.released = len(self.text)
         out = [self._event({"content": self.verdict.found.rest}, None, choice)] if self.verdict.found.rest else []
         out.append(self._event({"tool_calls": _openai_calls(self.verdict.found.calls, True)}, None, choice))
