@@ -262,7 +262,9 @@ def _put_model(client: httpx.Client, settings: Settings, system_prompt: str, bas
             "capabilities": {**(meta.get("capabilities") or {}), **CAPABILITIES},
         }
     )
-    params.update({"system": system_prompt, "function_calling": "native"})
+    # max_tokens: the one reply cap (chat.reply_tokens), so a small model cannot ramble for minutes; the gateway
+    # ends an answer cut there with a note saying so (pool/repair.CUT_NOTE).
+    params.update({"system": system_prompt, "function_calling": "native", "max_tokens": settings.chat.reply_tokens})
     params.update(_runtime_params(settings))
     form = {
         "id": owui.model_id,

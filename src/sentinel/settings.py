@@ -79,7 +79,12 @@ class ChatSettings(BaseModel):
     retries_per_tool: int = Field(
         1, ge=0, description="Calls of a tool that answered [RETRY] that are still run in the same turn."
     )
-    reply_tokens: int = Field(1024, ge=16, description="Most tokens one model reply may take (a cut is reported).")
+    reply_tokens: int = Field(
+        1024,
+        ge=16,
+        description="Most tokens one model reply may take, here and in Open WebUI's Sentinel model (its max_tokens, "
+        "written at each setup); a cut answer is reported.",
+    )
     system_prompt_file: Path | None = Field(
         None, description="The system prompt. Empty: the one Open WebUI's model gets (openwebui.system_prompt_file)."
     )

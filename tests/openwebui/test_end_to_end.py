@@ -21,6 +21,7 @@ import pytest
 from click.testing import Result
 
 from sentinel.keys import KeyRing, Scope, create_key, load_keys
+from sentinel.settings import ChatSettings
 from tests.openwebui.chat_backends import ChatBackend, ToolCall, scripted
 from tests.openwebui.servers import REPO, Server, sentinel_in_open_webui
 from tests.openwebui.session import admin as signed_in
@@ -116,6 +117,7 @@ def test_setup_registers_tool_and_model_and_a_second_run_updates_them(stack: Sta
     info = client.get("/api/v1/models/model", params={"id": "sentinel"}).json()
     assert info["base_model_id"] == "scripted-openai"
     assert info["params"]["system"] == SYSTEM_PROMPT and info["params"]["function_calling"] == "native"
+    assert info["params"]["max_tokens"] == ChatSettings().reply_tokens  # the one reply cap, not Open WebUI's none
     assert info["meta"]["toolIds"] == ["sentinel"] and info["meta"]["capabilities"]["builtin_tools"] is False
 
 
