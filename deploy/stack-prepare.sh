@@ -102,10 +102,17 @@ case "$server" in
   llamacpp) chat_model=${STACK_CHAT_MODEL:-qwen2.5-coder-0.5b-instruct} url=${STACK_MODEL_URL:-http://llm:8080/v1} ;;
   *) missing+=("STACK_MODEL_SERVER=$server: unknown; use host, ollama or llamacpp (or remove it to let make up choose)") ;;
 esac
+# The longest chat answer: the stack's own model servers run a small model on the CPU, where the 0.5B one
+# generates ~17 tokens/s on 2 cores and sometimes rambles to the cap: 384 tokens keep such an answer near 25 s
+# (1024 took 61 s). A host's Ollama is the user's choice of model and machine: the general default.
+case "$server" in
+  host) reply_tokens=${STACK_REPLY_TOKENS:-1024} ;;
+  *) reply_tokens=${STACK_REPLY_TOKENS:-384} ;;
+esac
 if [[ -n "${url:-}" ]]; then
   mkdir -p "$(dirname "$models_file")"
-  printf '# written by make up (deploy/stack-prepare.sh) at every start; .env wins over it\nSTACK_MODEL_SERVER=%s\nSTACK_MODEL_URL=%s\nSTACK_CHAT_MODEL=%s\n' \
-    "$server" "$url" "${chat_model:-}" > "$models_file"
+  printf '# written by make up (deploy/stack-prepare.sh) at every start; .env wins over it\nSTACK_MODEL_SERVER=%s\nSTACK_MODEL_URL=%s\nSTACK_CHAT_MODEL=%s\nSTACK_REPLY_TOKENS=%s\n' \
+    "$server" "$url" "${chat_model:-}" "$reply_tokens" > "$models_file"
 fi
 
 if [[ "${GPU:-}" == 1 ]] && ! docker info --format '{{json .Runtimes}}' 2>/dev/null | grep -q nvidia; then

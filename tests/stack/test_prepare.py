@@ -72,7 +72,7 @@ def test_no_env_file_generates_secrets_vault_and_the_offline_model_server(clone:
 
     models = _read_env(clone / ".sentinel" / "models.env")
     assert models["STACK_MODEL_SERVER"] == "llamacpp" and models["STACK_MODEL_URL"] == "http://llm:8080/v1"
-    assert models["STACK_CHAT_MODEL"] == "qwen2.5-coder-0.5b-instruct"
+    assert models["STACK_CHAT_MODEL"] == "qwen2.5-coder-0.5b-instruct" and models["STACK_REPLY_TOKENS"] == "384"
 
     again = _prepare(clone)  # a second make up keeps the secrets (Open WebUI's database was seeded with them)
     assert again.returncode == 0, again.stderr
@@ -97,7 +97,7 @@ def test_the_hosts_own_ollama_wins_when_it_answers(clone: Path) -> None:
     models = _read_env(clone / ".sentinel" / "models.env")
     assert models["STACK_MODEL_SERVER"] == "host"
     assert models["STACK_MODEL_URL"] == "http://host.docker.internal:11434/v1"
-    assert models["STACK_CHAT_MODEL"] == "llama3.2:3b"
+    assert models["STACK_CHAT_MODEL"] == "llama3.2:3b" and models["STACK_REPLY_TOKENS"] == "1024"
 
 
 def test_placeholder_secrets_are_refused_with_the_command_that_makes_one(clone: Path) -> None:
