@@ -1,5 +1,6 @@
 """A new user's first run, measured: a clean clone, no .env, `make up`, wait for the self-check; then `make down`
-and `make up` again (warm). Prints a table, never asserts.
+and `make up` again (warm); after the first, the same question a few times more (`make check`: a person's first
+questions, asked once make up's own check has run). Prints a table, never asserts.
 
     python -m bench.first_run            # images as they are on the engine
     python -m bench.first_run --cold     # from an empty image store: REMOVES every image on the engine first
@@ -101,6 +102,18 @@ def _images(env: dict[str, str], clone: Path) -> list[tuple[str, str]]:
     return rows
 
 
+def _next_questions(clone: Path, env: dict[str, str], count: int) -> list[tuple[str, str]]:
+    """The same question again through `make check`, as a person's first questions come after make up's own
+    check: the model server has the system prompt and tool schemas in its prompt cache by then."""
+    rows = []
+    for index in range(1, count + 1):
+        started = time.monotonic()
+        done = subprocess.run(["make", "check"], cwd=clone, env=env, capture_output=True, text=True, check=False)
+        said = next((line.strip() for line in done.stdout.splitlines() if "self-check" in line), done.stdout[-160:])
+        rows.append((f"  question {index} after make up", f"{time.monotonic() - started:.0f} s: {said}"))
+    return rows
+
+
 def _rows(label: str, marks: dict[str, float | str]) -> list[tuple[str, str]]:
     rows = [(f"{label}: make up to healthy", f"{marks['healthy_s']:.0f} s")]
     if "answer_s" in marks:
@@ -117,6 +130,7 @@ def main() -> None:
     parser.add_argument("--cold", action="store_true", help="remove every image on the engine first")
     parser.add_argument("--models", type=Path, default=REPO / "models", help="folder holding multilingual-e5-small")
     parser.add_argument("--log", type=Path, help="append make's output here, each line behind its second")
+    parser.add_argument("--questions", type=int, default=3, help="questions asked again after the cold make up")
     args = parser.parse_args()
     if not (args.models / "multilingual-e5-small").is_dir():
         sys.exit(f"{args.models}/multilingual-e5-small is missing: make models (or hf download, see README)")
@@ -131,6 +145,7 @@ def main() -> None:
         try:
             first = _make_up(clone, env, args.log)
             rows += _rows("cold" if args.cold else "first (images as they were)", first)
+            rows += _next_questions(clone, env, args.questions)
             rows += _images(env, clone)
             subprocess.run(["make", "down"], cwd=clone, env=env, capture_output=True, check=True)
             rows += _rows("warm", _make_up(clone, env, args.log))
