@@ -27,6 +27,11 @@ from sentinel.embed.selfcheck import verify_model
 E5_MAX_TOKENS = 512  # multilingual-e5-small has 512 position embeddings, <s> and </s> included
 WINDOW_OVERLAP = 64  # tokens a window repeats from the one before, so no sentence is only ever read cut
 MAX_WINDOWS = 8  # ~3,600 tokens: more than any 250-word chunk of the eval vault (the longest has 795)
+# A batch's rows are padded to its longest, so a batch holds only windows within this ratio of its shortest.
+# Measured on 256 eval-vault chunks, 2 idle cores (bench/embed_throughput.py): batches of 32 cut by count alone
+# ran 8 chunks/s when a call held 32 chunks and 15 with 64 (the service gets 32 per request); cut at 1.25x as
+# well, 51 and 54. 1.5x and 2x gave 44-47 and 35-38.
+PAD_RATIO = 1.25
 E5_PREFIXES: dict[EmbedKind, str] = {"query": "query: ", "passage": "passage: "}
 # The official export (hf download ... onnx/model.onnx) first, then the layout `make models` builds.
 MODEL_FILE_CANDIDATES = ("onnx/model.onnx", "model.onnx")
@@ -107,10 +112,7 @@ class OnnxEmbedder:
             owner += [text] * len(pieces)
             truncated.append(cut)
         pooled = np.zeros((len(windows), self.identity.dims), dtype=np.float32)
-        # Batches of similar length waste little compute on padding.
-        order = sorted(range(len(windows)), key=lambda i: len(windows[i]))
-        for start in range(0, len(order), self.batch):
-            rows = order[start : start + self.batch]
+        for rows in length_batches([len(w) for w in windows], self.batch):
             pooled[rows] = self._run([windows[i] for i in rows])
         if len(windows) == len(texts):  # every text in one window: its vector is that window's
             return Embedding(vectors=pooled, truncated=truncated, tokens=tokens)
@@ -137,6 +139,19 @@ class OnnxEmbedder:
         pooled = (hidden * weights).sum(axis=1) / weights.sum(axis=1)
         norms = np.sqrt((pooled * pooled).sum(axis=1, keepdims=True))
         return (pooled / np.maximum(norms, 1e-12)).astype(np.float32)
+
+
+def length_batches(lengths: Sequence[int], batch: int, ratio: float = PAD_RATIO) -> list[list[int]]:
+    """The indices of ``lengths`` in batches of at most ``batch``, shortest first, each holding lengths within
+    ``ratio`` of its shortest: padding to a batch's longest row then wastes little compute."""
+    batches: list[list[int]] = []
+    for index in sorted(range(len(lengths)), key=lambda i: lengths[i]):
+        current = batches[-1] if batches else None
+        if current is None or len(current) == batch or lengths[index] > ratio * lengths[current[0]]:
+            batches.append([index])
+        else:
+            current.append(index)
+    return batches
 
 
 def _windows(ids: list[int], prefix_ids: list[int]) -> tuple[list[list[int]], bool]:
