@@ -109,6 +109,12 @@ case "$server" in
   host) reply_tokens=${STACK_REPLY_TOKENS:-1024} ;;
   *) reply_tokens=${STACK_REPLY_TOKENS:-384} ;;
 esac
+for var in STACK_REPLY_TOKENS SENTINEL_CHAT__REPLY_TOKENS; do  # a bad cap would only fail inside the setup step
+  value=${!var:-}
+  if [[ -n "$value" ]] && ! { [[ "$value" =~ ^[0-9]+$ ]] && ((10#$value >= 16)); }; then
+    missing+=("$var=$value: the longest answer, in tokens, must be a whole number of at least 16 (e.g. $var=384), or remove the line for the default")
+  fi
+done
 if [[ -n "${url:-}" ]]; then
   mkdir -p "$(dirname "$models_file")"
   printf '# written by make up (deploy/stack-prepare.sh) at every start; .env wins over it\nSTACK_MODEL_SERVER=%s\nSTACK_MODEL_URL=%s\nSTACK_CHAT_MODEL=%s\nSTACK_REPLY_TOKENS=%s\n' \

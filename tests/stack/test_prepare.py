@@ -109,6 +109,16 @@ def test_placeholder_secrets_are_refused_with_the_command_that_makes_one(clone: 
     assert not (clone / ".sentinel" / "stack").exists(), "nothing may be set up while something is missing"
 
 
+@pytest.mark.parametrize("value", ["abc", "5", "384 tokens"])
+def test_a_reply_cap_that_is_no_token_count_is_named_before_anything_starts(clone: Path, value: str) -> None:
+    (clone / ".env").write_text(f"STACK_REPLY_TOKENS={value}\nSENTINEL_CHAT__REPLY_TOKENS=512\n")
+    done = _prepare(clone)
+    assert done.returncode == 1
+    assert f"STACK_REPLY_TOKENS={value}: the longest answer, in tokens, must be a whole number" in done.stderr
+    assert "SENTINEL_CHAT__REPLY_TOKENS" not in done.stderr  # a valid one is not blamed
+    assert not (clone / ".sentinel" / "stack").exists(), "nothing may be set up while something is missing"
+
+
 def test_a_vault_that_is_set_but_missing_is_named_not_created(clone: Path) -> None:
     missing = clone / "elsewhere" / "MyVault"
     done = _prepare(clone, SENTINEL_VAULT=str(missing))
