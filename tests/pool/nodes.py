@@ -121,10 +121,11 @@ def recorded_node(
             return JSONResponse(completion("".join(pieces)))
 
         async def events() -> AsyncIterator[str]:
-            try:
-                for data in stream_payloads(pieces, model):
+            try:  # the pause comes between pieces: after [DONE] the server is done, as a real one is
+                for index, data in enumerate(stream_payloads(pieces, model)):
+                    if index:
+                        await asyncio.sleep(piece_delay_s)
                     yield f"data: {data}\n\n"
-                    await asyncio.sleep(piece_delay_s)
             finally:
                 gauge["now"] -= 1
 

@@ -32,6 +32,11 @@ def _ollama_node(received: list[tuple[str, dict[str, Any]]]) -> Iterator[str]:
     def health() -> dict[str, str]:
         return {"status": "ok"}
 
+    @node.get("/api/tags")
+    @node.get("/api/ps")
+    def listed() -> dict[str, Any]:  # what a daemon's probe reads
+        return {"models": [{"name": "qwen3:latest", "model": "qwen3:latest"}]}
+
     @node.post("/api/chat")
     async def chat(request: Request) -> Any:
         body = await request.json()

@@ -56,7 +56,7 @@ def test_a_node_that_died_since_its_heartbeat_is_failed_over(gateway: str, redis
         metrics = httpx.get(f"{gateway}/metrics").text
         assert 'sentinel_pool_failovers_total{model="tiny",node="node-a"} 1.0' in metrics
         assert (
-            'sentinel_pool_requests_total{endpoint="/chat/completions",model="tiny",node="node-b",outcome="ok"} 1.0'
+            'sentinel_pool_requests_total{endpoint="/v1/chat/completions",model="tiny",node="node-b",outcome="ok"} 1.0'
             in metrics
         )
         # a model nobody serves is the client's word, not a label value: counted as "other"

@@ -1,4 +1,5 @@
-"""The job ledger's epochs and re-run rules in real Redis, and the routing score."""
+"""The job ledger's epochs and re-run rules, the same for both ledgers: in real Redis (gateway processes side by
+side) and in memory (the daemon leader's); and the routing score."""
 
 from __future__ import annotations
 
@@ -9,19 +10,27 @@ import pytest
 from redis import Redis
 from redis.asyncio import Redis as AsyncRedis
 
+from sentinel.pool.dispatch import Ledger
 from sentinel.pool.jobs import Assignment, JobLedger, NotReassignable, StaleEpoch
+from sentinel.pool.ledger_memory import MemoryLedger
 from sentinel.pool.registry import BackendRecord, NodeRecord, PoolKeys, Snapshot, publish, snapshot
 from sentinel.pool.routing import FULL, LOADED, rank
 from sentinel.pool.scheduler import RegistryView
 from tests.support.redis_prefix import REDIS_URL
 
-Scenario = Callable[[JobLedger, JobLedger], Awaitable[None]]
+Scenario = Callable[[Ledger, Ledger], Awaitable[None]]
+LEDGERS = pytest.mark.parametrize("kind", ["redis", "memory"])
 
 
-def _two_dispatchers(keys: PoolKeys, scenario: Scenario) -> None:
-    """Run ``scenario`` with two ledgers on separate connections: two gateway processes."""
+def _two_dispatchers(keys: PoolKeys, scenario: Scenario, kind: str = "redis") -> None:
+    """Run ``scenario`` with two dispatchers: two gateway processes, each with its own connection to Redis, or two
+    requests in the one daemon leader, sharing its memory."""
 
     async def run() -> None:
+        if kind == "memory":
+            shared = MemoryLedger(60)
+            await scenario(shared, shared)
+            return
         first = AsyncRedis.from_url(REDIS_URL, decode_responses=True)
         second = AsyncRedis.from_url(REDIS_URL, decode_responses=True)
         try:
@@ -33,11 +42,13 @@ def _two_dispatchers(keys: PoolKeys, scenario: Scenario) -> None:
     asyncio.run(run())
 
 
-def test_a_stale_dispatcher_cannot_send(keys: PoolKeys) -> None:
-    async def scenario(one: JobLedger, two: JobLedger) -> None:
+@LEDGERS
+def test_a_stale_dispatcher_cannot_send(keys: PoolKeys, kind: str) -> None:
+    async def scenario(one: Ledger, two: Ledger) -> None:
         stale = await one.assign("job-1", "node-a", "http://a/v1", owner="gw-1")
         fresh = await two.assign("job-1", "node-b", "http://b/v1", owner="gw-2")  # took it over
         assert (stale.epoch, fresh.epoch) == (1, 2)
+        assert isinstance(one, JobLedger | MemoryLedger) and isinstance(two, JobLedger | MemoryLedger)
         with pytest.raises(StaleEpoch, match="epoch 1 may not be sent"):
             await one.send(stale)
         await two.send(fresh)
@@ -48,11 +59,12 @@ def test_a_stale_dispatcher_cannot_send(keys: PoolKeys) -> None:
         with pytest.raises(NotReassignable, match="is done"):
             await one.assign("job-1", "node-a", "http://a/v1", owner="gw-1")
 
-    _two_dispatchers(keys, scenario)
+    _two_dispatchers(keys, scenario, kind)
 
 
-def test_a_job_that_is_not_idempotent_is_never_rerun(keys: PoolKeys) -> None:
-    async def scenario(one: JobLedger, two: JobLedger) -> None:
+@LEDGERS
+def test_a_job_that_is_not_idempotent_is_never_rerun(keys: PoolKeys, kind: str) -> None:
+    async def scenario(one: Ledger, two: Ledger) -> None:
         first = await one.assign("job-2", "node-a", "http://a/v1", owner="gw-1", idempotent=False, send=True)
         await one.failed(first, reached_node=False)  # connection refused: the node never got it
         second = await two.assign("job-2", "node-b", "http://b/v1", owner="gw-2", send=True)
@@ -62,11 +74,12 @@ def test_a_job_that_is_not_idempotent_is_never_rerun(keys: PoolKeys) -> None:
         with pytest.raises(NotReassignable, match="not idempotent and was already sent"):
             await one.assign("job-2", "node-c", "http://c/v1", owner="gw-1", idempotent=True)
 
-    _two_dispatchers(keys, scenario)
+    _two_dispatchers(keys, scenario, kind)
 
 
-def test_output_delivered_ends_reassignment_and_attempts_are_capped(keys: PoolKeys) -> None:
-    async def scenario(one: JobLedger, two: JobLedger) -> None:
+@LEDGERS
+def test_output_delivered_ends_reassignment_and_attempts_are_capped(keys: PoolKeys, kind: str) -> None:
+    async def scenario(one: Ledger, two: Ledger) -> None:
         streaming = await one.assign("job-3", "node-a", "http://a/v1", owner="gw-1", send=True)
         await one.streaming(streaming)
         with pytest.raises(NotReassignable, match="already reached the client"):
@@ -78,22 +91,29 @@ def test_output_delivered_ends_reassignment_and_attempts_are_capped(keys: PoolKe
         with pytest.raises(NotReassignable, match="all 3 attempts are spent"):
             await one.assign("job-4", "node-9", "http://x/v1", owner="gw-1")
 
-    _two_dispatchers(keys, scenario)
+    _two_dispatchers(keys, scenario, kind)
 
 
-def test_jobs_in_flight_are_counted_per_backend_until_they_end(keys: PoolKeys) -> None:
+@LEDGERS
+def test_jobs_in_flight_are_counted_per_backend_until_they_end(keys: PoolKeys, kind: str) -> None:
     with Redis.from_url(REDIS_URL, decode_responses=True) as client:
         publish(client, keys, _node("a", loaded=True), ttl_s=30)
 
-    async def scenario(one: JobLedger, two: JobLedger) -> None:
+    async def active(ledger: Ledger) -> int:
+        if isinstance(ledger, MemoryLedger):
+            return ledger.active().get(("a", "http://a/v1"), 0)
+        assert isinstance(ledger, JobLedger)
+        return (await snapshot(ledger.redis, keys)).active.get(("a", "http://a/v1"), 0)
+
+    async def scenario(one: Ledger, two: Ledger) -> None:
         first = await one.assign("job-5", "a", "http://a/v1", owner="gw-1", send=True)
         second = await two.assign("job-6", "a", "http://a/v1", owner="gw-2", send=True)
-        assert (await snapshot(one.redis, keys)).active == {("a", "http://a/v1"): 2}
+        assert await active(one) == 2
         await one.done(first)
         await two.failed(second, reached_node=True)
-        assert (await snapshot(one.redis, keys)).active == {("a", "http://a/v1"): 0}
+        assert await active(one) == 0
 
-    _two_dispatchers(keys, scenario)
+    _two_dispatchers(keys, scenario, kind)
 
 
 def _node(name: str, loaded: bool, slots: int | None = 1, vram: int | None = None) -> NodeRecord:

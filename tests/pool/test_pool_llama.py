@@ -143,7 +143,7 @@ def test_a_node_killed_mid_stream_gives_an_explicit_error_and_no_duplicate(
         assert len(received) >= 3 and "not re-run elsewhere" in lost.value.message
         assert slot_tasks(survivor) == tasks_before  # node-b never saw the request: no duplicate
     assert _metric(gateway, "sentinel_pool_failovers_total") == 0
-    labels = f'endpoint="/chat/completions",model="{MODEL_ALIAS}",node="node-a",outcome="broken"'
+    labels = f'endpoint="/v1/chat/completions",model="{MODEL_ALIAS}",node="node-a",outcome="broken"'
     assert _metric(gateway, f"sentinel_pool_requests_total{{{labels}}}") == 1
 
 

@@ -4,7 +4,8 @@ Every ``heartbeat_s`` the daemon probes its backends and sends a signed hello to
 hints, static peers, and every peer's peers): the hello carries its hardware, its backends, who it believes
 leads, and the jobs it holds. That one message is discovery, liveness, registration with the leader and the
 election's gossip (``election``). The daemon that wins leads: it keeps the job table (``leader_jobs``), assigns
-and polls jobs, and routes inference to the daemon of the best node (``routing``). Every other daemon forwards
+and polls jobs, and routes inference with the pool's one router (``dispatch.Gateway``, its job ledger in memory)
+to the daemon of the best node. Every other daemon forwards
 clients to the leader, so any daemon's address is a client's one URL. Work reaches a node only through its
 daemon, which fences assignments by term and epoch and keeps results until the leader acknowledges them
 (``node_jobs``). Messages between daemons are signed with the pool secret; an unsigned one is refused (401).
@@ -26,18 +27,21 @@ from aiohttp import web
 
 from sentinel.keys import LiveKeyRing
 from sentinel.pool import daemon_routes
-from sentinel.pool.admission import Admission
 from sentinel.pool.daemon_metrics import DaemonMetrics
 from sentinel.pool.discovery import Discovery
+from sentinel.pool.dispatch import Gateway
 from sentinel.pool.election import Claim, Election, Hardware
 from sentinel.pool.leader_jobs import QUEUED_NOTE, LeaderJobs, PoolJob
+from sentinel.pool.ledger_memory import MemoryLedger
 from sentinel.pool.node_jobs import Fenced, NodeJobs, NotAllowed
 from sentinel.pool.peer_http import PeerClient, client_refused, relay, unavailable
 from sentinel.pool.probe import BackendSpec, probe_backend
 from sentinel.pool.registry import BackendRecord, NodeRecord, Snapshot
-from sentinel.pool.routing import rank
+from sentinel.pool.routing import Candidate, rank
 from sentinel.pool.signing import HEADER, Unauthenticated, Verifier
+from sentinel.pool.streaming import NodeFailed
 from sentinel.pool.wake import Waker
+from sentinel.settings import PoolSettings
 
 log = logging.getLogger("sentinel.pool.daemon")
 BACKEND_HEADER = daemon_routes.BACKEND_HEADER
@@ -59,12 +63,9 @@ class DaemonConfig:
     allow: list[str] = field(default_factory=list)
     heartbeat_s: float = 1.0
     ttl_s: float = 3.0
-    request_timeout_s: float = 300.0
     keys: LiveKeyRing | None = None  # the API's keys; None: clients are not asked for one (a warning at start)
-    node_max_jobs: int = 4  # requests at once on a backend that does not say its slots
-    queue_max: int = 64
-    queue_wait_s: float = 30.0
-    sticky_slack: int = 2
+    # the router's knobs (attempts, timeouts, breaker, capacity, queue, sticky slack), as for the API's gateway
+    routing: PoolSettings = field(default_factory=PoolSettings)
     mac: str = ""  # this machine's, for wake-on-LAN; empty: it cannot be woken
     wake_address: str = "255.255.255.255"  # the broadcast address of this machine's network
     wake_port: int = 9
@@ -91,7 +92,7 @@ class Daemon:
         self.local = NodeJobs(self._infer, config.allow)
         self.leader: LeaderJobs | None = None
         self._beats = 0
-        self.admission = Admission(config.node_max_jobs, config.queue_max, config.queue_wait_s, config.sticky_slack)
+        self.ledger = MemoryLedger(config.routing.job_ttl_s)
         self.metrics = DaemonMetrics()
         self.waker = Waker(self)
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -158,8 +159,8 @@ class Daemon:
             self._leader_changed()
         if self.leader is not None and (self._round is None or self._round.done()):
             self._round = self._spawn(self.leader.tick(self.urls()))
-        if self.admission.queued:  # a node may have joined since a slot last freed
-            self.admission.wake()
+        if self.gateway.scheduler.queued:  # a node may have joined since a slot last freed
+            self.gateway.scheduler.wake()
 
     async def _hello(self, url: str) -> None:
         try:
@@ -191,7 +192,21 @@ class Daemon:
     def snapshot(self) -> Snapshot:
         """The live pool as this daemon knows it, with the requests it has in flight counted per backend."""
         records = [self.record()] + [peer.record for peer in self.live().values()]
-        return Snapshot(sorted(records, key=lambda r: r.node), dict(self.admission.in_flight))
+        return Snapshot(sorted(records, key=lambda r: r.node), self.ledger.active())
+
+    async def _read(self) -> Snapshot:
+        return self.snapshot()
+
+    def _via(self, candidate: Candidate, url: str, body: bytes) -> tuple[str, dict[str, str]]:
+        """The router's request for a backend of ``candidate``'s node goes to that node's daemon, signed: the
+        path after the backend's base (OpenAI's) or root (Ollama's own ``api/...``) becomes the serve path."""
+        daemon_url = self.urls().get(candidate.node)
+        if daemon_url is None:
+            raise NodeFailed(f"the daemon of {candidate.node} is no longer heard from", reached=False)
+        base, root = candidate.url.rstrip("/"), candidate.url.rstrip("/").removesuffix("/v1")
+        tail = url.removeprefix(base + "/") if url.startswith(base + "/") else url.removeprefix(root + "/")
+        path = f"/pool/v1/serve/{tail}"
+        return daemon_url + path, self.peer.headers("POST", path, body) | {BACKEND_HEADER: candidate.url}
 
     def _choose(self, job: PoolJob, tried: Any) -> str | None:
         urls = self.urls()
@@ -346,7 +361,12 @@ class Daemon:
     async def _running(self, _: web.Application) -> Any:
         self.session = aiohttp.ClientSession()
         self.peer = PeerClient(self.session, self.config.secret, max(1.0, self.config.heartbeat_s))
-        self.client_timeout = aiohttp.ClientTimeout(total=self.config.request_timeout_s, sock_connect=3)
+        self.client_timeout = aiohttp.ClientTimeout(total=self.config.routing.request_timeout_s, sock_connect=3)
+        # the snapshot is this process's memory: read afresh for every request
+        routing = self.config.routing.model_copy(update={"registry_refresh_s": 0.0})
+        self.gateway = Gateway(
+            routing, self.session, read=self._read, ledger=self.ledger, via=self._via, observer=self.metrics
+        )
         if self.config.keys is None:
             log.warning("clients are not asked for an API key: set SENTINEL_API_KEYS (the same on every daemon)")
         discovery = None

@@ -1,46 +1,19 @@
-"""The daemon's Prometheus metrics (``GET /metrics``), with bounded label sets: a label takes only values the
-pool itself defines (its endpoints, the models its nodes serve, its nodes, a fixed set of outcomes), so no client
-can grow the exposition by sending new model names or paths. Anything else is counted under ``other``
-(``metric_model``, the one rule, the gateway's metrics use it too)."""
+"""The daemon's Prometheus metrics (``GET /metrics``): the router's (``metrics.RouterMetrics``: requests,
+latency, failovers, tool-call answers) and the daemon's own state (leading, term, peers, queue, sticky hits,
+wakes, jobs), with bounded label sets."""
 
 from __future__ import annotations
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client import Gauge, generate_latest
 
+from sentinel.pool.metrics import RouterMetrics
 from sentinel.pool.registry import Snapshot
 
-OTHER = "other"
-ENDPOINTS = ("/v1/chat/completions", "/v1/completions", "/v1/embeddings", "/api/chat", "/api/generate", "/api/embed")
-OUTCOMES = ("ok", "busy", "exhausted", "unknown_model")
-# Latency buckets from a cached embedding on a GPU to a long CPU prefill (the gateway's metrics use them too).
-LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300)
 
-
-def metric_model(model: str, outcome: str) -> str:
-    """The ``model`` label of a finished request: the model itself when some node serves it (every outcome but
-    ``unknown_model`` was routed to a candidate that does), else ``other``: the client's own word."""
-    return OTHER if outcome == "unknown_model" else model
-
-
-class DaemonMetrics:
+class DaemonMetrics(RouterMetrics):
     def __init__(self) -> None:
-        self.registry = r = CollectorRegistry()
-        self.requests = Counter(
-            "sentinel_pool_requests",
-            "Inference requests the leader finished.",
-            ["endpoint", "model", "node", "outcome"],
-            registry=r,
-        )
-        self.latency = Histogram(
-            "sentinel_pool_request_seconds",
-            "From request to answer started.",
-            ["endpoint", "outcome"],
-            buckets=LATENCY_BUCKETS,
-            registry=r,
-        )
-        self.failovers = Counter(
-            "sentinel_pool_failovers", "Hand-offs that failed before the answer.", ["model", "node"], registry=r
-        )
+        super().__init__()
+        r = self.registry
         self.leading = Gauge("sentinel_pool_leading", "1 when this daemon leads the pool.", registry=r)
         self.term = Gauge("sentinel_pool_term", "The election term this daemon follows or leads.", registry=r)
         self.peers = Gauge(
@@ -59,16 +32,6 @@ class DaemonMetrics:
         )
         self.wakes = Gauge("sentinel_pool_wakes_sent", "Wake-on-LAN packets sent since start.", registry=r)
         self.jobs = Gauge("sentinel_pool_jobs", "Jobs in the leader's table by state.", ["state"], registry=r)
-
-    def endpoint(self, path: str) -> str:
-        return path if path in ENDPOINTS else OTHER
-
-    def finished(self, endpoint: str, model: str, node: str, outcome: str, seconds: float) -> None:
-        self.requests.labels(endpoint, metric_model(model, outcome), node, outcome).inc()
-        self.latency.labels(endpoint, outcome).observe(seconds)
-
-    def failover(self, model: str, node: str) -> None:
-        self.failovers.labels(model, node).inc()  # a candidate's: a model and node of the pool
 
     def render(self, pool: Snapshot, state: dict[str, float], jobs: dict[str, int]) -> bytes:
         for gauge in (self.in_flight, self.vram, self.jobs):

@@ -1,18 +1,19 @@
-"""What the leading daemon does with an inference request: admission (capacity, sticky conversations, the
-bounded queue: ``admission``), waking a sleeping node that alone serves the model (``wake``), then the hand-off
-to the chosen node's daemon with failover before the answer starts."""
+"""What the leading daemon does with a client's request: waking a sleeping node that alone serves the model
+(``wake``), then the pool's one router (``dispatch.Gateway`` through ``face``: admission, the breaker,
+idempotency keys, both dialects, tool-call repair), which hands the request to the chosen node's daemon."""
 
 from __future__ import annotations
 
 import json
 import time
 from collections import Counter
+from contextlib import suppress
 from typing import TYPE_CHECKING, Any
 
 import aiohttp
 from aiohttp import web
 
-from sentinel.pool.admission import CONVERSATION_HEADER, QueueFull, conversation_key
+from sentinel.pool import face
 from sentinel.pool.peer_http import relay, unavailable
 from sentinel.pool.routing import pool_models
 from sentinel.pool.wake import WakeRefused
@@ -22,70 +23,39 @@ if TYPE_CHECKING:
     from sentinel.pool.leader_jobs import LeaderJobs
 
 BACKEND_HEADER = "x-sentinel-backend"
-ATTEMPTS = 3
 
 
-def busy(message: str, retry_after_s: int) -> web.Response:
-    """503 with ``Retry-After``: every node serving the model is busy and the queue is full (or the wait ran out)."""
-    return web.json_response(
-        {"error": {"message": message, "code": "pool_busy"}},
-        status=503,
-        headers={"Retry-After": str(retry_after_s)},
-    )
+async def send(request: web.Request, reply: face.Reply) -> web.StreamResponse:
+    """A face's reply as aiohttp's response; a stream is closed (its bookkeeping run) even if the client left."""
+    if reply.stream is None:
+        return web.json_response(reply.body, status=reply.status, headers=reply.headers)
+    answer = web.StreamResponse(status=reply.status, headers=reply.headers | {"content-type": reply.media_type})
+    try:
+        await answer.prepare(request)
+        async for chunk in reply.stream:
+            await answer.write(chunk if isinstance(chunk, bytes) else chunk.encode())
+        await answer.write_eof()
+    finally:
+        with suppress(AttributeError):
+            await reply.stream.aclose()  # type: ignore[union-attr]  # every face stream is an async generator
+    return answer
 
 
 async def route(daemon: Daemon, request: web.Request, body: bytes) -> web.StreamResponse:
-    """An inference request: to the daemon of the best node serving its model, failing over before the answer."""
+    """An inference route or a listing, on the leader."""
+    if request.path in face.LISTINGS:
+        return await send(request, await face.listing(daemon.gateway, request.path))
+    if request.path not in face.INFERENCE:
+        known = ", ".join((*face.INFERENCE, *face.LISTINGS, "/api/pull", "/api/jobs", "/api/cluster"))
+        return web.json_response({"error": f"no route {request.path}; the pool serves {known}"}, status=404)
     try:
-        asked = json.loads(body)
-        model = str(asked.get("model", ""))
-    except (json.JSONDecodeError, AttributeError):
-        return web.json_response({"error": "the request body is not a JSON object"}, status=400)
-    started = time.perf_counter()
-    endpoint = daemon.metrics.endpoint(request.path)
+        model = str(json.loads(body).get("model") or "")
+    except (json.JSONDecodeError, UnicodeDecodeError, AttributeError):
+        model = ""  # the face says what is wrong with the body
     woken = await daemon.waker.on_demand(model)
     if woken is not None:
         return woken
-    conversation = conversation_key(asked, request.headers.get(CONVERSATION_HEADER))
-    tail = request.path.removeprefix("/v1/")
-    failures: list[str] = []
-    tried: set[tuple[str, str]] = set()
-    while len(tried) < ATTEMPTS:
-        urls = daemon.urls()
-        try:
-            taken = await daemon.admission.wait_turn(daemon.snapshot, model, urls, tried, conversation)
-        except QueueFull as full:
-            daemon.metrics.finished(endpoint, model, "", "busy", time.perf_counter() - started)
-            return busy(f"{full}: retry after a moment", max(1, round(daemon.config.queue_wait_s / 4)))
-        if taken is None:
-            break
-        candidate = taken.candidate
-        key = (candidate.node, candidate.url)
-        tried.add(key)
-        signed = daemon.peer.headers("POST", f"/pool/v1/serve/{tail}", body)
-        try:
-            answer = await relay(
-                daemon.session,
-                request,
-                f"{urls[candidate.node]}/pool/v1/serve/{tail}",
-                body,
-                signed | {BACKEND_HEADER: candidate.url},
-                daemon.client_timeout,
-                {"x-sentinel-node": candidate.node, "x-sentinel-sticky": "true" if taken.sticky else "false"},
-            )
-        except (aiohttp.ClientError, TimeoutError) as error:
-            failures.append(f"{candidate.node}: {error}")
-            daemon.metrics.failover(model, candidate.node)
-            continue
-        finally:
-            daemon.admission.release(key)
-        daemon.metrics.finished(endpoint, model, candidate.node, "ok", time.perf_counter() - started)
-        return answer
-    if not failures:
-        daemon.metrics.finished(endpoint, model, "", "unknown_model", time.perf_counter() - started)
-        return web.json_response({"error": f"no live node serves model {model!r}"}, status=404)
-    daemon.metrics.finished(endpoint, model, "", "exhausted", time.perf_counter() - started)
-    return unavailable("no node could serve it: " + "; ".join(failures))
+    return await send(request, await face.answer(daemon.gateway, request.path, body, request.headers))
 
 
 def cluster(daemon: Daemon, leader: LeaderJobs) -> dict[str, Any]:
@@ -125,9 +95,9 @@ def cluster(daemon: Daemon, leader: LeaderJobs) -> dict[str, Any]:
         "nodes": nodes,
         "models": pool_models(pool),
         "queue": {
-            "waiting": daemon.admission.queued,
-            "max": daemon.config.queue_max,
-            "rejected": daemon.admission.rejected,
+            "waiting": daemon.gateway.scheduler.queued,
+            "max": daemon.config.routing.queue_max,
+            "rejected": daemon.gateway.scheduler.rejected,
         },
         "totals": {
             "nodes_up": len(pool.nodes),
@@ -198,9 +168,9 @@ def metrics_text(daemon: Daemon) -> bytes:
         "leading": float(daemon.election.leading),
         "term": float(claim.term if claim else daemon.election.highest_term),
         "peers": float(len(daemon.live()) + 1),
-        "queued": float(daemon.admission.queued),
-        "rejected": float(daemon.admission.rejected),
-        "sticky": float(daemon.admission.sticky.hits),
+        "queued": float(daemon.gateway.scheduler.queued),
+        "rejected": float(daemon.gateway.scheduler.rejected),
+        "sticky": float(daemon.gateway.scheduler.sticky.hits),
         "wakes": float(daemon.waker.sent),
     }
     return daemon.metrics.render(daemon.snapshot(), state, dict(jobs))

@@ -1,11 +1,13 @@
-"""The gateway's core: choose a node, send the request, fail over before the first token, never after it.
+"""The pool's one router: choose a node, send the request, fail over before the first token, never after it.
 
-Any number of gateway processes can run this side by side: all they share is Redis (the registry and the job
-ledger), so there is no leader to elect for routing. A request is a job. Each attempt is an assignment with a new
-epoch (``jobs``); a node that cannot be reached, answers 5xx (or 404/408/429: the registry was stale or the
-node is overloaded), or drops the connection before the first token is replaced by the next-best node, up to
-``pool.attempts`` attempts. Streams are held back until their first token (``streaming``). A 4xx that is the
-request's own fault is the client's answer, passed through without failover.
+Two places run it, with the same rules: the API's gateway, where any number of processes run side by side and
+share only Redis (the registry and the job ledger: ``Gateway.on_redis``), and the daemon pool's elected leader,
+which keeps both in its memory and hands each request to the chosen node's daemon (``Via``). A request is a job.
+Each attempt is an assignment with a new epoch (``jobs``); a node that cannot be reached, answers 5xx (or
+404/408/429: the registry was stale or the node is overloaded), or drops the connection before the first token
+is replaced by the next-best node, up to ``pool.attempts`` attempts. Streams are held back until their first
+token (``streaming``). A 4xx that is the request's own fault is the client's answer, passed through without
+failover.
 
 Backends are called with aiohttp: measured on the gateway's path it costs a quarter of the CPU httpx does per
 proxied request (bench/pool_overhead.py).
@@ -21,7 +23,7 @@ import socket
 import time
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import aiohttp
 import anyio
@@ -34,6 +36,7 @@ from sentinel.pool.chat_first import ChatActivity
 from sentinel.pool.errors import (
     BackendRefused,
     BadRequest,
+    PoolBusy,
     PoolExhausted,
     RegistryUnavailable,
     Superseded,
@@ -46,9 +49,9 @@ from sentinel.pool.ollama_native import show as show_openai
 from sentinel.pool.registry import PoolKeys, Snapshot, snapshot
 from sentinel.pool.repair import RepairedStream, is_constrained, offered_tools, repair_answer
 from sentinel.pool.routing import Candidate, pool_models, rank
-from sentinel.pool.scheduler import NothingToChoose, RegistryView, Scheduler
+from sentinel.pool.scheduler import Choice, Limits, NothingToChoose, RegistryView, Scheduler
 from sentinel.pool.streaming import SSE, TRANSPORT_ERRORS, NodeFailed, Observer, Stream
-from sentinel.settings import Settings
+from sentinel.settings import PoolSettings, Settings
 
 log = logging.getLogger("sentinel.pool")
 
@@ -107,22 +110,51 @@ class Completed:
     answer: dict[str, Any]  # the node's JSON answer, as it gave it
     node: str
     native: bool = False  # it came from an Ollama node's own API (``ollama_native``), not the OpenAI one
+    sticky: bool = False  # it went to the node holding its conversation
+
+
+class Ledger(Protocol):
+    """Where a job's assignments and their epochs are kept: ``jobs.JobLedger`` (Redis, shared by gateway
+    processes) or ``ledger_memory.MemoryLedger`` (the daemon leader's)."""
+
+    async def assign(
+        self, job: str, node: str, url: str, *, owner: str, idempotent: bool, max_attempts: int, send: bool
+    ) -> Assignment: ...
+
+    async def streaming(self, a: Assignment) -> None: ...
+
+    async def done(self, a: Assignment) -> bool: ...
+
+    async def failed(self, a: Assignment, *, reached_node: bool) -> bool: ...
+
+    async def broken(self, a: Assignment) -> bool: ...
+
+
+class Via(Protocol):
+    """How a request reaches a backend: ``url`` (the backend's own) becomes the URL and headers it is sent to
+    (the daemon leader sends it to the node's daemon, signed). ``body`` is the exact bytes sent."""
+
+    def __call__(self, candidate: Candidate, url: str, body: bytes) -> tuple[str, dict[str, str]]: ...
+
+
+def _direct(candidate: Candidate, url: str, body: bytes) -> tuple[str, dict[str, str]]:
+    return url, {"content-type": "application/json"}
 
 
 class Gateway:
     def __init__(
         self,
-        settings: Settings,
-        redis: AsyncRedis,
+        pool: PoolSettings,
         session: aiohttp.ClientSession,
         *,
-        keys: PoolKeys | None = None,
+        read: Callable[[], Awaitable[Snapshot]],
+        ledger: Ledger,
+        chats: ChatActivity | None = None,
+        via: Via = _direct,
         observer: Observer | None = None,
     ) -> None:
-        self.pool = settings.pool
-        self.redis, self.session = redis, session
-        self.keys = keys or PoolKeys.from_settings(settings)
-        self.ledger = JobLedger(redis, self.keys, self.pool.job_ttl_s)
+        self.pool, self.session, self.ledger, self.chats, self._via = pool, session, ledger, chats, via
+        self._read = read
         self.observer: Observer = observer or _Silent()
         self.owner = f"{socket.gethostname()}:{os.getpid()}"
         self._timeout = aiohttp.ClientTimeout(
@@ -130,15 +162,40 @@ class Gateway:
         )
         self._background: set[asyncio.Task[Any]] = set()
         self._view = RegistryView(self.snapshot, self.pool.registry_refresh_s)
-        pool = self.pool
         self.breaker = Breaker(pool.breaker_failures, pool.breaker_cooldown_s, pool.breaker_max_cooldown_s)
-        self._scheduler = Scheduler(self._view, self.breaker, Sticky(pool.sticky_slack))
-        # A chat a crashed gateway never closed stops counting after the longest a request may stay silent.
-        self.chats = ChatActivity(redis, self.keys, self.pool.first_token_timeout_s + self.pool.read_timeout_s)
+        limits = Limits(pool.node_max_jobs, pool.queue_max, pool.queue_wait_s, max(0.05, pool.registry_refresh_s))
+        self.scheduler = Scheduler(self._view, self.breaker, Sticky(pool.sticky_slack), limits)
         self._chats_open: dict[tuple[str, int], tuple[str, str]] = {}
 
+    @classmethod
+    def on_redis(
+        cls,
+        settings: Settings,
+        redis: AsyncRedis,
+        session: aiohttp.ClientSession,
+        *,
+        keys: PoolKeys | None = None,
+        observer: Observer | None = None,
+    ) -> Gateway:
+        """The API's gateway: the registry and the job ledger in Redis, shared with every other gateway process;
+        the chats in flight recorded there too, for a maintenance pass to yield to (``chat_first``)."""
+        pool, keys = settings.pool, keys or PoolKeys.from_settings(settings)
+
+        async def read() -> Snapshot:
+            return await snapshot(redis, keys, pool.secret)
+
+        # A chat a crashed gateway never closed stops counting after the longest a request may stay silent.
+        chats = ChatActivity(redis, keys, pool.first_token_timeout_s + pool.read_timeout_s)
+        ledger = JobLedger(redis, keys, pool.job_ttl_s)
+        return cls(pool, session, read=read, ledger=ledger, chats=chats, observer=observer)
+
     async def snapshot(self) -> Snapshot:
-        return await snapshot(self.redis, self.keys, self.pool.secret)
+        return await self._read()
+
+    async def _post(self, candidate: Candidate, url: str, request: dict[str, Any]) -> aiohttp.ClientResponse:
+        raw = json.dumps(request).encode()
+        target, headers = self._via(candidate, url, raw)
+        return await self.session.post(target, data=raw, headers=headers, timeout=self._timeout)
 
     async def models(self) -> dict[str, list[str]]:
         return pool_models(await self.snapshot())
@@ -152,7 +209,8 @@ class Gateway:
     async def end(self, a: Assignment, state: str) -> None:
         """Close an assignment in the ledger: ``done``, ``broken`` (after output), ``lost`` or ``unsent``."""
         self._view.ended(a)
-        if (chat := self._chats_open.pop((a.job, a.epoch), None)) is not None:
+        self.scheduler.wake()
+        if (chat := self._chats_open.pop((a.job, a.epoch), None)) is not None and self.chats is not None:
             await self.chats.ended(*chat)
         if state == "done":
             await self.ledger.done(a)
@@ -177,12 +235,13 @@ class Gateway:
         A chat completion counts as a chat in flight (``chat_first``) unless it is ``background`` work."""
         started = time.perf_counter()
 
-        async def attempt(candidate: Candidate, assignment: Assignment, budget_s: float) -> Completed:
+        async def attempt(choice: Choice, assignment: Assignment, budget_s: float) -> Completed:
+            candidate = choice.candidate
             out = target(candidate) if target else None
             url, request = (out.url, out.body) if out else (candidate.url + endpoint, body | {"model": candidate.model})
             try:
                 async with asyncio.timeout(budget_s):  # the whole answer is "before the first token"
-                    async with self.session.post(url, json=request, timeout=self._timeout) as response:
+                    async with await self._post(candidate, url, request) as response:
                         text = await response.text()
             except TRANSPORT_ERRORS as error:
                 raise _failure(error) from error
@@ -196,7 +255,7 @@ class Gateway:
             if endpoint == "/chat/completions" and not out and (tools := offered_tools(body)):
                 answer, verdict = repair_answer(answer, tools, is_constrained(body))
                 verdict.report(self.observer, candidate.model, candidate.node)
-            return Completed(answer, candidate.node, native=out is not None)
+            return Completed(answer, candidate.node, native=out is not None, sticky=choice.sticky)
 
         chat = endpoint in ("/chat/completions", "/completions") and not background
         how = _How(endpoint, idempotent, chat, idempotency_key, conversation)
@@ -217,13 +276,14 @@ class Gateway:
         chat request offers tools and the node speaks OpenAI). ``target``: as for ``complete``."""
         started = time.perf_counter()
 
-        async def attempt(candidate: Candidate, assignment: Assignment, budget_s: float) -> Stream:
+        async def attempt(choice: Choice, assignment: Assignment, budget_s: float) -> Stream:
+            candidate = choice.candidate
             out = target(candidate) if target else None
             url, request = (out.url, out.body) if out else (candidate.url + endpoint, body | {"model": candidate.model})
             framing = out.framing if out else SSE
             try:
                 async with asyncio.timeout(budget_s):
-                    response = await self.session.post(url, json=request, timeout=self._timeout)
+                    response = await self._post(candidate, url, request)
             except TRANSPORT_ERRORS as error:
                 raise _failure(error) from error
             try:
@@ -251,7 +311,7 @@ class Gateway:
             self.observer.first_token(candidate.model, candidate.node, time.perf_counter() - started)
             timeout = self.pool.read_timeout_s
             parts = (assignment, candidate, response, blocks, head, started, framing)
-            return Stream(self.end, self.observer, timeout, *parts)
+            return Stream(self.end, self.observer, timeout, *parts, sticky=choice.sticky)
 
         how = _How(endpoint, idempotent, not background, idempotency_key, conversation)
         opened = await self._with_failover(body, how, started, attempt)
@@ -268,7 +328,7 @@ class Gateway:
         for candidate in [c for c in ranked if c.kind == "ollama"][: self.pool.attempts]:
             url = candidate.url.removesuffix("/v1") + "/api/show"
             try:
-                async with self.session.post(url, json={"model": candidate.model}, timeout=self._timeout) as response:
+                async with await self._post(candidate, url, {"model": candidate.model}) as response:
                     text = await response.text()
                 _check_status(response.status, text)
                 answer: dict[str, Any] = json.loads(text)
@@ -286,7 +346,7 @@ class Gateway:
         body: dict[str, Any],
         how: _How,
         started: float,
-        attempt: Callable[[Candidate, Assignment, float], Awaitable[T]],
+        attempt: Callable[[Choice, Assignment, float], Awaitable[T]],
     ) -> T:
         """``_failover``, with the registry's own failures said as such: an attempt turns every error of its node
         into ``NodeFailed``, so a Redis or OS error that gets here is the registry's (Redis down, or no descriptor
@@ -305,10 +365,11 @@ class Gateway:
         body: dict[str, Any],
         how: _How,
         started: float,
-        attempt: Callable[[Candidate, Assignment, float], Awaitable[T]],
+        attempt: Callable[[Choice, Assignment, float], Awaitable[T]],
     ) -> T:
-        """Attempts on the best nodes in turn, each chosen and counted at once (``scheduler``), at most
-        ``attempts`` per job (an ``Idempotency-Key``'s retries included), all within ``request_timeout_s``."""
+        """Attempts on the best nodes in turn, each chosen and counted at once (``scheduler``; waiting in its
+        queue while every node is full), at most ``attempts`` per job (an ``Idempotency-Key``'s retries
+        included), all within ``request_timeout_s``."""
         model = body.get("model")
         if not isinstance(model, str) or not model:
             raise BadRequest("the request has no 'model': name one of the pool's models (GET /v1/models)")
@@ -326,11 +387,14 @@ class Gateway:
         dispatched = final = False
         while len(tried) < self.pool.attempts:
             try:
-                choice = self._scheduler.choose(pool, model, tried, conversation)
+                choice = await self.scheduler.turn(model, tried, conversation, deadline - time.monotonic())
             except NothingToChoose as none:
                 failures.extend(none.reasons)
                 retry_after = none.retry_after_s or retry_after
                 break
+            except PoolBusy:
+                self.observer.finished(how.endpoint, model, "", "busy", time.perf_counter() - started)
+                raise
             candidate = choice.candidate
             key = (candidate.node, candidate.url)
             tried.add(key)
@@ -349,6 +413,7 @@ class Gateway:
             except BaseException as error:
                 self._view.unreserve(key)
                 self.breaker.released(key)
+                self.scheduler.wake()
                 if not isinstance(error, NotReassignable):
                     raise
                 failures.append(str(error))
@@ -356,10 +421,10 @@ class Gateway:
                 break
             dispatched = True
             self._view.started(assignment, reserved=True)
-            if how.chat:
+            if how.chat and self.chats is not None:
                 self._chats_open[(job, assignment.epoch)] = (candidate.url, await self.chats.started(candidate.url))
             try:
-                result = await attempt(candidate, assignment, max(0.001, deadline - time.monotonic()))
+                result = await attempt(choice, assignment, max(0.001, deadline - time.monotonic()))
             except NodeFailed as failed:
                 self.breaker.failed(key)
                 await self.end(assignment, "lost" if failed.reached else "unsent")
@@ -369,7 +434,6 @@ class Gateway:
                 if time.monotonic() >= deadline:
                     failures.append(f"the request's {self.pool.request_timeout_s:g} s (request_timeout_s) are spent")
                     break
-                pool = await self._view.current()
                 continue
             except BackendRefused:
                 self.breaker.succeeded(key)  # the node is fine: the request was at fault

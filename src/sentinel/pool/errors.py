@@ -47,6 +47,20 @@ class PoolExhausted(GatewayError):
         return headers if self.retry else headers | {"x-should-retry": "false"}
 
 
+class PoolBusy(GatewayError):
+    """503: every node serving the model is busy and the queue is full, or the request waited its time in it.
+    Nothing reached a node, so a retry after ``Retry-After`` is safe."""
+
+    status, code = 503, "pool_busy"
+
+    def __init__(self, message: str, *, retry_after_s: float) -> None:
+        super().__init__(message)
+        self.retry_after_s = retry_after_s
+
+    def headers(self) -> dict[str, str]:
+        return {"Retry-After": str(max(1, math.ceil(self.retry_after_s)))}
+
+
 class RegistryUnavailable(GatewayError):
     """503: the registry (Redis) could not be read or written before any node was sent the request, so a retry
     after ``Retry-After`` is safe. Never a plain 500: the client is told what is down."""

@@ -324,6 +324,10 @@ class RepairedStream:
     def node(self) -> str:
         return self._stream.node
 
+    @property
+    def sticky(self) -> bool:
+        return self._stream.sticky
+
     def chunks(self) -> AsyncIterator[bytes]:
         model, node = self._stream.candidate.model, self._stream.node
         return repaired_events(self._stream.chunks(), self._repair, lambda v: v.report(self._observer, model, node))

@@ -30,6 +30,7 @@ class Candidate:
     score: float
     reasons: tuple[str, ...]
     full: bool = False  # every slot it says it has is busy
+    slots: int = 0  # the requests it takes at once, as it says (llama.cpp's /props); 0: it does not say
 
     def as_log(self) -> dict[str, Any]:
         return {"node": self.node, "url": self.url, "score": round(self.score, 1), "reasons": list(self.reasons)}
@@ -85,7 +86,9 @@ def rank(snapshot: Snapshot, model: str) -> list[Candidate]:
             in_flight = snapshot.active.get((record.node, backend.url), 0)
             score, reasons = _score(backend, name, in_flight, record.vram_free_mb)
             full = bool(backend.slots) and in_flight >= (backend.slots or 0)
-            candidates.append(Candidate(record.node, backend.url, backend.kind, name, score, tuple(reasons), full))
+            candidates.append(
+                Candidate(record.node, backend.url, backend.kind, name, score, tuple(reasons), full, backend.slots or 0)
+            )
     return sorted(candidates, key=lambda c: (-c.score, c.node, c.url))
 
 

@@ -1,6 +1,7 @@
-"""Choosing the node for one attempt, and counting the job there the moment it is chosen.
+"""Choosing the node for one attempt, counting the job there the moment it is chosen, and queueing when every
+node is full. The gateway's one router: the API's gateway (over Redis) and the daemon leader (in memory) both.
 
-The gateway's view of the registry (``RegistryView``) is the last read of Redis, at most ``max_age_s`` old,
+The gateway's view of the registry (``RegistryView``) is the last read of the pool, at most ``max_age_s`` old,
 plus what this gateway has done since: jobs it has *chosen* but not yet written to the ledger (``reserve``)
 and jobs it has started or ended since the read. Ranking and reserving happen in one synchronous step
 (``Scheduler.choose``, no ``await`` in between), so a burst of simultaneous requests ranks on counts that already
@@ -8,18 +9,25 @@ include every choice made before it: 25 streams to two identical nodes split 13/
 
 Backends whose circuit breaker is open (``breaker``) are left out, with the reason logged; when that leaves
 none, the request is answered 503 with ``Retry-After`` set to the earliest probe, without reaching any node.
+
+A backend takes as many requests at once as it has slots (llama.cpp says), else ``node_max_jobs``: more would
+only queue inside the model server, where nobody sees or bounds it. When every usable backend is at that,
+the request waits in one FIFO queue (``Scheduler.turn``: at most ``queue_max`` waiting, each at most
+``queue_wait_s``) until a request ends or the pool changes; past either it is 503 ``pool_busy`` with
+``Retry-After``, never a pile-up on a node.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass, replace
 
 from sentinel.pool.admission import Sticky
 from sentinel.pool.breaker import Breaker, Key
+from sentinel.pool.errors import PoolBusy
 from sentinel.pool.jobs import Assignment
 from sentinel.pool.registry import Snapshot
 from sentinel.pool.routing import Candidate, rank
@@ -84,6 +92,7 @@ class RegistryView:
 class Choice:
     candidate: Candidate
     ranked: list[Candidate]  # every candidate of this attempt, best first, breaker reasons included
+    sticky: bool = False  # it went to the node holding its conversation
 
 
 class NothingToChoose(Exception):
@@ -94,14 +103,35 @@ class NothingToChoose(Exception):
         self.reasons, self.retry_after_s = reasons, retry_after_s
 
 
-class Scheduler:
-    def __init__(self, view: RegistryView, breaker: Breaker, sticky: Sticky) -> None:
-        self.view, self.breaker, self.sticky = view, breaker, sticky
+@dataclass(frozen=True)
+class Limits:
+    node_max_jobs: int = 4  # requests at once on a backend that does not say its slots
+    queue_max: int = 64
+    queue_wait_s: float = 30.0
+    recheck_s: float = 0.5  # a waiter looks again this often (another gateway's request may have ended)
 
-    def choose(self, pool: Snapshot, model: str, tried: Collection[Key], conversation: str | None = None) -> Choice:
-        """The best backend for ``model`` not yet ``tried`` whose breaker lets it through, reserved at once; a
-        conversation's next turn goes back to the node that served it (its prompt cache) unless that node is full
-        or ``sticky_slack`` busier than the least busy (``admission.Sticky``)."""
+
+class Scheduler:
+    def __init__(self, view: RegistryView, breaker: Breaker, sticky: Sticky, limits: Limits | None = None) -> None:
+        self.view, self.breaker, self.sticky = view, breaker, sticky
+        self.limits = limits or Limits()
+        self._waiting: deque[asyncio.Future[None]] = deque()
+        self.rejected = 0
+
+    @property
+    def queued(self) -> int:
+        return len(self._waiting)
+
+    def capacity(self, candidate: Candidate) -> int:
+        return candidate.slots or self.limits.node_max_jobs
+
+    def choose(
+        self, pool: Snapshot, model: str, tried: Collection[Key], conversation: str | None = None
+    ) -> Choice | None:
+        """The best backend for ``model`` not yet ``tried`` whose breaker lets it through and that has room,
+        reserved at once; a conversation's next turn goes back to the node that served it (its prompt cache)
+        unless that node is full or ``sticky_slack`` busier than the least busy (``admission.Sticky``). None:
+        every usable backend is full (wait: ``turn``)."""
         ranked, usable, waits, reasons = [], [], [], []
         for candidate in rank(pool, model):
             key = (candidate.node, candidate.url)
@@ -122,12 +152,64 @@ class Scheduler:
         def load(candidate: Candidate) -> int:
             return pool.active.get((candidate.node, candidate.url), 0)
 
-        free = [c for c in usable if not c.full]
-        taken = self.sticky.pick(free or usable, load, conversation)
-        assert taken is not None  # usable is not empty
+        free = [c for c in usable if load(c) < self.capacity(c)]
+        taken = self.sticky.pick(free, load, conversation)
+        if taken is None:
+            return None
         self.sticky.served(conversation, taken)
         chosen = taken.candidate
         key = (chosen.node, chosen.url)
         self.view.reserve(key)
         self.breaker.taken(key)
-        return Choice(chosen, ranked)
+        return Choice(chosen, ranked, taken.sticky)
+
+    async def turn(self, model: str, tried: Collection[Key], conversation: str | None, budget_s: float) -> Choice:
+        """``choose``, waiting in the FIFO queue while every usable backend is full, at most ``queue_wait_s``
+        (and the request's ``budget_s``). Raises ``PoolBusy`` (queue full, or the wait ran out) and
+        ``NothingToChoose``."""
+        pool = await self.view.current()
+        if not self._waiting and (choice := self.choose(pool, model, tried, conversation)) is not None:
+            return choice
+        if len(self._waiting) >= self.limits.queue_max:
+            self.rejected += 1
+            raise PoolBusy(
+                f"every node serving {model!r} is busy and {self.limits.queue_max} requests already wait "
+                "(queue_max): retry in a moment",
+                retry_after_s=self.limits.queue_wait_s / 4,
+            )
+        wait_s = min(self.limits.queue_wait_s, budget_s)
+        turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiting.append(turn)
+        chosen = False
+        try:
+            async with asyncio.timeout(wait_s):
+                while True:
+                    await asyncio.wait([turn], timeout=self.limits.recheck_s)
+                    if turn.done() or self._waiting[0] is turn:  # woken, or first in line at a look of its own
+                        pool = await self.view.current()
+                        if (choice := self.choose(pool, model, tried, conversation)) is not None:
+                            chosen = True
+                            return choice
+                    if turn.done():  # woken, but not free after all: first in line again
+                        turn = asyncio.get_running_loop().create_future()
+                        self._waiting.appendleft(turn)
+        except TimeoutError:
+            self.rejected += 1
+            raise PoolBusy(
+                f"every node serving {model!r} stayed busy for the {wait_s:g} s a request may wait "
+                "(queue_wait_s, or what was left of request_timeout_s): retry in a moment",
+                retry_after_s=self.limits.queue_wait_s / 4,
+            ) from None
+        finally:
+            if turn in self._waiting:
+                self._waiting.remove(turn)
+            if chosen or (turn.done() and not turn.cancelled()):
+                self.wake()  # the next in line may fit too (or this one left with the turn it was given)
+
+    def wake(self) -> None:
+        """Give the first waiter a look: a request ended, or the pool changed."""
+        while self._waiting:
+            turn = self._waiting.popleft()
+            if not turn.done():
+                turn.set_result(None)
+                return

@@ -146,11 +146,13 @@ class Stream:
         head: list[bytes],
         started: float,
         framing: Framing = SSE,
+        *,
+        sticky: bool = False,
     ) -> None:
         self._end, self._observer, self._read_timeout = end, observer, read_timeout_s
         self.assignment, self.candidate = assignment, candidate
         self._response, self._blocks, self._head, self._started = response, blocks, head, started
-        self.framing = framing
+        self.framing, self.sticky = framing, sticky
 
     @property
     def node(self) -> str:
