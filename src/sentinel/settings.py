@@ -94,7 +94,8 @@ class ChatSettings(BaseModel):
 
 
 class PoolSettings(BaseModel):
-    """The model pool: node agents register their backends in Redis; the API's gateway routes requests over them."""
+    """The model pool: the router's knobs (the API's gateway and the daemon leader share them), the node agents
+    that register backends in Redis for the API's gateway, and the daemons (``sentinel pool daemon``)."""
 
     node: str = Field("", description="Agent: this machine's name in the pool. Empty: the host name.")
     backends: list[str] = Field(
@@ -160,10 +161,17 @@ class PoolSettings(BaseModel):
     daemon_heartbeat_s: float = Field(0.5, gt=0, description="Daemon: seconds between two hellos.")
     daemon_ttl_s: float = Field(2.0, gt=0, description="Daemon: a daemon not heard from for this long is gone.")
     node_max_jobs: int = Field(
-        4, ge=1, description="Daemon: requests at once on a backend that does not say its slot count (llama.cpp does)."
+        4, ge=1, description="Router: requests at once on a backend that does not say its slot count (llama.cpp does)."
     )
-    queue_max: int = Field(64, ge=0, description="Daemon: requests that may wait for a free node; more are 503.")
-    queue_wait_s: float = Field(30.0, gt=0, description="Daemon: how long a request may wait for a free node.")
+    queue_max: int = Field(
+        64, ge=0, description="Router: requests that may wait for a free node when every node is full; more are 503."
+    )
+    queue_wait_s: float = Field(
+        120.0,
+        gt=0,
+        description="Router: how long a request may wait for a free node (then 503 pool_busy): long enough for one "
+        "answer of a CPU model on a one-slot server.",
+    )
     sticky_slack: int = Field(
         2, ge=0, description="How much busier than the least busy node a conversation's own node may be (sticky)."
     )

@@ -205,3 +205,33 @@ def test_a_conversations_next_turn_goes_back_to_the_node_holding_its_prompt_cach
                 return placed
 
         assert asyncio.run(scenario()) == ["node-b", "node-a", "node-b", "node-a"]
+
+
+def test_when_every_node_is_full_the_gateway_queues_and_past_the_queue_answers_503_busy(
+    pool_settings: Settings, redis_client: Redis, keys: PoolKeys
+) -> None:
+    pool_settings.pool.node_max_jobs, pool_settings.pool.queue_max = 1, 2  # its backend says no slot count
+    busy: dict[str, int] = {}
+    with recorded_node(list("abcdef"), MODEL, 0.1, busy=busy) as one, serve(create_app(pool_settings)) as gateway:
+        _register(redis_client, keys, "node-a", f"{one}/v1")
+
+        async def burst() -> list[httpx.Response]:
+            async with httpx.AsyncClient(timeout=60) as client:
+
+                async def one_stream(n: int) -> httpx.Response:
+                    await asyncio.sleep(0.05 * n)  # in this order: one runs, two wait, two find the queue full
+                    ask = ASK | {"stream": True, "messages": [{"role": "user", "content": f"q{n}"}]}
+                    async with client.stream("POST", f"{gateway}/v1/chat/completions", json=ask) as r:
+                        await r.aread()
+                        return r
+
+                return list(await asyncio.gather(*(one_stream(n) for n in range(5))))
+
+        answers = asyncio.run(burst())
+        assert [a.status_code for a in answers] == [200, 200, 200, 503, 503]
+        assert busy["peak"] == 1  # never two at once on a backend that takes one
+        refused = answers[-1].json()["error"]
+        assert refused["code"] == "pool_busy" and "(queue_max)" in refused["message"]
+        assert int(answers[-1].headers["retry-after"]) >= 1
+        metrics = httpx.get(f"{gateway}/metrics", timeout=10).text
+        assert 'model="tiny",node="",outcome="busy"} 2.0' in metrics

@@ -32,9 +32,9 @@ class _Pool:
         return Snapshot([NodeRecord(node=n, backends=[backend]) for n in self.nodes], dict(self.active))
 
 
-def _scheduler(pool: _Pool, **limits: float) -> Scheduler:
+def _scheduler(pool: _Pool, node_max_jobs: int = 4, queue_max: int = 8, queue_wait_s: float = 5) -> Scheduler:
     view = RegistryView(pool.read, 0)
-    return Scheduler(view, Breaker(2, 5, 60), Sticky(2), Limits(**limits))  # type: ignore[arg-type]
+    return Scheduler(view, Breaker(2, 5, 60), Sticky(2), Limits(node_max_jobs, queue_max, queue_wait_s))
 
 
 async def _take(scheduler: Scheduler, pool: _Pool, budget_s: float = 30) -> str:

@@ -163,7 +163,7 @@ class Gateway:
         self._background: set[asyncio.Task[Any]] = set()
         self._view = RegistryView(self.snapshot, self.pool.registry_refresh_s)
         self.breaker = Breaker(pool.breaker_failures, pool.breaker_cooldown_s, pool.breaker_max_cooldown_s)
-        limits = Limits(pool.node_max_jobs, pool.queue_max, pool.queue_wait_s, max(0.05, pool.registry_refresh_s))
+        limits = Limits(pool.node_max_jobs, pool.queue_max, pool.queue_wait_s, max(0.5, pool.registry_refresh_s))
         self.scheduler = Scheduler(self._view, self.breaker, Sticky(pool.sticky_slack), limits)
         self._chats_open: dict[tuple[str, int], tuple[str, str]] = {}
 

@@ -105,16 +105,17 @@ class NothingToChoose(Exception):
 
 @dataclass(frozen=True)
 class Limits:
-    node_max_jobs: int = 4  # requests at once on a backend that does not say its slots
-    queue_max: int = 64
-    queue_wait_s: float = 30.0
+    """The pool settings of the same names (``PoolSettings``)."""
+
+    node_max_jobs: int  # requests at once on a backend that does not say its slots
+    queue_max: int
+    queue_wait_s: float
     recheck_s: float = 0.5  # a waiter looks again this often (another gateway's request may have ended)
 
 
 class Scheduler:
-    def __init__(self, view: RegistryView, breaker: Breaker, sticky: Sticky, limits: Limits | None = None) -> None:
-        self.view, self.breaker, self.sticky = view, breaker, sticky
-        self.limits = limits or Limits()
+    def __init__(self, view: RegistryView, breaker: Breaker, sticky: Sticky, limits: Limits) -> None:
+        self.view, self.breaker, self.sticky, self.limits = view, breaker, sticky, limits
         self._waiting: deque[asyncio.Future[None]] = deque()
         self.rejected = 0
 
