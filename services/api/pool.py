@@ -7,6 +7,7 @@ the API's keys like the tool routes do.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator, Callable, Coroutine
 from contextlib import ExitStack, asynccontextmanager
 from typing import Any
@@ -24,10 +25,11 @@ from sentinel.keys import Scope
 from sentinel.maintain.cluster_lock import lock_holder, lock_key
 from sentinel.pool import face
 from sentinel.pool.agent import Agent, agent_thread
+from sentinel.pool.chat_first import ChatActivity
 from sentinel.pool.cluster import WakeRefused, cluster_view, wake
 from sentinel.pool.dispatch import Gateway
 from sentinel.pool.errors import GatewayError, RegistryUnavailable
-from sentinel.pool.registry import PoolKeys, known_nodes
+from sentinel.pool.registry import KnownNode, NodeRecord, PoolKeys, known_nodes, routes_in_memory
 from sentinel.pool.wake import EVERY_NETWORK
 from sentinel.settings import Settings
 from services.api.auth import require_write, scope_of
@@ -74,6 +76,7 @@ class _Running:
     """What exists only while the app runs: aiohttp makes its session inside the running event loop."""
 
     gateway: Gateway
+    agent: Agent | None = None  # this process's own model servers, probed in a thread
 
 
 def pool_router(settings: Settings) -> APIRouter:
@@ -87,14 +90,35 @@ def pool_router(settings: Settings) -> APIRouter:
     metrics = PoolMetrics()
     running = _Running()
 
+    in_memory = routes_in_memory(settings.pool)
+    if in_memory and not settings.pool.backends:
+        raise ValueError(
+            "SENTINEL_POOL__REGISTRY=memory routes over this process's own model servers, and it has none: set "
+            "SENTINEL_POOL__BACKENDS (e.g. '[\"openai=http://llm:8080/v1\"]'), or use registry 'redis' or 'auto'"
+        )
+
+    def own_nodes() -> list[NodeRecord]:
+        latest = running.agent.latest if running.agent is not None else None
+        return [latest] if latest is not None else []
+
+    async def known() -> dict[str, KnownNode]:
+        if in_memory:
+            return {r.node: KnownNode(node=r.node, mac=r.mac, last_seen=time.time()) for r in own_nodes()}
+        return await known_nodes(redis, keys)
+
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=256))
-        running.gateway = Gateway.on_redis(settings, redis, session, keys=keys, observer=metrics)
+        if in_memory:  # a one-machine stack: its own model servers, routed without Redis
+            chats = ChatActivity(redis, keys, settings.pool.first_token_timeout_s + settings.pool.read_timeout_s)
+            running.gateway = Gateway.in_memory(settings, session, own_nodes, chats=chats, observer=metrics)
+        else:
+            running.gateway = Gateway.on_redis(settings, redis, session, keys=keys, observer=metrics)
         with ExitStack() as agent:
-            if settings.pool.backends:  # a one-machine stack: this process registers its model servers itself
-                registering = Agent(settings, Redis.from_url(settings.redis_url, decode_responses=True))
-                await asyncio.to_thread(agent.enter_context, agent_thread(registering))
+            if settings.pool.backends:  # this process probes (and, on Redis, registers) its model servers itself
+                registry = None if in_memory else Redis.from_url(settings.redis_url, decode_responses=True)
+                running.agent = Agent(settings, registry)
+                await asyncio.to_thread(agent.enter_context, agent_thread(running.agent))
             yield
             await asyncio.to_thread(agent.close)
         await session.close()
@@ -131,14 +155,14 @@ def pool_router(settings: Settings) -> APIRouter:
 
     @router.get("/api/cluster", summary="Nodes, backends, models, free VRAM and jobs in flight")
     async def cluster() -> dict[str, Any]:
-        return cluster_view(await running.gateway.snapshot(), await known_nodes(redis, keys))
+        return cluster_view(await running.gateway.snapshot(), await known())
 
     @router.post("/api/nodes/wake/{node}", summary="Send a wake-on-LAN magic packet to a node's stored MAC")
     async def wake_node(node: str, scope: Scope = Depends(caller_scope)) -> dict[str, Any]:
         require_write(scope, "wake")
         pool = settings.pool
         try:
-            mac = wake(await known_nodes(redis, keys), node, pool.wake_address or EVERY_NETWORK, pool.wake_port)
+            mac = wake(await known(), node, pool.wake_address or EVERY_NETWORK, pool.wake_port)
         except WakeRefused as refused:
             raise HTTPException(404, str(refused)) from refused
         return {

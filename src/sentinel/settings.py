@@ -104,6 +104,12 @@ class PoolSettings(BaseModel):
         "or 'openai=http://localhost:8080/v1' (up to /v1).",
     )
     mac: str = Field("", description="Agent: wake-on-LAN MAC address of this machine (aa:bb:cc:dd:ee:ff). Empty: none.")
+    registry: Literal["auto", "memory", "redis"] = Field(
+        "auto",
+        description="API gateway: where it keeps the pool's nodes and jobs. 'memory': only its own backends "
+        "(``backends``), routed without Redis (one process); 'redis': every agent's, shared by gateway processes; "
+        "'auto': memory when it has backends of its own, else redis.",
+    )
     heartbeat_s: float = Field(5.0, gt=0, description="Agent: seconds between two registrations (heartbeats).")
     ttl_s: float = Field(
         15.0, gt=0, description="A node that has not heartbeated for this long leaves the pool by itself."

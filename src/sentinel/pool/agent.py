@@ -2,7 +2,8 @@
 
 It holds no state another process needs: if it dies, its record expires after ``ttl_s`` and the node is out of
 the pool; when it comes back, the next heartbeat puts it back. Stopping it on purpose withdraws the record at
-once.
+once. Without Redis (``redis=None``: the API routing over its own model servers in memory) it only probes, and
+``latest`` is the record the API's router reads.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ class AgentSettingsInvalid(ValueError):
 
 
 class Agent:
-    def __init__(self, settings: Settings, redis: Redis, keys: PoolKeys | None = None) -> None:
+    def __init__(self, settings: Settings, redis: Redis | None, keys: PoolKeys | None = None) -> None:
         pool = settings.pool
         try:
             self.node = check_node_name(pool.node or socket.gethostname().split(".")[0])
@@ -54,9 +55,10 @@ class Agent:
         # A probe must finish well inside one heartbeat so the record never lapses while the agent is alive.
         self._http = httpx.Client(timeout=min(3.0, pool.heartbeat_s))
         self._last: list[tuple[str, list[str], list[str], str]] = []
+        self.latest: NodeRecord | None = None
 
     def beat(self) -> NodeRecord:
-        """Probe everything once and register the result."""
+        """Probe everything once and register the result (in Redis, where there is one)."""
         vram = probe_vram()
         free, total = vram.free_mb, vram.total_mb
         record = NodeRecord(
@@ -67,7 +69,9 @@ class Agent:
             backends=[probe_backend(self._http, spec) for spec in self.backends],
             agent=f"{socket.gethostname()}:{os.getpid()}",
         )
-        publish(self.redis, self.keys, record, self.settings.pool.ttl_s, self.settings.pool.secret)
+        if self.redis is not None:
+            publish(self.redis, self.keys, record, self.settings.pool.ttl_s, self.settings.pool.secret)
+        self.latest = record
         self._say_changes(record)
         return record
 
@@ -89,10 +93,11 @@ class Agent:
                 stop.wait(self.settings.pool.heartbeat_s)
         finally:
             self._http.close()
-            try:
-                withdraw(self.redis, self.keys, self.node)
-            except RedisError as error:
-                log.warning("could not withdraw; the record expires by itself", extra={"error": str(error)})
+            if self.redis is not None:
+                try:
+                    withdraw(self.redis, self.keys, self.node)
+                except RedisError as error:
+                    log.warning("could not withdraw; the record expires by itself", extra={"error": str(error)})
 
 
 @contextmanager

@@ -34,25 +34,40 @@ def server_key(url: str) -> str:
 
 
 class ChatActivity:
-    """The gateway's side: one entry per chat request while it is in flight on a server."""
+    """The gateway's side: one entry per chat request while it is in flight on a server. Redis down costs the
+    pass its view of the chats (said in the log), never the chat itself."""
 
     def __init__(self, redis: AsyncRedis, keys: PoolKeys, lapse_s: float) -> None:
         self.redis, self.keys, self.lapse_s = redis, keys, lapse_s
 
     async def started(self, url: str) -> str:
+        """The chat's entry ('' when it could not be recorded)."""
+        from redis.exceptions import RedisError
+
         entry, server, now = uuid.uuid4().hex, server_key(url), time.time()
-        async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.zadd(self.keys.chats(server), {entry: now + self.lapse_s})
-            pipe.set(self.keys.last_chat(server), now)
-            await pipe.execute()
+        try:
+            async with self.redis.pipeline(transaction=False) as pipe:
+                pipe.zadd(self.keys.chats(server), {entry: now + self.lapse_s})
+                pipe.set(self.keys.last_chat(server), now)
+                await pipe.execute()
+        except (RedisError, OSError) as error:
+            log.warning("chat not recorded: a maintenance pass cannot see it", extra={"error": str(error)})
+            return ""
         return entry
 
     async def ended(self, url: str, entry: str) -> None:
+        from redis.exceptions import RedisError
+
+        if not entry:
+            return
         server = server_key(url)
-        async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.zrem(self.keys.chats(server), entry)
-            pipe.set(self.keys.last_chat(server), time.time())
-            await pipe.execute()
+        try:
+            async with self.redis.pipeline(transaction=False) as pipe:
+                pipe.zrem(self.keys.chats(server), entry)
+                pipe.set(self.keys.last_chat(server), time.time())
+                await pipe.execute()
+        except (RedisError, OSError) as error:  # its entry lapses by itself after lapse_s
+            log.warning("chat end not recorded", extra={"error": str(error)})
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,7 @@ from sentinel.pool.discovery import Discovery
 from sentinel.pool.dispatch import Gateway
 from sentinel.pool.election import Claim, Election, Hardware
 from sentinel.pool.leader_jobs import QUEUED_NOTE, LeaderJobs, PoolJob
-from sentinel.pool.ledger_memory import MemoryLedger
+from sentinel.pool.ledger_memory import MemoryLedger, memory_snapshot
 from sentinel.pool.node_jobs import Fenced, NodeJobs, NotAllowed
 from sentinel.pool.peer_http import PeerClient, client_refused, relay, unavailable
 from sentinel.pool.probe import BackendSpec, probe_backend
@@ -192,7 +192,7 @@ class Daemon:
     def snapshot(self) -> Snapshot:
         """The live pool as this daemon knows it, with the requests it has in flight counted per backend."""
         records = [self.record()] + [peer.record for peer in self.live().values()]
-        return Snapshot(sorted(records, key=lambda r: r.node), self.ledger.active())
+        return memory_snapshot(records, self.ledger)
 
     async def _read(self) -> Snapshot:
         return self.snapshot()

@@ -44,9 +44,10 @@ from sentinel.pool.errors import (
     job_id,
 )
 from sentinel.pool.jobs import Assignment, JobLedger, NotReassignable, StaleEpoch
+from sentinel.pool.ledger_memory import MemoryLedger, memory_snapshot
 from sentinel.pool.ollama_native import Target
 from sentinel.pool.ollama_native import show as show_openai
-from sentinel.pool.registry import PoolKeys, Snapshot, snapshot
+from sentinel.pool.registry import NodeRecord, PoolKeys, Snapshot, snapshot
 from sentinel.pool.repair import RepairedStream, is_constrained, offered_tools, repair_answer
 from sentinel.pool.routing import Candidate, pool_models, rank
 from sentinel.pool.scheduler import Choice, Limits, NothingToChoose, RegistryView, Scheduler
@@ -187,6 +188,26 @@ class Gateway:
         # A chat a crashed gateway never closed stops counting after the longest a request may stay silent.
         chats = ChatActivity(redis, keys, pool.first_token_timeout_s + pool.read_timeout_s)
         ledger = JobLedger(redis, keys, pool.job_ttl_s)
+        return cls(pool, session, read=read, ledger=ledger, chats=chats, observer=observer)
+
+    @classmethod
+    def in_memory(
+        cls,
+        settings: Settings,
+        session: aiohttp.ClientSession,
+        records: Callable[[], list[NodeRecord]],
+        *,
+        chats: ChatActivity | None = None,
+        observer: Observer | None = None,
+    ) -> Gateway:
+        """The API's gateway over its own model servers only (``records``: what its agent thread probed), with
+        the job ledger in its memory: its routing needs no Redis (one process)."""
+        ledger = MemoryLedger(settings.pool.job_ttl_s)
+
+        async def read() -> Snapshot:
+            return memory_snapshot(records(), ledger)
+
+        pool = settings.pool.model_copy(update={"registry_refresh_s": 0.0})  # memory: read afresh every time
         return cls(pool, session, read=read, ledger=ledger, chats=chats, observer=observer)
 
     async def snapshot(self) -> Snapshot:

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from sentinel.pool.jobs import Assignment, NotReassignable, StaleEpoch
+from sentinel.pool.registry import NodeRecord, Snapshot
 
 PRUNE_EVERY_S = 60.0
 Key = tuple[str, str]  # (node, backend url)
@@ -128,3 +130,8 @@ def _why_not(record: _Record, max_attempts: int) -> str:
     if record.attempts >= max_attempts:
         return f"all {record.attempts} attempts are spent"
     return ""
+
+
+def memory_snapshot(records: Iterable[NodeRecord], ledger: MemoryLedger) -> Snapshot:
+    """The pool as a process that keeps it in memory sees it: the nodes it knows, the jobs its ledger holds."""
+    return Snapshot(sorted(records, key=lambda r: r.node), ledger.active())

@@ -33,7 +33,7 @@ from pydantic import BaseModel, Field, field_validator
 from redis import Redis
 from redis.asyncio import Redis as AsyncRedis
 
-from sentinel.settings import Settings
+from sentinel.settings import PoolSettings, Settings
 
 log = logging.getLogger("sentinel.pool.registry")
 # Signs what this process publishes when no pool secret is set: believed by this process only.
@@ -245,3 +245,9 @@ async def known_nodes(redis: AsyncRedis, keys: PoolKeys) -> dict[str, KnownNode]
     """Every node ever registered (live or not), by name."""
     raw: dict[str, str] = await redis.hgetall(keys.known)
     return {name: KnownNode.model_validate(json.loads(value)) for name, value in sorted(raw.items())}
+
+
+def routes_in_memory(pool: PoolSettings) -> bool:
+    """Whether the API's gateway keeps the pool in its memory (its own backends, no Redis on the routing path)
+    or reads every agent's records from Redis (``PoolSettings.registry``)."""
+    return pool.registry == "memory" or (pool.registry == "auto" and bool(pool.backends))
