@@ -23,9 +23,10 @@ from redis.asyncio import Redis as AsyncRedis
 from redis.exceptions import RedisError
 
 from sentinel import __version__
+from sentinel.chat_prefix import PrefixRecorder
 from sentinel.keys import Scope
 from sentinel.maintain.cluster_lock import lock_holder, lock_key
-from sentinel.pool import ollama_api, ollama_native
+from sentinel.pool import BACKGROUND_HEADER, ollama_api, ollama_native
 from sentinel.pool.admission import CONVERSATION_HEADER
 from sentinel.pool.agent import Agent, agent_thread
 from sentinel.pool.cluster import WakeRefused, cluster_view, wake
@@ -41,7 +42,6 @@ from services.api.pool_metrics import PoolMetrics
 from services.worker.fanout_client import NoExtractionModel, queue_analyses
 
 IDEMPOTENT_HEADER = "x-sentinel-idempotent"
-BACKGROUND_HEADER = "x-sentinel-background"
 # The client's own retries of one request carry the same key: they are attempts of one job, capped together.
 IDEMPOTENCY_HEADER = "idempotency-key"
 REDIS_CONNECTIONS = 16
@@ -132,6 +132,8 @@ def pool_router(settings: Settings) -> APIRouter:
     redis = AsyncRedis(connection_pool=connections)
     metrics = PoolMetrics()
     running = _Running()
+    # What Open WebUI really sends before a Sentinel chat's question, kept for the warm-up of the next start.
+    prefixes = PrefixRecorder(settings)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -164,7 +166,10 @@ def pool_router(settings: Settings) -> APIRouter:
 
     @router.post("/v1/chat/completions", summary="Chat completion on the pool (streamed as SSE or not)")
     async def chat_completions(request: Request) -> Response:
-        body = constrain_call(await _json_body(request), settings.pool.constrain_first_call)
+        sent = await _json_body(request)
+        if not _background(request):
+            prefixes.remember(sent)
+        body = constrain_call(sent, settings.pool.constrain_first_call)
         return await answered("/chat/completions", body, request)
 
     @router.post("/v1/embeddings", summary="Embeddings on the pool")

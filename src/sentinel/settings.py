@@ -68,6 +68,11 @@ class OpenWebUISettings(BaseModel):
     research_prompt_file: Path = Field(
         Path("tool/system_prompt_research.txt"), description="Added to the system prompt when the Searcher is set."
     )
+    chat_prefix_file: Path = Field(
+        Path("tool/chat_prefix.json"),
+        description="The Sentinel chat's prefix as Open WebUI sends it (make chat-prefix), warmed until a chat "
+        "records one.",
+    )
 
 
 class ChatSettings(BaseModel):
