@@ -18,3 +18,10 @@ $(OWUI_VENV)/.installed-$(OWUI_VERSION): mk/openwebui.mk
 	touch $@
 
 test-prereqs: openwebui
+
+# The Sentinel chat's prefix as the real Open WebUI sends it (system message, tool schemas), which the stack's
+# warm-up sends on a first start (sentinel.chat_prefix). Run it after changing the tool, the system prompt or
+# OWUI_VERSION; tests/openwebui/test_end_to_end.py fails until then.
+.PHONY: chat-prefix
+chat-prefix: openwebui venv
+	$(VENV)/bin/python -m tests.openwebui.chat_prefix_record

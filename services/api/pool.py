@@ -21,6 +21,7 @@ from redis.asyncio import BlockingConnectionPool
 from redis.asyncio import Redis as AsyncRedis
 from redis.exceptions import RedisError
 
+from sentinel.chat_prefix import PrefixRecorder
 from sentinel.keys import Scope
 from sentinel.maintain.cluster_lock import lock_holder, lock_key
 from sentinel.pool import face
@@ -89,6 +90,8 @@ def pool_router(settings: Settings) -> APIRouter:
     keys = PoolKeys.from_settings(settings)
     metrics = PoolMetrics()
     running = _Running()
+    # What Open WebUI really sends before a Sentinel chat's question, kept for the warm-up of the next start.
+    prefixes = PrefixRecorder(settings)
 
     in_memory = routes_in_memory(settings.pool)
     if in_memory and not settings.pool.backends:
@@ -129,7 +132,8 @@ def pool_router(settings: Settings) -> APIRouter:
     )
 
     async def inference(request: Request) -> Response:
-        return _response(await face.answer(running.gateway, request.url.path, await request.body(), request.headers))
+        path, raw = request.url.path, await request.body()
+        return _response(await face.answer(running.gateway, path, raw, request.headers, prefixes.remember))
 
     async def listed(request: Request) -> Response:
         return _response(await face.listing(running.gateway, request.url.path))

@@ -190,3 +190,9 @@ def keys_path(settings: Settings) -> Path:
 def maintain_lock_path(settings: Settings) -> Path:
     """The file a maintenance pass holds locked so two passes never work on one index at once."""
     return index_path(settings).with_name(index_path(settings).name + ".maintain.lock")
+
+
+def chat_prefix_path(settings: Settings) -> Path:
+    """Where the API's gateway records the Sentinel chat's prefix (system message and tool schemas as Open WebUI
+    sent them) for the warm-up: beside the index, which the stack keeps in its data folder."""
+    return index_path(settings).parent / "chat-prefix.json"

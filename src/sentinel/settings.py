@@ -68,6 +68,23 @@ class OpenWebUISettings(BaseModel):
     research_prompt_file: Path = Field(
         Path("tool/system_prompt_research.txt"), description="Added to the system prompt when the Searcher is set."
     )
+    chat_prefix_file: Path = Field(
+        Path("tool/chat_prefix.json"),
+        description="The Sentinel chat's prefix as Open WebUI sends it (make chat-prefix), warmed until a chat "
+        "records one.",
+    )
+    warm: bool = Field(
+        True, description="sentinel openwebui warm sends the chat prefix (false: it only says it is off)."
+    )
+    warm_url: str = Field(
+        "",
+        description="The OpenAI-compatible endpoint Open WebUI's chat connection uses, which the warm-up fills. "
+        "Empty: nothing to warm.",
+    )
+    warm_key: SecretStr = Field(SecretStr(""), description="That endpoint's API key (the connection's).")
+    warm_timeout_s: float = Field(
+        900.0, gt=0, description="How long the warm-up waits for the endpoint to answer and its prefill to end."
+    )
 
 
 class ChatSettings(BaseModel):

@@ -20,8 +20,11 @@ import httpx
 import pytest
 from click.testing import Result
 
+from sentinel.chat_prefix import ChatPrefix, KnownPrefix, prefix_to_warm, read_prefix
 from sentinel.keys import KeyRing, Scope, create_key, load_keys
-from sentinel.settings import ChatSettings
+from sentinel.openwebui_warm import warm_request
+from sentinel.paths import chat_prefix_path
+from sentinel.settings import ChatSettings, OpenWebUISettings, Settings
 from tests.openwebui.chat_backends import ChatBackend, ToolCall, scripted
 from tests.openwebui.servers import REPO, Server, sentinel_in_open_webui
 from tests.openwebui.session import admin as signed_in
@@ -159,6 +162,29 @@ def test_a_chat_searches_then_saves_into_the_vault(stack: Stack, base_model: str
     assert len(records) == 1 and transcript.stem in records[0]
 
 
+def test_the_warm_up_sends_exactly_the_prefix_open_webui_sends(stack: Stack) -> None:
+    """The warm-up fills the model server's prompt cache only if its prefix is Open WebUI's, byte for byte: the
+    first request of a chat after setup begins with the system message and the tools the shipped prefix holds
+    (the default settings), which is what the warm-up sends. Fails the day Open WebUI, the tool file or the
+    system prompt changes them: then `make chat-prefix`."""
+    backend = stack.backends["scripted-openai"]
+    run_setup(stack, "scripted-openai", key=stack.key)
+    seen = len(backend.requests)
+    chat(stack, "What is the growth queue?")
+    first = backend.requests[seen]
+    sent = ChatPrefix.of_request(first)
+    assert sent is not None and sent.messages == first["messages"][:1]  # one system message, then the question
+    assert sent == read_prefix(REPO / "tool" / "chat_prefix.json"), "Open WebUI's prefix changed: run make chat-prefix"
+    owui = OpenWebUISettings(
+        system_prompt_file=REPO / "tool" / "system_prompt.txt", chat_prefix_file=REPO / "tool" / "chat_prefix.json"
+    )
+    nothing_recorded = stack.vault.parent / "none" / "index.db"  # as on a first start: the shipped prefix
+    known = prefix_to_warm(Settings(vault=stack.vault, index_path=nothing_recorded, openwebui=owui))
+    assert isinstance(known, KnownPrefix), known
+    warm = warm_request(known.prefix, "scripted-openai")
+    assert warm["messages"][:-1] == first["messages"][:-1] and warm["tools"] == first["tools"]
+
+
 def _tool_lines(stack: Stack, after: int) -> list[dict[str, Any]]:
     lines = stack.api_log.read_text().splitlines()[after:]
     return [json.loads(line) for line in lines if line.startswith("{") and '"message": "tool"' in line]
@@ -187,6 +213,9 @@ def test_the_stack_s_small_model_answers_a_vault_question_with_a_search_call(sta
     assert calls and calls[0]["tool"] == "search", (calls, message["content"])
     assert calls[0]["marker"].startswith("[OK") and "notes/Backups.md" in calls[0]["pages"], calls[0]
     assert _tool_answers(stack).get("constrained", 0) > answered.get("constrained", 0)
+    # the gateway kept what Open WebUI sent before the question, for the next start's warm-up: the shipped prefix
+    recorded = read_prefix(chat_prefix_path(Settings(vault=stack.vault, index_path=stack.vault.parent / "index.db")))
+    assert recorded == read_prefix(REPO / "tool" / "chat_prefix.json")
 
 
 @pytest.mark.timeout(2400)

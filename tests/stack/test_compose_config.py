@@ -32,6 +32,7 @@ OWN = {  # service: (image, Dockerfile and target, or None where the service reu
     "llm": ("sentinel-llamacpp:local", ("Dockerfile", None)),
     "beat": ("sentinel-worker:local", None),
     "openwebui-setup": ("sentinel-api:local", None),
+    "llm-warm": ("sentinel-api:local", None),
 }
 
 pytestmark = pytest.mark.skipif(
@@ -144,6 +145,34 @@ def test_one_setting_moves_every_role_and_open_webui_onto_the_pool(tmp_path: Pat
     default = _config(tmp_path, "official")
     assert default["worker"]["environment"]["SENTINEL_SUMMARY__API_KEY_ENV"] == ""
     assert default["open-webui"]["environment"]["OPENAI_API_BASE_URL"] == "http://api:8000/v1"
+
+
+def test_the_warm_up_runs_once_beside_open_webui_s_start_on_its_chat_connection(tmp_path: Path) -> None:
+    """llm-warm waits for the API and the model server, never for Open WebUI (it is meant to run while Open WebUI
+    starts), runs once, and fills the endpoint Open WebUI's connection uses, with its key."""
+    services = _config(tmp_path, "official")
+    warm, owui = services["llm-warm"], services["open-webui"]["environment"]
+    assert warm["command"] == ["sentinel", "openwebui", "warm"] and warm["restart"] == "no"
+    depends = {name: (d["condition"], d["required"]) for name, d in warm["depends_on"].items()}
+    assert depends == {
+        "api": ("service_healthy", True),
+        "llm": ("service_healthy", False),
+        "ollama-pull": ("service_completed_successfully", False),
+    }
+    environment = warm["environment"]
+    assert (environment["SENTINEL_OPENWEBUI__WARM_URL"], environment["SENTINEL_OPENWEBUI__WARM_KEY"]) == (
+        owui["OPENAI_API_BASE_URL"],
+        owui["OPENAI_API_KEY"],
+    )
+    assert environment["SENTINEL_OPENWEBUI__WARM"] == "1" and environment["SENTINEL_INDEX_PATH"] == "/data/index.db"
+    assert any(volume["target"] == "/data" for volume in warm["volumes"])  # where the gateway records the prefix
+    upstream = "SENTINEL_CHAT_UPSTREAM=http://llm:8080/v1\nSENTINEL_CHAT_UPSTREAM_KEY=none\nSTACK_WARM=0\n"
+    moved = _config(tmp_path, "official", dotenv=upstream)["llm-warm"]["environment"]
+    assert (moved["SENTINEL_OPENWEBUI__WARM_URL"], moved["SENTINEL_OPENWEBUI__WARM_KEY"]) == (
+        "http://llm:8080/v1",
+        "none",
+    )
+    assert moved["SENTINEL_OPENWEBUI__WARM"] == "0"
 
 
 def test_make_reads_its_settings_from_env(tmp_path: Path) -> None:

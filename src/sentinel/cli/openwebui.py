@@ -1,4 +1,5 @@
-"""``sentinel openwebui``: register Sentinel's tool and model in a running Open WebUI, and check that chat works."""
+"""``sentinel openwebui``: register Sentinel's tool and model in a running Open WebUI, check that chat works, and
+warm the model server's prompt cache with the Sentinel chat's prefix."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from sentinel.cli.common import fail
 from sentinel.keys import KeyFileError, Scope, create_key
 from sentinel.openwebui import SetupError, base_model_of, setup
 from sentinel.openwebui_check import self_check
+from sentinel.openwebui_warm import warm
 from sentinel.paths import keys_path
 from sentinel.settings import Settings
 
@@ -57,3 +59,17 @@ def check_command(
     typer.echo(result.line(model))
     if not result.ok:
         raise typer.Exit(1)
+
+
+@app.command("warm")
+def warm_command(
+    url: Annotated[
+        str | None, typer.Option(help="OpenAI base of Open WebUI's chat connection (env SENTINEL_OPENWEBUI__WARM_URL).")
+    ] = None,
+    timeout: Annotated[
+        float | None, typer.Option(help="Seconds to wait for an answer (env SENTINEL_OPENWEBUI__WARM_TIMEOUT_S).")
+    ] = None,
+) -> None:
+    """Fill the model server's prompt cache with the Sentinel chat's prefix. One line; exits 0 even when it could
+    not (a start must never fail on it: the first question then prefills the prefix itself)."""
+    typer.echo(warm(Settings(), url=url, timeout_s=timeout).line)

@@ -6,3 +6,7 @@ replicas read it, score the nodes (``routing``) and dispatch with failover (``di
 fenced by an epoch in Redis (``jobs``). No election, no replicated log. FastAPI lives in ``services/api/pool.py``;
 Celery in ``services/worker``.
 """
+
+# The header a caller marks work nobody waits on with (a pass's own calls, the start's warm-up): the gateway does
+# not count it as a chat that a maintenance pass yields to.
+BACKGROUND_HEADER = "x-sentinel-background"

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from sentinel import __version__
-from sentinel.pool import ollama_api, ollama_native
+from sentinel.pool import BACKGROUND_HEADER, ollama_api, ollama_native
 from sentinel.pool.admission import CONVERSATION_HEADER
 from sentinel.pool.dispatch import Gateway
 from sentinel.pool.errors import BadRequest, GatewayError
@@ -25,7 +25,6 @@ from sentinel.pool.repair import constrain_call
 from sentinel.pool.streaming import Stream
 
 IDEMPOTENT_HEADER = "x-sentinel-idempotent"
-BACKGROUND_HEADER = "x-sentinel-background"
 IDEMPOTENCY_HEADER = "idempotency-key"
 INFERENCE = (
     "/v1/chat/completions",
@@ -84,10 +83,19 @@ def _where(node: str, sticky: bool) -> dict[str, str]:
     return {"x-sentinel-node": node, "x-sentinel-sticky": "true" if sticky else "false"}
 
 
-async def answer(gateway: Gateway, path: str, raw: bytes, headers: Mapping[str, str]) -> Reply:
-    """An inference route (``INFERENCE``) with the request's bytes and headers, errors included."""
+async def answer(
+    gateway: Gateway,
+    path: str,
+    raw: bytes,
+    headers: Mapping[str, str],
+    chat_seen: Callable[[dict[str, Any]], object] | None = None,
+) -> Reply:
+    """An inference route (``INFERENCE``) with the request's bytes and headers, errors included. ``chat_seen``
+    is shown every OpenAI chat request that is not background work, as the client sent it."""
     try:
         body = json_body(raw)
+        if chat_seen is not None and path == "/v1/chat/completions" and not how_of(headers)["background"]:
+            chat_seen(body)
         if path.startswith("/v1/"):
             return await _openai(gateway, path.removeprefix("/v1"), body, headers)
         if path in ("/api/chat", "/api/generate"):
