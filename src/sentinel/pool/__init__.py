@@ -1,10 +1,11 @@
-"""The model pool: the models on several machines behind one OpenAI-compatible endpoint.
+"""The model pool: the models on several machines behind one OpenAI- and Ollama-compatible endpoint.
 
-Built on what the stack already runs instead of home-made consensus: the registry is Redis keys with a TTL
-(``registry``), written by a node agent on each model machine (``agent``, ``probe``); any number of gateway
-replicas read it, score the nodes (``routing``) and dispatch with failover (``dispatch``), each assignment
-fenced by an epoch in Redis (``jobs``). No election, no replicated log. FastAPI lives in ``services/api/pool.py``;
-Celery in ``services/worker``.
+One router decides where a request runs (``dispatch``, ``scheduler``, ``routing``, ``admission``, ``breaker``;
+its client face in ``face``), with its job ledger fenced by epochs (``jobs`` in Redis, ``ledger_memory`` in
+memory). It runs in two homes: the daemon pool's elected leader (``daemon``, ``election``, ``discovery``,
+``leader_jobs``, ``node_jobs``: seed 002, no Redis), and the API's gateway (FastAPI in ``services/api/pool.py``),
+over its own model servers in memory or over node agents' signed records in Redis (``agent``, ``registry``).
+Celery lives in ``services/worker``.
 """
 
 # The header a caller marks work nobody waits on with (a pass's own calls, the start's warm-up): the gateway does
