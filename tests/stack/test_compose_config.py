@@ -148,22 +148,22 @@ def test_one_setting_moves_every_role_and_open_webui_onto_the_pool(tmp_path: Pat
 
 
 def test_the_warm_up_runs_once_beside_open_webui_s_start_on_its_chat_connection(tmp_path: Path) -> None:
-    """llm-warm waits for the API and the model server, never for Open WebUI (it is meant to run while Open WebUI
-    starts), runs once, and fills the endpoint Open WebUI's connection uses, with its key."""
+    """llm-warm waits for the model server only, never for the API or Open WebUI (it is meant to run while they
+    start), runs once, and fills the model server Open WebUI's chat ends at: the stack's own, else the one Open
+    WebUI is pointed at instead, with its key."""
     services = _config(tmp_path, "official")
     warm, owui = services["llm-warm"], services["open-webui"]["environment"]
     assert warm["command"] == ["sentinel", "openwebui", "warm"] and warm["restart"] == "no"
     depends = {name: (d["condition"], d["required"]) for name, d in warm["depends_on"].items()}
     assert depends == {
-        "api": ("service_healthy", True),
         "llm": ("service_healthy", False),
         "ollama-pull": ("service_completed_successfully", False),
     }
     environment = warm["environment"]
-    assert (environment["SENTINEL_OPENWEBUI__WARM_URL"], environment["SENTINEL_OPENWEBUI__WARM_KEY"]) == (
-        owui["OPENAI_API_BASE_URL"],
-        owui["OPENAI_API_KEY"],
-    )
+    assert owui["OPENAI_API_BASE_URL"] == "http://api:8000/v1"  # the gateway, which passes it to the model server
+    model_server = services["api"]["environment"]["SENTINEL_CONVERSATION__BASE_URL"]  # the stack's STACK_MODEL_URL
+    assert environment["SENTINEL_OPENWEBUI__WARM_URL"] == model_server == "http://llm:8080/v1"
+    assert environment["SENTINEL_OPENWEBUI__WARM_KEY"] == ""  # the stack's own model server asks for none
     assert environment["SENTINEL_OPENWEBUI__WARM"] == "1" and environment["SENTINEL_INDEX_PATH"] == "/data/index.db"
     assert any(volume["target"] == "/data" for volume in warm["volumes"])  # where the gateway records the prefix
     upstream = "SENTINEL_CHAT_UPSTREAM=http://llm:8080/v1\nSENTINEL_CHAT_UPSTREAM_KEY=none\nSTACK_WARM=0\n"
