@@ -104,11 +104,12 @@ case "$server" in
 esac
 # The longest chat answer: the stack's own model servers run a small model on the CPU, where the 0.5B one
 # generates 8-21 tokens/s on 2 cores (8-13 inside the running stack on a slow Xeon VM) and often rambles to the
-# cap: 192 tokens keep such an answer near 15-20 s and the whole first answer near 30 s (256 took 30-44 s there,
-# 1024 61 s on a faster EPYC). A host's Ollama is the user's choice of model and machine: the general default.
+# cap: 160 tokens keep such an answer under ~17 s and the whole first answer under 30 s (192 took 30 s once,
+# 256 30-44 s there; 1024 61 s on a faster EPYC). A host's Ollama is the user's choice of model and machine: the
+# general default.
 case "$server" in
   host) reply_tokens=${STACK_REPLY_TOKENS:-1024} ;;
-  *) reply_tokens=${STACK_REPLY_TOKENS:-192} ;;
+  *) reply_tokens=${STACK_REPLY_TOKENS:-160} ;;
 esac
 for var in STACK_REPLY_TOKENS SENTINEL_CHAT__REPLY_TOKENS; do  # a bad cap would only fail inside the setup step
   value=${!var:-}

@@ -72,7 +72,7 @@ def test_no_env_file_generates_secrets_vault_and_the_offline_model_server(clone:
 
     models = _read_env(clone / ".sentinel" / "models.env")
     assert models["STACK_MODEL_SERVER"] == "llamacpp" and models["STACK_MODEL_URL"] == "http://llm:8080/v1"
-    assert models["STACK_CHAT_MODEL"] == "qwen2.5-coder-0.5b-instruct" and models["STACK_REPLY_TOKENS"] == "192"
+    assert models["STACK_CHAT_MODEL"] == "qwen2.5-coder-0.5b-instruct" and models["STACK_REPLY_TOKENS"] == "160"
 
     again = _prepare(clone)  # a second make up keeps the secrets (Open WebUI's database was seeded with them)
     assert again.returncode == 0, again.stderr
