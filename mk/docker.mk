@@ -179,9 +179,9 @@ stack-up: stack-images
 	  "password: $$(grep -q '^WEBUI_ADMIN_PASSWORD=' $(STACK_DOTENV) 2>/dev/null && echo 'WEBUI_ADMIN_PASSWORD in $(STACK_DOTENV)' || echo 'grep WEBUI_ADMIN_PASSWORD $(STACK_SECRETS_FILE)')"
 	@echo "  chat        Sentinel (the model picker's default) wraps $(call stack_value,STACK_CHAT_MODEL)," \
 	  "served by $(STACK_MODEL_SERVER) at $(call stack_value,STACK_MODEL_URL)$(if $(call stack_value,SENTINEL_CHAT_UPSTREAM),; Open WebUI's connection: $(call stack_value,SENTINEL_CHAT_UPSTREAM))"
-	@# The warm-up (llm-warm) ran beside Open WebUI's start; --wait does not wait for a one-shot, so it may still run.
+	@# The warm-up (llm-warm) ran beside the other services' start; the setup step waited for it to finish.
 	@warmed=$$($(COMPOSE) logs --no-log-prefix llm-warm 2>/dev/null | tail -n1); \
-	  echo "  $${warmed:-warm-up: still prefilling the chat prefix (make logs s=llm-warm)}"
+	  echo "  $${warmed:-warm-up: no line from it (make logs s=llm-warm)}"
 	@$(MAKE) --no-print-directory STACK_IMAGES=$(STACK_IMAGE_MODE) check || \
 	  echo "  the stack is up, but chat through the Sentinel model did not search the vault: docs/stack.md (Troubleshooting)"
 

@@ -154,6 +154,9 @@ def test_the_warm_up_runs_once_beside_open_webui_s_start_on_its_chat_connection(
     services = _config(tmp_path, "official")
     warm, owui = services["llm-warm"], services["open-webui"]["environment"]
     assert warm["command"] == ["sentinel", "openwebui", "warm"] and warm["restart"] == "no"
+    # a dependent that expects it to finish: else `up --wait` takes its exit (0) for a failure when it ends first
+    setup_waits = services["openwebui-setup"]["depends_on"]["llm-warm"]
+    assert (setup_waits["condition"], setup_waits["required"]) == ("service_completed_successfully", False)
     depends = {name: (d["condition"], d["required"]) for name, d in warm["depends_on"].items()}
     assert depends == {
         "llm": ("service_healthy", False),
