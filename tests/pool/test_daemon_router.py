@@ -128,3 +128,10 @@ def test_ollama_clients_get_their_dialect_and_text_tool_calls_become_real_calls(
             assert "response_format" in requests[-1].body  # the turn's first call was constrained on the way
             metrics = group[0].get("/metrics").text
             assert 'sentinel_pool_tool_answers_total{model="tiny",outcome="constrained"} 2.0' in metrics, metrics
+
+            garbled = httpx.post(f"{follower}/v1/chat/completions", content=b"{not json", timeout=30)
+            assert garbled.status_code == 400 and "not JSON" in garbled.json()["error"]["message"]
+            ollama_garbled = httpx.post(f"{follower}/api/chat", content=b"[1, 2]", timeout=30)
+            assert ollama_garbled.status_code == 400 and "JSON object" in ollama_garbled.json()["error"]
+            nowhere = httpx.post(f"{follower}/v1/nowhere", json={}, timeout=30)
+            assert nowhere.status_code == 404 and "/v1/chat/completions" in nowhere.json()["error"]

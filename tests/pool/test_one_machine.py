@@ -5,6 +5,7 @@ redis`` it registers the server there instead, for other gateway processes, and 
 from __future__ import annotations
 
 import httpx
+import pytest
 from redis import Redis
 
 from sentinel.pool.registry import PoolKeys
@@ -52,3 +53,9 @@ def test_with_registry_redis_it_registers_its_backends_there_and_withdraws_them(
             answer = httpx.post(f"{api}/v1/chat/completions", json=ASK, timeout=30)
             assert answer.headers["x-sentinel-node"] == "this-machine"
         assert Redis.from_url(settings.redis_url).get(keys.node("this-machine")) is None  # withdrawn at stop
+
+
+def test_a_memory_registry_without_backends_of_its_own_is_refused_with_the_fix(pool_settings: Settings) -> None:
+    pool = pool_settings.pool.model_copy(update={"registry": "memory", "backends": []})
+    with pytest.raises(ValueError, match="SENTINEL_POOL__BACKENDS"):
+        create_app(pool_settings.model_copy(update={"pool": pool}))
