@@ -8,6 +8,7 @@ answer pipe. Each turn is read as Open WebUI stored it: the text a person sees a
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -97,3 +98,39 @@ def test_a_link_question_is_answered_from_the_graph(stack: tuple[SentinelInOpenW
     content = _assert_prose(message)
     assert "Backups" in content and any("notes/Backups.md" in source for source in cited_sources(message))
     print(json.dumps({"link answer": content}, ensure_ascii=False))
+
+
+def test_a_person_reads_the_answer_and_its_sources_in_the_browser(stack: tuple[SentinelInOpenWebUI, Path]) -> None:
+    """Debian's Chromium signs in to the real Open WebUI, asks the Sentinel model, and reads what a person reads:
+    prose, with the page it came from under it. ``SENTINEL_ANSWER_SCREENSHOT=<file>`` keeps a screenshot (the
+    one in docs/images/answer.png was taken so)."""
+    from playwright.sync_api import sync_playwright
+
+    from tests.openwebui.servers import ADMIN_EMAIL, ADMIN_PASSWORD
+    from tests.support.surfaces import CHROMIUM, CHROMIUM_ARGS
+
+    owui = stack[0].owui
+    with sync_playwright() as driver:
+        browser = driver.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1200, "height": 820})
+        page.set_default_timeout(900_000)
+        page.goto(f"{owui.url}/auth")
+        page.fill("input[type=email]", ADMIN_EMAIL)
+        page.fill("input[type=password]", ADMIN_PASSWORD)
+        page.keyboard.press("Enter")
+        page.wait_for_url(lambda url: "/auth" not in url)
+        page.goto(f"{owui.url}/?models=sentinel")
+        page.keyboard.press("Escape")  # a first sign-in may open the "What's New" dialog
+        box = page.locator("#chat-input")
+        box.click()
+        box.fill("When is my vault backed up, and where to?")
+        page.keyboard.press("Enter")
+        answer = page.get_by_text("02:00", exact=False).last
+        answer.wait_for()
+        text = page.locator("#messages-container, main").first.inner_text()
+        assert "02:00" in text and "restic" in text
+        assert not CALL_SHAPED.search(text), text
+        assert "Backups" in text  # the source under the answer names the page
+        if out := os.environ.get("SENTINEL_ANSWER_SCREENSHOT"):
+            page.screenshot(path=out)
+        browser.close()
