@@ -22,7 +22,7 @@ from tests.openwebui.servers import SentinelInOpenWebUI, sentinel_in_open_webui
 from tests.openwebui.session import chat, setup_sentinel
 from tests.support.llama import MODEL_ALIAS
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]  # Open WebUI, llama.cpp and the API start first
 
 PAGES = {
     "notes/Backups.md": "# Backups\n\nThe vault is backed up every night at 02:00 to the NAS with restic. Snapshots "
