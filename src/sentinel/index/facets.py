@@ -32,8 +32,8 @@ class Facets:
         for key, value in self.fields:
             clauses.append(
                 f"""EXISTS (SELECT 1 FROM json_each({alias}.frontmatter) k
-                   WHERE lower(k.key) = ? AND (lower(CAST(k.value AS TEXT)) = ? OR (k.type = 'array'
-                     AND EXISTS (SELECT 1 FROM json_each(k.value) j WHERE lower(CAST(j.value AS TEXT)) = ?))))"""
+                   WHERE lower(k.key) = ? AND ({_as_text("k")} = ? OR (k.type = 'array'
+                     AND EXISTS (SELECT 1 FROM json_each(k.value) j WHERE {_as_text("j")} = ?))))"""
             )
             params += [key.casefold(), value.casefold(), value.casefold()]
         for tag in self.tags:
@@ -43,6 +43,13 @@ class Facets:
             clauses.append(f"{alias}.role IN ({','.join('?' * len(self.roles))})")
             params += self.roles
         return (" AND ".join(clauses) or "1"), params
+
+
+def _as_text(each: str) -> str:
+    """A json_each value as the text a person types: JSON ``true``/``false`` read back as ``1``/``0`` by SQLite,
+    so booleans are named by their JSON type (``mobile:false``), everything else cast and folded."""
+    named = f"WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' ELSE lower(CAST({each}.value AS TEXT))"
+    return f"(CASE {each}.type {named} END)"
 
 
 ROLE_NAMES = frozenset(role.value for role in Role)
