@@ -12,6 +12,8 @@ from typing import Literal
 from pydantic import BaseModel, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from sentinel.prompts import RESEARCH_PROMPT, SYSTEM_PROMPT
+
 
 class Folders(BaseModel):
     """Names of the four role folders at the top of the vault."""
@@ -54,7 +56,9 @@ class OpenWebUISettings(BaseModel):
     model_id: str = Field("sentinel", description="Id of the wrapping model in Open WebUI.")
     model_name: str = Field("Sentinel", description="Name people pick in Open WebUI's model list.")
     tool_file: Path = Field(Path("tool/openwebui_tool.py"), description="The tool source registered in Open WebUI.")
-    system_prompt_file: Path = Field(Path("tool/system_prompt.txt"), description="The Sentinel model's system prompt.")
+    system_prompt_file: Path = Field(
+        SYSTEM_PROMPT, description="The Sentinel model's system prompt (default: the one the package ships)."
+    )
     wait_s: float = Field(180.0, description="How long setup waits for Open WebUI's /health.")
     searcher_url: str = Field(
         "",
@@ -66,7 +70,7 @@ class OpenWebUISettings(BaseModel):
         Path("tool/openwebui_research_tool.py"), description="The research tool source registered in Open WebUI."
     )
     research_prompt_file: Path = Field(
-        Path("tool/system_prompt_research.txt"), description="Added to the system prompt when the Searcher is set."
+        RESEARCH_PROMPT, description="Added to the system prompt when the Searcher is set (default: the package's)."
     )
     chat_prefix_file: Path = Field(
         Path("tool/chat_prefix.json"),

@@ -25,7 +25,9 @@ import pytest
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
+import sentinel
 from mcp import Client
+from sentinel import prompts
 from sentinel.keys import Scope, create_key
 from sentinel.paths import keys_path
 from sentinel.settings import Settings
@@ -41,6 +43,7 @@ FILES = {
     "notes/Third.md": "# Third\nA third page, so that a listing of two per page is cut.\n",
     "conversations/2026-01-01-1.md": "---\nchat_id: old\n---\n## user\nhello\n",
 }
+SOURCES = Path(sentinel.__file__).resolve().parents[1]  # src/
 READ_TOOLS = {"read", "search", "listing", "graph"}
 MODES = ["legacy", "auto"]
 
@@ -224,15 +227,35 @@ def test_resources_and_the_ladder_prompt(api: Api) -> None:
     assert "[more]" in prompt  # the ladder's status markers, from the system prompt Open WebUI uses too
 
 
-def stdio_client(settings: Settings, *extra: str) -> Client:
+def stdio_client(settings: Settings, *extra: str, cwd: Path | None = None) -> Client:
     env = {k: v for k, v in os.environ.items() if not k.startswith("SENTINEL_")}
     env |= {
         "SENTINEL_VAULT": str(settings.vault),
         "SENTINEL_INDEX_PATH": str(settings.index_path),
         "SENTINEL_EMBED_MODEL_DIR": str(E5_DIR),
+        # These sources, wherever the child starts (a relative PYTHONPATH would mean another folder there).
+        "PYTHONPATH": os.pathsep.join([str(SOURCES), str(SOURCES.parent)]),
     }
     command = str(Path(sys.executable).with_name("sentinel"))
-    return Client(StdioServerParameters(command=command, args=["mcp", *extra], env=env, cwd=os.getcwd()))
+    return Client(StdioServerParameters(command=command, args=["mcp", *extra], env=env, cwd=cwd or os.getcwd()))
+
+
+def test_stdio_started_outside_the_repository_serves_the_ladder_prompt(
+    vault_settings: WriteVault, tmp_path: Path
+) -> None:
+    """A desktop agent starts ``sentinel mcp`` in whatever folder it likes: the prompt ships with the package."""
+    settings = vault_settings(FILES)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+
+    async def main() -> str:
+        async with stdio_client(settings, cwd=elsewhere) as session:
+            prompt = (await session.get_prompt("ladder")).messages[0].content
+            assert isinstance(prompt, types.TextContent)
+            return prompt.text
+
+    text = anyio.run(main)
+    assert text == prompts.SYSTEM_PROMPT.read_text(encoding="utf-8").strip() and "[more]" in text
 
 
 def _stdio_session(client: AbstractAsyncContextManager[Client]) -> tuple[set[str], str, str]:
