@@ -227,6 +227,16 @@ class SearchSettings(BaseModel):
     quality_penalty: float = Field(
         0.7, gt=0, le=1, description="Rank weight factor per quality flag (status: seedling, confidence: low)."
     )
+    kept_out_scopes: list[str] = Field(
+        ["personal"],
+        description="Frontmatter scope values kept out of every query that does not ask for them (scope:personal). "
+        "A retrieval boundary, not a privacy boundary: read by path still opens such a page. [] turns it off.",
+    )
+    scope_folders: dict[str, str] = Field(
+        {},
+        description='Folders whose pages count as a scope, as JSON: {"Journal": "personal"} keeps Journal/ out '
+        "like scope: personal pages.",
+    )
 
 
 class ResearchSettings(BaseModel):

@@ -1,0 +1,64 @@
+"""The scope boundary (seed 003): pages of a kept-out scope stay out of queries that do not ask for it.
+
+A page is in a scope by its frontmatter (``scope: personal``, or a list holding it) or by its folder
+(``SearchSettings.scope_folders``). A query asks for a scope with the facet ``scope:personal``; the person
+widens every query by taking the scope out of ``SearchSettings.kept_out_scopes``. Every surface that answers a
+query (the search ladder behind the tools, MCP, chat and the search page; the page's Quick and Facet modes; the
+listing) asks this module, so the boundary is decided once.
+
+This is a retrieval boundary, not a privacy boundary: it keeps a diary entry from ranking first for a work
+question. Reading a page by its path still opens it, and anyone who can read the vault's files can read them.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+from sentinel.index.facets import Facets
+from sentinel.search.view import per_generation
+from sentinel.settings import Settings
+
+SCOPE_KEY = "scope"
+
+
+def asked_scopes(facets: Facets | None) -> set[str]:
+    """The scopes a query asks for by name (``scope:personal``), case-folded."""
+    return {value.casefold() for key, value in (facets.fields if facets else []) if key.casefold() == SCOPE_KEY}
+
+
+def kept_out_scopes(settings: Settings, facets: Facets | None) -> tuple[str, ...]:
+    """The scopes this query leaves out: the setting's, less those it asks for."""
+    asked = asked_scopes(facets)
+    return tuple(sorted({s.casefold() for s in settings.search.kept_out_scopes} - asked))
+
+
+def scope_folders(settings: Settings) -> dict[str, list[str]]:
+    """Scope -> the folders whose pages are in it (``SearchSettings.scope_folders`` turned around)."""
+    found: dict[str, list[str]] = {}
+    for folder, scope in sorted(settings.search.scope_folders.items()):
+        found.setdefault(scope.casefold(), []).append(folder.strip("/"))
+    return found
+
+
+def kept_out(db: sqlite3.Connection, settings: Settings, facets: Facets | None) -> frozenset[str]:
+    """Paths of the pages this query must not return (remembered per change of the index)."""
+    scopes = kept_out_scopes(settings, facets)
+    if not scopes:
+        return frozenset()
+    folders = scope_folders(settings)
+    clauses: list[str] = []
+    params: list[str] = []
+    for scope in scopes:
+        where, more = Facets(fields=[(SCOPE_KEY, scope)], scope_folders=folders).sql("pages")
+        clauses.append(where)
+        params += more
+    sql = f"SELECT path FROM pages WHERE {' OR '.join(clauses)}"
+    key = f"kept_out:{sql}:{params}"
+    return per_generation(db, key, lambda: frozenset(r[0] for r in db.execute(sql, params)))
+
+
+def boundary_note(left_out: int, settings: Settings, facets: Facets | None) -> str:
+    """What a reader is told when the boundary removed hits: never silently."""
+    scopes = kept_out_scopes(settings, facets)
+    ask = " or ".join(f"{SCOPE_KEY}:{s}" for s in scopes)
+    return f"{left_out} page(s) of scope {', '.join(scopes)} left out (a retrieval boundary): add {ask} to search them"
