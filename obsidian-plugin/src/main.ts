@@ -1,10 +1,12 @@
 // Sentinel Search for Obsidian: Quick and Facet from the metadata cache, Semantic through the Sentinel API.
 import { type App, Plugin, PluginSettingTab, Setting, requestUrl } from "obsidian";
 import type { ApiSettings, Transport } from "./api";
+import { type Boundary, DEFAULT_BOUNDARY } from "./local";
 import { SearchModal } from "./modal";
 import { noteMeta } from "./notes";
 
-const DEFAULTS: ApiSettings = { url: "http://127.0.0.1:8000", key: "", timeoutMs: 8000 };
+type Settings = ApiSettings & Boundary;
+const DEFAULTS: Settings = { url: "http://127.0.0.1:8000", key: "", timeoutMs: 8000, ...DEFAULT_BOUNDARY };
 
 // Obsidian's requestUrl: no CORS, works on mobile. A network failure throws; an HTTP error is a status.
 const transport: Transport = async ({ url, method, headers, body }) => {
@@ -19,10 +21,10 @@ const transport: Transport = async ({ url, method, headers, body }) => {
 };
 
 export default class SentinelSearch extends Plugin {
-  settings: ApiSettings = { ...DEFAULTS };
+  settings: Settings = { ...DEFAULTS };
 
   async onload(): Promise<void> {
-    this.settings = { ...DEFAULTS, ...((await this.loadData()) as Partial<ApiSettings> | null) };
+    this.settings = { ...DEFAULTS, ...((await this.loadData()) as Partial<Settings> | null) };
     const notes = () =>
       this.app.vault.getMarkdownFiles().map((file) => noteMeta(file, this.app.metadataCache.getFileCache(file)));
     this.addCommand({
@@ -68,5 +70,29 @@ class SentinelSettingTab extends PluginSettingTab {
           await this.plugin.save();
         });
       });
+    new Setting(containerEl)
+      .setName("Scopes kept out")
+      .setDesc(
+        "Notes with one of these scope properties (comma-separated) stay out of searches that do not ask for them " +
+          "(scope:personal). A retrieval boundary, not a privacy boundary. Empty: none kept out.",
+      )
+      .addText((text) =>
+        text.setValue(this.plugin.settings.keptOutScopes.join(", ")).onChange(async (value) => {
+          this.plugin.settings.keptOutScopes = value.split(",").map((s) => s.trim()).filter(Boolean);
+          await this.plugin.save();
+        }),
+      );
+    new Setting(containerEl)
+      .setName("Scope folders")
+      .setDesc("Folders whose notes count as a scope, one per line as folder=scope (Journal=personal).")
+      .addTextArea((text) =>
+        text
+          .setValue(Object.entries(this.plugin.settings.scopeFolders).map(([f, s]) => `${f}=${s}`).join("\n"))
+          .onChange(async (value) => {
+            const pairs = value.split("\n").map((line) => line.split("=").map((part) => part.trim()));
+            this.plugin.settings.scopeFolders = Object.fromEntries(pairs.filter(([f, s]) => f && s));
+            await this.plugin.save();
+          }),
+      );
   }
 }

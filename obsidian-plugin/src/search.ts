@@ -1,8 +1,8 @@
 // What the modal shows for what was typed: Quick and Facet from the metadata cache, Semantic from the API.
 // Pure logic (no Obsidian import), so node's test runner checks it.
-import { parseMode } from "../../services/api/static/modes.js";
+import { parseMode } from "./modes.js";
 import { ApiError, type ApiSettings, semantic, type Transport } from "./api";
-import { facet, FacetError, type Hit, quick } from "./local";
+import { type Boundary, DEFAULT_BOUNDARY, facet, FacetError, type Hit, quick } from "./local";
 import type { NoteMeta } from "./notes";
 
 export interface Answer {
@@ -18,13 +18,14 @@ export async function answer(
   transport: Transport,
   settings: ApiSettings,
   rung: "summary" | "body" = "summary",
+  boundary: Boundary = DEFAULT_BOUNDARY,
 ): Promise<Answer> {
   const { mode, query } = parseMode(typed);
   if (!query) return { mode, hits: [], notice: "", notes: [] };
-  if (mode === "quick") return { mode, hits: quick(notes, query), notice: "", notes: [] };
+  if (mode === "quick") return { mode, hits: quick(notes, query, 50, boundary), notice: "", notes: [] };
   if (mode === "facet") {
     try {
-      return { mode, hits: facet(notes, query), notice: "", notes: [] };
+      return { mode, hits: facet(notes, query, 50, boundary), notice: "", notes: [] };
     } catch (err) {
       if (err instanceof FacetError) return { mode, hits: [], notice: err.message, notes: [] };
       throw err;

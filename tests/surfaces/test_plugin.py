@@ -19,12 +19,12 @@ from tests.support.surfaces import Served
 PLUGIN = Path(__file__).resolve().parents[2] / "obsidian-plugin"
 
 
-def _npm(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def _npm(*args: str, env: dict[str, str] | None = None, cwd: Path = PLUGIN) -> subprocess.CompletedProcess[str]:
     npm = shutil.which("npm")
     if npm is None:
         pytest.fail("npm is missing: apt-get install nodejs npm (.ci/run installs them)", pytrace=False)
     return subprocess.run(
-        [npm, *args], cwd=PLUGIN, env=env or os.environ.copy(), capture_output=True, text=True, timeout=600
+        [npm, *args], cwd=cwd, env=env or os.environ.copy(), capture_output=True, text=True, timeout=600
     )
 
 
@@ -49,3 +49,25 @@ def test_node_tests_pass_against_the_api(built: Path, served: Served) -> None:
     out = ran.stdout + ran.stderr
     assert ran.returncode == 0, out
     assert "ℹ fail 0" in out and "ℹ skipped 0" in out and "ℹ pass 10" in out, out
+
+
+def test_the_plugin_folder_builds_and_tests_on_its_own(built: Path, tmp_path: Path) -> None:
+    """A copy of obsidian-plugin/ alone (as a plugin's own repository would be) builds, and with no API running
+    its API tests are skipped, saying why, while the rest pass."""
+    alone = tmp_path / "sentinel-search"
+    ignore = shutil.ignore_patterns("node_modules", "build", "main.js")
+    shutil.copytree(PLUGIN, alone, ignore=ignore)
+    (alone / "node_modules").symlink_to(PLUGIN / "node_modules")  # the locked install, not a second download
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SENTINEL_TEST_")}
+    build = _npm("run", "build", env=env, cwd=alone)
+    assert build.returncode == 0, build.stdout + build.stderr
+    assert (alone / "main.js").stat().st_size > 0
+    ran = _npm("test", env=env, cwd=alone)
+    out = ran.stdout + ran.stderr
+    assert ran.returncode == 0, out
+    assert "ℹ fail 0" in out and "ℹ skipped 4" in out and "no API given" in out, out
+
+
+def test_the_plugin_carries_the_page_s_modes_js_unchanged() -> None:
+    home = PLUGIN.parent / "services" / "api" / "static" / "modes.js"
+    assert (PLUGIN / "src" / "modes.js").read_bytes() == home.read_bytes(), "run `make plugin` to refresh the copy"
