@@ -37,7 +37,7 @@ function scopesOf(note: NoteMeta, boundary: Boundary): string[] {
   return [...values, ...byFolder].map((v) => fold(String(v).trim()));
 }
 
-function outside(note: NoteMeta, asked: string[], boundary: Boundary): boolean {
+export function outside(note: NoteMeta, asked: string[], boundary: Boundary): boolean {
   const keptOut = boundary.keptOutScopes.map(fold).filter((s) => !asked.includes(s));
   return scopesOf(note, boundary).some((s) => keptOut.includes(s));
 }

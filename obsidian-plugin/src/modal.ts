@@ -3,6 +3,7 @@ import { type App, Notice, SuggestModal } from "obsidian";
 import type { ApiSettings, Transport } from "./api";
 import type { Boundary, Hit } from "./local";
 import type { NoteMeta } from "./notes";
+import type { OnDevice } from "./ondevice";
 import { answer, linkText } from "./search";
 
 const SEMANTIC_DEBOUNCE_MS = 300;
@@ -16,6 +17,7 @@ export class SearchModal extends SuggestModal<Hit> {
     private readonly notes: () => NoteMeta[],
     private readonly transport: Transport,
     private readonly settings: () => ApiSettings & Boundary,
+    private readonly device?: () => Promise<OnDevice | null>,
   ) {
     super(app);
     this.setPlaceholder("A name · key:value · ?a question");
@@ -35,7 +37,7 @@ export class SearchModal extends SuggestModal<Hit> {
       if (sent !== this.sent) return []; // typing went on: only the last query asks the server
     }
     const settings = this.settings();
-    const found = await answer(typed, this.notes(), this.transport, settings, "summary", settings);
+    const found = await answer(typed, this.notes(), this.transport, settings, "summary", settings, this.device);
     if (found.notice && found.notice !== this.lastNotice) new Notice(found.notice, 8000);
     this.lastNotice = found.notice;
     this.emptyStateText = found.notice || "No matches";
