@@ -279,3 +279,23 @@ def test_stdio_is_read_only_unless_started_with_write(vault_settings: WriteVault
     names, _, write = _stdio_session(stdio_client(settings, "--write"))
     assert names == set(TOOLS)
     assert write.startswith("[OK]") and (settings.vault / "notes/Via stdio.md").read_text() == "hi\n"
+
+
+def test_the_scope_boundary_holds_over_mcp(vault_settings: WriteVault) -> None:
+    """A personal page that repeats the question's words stays out of search and listing over MCP until the query
+    asks for its scope (sentinel.search.scope)."""
+    diary = "---\nscope: personal\n---\n# Growth diary\nThe growth queue, the growth queue: it worried me.\n"
+    settings = vault_settings({**FILES, "notes/Growth diary.md": diary})
+    _, read_key = create_key(keys_path(settings), Scope.READ, "test")
+
+    async def work(client: Client) -> tuple[str, str, str]:
+        general = text_of(await client.call_tool("search", {"query": "growth queue"}))
+        asked = text_of(await client.call_tool("search", {"query": "growth queue scope:personal"}))
+        listed = text_of(await client.call_tool("listing", {"folder": "notes"}))
+        return general, asked, listed
+
+    with serve(create_app(settings)) as url:
+        general, asked, listed = run(http_client(Api(url, settings, "", read_key), read_key), work)
+    assert "Growth queue" in general and "Growth diary" not in general and "left out" in general
+    assert "Growth diary" in asked
+    assert "notes/Growth diary.md" not in listed and "notes/Growth queue.md" in listed
