@@ -43,7 +43,7 @@ class Tools:
         :param cursor: from a [more] line
         """  # noqa: E501
         args = {"query": query, "rung": rung, "cursor": cursor}
-        return await self._call("search", args, turn=_turn_of(__metadata__))
+        return await self._call("search", args, turn=_turn_of(__metadata__), chat=_chat_of(__metadata__))
 
     async def read(
         self,
@@ -51,6 +51,7 @@ class Tools:
         depth: Literal["outline", "section", "page"] = "outline",
         section: str = "",
         cursor: int = 0,
+        __metadata__: dict[str, Any] | None = None,
     ) -> str:
         """Open one vault page (its path, or its name as search shows it), cheapest depth first: depth='outline' (default) lists its sections with their sizes and the page hash; depth='section' with section=<heading or number> shows one section; depth='page' shows the whole text in pieces. [more] gives the cursor for the next piece. Use after search showed the page is relevant.
         :param path: vault-relative, e.g. notes/Topic.md
@@ -59,21 +60,24 @@ class Tools:
         :param cursor: from a [more] line
         """  # noqa: E501
         args = {"path": path, "depth": depth, "section": section, "cursor": cursor}
-        return await self._call("read", args)
+        return await self._call("read", args, chat=_chat_of(__metadata__))
 
-    async def listing(self, folder: str = "", filter: str = "", cursor: int = 0) -> str:
+    async def listing(
+        self, folder: str = "", filter: str = "", cursor: int = 0, __metadata__: dict[str, Any] | None = None
+    ) -> str:
         """List vault pages, sorted and paged: folder='notes' (or any folder; empty = whole vault); filter takes frontmatter facets like 'type:concept status:seedling tag:x role:source', plus 'sort:recent' (newest first) or the word 'unresolved' (names links reach for that have no page yet: do not read those, no page exists).
         :param folder: e.g. notes; empty = all
         :param filter: e.g. type:concept sort:recent
         :param cursor: from a [more] line
         """  # noqa: E501
-        return await self._call("listing", {"folder": folder, "filter": filter, "cursor": cursor})
+        args = {"folder": folder, "filter": filter, "cursor": cursor}
+        return await self._call("listing", args, chat=_chat_of(__metadata__))
 
-    async def graph(self, target: str) -> str:
+    async def graph(self, target: str, __metadata__: dict[str, Any] | None = None) -> str:
         """Show how a page (path or name) connects: what it points at, what points at it, which of its links reach no page yet and how many pages reach for each such name. Names with no page must not be read.
         :param target: page path or name
         """  # noqa: E501
-        return await self._call("graph", {"target": target})
+        return await self._call("graph", {"target": target}, chat=_chat_of(__metadata__))
 
     async def write(
         self,
@@ -81,6 +85,7 @@ class Tools:
         content: str,
         mode: Literal["create", "append", "replace"] = "create",
         expected_hash: str = "",
+        __metadata__: dict[str, Any] | None = None,
     ) -> str:
         """Write a vault page, only when the user asked for it. mode='create' makes a new page (fails if it exists); 'append' adds to the end; 'replace' swaps the whole text and needs expected_hash from your last read of the page. Pages under conversations/ can never be written ([STOP]); new pages under wiki/ cannot be created from a chat ([STOP]); use notes/.
         :param path: vault-relative, e.g. notes/Topic.md
@@ -89,20 +94,21 @@ class Tools:
         :param expected_hash: hash from read; needed for replace
         """  # noqa: E501
         args = {"path": path, "content": content, "mode": mode, "expected_hash": expected_hash}
-        return await self._call("write", args)
+        return await self._call("write", args, chat=_chat_of(__metadata__))
 
-    async def relocate(self, source: str, destination: str) -> str:
+    async def relocate(self, source: str, destination: str, __metadata__: dict[str, Any] | None = None) -> str:
         """Move or rename a vault page, only when the user asked for it; every link to it is rewritten to the new name. Transcripts under conversations/ cannot be moved ([STOP]).
         :param source: vault-relative, e.g. notes/Topic.md
         :param destination: vault-relative, e.g. notes/Topic.md
         """  # noqa: E501
-        return await self._call("relocate", {"source": source, "destination": destination})
+        args = {"source": source, "destination": destination}
+        return await self._call("relocate", args, chat=_chat_of(__metadata__))
 
-    async def remove(self, path: str) -> str:
+    async def remove(self, path: str, __metadata__: dict[str, Any] | None = None) -> str:
         """Delete a vault page, only when the user asked for it. Links to it stay and point nowhere until a page with that name exists again. Transcripts under conversations/ can never be removed ([STOP]).
         :param path: vault-relative, e.g. notes/Topic.md
         """  # noqa: E501
-        return await self._call("remove", {"path": path})
+        return await self._call("remove", {"path": path}, chat=_chat_of(__metadata__))
 
     async def save(
         self,
@@ -126,10 +132,10 @@ class Tools:
         }
         return await self._post("/v1/capture", payload, "save")
 
-    async def _call(self, name: str, args: dict[str, Any], turn: str = "") -> str:
-        return await self._post(f"/v1/tools/{name}", args, name, turn)
+    async def _call(self, name: str, args: dict[str, Any], turn: str = "", chat: str = "") -> str:
+        return await self._post(f"/v1/tools/{name}", args, name, turn, chat)
 
-    async def _post(self, route: str, payload: dict[str, Any], name: str, turn: str = "") -> str:
+    async def _post(self, route: str, payload: dict[str, Any], name: str, turn: str = "", chat: str = "") -> str:
         if not self.valves.api_key:
             return (
                 "[STOP] The Sentinel tool has no API key. Tell the user: an admin sets it in the tool's valves "
@@ -139,12 +145,18 @@ class Tools:
         headers = {"Authorization": f"Bearer {self.valves.api_key}"}
         if turn:
             headers["X-Sentinel-Turn"] = turn
+        if chat:  # the health line is said once per chat, and again only when it changes
+            headers["X-Sentinel-Chat"] = chat
         try:
             async with httpx.AsyncClient(timeout=self.valves.timeout_s) as client:
                 response = await client.post(url, json=payload, headers=headers)
         except httpx.HTTPError as exc:
             return f"[STOP] Sentinel's tool API at {url} could not be reached ({exc!r}). Tell the user; do not retry."
         return _result_text(response, name)
+
+
+def _chat_of(metadata: dict[str, Any] | None) -> str:
+    return str((metadata or {}).get("chat_id") or "")
 
 
 def _turn_of(metadata: dict[str, Any] | None) -> str:

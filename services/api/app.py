@@ -17,7 +17,7 @@ from sentinel.index.watch import VaultWatcher, freshen
 from sentinel.logs import RequestLog, configure_logging
 from sentinel.settings import Settings
 from sentinel.tools.context import ToolContext
-from services.api import admin, tools
+from services.api import admin, ask, tools
 from services.api.auth import key_ring
 from services.api.mcp import mount_mcp
 from services.api.pool import pool_router
@@ -57,6 +57,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     app.include_router(admin.router)
     app.include_router(tools.router)
+    app.include_router(ask.router)
     app.include_router(pool_router(settings))
     mount_search_page(app)
     return app

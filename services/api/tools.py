@@ -26,7 +26,8 @@ def _route(name: str) -> None:
         if tool.writes:
             require_write(scope, name)
         turn, given, started = request.headers.get("x-sentinel-turn", ""), arguments.model_dump(), time.perf_counter()
-        output = run_tool(ctx, name, given, turn)
+        chat = request.headers.get("x-sentinel-chat", "") or turn.partition("/")[0]
+        output = run_tool(ctx, name, given, turn, chat)
         log_tool_call(name, given, output.text, time.perf_counter() - started, output.pages)
         _first_chat(request.app, ctx)
         return ToolText(text=output.text)

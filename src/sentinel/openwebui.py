@@ -15,7 +15,9 @@ from typing import Any
 import httpx
 from tenacity import Retrying, retry_if_exception_type, stop_after_delay, wait_fixed
 
+from sentinel.answer.probe import Probe, probe_tool_calling
 from sentinel.mcp.openwebui import SERVER_ID, register_mcp_server
+from sentinel.providers import ProviderNotConfigured, provider_for
 from sentinel.settings import OpenWebUISettings, Settings
 
 ENV_PREFIX = "SENTINEL_OPENWEBUI__"
@@ -53,12 +55,14 @@ class SetupReport:
     mcp: str = ""  # the MCP tool server entry: "created", "updated", or why not
     research: str = ""  # the research tool: "created", "updated", "" when no Searcher is configured
     base_model: str = ""
+    answers: str = ""  # how the Sentinel model answers: "pipeline" or "tools", and why
     warnings: list[str] = field(default_factory=list)
 
     def lines(self, settings: OpenWebUISettings) -> list[str]:
         lines = [
             f"tool '{settings.tool_id}' {self.tool}; valves: api_url={settings.tool_api_url}, key {self.key}",
             f"model '{settings.model_id}' ({settings.model_name}) {self.model}, wrapping '{self.base_model}'",
+            f"answers: {self.answers}",
             f"MCP tool server '{SERVER_ID}' {self.mcp} ({settings.tool_api_url.rstrip('/')}/mcp)",
             f"research tool '{settings.research_tool_id}' {self.research} (the Searcher at {settings.searcher_url})"
             if self.research
@@ -67,14 +71,18 @@ class SetupReport:
         return lines + [f"warning: {warning}" for warning in self.warnings]
 
 
-def setup(settings: Settings, create_key: Callable[[], str] | None = None) -> SetupReport:
-    """Register tool, valves and model. ``create_key`` makes a write-scoped API key when none is configured."""
+def setup(
+    settings: Settings, create_key: Callable[[], str] | None = None, probe: Callable[[], Probe] | None = None
+) -> SetupReport:
+    """Register tool, valves and model. ``create_key`` makes a write-scoped API key when none is configured;
+    ``probe`` decides how the model answers when ``answer.mode`` is auto (default: ask the conversation model)."""
     owui = settings.openwebui
     _check_inputs(settings)
     tool_source = _read_file(owui.tool_file, "tool_file")
     research_source = _read_file(owui.research_tool_file, "research_tool_file") if owui.searcher_url else ""
     system_prompt = system_prompt_of(owui)
     report = SetupReport(base_model=base_model_of(settings))
+    pipeline, report.answers = answer_mode(settings, probe)
     with signed_in_client(owui) as client:
         report.tool = _put_tool(client, owui, tool_source)
         report.key = _set_valves(client, owui, create_key)
@@ -82,7 +90,11 @@ def setup(settings: Settings, create_key: Callable[[], str] | None = None) -> Se
             report.warnings.append("a new write key was added to the key file: restart the tool API so it accepts it")
         if research_source:
             report.research = _put_research_tool(client, owui, research_source)
-        report.model = _put_model(client, settings, system_prompt, report.base_model)
+        if pipeline:
+            _put_pipe(client, owui, _read_file(owui.pipe_file, "pipe_file"))
+            report.model = _put_model(client, settings, "", owui.pipe_id, pipeline=True)
+        else:
+            report.model = _put_model(client, settings, system_prompt, report.base_model)
         report.mcp = _put_mcp_server(client, owui)
         listed = {model["id"] for model in _json(client.get("/api/models"), "listing models").get("data", [])}
         if report.base_model not in listed:
@@ -248,7 +260,50 @@ def _put_mcp_server(client: httpx.Client, owui: OpenWebUISettings) -> str:
         raise SetupError(f"registering the MCP tool server failed: {_detail(err.response)}") from err
 
 
-def _put_model(client: httpx.Client, settings: Settings, system_prompt: str, base_model: str) -> str:
+def answer_mode(settings: Settings, probe: Callable[[], Probe] | None = None) -> tuple[bool, str]:
+    """Whether the Sentinel model answers through the pipeline (else the tool loop), and why."""
+    mode = settings.answer.mode
+    if mode != "auto":
+        return mode == "pipeline", f"{mode} (SENTINEL_ANSWER__MODE={mode})"
+    if probe is None:
+        try:
+            provider = provider_for(settings.conversation, "conversation")
+        except ProviderNotConfigured as err:
+            return True, f"pipeline: no conversation model to probe ({err})"
+        found = probe_tool_calling(provider)
+    else:
+        found = probe()
+    if found.tools:
+        return False, f"tools: the base model passed the tool-calling probe ({found.reason})"
+    return True, f"pipeline: the base model failed the tool-calling probe ({found.reason})"
+
+
+def _put_pipe(client: httpx.Client, owui: OpenWebUISettings, source: str) -> None:
+    """The answer pipe as an active function, its valves pointing at the API with the tool's key."""
+    form = {
+        "id": owui.pipe_id,
+        "name": f"{owui.model_name} answers",
+        "content": source,
+        "meta": {"description": "Answers from your vault with checked citations (Sentinel's answer pipeline)."},
+    }
+    found = client.get(f"/api/v1/functions/id/{owui.pipe_id}")
+    if found.status_code == 200:
+        _json(client.post(f"/api/v1/functions/id/{owui.pipe_id}/update", json=form), "updating the answer pipe")
+        active = bool(_json(client.get(f"/api/v1/functions/id/{owui.pipe_id}"), "reading the pipe").get("is_active"))
+    else:
+        _json(client.post("/api/v1/functions/create", json=form), "creating the answer pipe")
+        active = False
+    if not active:
+        _json(client.post(f"/api/v1/functions/id/{owui.pipe_id}/toggle"), "switching the answer pipe on")
+    tool_valves = _json(client.get(f"/api/v1/tools/id/{owui.tool_id}/valves"), "reading the valves") or {}
+    valves = {"api_url": owui.tool_api_url, "api_key": str(tool_valves.get("api_key") or "")}
+    path = f"/api/v1/functions/id/{owui.pipe_id}/valves/update"
+    _json(client.post(path, json=valves), "setting the answer pipe's valves")
+
+
+def _put_model(
+    client: httpx.Client, settings: Settings, system_prompt: str, base_model: str, pipeline: bool = False
+) -> str:
     owui = settings.openwebui
     found = client.get("/api/v1/models/model", params={"id": owui.model_id})
     existing = _json(found, "reading the model") if found.status_code == 200 else None
@@ -258,14 +313,18 @@ def _put_model(client: httpx.Client, settings: Settings, system_prompt: str, bas
     meta.update(
         {
             "description": "Answers from your vault through Sentinel's tools.",
-            "toolIds": tool_ids(owui),
+            "toolIds": [] if pipeline else tool_ids(owui),
             "capabilities": {**(meta.get("capabilities") or {}), **CAPABILITIES},
         }
     )
     # max_tokens: the one reply cap (chat.reply_tokens), so a small model cannot ramble for minutes; the gateway
     # ends an answer cut there with a note saying so (pool/repair.CUT_NOTE).
-    params.update({"system": system_prompt, "function_calling": "native", "max_tokens": settings.chat.reply_tokens})
-    params.update(_runtime_params(settings))
+    if pipeline:  # the pipe asks the API, which runs the model itself: nothing here reaches a model
+        for key in ("system", "function_calling", "max_tokens", "num_ctx", "num_gpu"):
+            params.pop(key, None)
+    else:
+        params.update({"system": system_prompt, "function_calling": "native", "max_tokens": settings.chat.reply_tokens})
+        params.update(_runtime_params(settings))
     form = {
         "id": owui.model_id,
         "base_model_id": base_model,

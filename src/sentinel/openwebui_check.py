@@ -1,9 +1,10 @@
 """The self-check `make up` ends with: one real question to the Sentinel model through Open WebUI's own chat API,
-which must call the `search` tool and get back a hit on the page the question is about (the vault's welcome
-page by default).
+whose answer must rest on the page the question is about (the vault's welcome page by default): through the
+answer pipeline, the answer's sources (the citations Open WebUI stored under it) must hold that page; through the
+tool loop, a `search` call must have returned it.
 
-It decides from what Open WebUI stored for the turn (the tool calls it ran and their results), never from the
-model's wording: an answer that merely sounds right, with no search behind it, fails.
+It decides from what Open WebUI stored for the turn (the sources, the tool calls it ran and their results), never
+from the model's wording: an answer that merely sounds right, with nothing behind it, fails.
 """
 
 from __future__ import annotations
@@ -36,11 +37,14 @@ class CheckResult:
 def self_check(
     settings: Settings, question: str = QUESTION, expected: str = EXPECTED_PAGE, timeout_s: float = 600
 ) -> CheckResult:
-    """Ask ``question`` in a new chat with the Sentinel model and report whether `search` found ``expected``."""
+    """Ask ``question`` in a new chat with the Sentinel model and report whether its answer rests on ``expected``."""
     owui = settings.openwebui
     started = time.monotonic()
     with signed_in_client(owui) as client:
-        found = ask(client, owui.model_id, question, timeout_s, [owui.tool_id])
+        model = client.get("/api/v1/models/model", params={"id": owui.model_id})
+        # the tools setup gave the model (none when it answers through the pipe), sent as the web page sends them
+        tools = ((model.json() if model.status_code == 200 else {}).get("meta") or {}).get("toolIds") or []
+        found = ask(client, owui.model_id, question, timeout_s, list(tools))
     seconds = time.monotonic() - started
     if found is None:
         return CheckResult(False, seconds, f"no finished answer within {timeout_s:.0f} s (make logs s=open-webui)")
@@ -49,11 +53,16 @@ def self_check(
 
 
 def judge(message: dict[str, Any], expected: str) -> tuple[bool, str]:
-    """Whether the stored turn ran `search` and a result of it holds ``expected``; and what was seen."""
+    """Whether the stored turn's answer cites ``expected`` (the pipeline), or ran `search` and a result of it
+    holds ``expected`` (the tool loop); and what was seen."""
+    cited = cited_sources(message)
+    if any(expected in source for source in cited):
+        return True, f"the answer cites '{expected}'"
     searches = [result for name, result in tool_results(message) if name == "search"]
     if not searches:
         said = " ".join(str(message.get("content", "")).split())[:160]
-        return False, f"the model made no search call; it answered: {said!r}"
+        where = f"its sources were {cited}" if cited else "it cites no page"
+        return False, f"the model made no search call and {where}; it answered: {said!r}"
     if not any(expected in result for result in searches):
         return False, f"search ran but did not return '{expected}': {searches[0][:160]!r}"
     return True, f"search found '{expected}'"
@@ -95,6 +104,17 @@ def ask(
                 return str(listed["id"]), dict(message)
         time.sleep(1)
     return None
+
+
+def cited_sources(message: dict[str, Any]) -> list[str]:
+    """The names of the sources Open WebUI stored under the answer (the pipe's citations: the page paths)."""
+    names = []
+    for source in message.get("sources") or message.get("citations") or []:
+        if isinstance(source, dict):
+            named = source.get("source") if isinstance(source.get("source"), dict) else {}
+            names.append(str(named.get("name") or ""))
+            names += [str(m.get("name") or "") for m in source.get("metadata") or [] if isinstance(m, dict)]
+    return [name for name in dict.fromkeys(names) if name]
 
 
 def tool_results(message: dict[str, Any]) -> list[tuple[str, str]]:

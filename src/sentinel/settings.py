@@ -56,6 +56,12 @@ class OpenWebUISettings(BaseModel):
     model_id: str = Field("sentinel", description="Id of the wrapping model in Open WebUI.")
     model_name: str = Field("Sentinel", description="Name people pick in Open WebUI's model list.")
     tool_file: Path = Field(Path("tool/openwebui_tool.py"), description="The tool source registered in Open WebUI.")
+    pipe_id: str = Field("sentinel_answers", description="Id of the answer pipe (a function) in Open WebUI.")
+    pipe_file: Path = Field(
+        Path("tool/openwebui_pipe.py"),
+        description="The answer pipe registered in Open WebUI: the Sentinel model wraps it when answer.mode is "
+        "pipeline (or auto decides it).",
+    )
     system_prompt_file: Path = Field(
         SYSTEM_PROMPT, description="The Sentinel model's system prompt (default: the one the package ships)."
     )
@@ -112,6 +118,19 @@ class ChatSettings(BaseModel):
     budget_warn_share: float = Field(
         0.8, gt=0, le=1, description="Warn after a turn once the context holds this share of the window."
     )
+
+
+class AnswerSettings(BaseModel):
+    """The answer pipeline (``sentinel.answer``): Open WebUI's Sentinel model, ``sentinel ask``, ``/v1/ask``, MCP."""
+
+    mode: Literal["auto", "pipeline", "tools"] = Field(
+        "auto",
+        description="How Open WebUI's Sentinel model answers: pipeline (code runs the ladder, the model writes "
+        "checked sentences), tools (the model runs the tool loop itself), or auto (setup probes the base model: "
+        "one that calls tools natively and then answers in prose gets tools, any other the pipeline).",
+    )
+    passages: int = Field(4, ge=1, le=12, description="Passages in one evidence packet (one per page, best first).")
+    reply_tokens: int = Field(320, ge=32, description="Most tokens the model's cited sentences may take.")
 
 
 class PoolSettings(BaseModel):
@@ -374,4 +393,5 @@ class Settings(BaseSettings):
     openwebui: OpenWebUISettings = Field(default_factory=OpenWebUISettings)
     pool: PoolSettings = Field(default_factory=PoolSettings)
     chat: ChatSettings = Field(default_factory=ChatSettings)
+    answer: AnswerSettings = Field(default_factory=AnswerSettings)
     research: ResearchSettings = Field(default_factory=ResearchSettings)

@@ -45,6 +45,7 @@ FILES = {
 }
 SOURCES = Path(sentinel.__file__).resolve().parents[1]  # src/
 READ_TOOLS = {"read", "search", "listing", "graph"}
+ANSWERS = {"ask"}  # the answer pipeline, read-only, for every scope (sentinel.mcp.ask)
 MODES = ["legacy", "auto"]
 
 
@@ -93,9 +94,10 @@ def test_a_read_key_lists_the_read_tools_with_their_hints_and_the_registry_descr
         return (await client.list_tools()).tools
 
     read_tools = run(http_client(api, api.read_key, mode), names)
-    assert {tool.name for tool in read_tools} == READ_TOOLS
+    assert {tool.name for tool in read_tools} == READ_TOOLS | ANSWERS
     write_tools = {tool.name: tool for tool in run(http_client(api, api.write_key, mode), names)}
-    assert set(write_tools) == set(TOOLS)
+    assert set(write_tools) == set(TOOLS) | ANSWERS
+    del write_tools["ask"]
     for name, tool in write_tools.items():
         # one source: the registry, which the Open WebUI tool file is held equal to (tests/openwebui)
         assert tool.description == TOOLS[name].description
@@ -272,13 +274,27 @@ def _stdio_session(client: AbstractAsyncContextManager[Client]) -> tuple[set[str
 def test_stdio_is_read_only_unless_started_with_write(vault_settings: WriteVault) -> None:
     settings = vault_settings(FILES)
     names, found, write = _stdio_session(stdio_client(settings))
-    assert names == READ_TOOLS
+    assert names == READ_TOOLS | ANSWERS
     assert found.startswith("[OK]") and "Growth queue:" in found
     assert write.startswith("[STOP]") and not (settings.vault / "notes/Via stdio.md").exists()
 
     names, _, write = _stdio_session(stdio_client(settings, "--write"))
-    assert names == set(TOOLS)
+    assert names == set(TOOLS) | ANSWERS
     assert write.startswith("[OK]") and (settings.vault / "notes/Via stdio.md").read_text() == "hi\n"
+
+
+def test_ask_answers_from_the_vault_and_never_saves(api: Api) -> None:
+    async def work(client: Client) -> tuple[types.CallToolResult, types.CallToolResult]:
+        question = await client.call_tool("ask", {"question": "What is the growth queue?"})
+        save = await client.call_tool("ask", {"question": "save this: the growth queue is long"})
+        return question, save
+
+    question, save = run(http_client(api, api.write_key), work)
+    answer = question.structured_content or {}
+    assert "notes/Growth queue.md" in [c["path"] for c in answer["citations"]]
+    assert "Sources:" in text_of(question)
+    assert (save.structured_content or {})["intent"] == "save"
+    assert "read-only" in text_of(save)
 
 
 def test_the_scope_boundary_holds_over_mcp(vault_settings: WriteVault) -> None:

@@ -13,7 +13,7 @@ from tests.openwebui.servers import REPO
 SHIPPED_BY_OPEN_WEBUI = {"httpx", "pydantic"}
 
 
-@pytest.mark.parametrize("name", ["openwebui_tool.py", "openwebui_research_tool.py"])
+@pytest.mark.parametrize("name", ["openwebui_tool.py", "openwebui_research_tool.py", "openwebui_pipe.py"])
 def test_a_tool_file_imports_only_the_standard_library_pydantic_and_httpx(name: str) -> None:
     tree = ast.parse((REPO / "tool" / name).read_text(encoding="utf-8"))
     imported = {

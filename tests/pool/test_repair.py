@@ -19,8 +19,17 @@ import pytest
 from redis import Redis
 
 from sentinel.pool.registry import BackendRecord, NodeRecord, PoolKeys, publish
-from sentinel.pool.repair import CALL_SCHEMA, CUT_NOTE, StreamRepair, constrain_call, offered_tools, repair_answer
-from sentinel.providers.toolcalls import parse_text_tool_calls
+from sentinel.pool.repair import (
+    CALL_SCHEMA,
+    CUT_NOTE,
+    NOT_RUN,
+    NOT_RUN_NOTE,
+    StreamRepair,
+    constrain_call,
+    offered_tools,
+    repair_answer,
+)
+from sentinel.providers.toolcalls import parse_text_tool_calls, without_call_text
 from sentinel.research import TOOL_NAME
 from sentinel.tools.registry import tool_schemas
 from tests.pool.nodes import completion, recorded_node, stream_payloads
@@ -112,10 +121,22 @@ def test_the_prose_around_a_call_is_kept_as_content() -> None:
 
 
 @pytest.mark.parametrize("case", STAYS_TEXT)
-def test_text_that_is_no_valid_call_to_an_offered_tool_stays_text(case: str) -> None:
+def test_text_that_is_no_valid_call_to_an_offered_tool_is_not_run(case: str) -> None:
     text, outcome = STAYS_TEXT[case]
     answer, verdict = repair_answer(_completion(text), TOOLS)
-    assert answer == _completion(text) and verdict.outcome == outcome
+    assert verdict.outcome == outcome and "tool_calls" not in answer["choices"][0]["message"]
+    shown = answer["choices"][0]["message"]["content"]
+    if outcome in NOT_RUN:  # call-shaped text that is not run is never shown to a person
+        assert '"name"' not in shown and "```" not in shown and "<tool_call>" not in shown
+        assert shown == (without_call_text(text) or NOT_RUN_NOTE)
+    else:
+        assert answer == _completion(text)
+
+
+def test_the_prose_beside_a_call_that_is_not_run_is_still_shown() -> None:
+    text, _ = STAYS_TEXT["a made-up tool name (qwen2.5-coder-0.5b)"]
+    answer, _ = repair_answer(_completion(text), TOOLS)
+    assert answer["choices"][0]["message"]["content"] == 'The guest wifi network is called "guest_wifi_network".'
 
 
 def test_a_call_to_a_tool_offered_elsewhere_but_not_in_this_request_stays_text() -> None:

@@ -33,7 +33,7 @@ def test_a_search_that_returns_the_welcome_page_passes() -> None:
 
 def test_a_right_sounding_answer_without_a_search_fails() -> None:
     ok, detail = judge(_turn(content=f"See {EXPECTED_PAGE}: conversations/ holds transcripts."), EXPECTED_PAGE)
-    assert not ok and "made no search call" in detail
+    assert not ok and "made no search call and it cites no page" in detail
 
 
 def test_a_search_that_misses_the_page_or_another_tool_that_finds_it_fails() -> None:
@@ -48,3 +48,13 @@ def test_an_open_webui_that_never_answers_is_no_answer_not_a_traceback() -> None
     # httpx's ReadTimeout traceback instead of its FAILED line.
     with hung_server() as (url, _), httpx.Client(base_url=url.removesuffix("/v1")) as client:
         assert ask(client, "sentinel", "What is the conversations folder of my vault for?", 0.5, ["sentinel"]) is None
+
+
+def test_an_answer_citing_the_welcome_page_passes_and_one_citing_another_fails() -> None:
+    def answer(*names: str) -> dict[str, Any]:
+        sources = [{"source": {"name": n, "url": ""}, "document": ["..."], "metadata": [{"name": n}]} for n in names]
+        return {"role": "assistant", "content": "The conversations folder holds transcripts. [1]", "sources": sources}
+
+    assert judge(answer(f"notes/{EXPECTED_PAGE}.md"), EXPECTED_PAGE) == (True, f"the answer cites '{EXPECTED_PAGE}'")
+    ok, detail = judge(answer("notes/Other.md"), EXPECTED_PAGE)
+    assert not ok and "notes/Other.md" in detail

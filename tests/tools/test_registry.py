@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from sentinel.index.sync import sync
-from sentinel.tools.registry import TOOLS, call_tool, tool_schemas
+from sentinel.tools.registry import TOOLS, call_tool, run_tool, tool_schemas
 from tests.support.tool_context import MakeContext
 
 VAULT = {
@@ -75,6 +75,18 @@ def test_health_line_only_when_something_is_owed(make_ctx: MakeContext) -> None:
     db.execute("UPDATE analysis SET status = 'failed' WHERE path = 'notes/Index.md'")
     line = call_tool(ctx, "listing", {}).splitlines()[-1]
     assert line.startswith("[note] health: 4 pages awaiting analysis; 1 failed analysis; 1 concept that 4+ pages")
+
+
+def test_in_a_chat_the_health_line_is_said_once_and_again_when_it_changes(make_ctx: MakeContext) -> None:
+    ctx = make_ctx(VAULT)
+    first = run_tool(ctx, "listing", {}, chat="c1").text
+    assert first.splitlines()[-1] == "[note] health: 3 pages awaiting analysis"
+    assert "health" not in run_tool(ctx, "search", {"query": "growth queue"}, chat="c1").text
+    assert "health" not in run_tool(ctx, "listing", {}, chat="c1").text
+    assert "health: 3 pages" in run_tool(ctx, "listing", {}, chat="c2").text  # another chat hears it once too
+    (ctx.settings.vault / "notes/New.md").write_text("new\n")
+    sync(ctx.settings, ctx.writer())
+    assert run_tool(ctx, "listing", {}, chat="c1").text.splitlines()[-1] == "[note] health: 4 pages awaiting analysis"
 
 
 def test_search_without_embedder_says_so_in_every_result(make_ctx: MakeContext) -> None:

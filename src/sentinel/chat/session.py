@@ -78,7 +78,7 @@ class ChatSession:
         self.messages = self.messages or [{"role": "system", "content": self.system_prompt}]
 
     def _run_tool(self, name: str, arguments: dict[str, Any], turn_id: str) -> ToolOutput:
-        return run_tool(self.ctx, name, arguments, turn_id)
+        return run_tool(self.ctx, name, arguments, turn_id, chat=self.chat_id)
 
     def ask(self, question: str, on_step: OnStep | None = None) -> Turn:
         """One turn. On a provider error the history is left as it was before the question."""

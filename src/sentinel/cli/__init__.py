@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from sentinel.cli import chat, deploy, index, keys, maintain, openwebui
+from sentinel.cli import ask, chat, deploy, index, keys, maintain, openwebui
 from sentinel.cli import evals as eval_cli
 from sentinel.cli import mcp as mcp_cli
 from sentinel.cli import pool as pool_cli
@@ -18,6 +18,7 @@ app.add_typer(maintain.app, name="maintain")
 app.command("trace")(maintain.trace_command)
 app.add_typer(openwebui.app, name="openwebui")
 app.command("chat")(chat.chat)
+app.command("ask")(ask.ask_command)
 app.add_typer(pool_cli.app, name="pool")
 app.command("search")(search_cli.search_command)
 app.command("embed")(search_cli.embed_command)

@@ -34,12 +34,12 @@ class ProviderKind(StrEnum):
     openai = "openai"
 
 
-def _conversation_role(settings: Settings, **flags: object) -> Settings:
+def conversation_role(settings: Settings, **flags: object) -> Settings:
     given = {key: value for key, value in flags.items() if value is not None}
     return settings.model_copy(update={"conversation": settings.conversation.model_copy(update=given)})
 
 
-def _embedder(settings: Settings) -> Embedder | None:
+def embedder_or_fail(settings: Settings) -> Embedder | None:
     try:
         return embedder_from_settings(settings)
     except EmbedderUnavailable as error:
@@ -54,7 +54,7 @@ def _open_session(settings: Settings, temperature: float | None) -> ChatSession:
         provider = provider_for(settings.conversation, "conversation")
     except (SystemPromptMissing, ProviderNotConfigured) as error:
         fail(str(error))
-    ctx = ToolContext(settings=settings, embedder=_embedder(settings))
+    ctx = ToolContext(settings=settings, embedder=embedder_or_fail(settings))
     with ctx.write_lock:
         report = sync(settings, ctx.writer())
     console.print(Text(f"index: {report.added + report.updated + report.unchanged} pages, {report.seconds:.2f}s sync"))
@@ -146,7 +146,7 @@ def chat(
 ) -> None:
     """Chat with the vault through the conversation model: the tool loop, its statuses and its token budget."""
     settings = load_settings(vault, index, embed_model_dir=embed_model)
-    settings = _conversation_role(
+    settings = conversation_role(
         settings,
         kind=provider.value if provider else None,
         model=model,

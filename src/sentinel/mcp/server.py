@@ -23,6 +23,7 @@ from mcp.server.context import ServerRequestContext
 from sentinel import __version__
 from sentinel.keys import Scope
 from sentinel.maintain.health import health_line
+from sentinel.mcp import ask
 from sentinel.settings import Folders
 from sentinel.tools.context import ToolContext
 from sentinel.tools.policy import stop
@@ -97,10 +98,15 @@ def folder_roles(folders: Folders) -> str:
 def build_server(ctx: ToolContext, scope_of: ScopeOf, observe: Observer | None = None) -> Server[Any]:
     """An MCP server over ``ctx``; ``scope_of`` tells, per request, what the caller may do."""
 
+    answers = ask.conversation_model(ctx)
+
     async def list_tools(_: Context, __: Paging) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=[mcp_tool(tool) for tool in visible(scope_of())])
+        return types.ListToolsResult(tools=[mcp_tool(tool) for tool in visible(scope_of())] + [ask.TOOL])
 
     async def call_tool(_: Context, params: types.CallToolRequestParams) -> types.CallToolResult:
+        if params.name == ask.NAME:
+            arguments = dict(params.arguments or {})
+            return await anyio.to_thread.run_sync(lambda: ask.run_ask(ctx, answers, arguments))
         tool = TOOLS.get(params.name)
         if tool is not None and tool not in visible(scope_of()):
             return _refused(stop(f"{tool.name} needs a write key; this connection may only read").render())

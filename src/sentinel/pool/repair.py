@@ -31,9 +31,16 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from sentinel.answer.intent import names_the_web
 from sentinel.pool.streaming import DONE, Stream, sse_data
 from sentinel.providers.base import JsonSchema, ToolCall
-from sentinel.providers.toolcalls import TextToolCalls, parse_text_tool_calls, tool_schemas, undecided_from
+from sentinel.providers.toolcalls import (
+    TextToolCalls,
+    parse_text_tool_calls,
+    tool_schemas,
+    undecided_from,
+    without_call_text,
+)
 from sentinel.research import TOOL_NAME as RESEARCH
 from sentinel.tools.registry import TOOLS
 
@@ -43,6 +50,9 @@ log = logging.getLogger("sentinel.pool.repair")
 NATIVE, REPAIRED, CONSTRAINED, TEXT = "native", "repaired", "constrained", "text"
 UNKNOWN_TOOL, INVALID_ARGUMENTS, SEVERAL_CALLS = "unknown_tool", "invalid_arguments", "several_calls"
 TAKEN = (REPAIRED, CONSTRAINED)  # the outcomes whose calls go out as tool_calls
+# The outcomes whose call-shaped text is not run: taken out of what a person is shown (the metric counts them).
+NOT_RUN = (UNKNOWN_TOOL, INVALID_ARGUMENTS, SEVERAL_CALLS)
+NOT_RUN_NOTE = "[Sentinel left out a tool call the model wrote as text and could not run. Ask again.]"
 # Appended to an answer the server stopped at max_tokens: a cut answer is said to be cut, never passed off as whole
 # (Open WebUI shows a finish_reason to nobody, and a 0.5B model left uncapped can ramble for thousands of tokens).
 CUT_NOTE = (
@@ -73,7 +83,7 @@ class Verdict:
             reasons = [rejected.detail for rejected in self.found.rejected]
             if self.outcome == SEVERAL_CALLS:
                 reasons.append(f"{len(self.found.calls)} calls in one text: {[c.name for c in self.found.calls]}")
-            log.info("call-shaped text left as text", extra={"model": model, "node": node, "reasons": reasons})
+            log.info("call-shaped text not run, not shown", extra={"model": model, "node": node, "reasons": reasons})
 
 
 def offered_tools(body: dict[str, Any]) -> dict[str, JsonSchema | None] | None:
@@ -90,10 +100,6 @@ PAGE_CHANGING = frozenset(name for name, tool in TOOLS.items() if tool.writes)
 # a .md file, or a folder/ path.
 PLACE_ARGUMENTS = frozenset({"path", "target", "source", "folder"})
 _NAMES_A_PLACE = re.compile(r"\[\[[^\]]+\]\]|\S+\.md\b|\w/")
-# Words that name the web: the same loanwords in English, German, Spanish and Turkish ("on the web", "im Web",
-# "en internet", "internette", "online", "website", "Webseite", "web'de"), or a URL. Research is the one call that
-# leaves the vault, and only on the user's request: words that name where it goes are that request.
-_NAMES_THE_WEB = re.compile(r"\b(?:web|internet|online)|https?://", re.IGNORECASE)
 # Arguments whose values come from a tool result: a cursor from a [more] line, a hash from read.
 RESULT_ARGUMENTS = frozenset({"cursor", "expected_hash"})
 # The name of the schema ``constrain_call`` adds: how the answer's verdict knows the call was constrained.
@@ -147,7 +153,7 @@ def _first_call_can(name: str, schema: JsonSchema | None, message: dict[str, Any
     if name in PAGE_CHANGING:
         return False
     if name == RESEARCH:
-        return bool(_NAMES_THE_WEB.search(_text_of(message)))
+        return names_the_web(_text_of(message))
     takes = set((schema or {}).get("properties") or ())
     return not (takes & PLACE_ARGUMENTS) or bool(_NAMES_A_PLACE.search(_text_of(message)))
 
@@ -214,6 +220,11 @@ def repair_answer(
         return answer, Verdict(NATIVE)
     content = message.get("content")
     verdict = _judge(parse_text_tool_calls(content if isinstance(content, str) else "", tools), constrained)
+    if verdict.outcome in NOT_RUN:
+        content = shown_text(str(content))
+        message = message | {"content": content}
+        answer = answer | {"choices": [choices[0] | {"message": message}, *choices[1:]]}
+        choices = answer["choices"]
     if verdict.outcome not in TAKEN:
         if choices[0].get("finish_reason") == LENGTH:
             cut = choices[0] | {"message": message | {"content": f"{content or ''}{CUT_NOTE}"}}
@@ -223,6 +234,11 @@ def repair_answer(
     repaired = message | {"content": verdict.found.rest or None, "tool_calls": calls}
     first = choices[0] | {"message": repaired, "finish_reason": "tool_calls"}
     return answer | {"choices": [first, *choices[1:]]}, verdict
+
+
+def shown_text(text: str) -> str:
+    """What a person sees of an answer whose call-shaped text was not run: the prose around it, or a note."""
+    return without_call_text(text) or NOT_RUN_NOTE
 
 
 class StreamRepair:
@@ -288,6 +304,8 @@ class StreamRepair:
             return [self._event({}, reason, choice)]
         held = self.text[self.released :]
         self.verdict = _judge(parse_text_tool_calls(held, self.tools), self.constrained)
+        if self.verdict.outcome in NOT_RUN:
+            self.text, self.released = self.text[: self.released] + shown_text(held), self.released
         if self.verdict.outcome not in TAKEN:
             note = [self._event({"content": CUT_NOTE}, None, choice)] if reason == LENGTH else []
             return [*self._flush_text(), *note, self._event({}, reason, choice)]

@@ -299,3 +299,33 @@ def _as_call(item: Any) -> ToolCall | None:
     if not isinstance(name, str) or not name or not isinstance(arguments, dict):
         return None
     return ToolCall(name=name, arguments=arguments)
+
+
+_FENCE_OR_TAG = re.compile(r"```.*?(?:```|$)|<tool_call>.*?(?:</tool_call>|$)|\[TOOL_CALLS\]", re.DOTALL)
+
+
+def _is_call_shaped(value: object) -> bool:
+    if isinstance(value, list):
+        return bool(value) and all(_is_call_shaped(item) for item in value)
+    return isinstance(value, dict) and ("name" in value or "function" in value) and len(value) <= 4
+
+
+def without_call_text(text: str) -> str:
+    """``text`` with everything shaped like a tool call taken out (fenced blocks, tags, JSON objects naming a
+    function): what a person may be shown of an answer whose calls were not run."""
+    text = _FENCE_OR_TAG.sub(" ", text)
+    decoder, out, at = json.JSONDecoder(), [], 0
+    while at < len(text):
+        start = min((i for i in (text.find("{", at), text.find("[", at)) if i != -1), default=-1)
+        if start == -1:
+            break
+        try:
+            value, end = decoder.raw_decode(text, start)
+        except ValueError:
+            out.append(text[at : start + 1])
+            at = start + 1
+            continue
+        out.append(text[at:start] if _is_call_shaped(value) else text[at:end])
+        at = end
+    out.append(text[at:])
+    return re.sub(r"^[\s.,;:]+", "", " ".join("".join(out).split()))

@@ -38,6 +38,7 @@ class ToolContext:
     _writer: sqlite3.Connection | None = None
     _turns: OrderedDict[str, dict[str, str]] = field(default_factory=OrderedDict)
     _turn_lock: threading.Lock = field(default_factory=threading.Lock)
+    _health_said: OrderedDict[str, str] = field(default_factory=OrderedDict)
 
     def reader(self) -> sqlite3.Connection:
         db = getattr(self._local, "db", None)
@@ -80,3 +81,14 @@ class ToolContext:
             self._turns.move_to_end(turn)
             while len(self._turns) > 256:
                 self._turns.popitem(last=False)
+
+    def health_to_say(self, chat: str, health: str) -> str:
+        """``health`` the first time a chat meets it, and when it changed since; "" otherwise (last 256 chats)."""
+        with self._turn_lock:
+            if self._health_said.get(chat) == health:
+                return ""
+            self._health_said[chat] = health
+            self._health_said.move_to_end(chat)
+            while len(self._health_said) > 256:
+                self._health_said.popitem(last=False)
+            return health

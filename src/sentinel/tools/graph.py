@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+from dataclasses import dataclass, field
 
 from sentinel.index.resolve import resolve_keys
 from sentinel.tools.context import ToolContext
@@ -34,11 +35,28 @@ def _reach_counts(db: sqlite3.Connection, keys: list[str]) -> dict[str, int]:
     return {r[0]: r[1] for r in db.execute(sql, keys)} if keys else {}
 
 
-def graph(ctx: ToolContext, target: str) -> ToolResult:
-    db = ctx.reader()
+@dataclass
+class Connections:
+    """How one page connects, as data (``graph`` renders it for the model, ``answer.link`` as prose)."""
+
+    path: str
+    aliases: list[str] = field(default_factory=list)
+    points_at: list[str] = field(default_factory=list)
+    pointed_at_by: list[str] = field(default_factory=list)
+    missing: list[tuple[str, int]] = field(default_factory=list)  # (name with no page, pages reaching for it)
+
+
+@dataclass
+class Unresolved:
+    """A name no page has: the pages that reach for it."""
+
+    name: str
+    sources: list[str]
+
+
+def connections(db: sqlite3.Connection, target: str) -> Connections | Unresolved:
+    """The link structure around ``target`` (a path or a name)."""
     wanted = target.strip()
-    if not wanted:
-        return retry("give a page path (notes/Topic.md) or a name (Topic)")
     row = db.execute("SELECT path FROM pages WHERE path = ?", (wanted,)).fetchone()
     key = link_key(wanted)
     path = row["path"] if row else resolve_keys(db, [key])[key]
@@ -49,14 +67,7 @@ def graph(ctx: ToolContext, target: str) -> ToolResult:
                 "SELECT DISTINCT source FROM links WHERE target_key = ? AND places = 1 ORDER BY source", (key,)
             )
         ]
-        if not sources:
-            return ToolResult(Status.DONE, f"no page is named '{wanted}' and no page links to that name")
-        return ToolResult(
-            Status.OK,
-            f"no page is named '{wanted}' yet (do not read it: it does not exist). "
-            + _named(sources, "pages that reach for it")
-            + ". It waits in the growth queue until the sources define it.",
-        )
+        return Unresolved(wanted, sources)
     outgoing = db.execute(
         "SELECT target, target_key, resolved FROM links WHERE source = ? AND kind != 'attachment' ORDER BY id",
         (path,),
@@ -72,7 +83,6 @@ def graph(ctx: ToolContext, target: str) -> ToolResult:
         else:
             missing.append((link["target"], link["target_key"]))
     counts = _reach_counts(db, [k for _, k in missing])
-    missing_text = [f"'{name}' (no page; {counts.get(k, 0)} pages reach for it)" for name, k in missing]
     incoming = [
         r[0]
         for r in db.execute(
@@ -80,10 +90,30 @@ def graph(ctx: ToolContext, target: str) -> ToolResult:
         )
     ]
     aliases = [r[0] for r in db.execute("SELECT alias FROM aliases WHERE path = ?", (path,))]
+    return Connections(
+        path, aliases, sorted(set(resolved)), incoming, [(name, counts.get(k, 0)) for name, k in missing]
+    )
+
+
+def graph(ctx: ToolContext, target: str) -> ToolResult:
+    wanted = target.strip()
+    if not wanted:
+        return retry("give a page path (notes/Topic.md) or a name (Topic)")
+    found = connections(ctx.reader(), wanted)
+    if isinstance(found, Unresolved):
+        if not found.sources:
+            return ToolResult(Status.DONE, f"no page is named '{wanted}' and no page links to that name")
+        return ToolResult(
+            Status.OK,
+            f"no page is named '{wanted}' yet (do not read it: it does not exist). "
+            + _named(found.sources, "pages that reach for it")
+            + ". It waits in the growth queue until the sources define it.",
+        )
+    missing_text = [f"'{name}' (no page; {count} pages reach for it)" for name, count in found.missing]
     lines = [
-        f"{path}" + (f" (also called: {', '.join(aliases)})" if aliases else ""),
-        _named(sorted(set(resolved)), "points at"),
-        _named(incoming, "pointed at by"),
+        f"{found.path}" + (f" (also called: {', '.join(found.aliases)})" if found.aliases else ""),
+        _named(found.points_at, "points at"),
+        _named(found.pointed_at_by, "pointed at by"),
         _named(missing_text, "links that reach no page"),
     ]
     return ToolResult(Status.OK, "\n".join(lines))

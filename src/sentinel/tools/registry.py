@@ -150,8 +150,10 @@ def _argument_problem(name: str, err: ValidationError) -> str:
     return f"{name} got bad arguments ({'; '.join(problems)}); it takes: {allowed}"
 
 
-def run_tool(ctx: ToolContext, name: str, args: dict[str, Any], turn: str = "") -> ToolOutput:
-    """Run one primitive: its status-marked text (health line included when there is one) and the data behind it."""
+def run_tool(ctx: ToolContext, name: str, args: dict[str, Any], turn: str = "", chat: str = "") -> ToolOutput:
+    """Run one primitive: its status-marked text (the health line included when there is one, and within a
+    ``chat`` only the first time and when it changed: it cost tokens on every call, and a small model copied it
+    into its arguments) and the data behind it."""
     tool = TOOLS.get(name)
     if tool is None:
         return _output(retry(f"there is no tool '{name}'; the tools are {', '.join(TOOLS)}"))
@@ -169,7 +171,8 @@ def run_tool(ctx: ToolContext, name: str, args: dict[str, Any], turn: str = "") 
     except ValidationError as err:
         return _output(retry(_argument_problem(name, err)))
     result = tool.run(ctx, **checked.model_dump())
-    output = _output(result, health_line(ctx.reader()))
+    health = health_line(ctx.reader())
+    output = _output(result, ctx.health_to_say(chat, health) if chat else health)
     if name == "search":
         ctx.remember(turn, key, output.text)
     return output

@@ -1,0 +1,85 @@
+"""``POST /v1/ask``: one user turn answered by the answer pipeline (``sentinel.answer``), as data.
+
+Open WebUI's Sentinel model (tool/openwebui_pipe.py) calls it with the whole conversation and the chat's id;
+any other client may send just a question. A read key may ask; a save needs a write key (with a read key the
+answer says it was not saved).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+from fastapi import APIRouter, Request
+from pydantic import BaseModel, Field, model_validator
+
+from sentinel.answer import Turn, answer_turn
+from sentinel.keys import Scope
+from sentinel.providers import ProviderNotConfigured, provider_for
+from sentinel.providers.base import ChatProvider
+from sentinel.settings import Settings
+from services.api.deps import CallerScope, Context
+from services.api.request_log import log_tool_call
+from services.api.schemas import Message
+
+router = APIRouter(tags=["answers"])
+_provider_lock = threading.Lock()
+
+
+class AskRequest(BaseModel):
+    question: str = Field("", description="The user's turn (or give messages, the user's turn last).")
+    messages: list[Message] = Field(default_factory=list, description="The conversation so far, OpenAI shape.")
+    chat_id: str = Field("", description="The chat's id: a save records the transcript under it.")
+
+    @model_validator(mode="after")
+    def _has_a_turn(self) -> AskRequest:
+        if not self.question.strip() and not any(m.role == "user" for m in self.messages):
+            raise ValueError("give question, or messages holding the user's turn")
+        return self
+
+
+class CitationOut(BaseModel):
+    path: str
+    heading: str
+    quote: str
+    title: str
+    url: str
+
+
+class AskResponse(BaseModel):
+    answer: str
+    citations: list[CitationOut]
+    intent: str
+    answered: bool = Field(description="False when the answer only quotes the vault or says it does not hold it.")
+    dropped: int = Field(description="Sentences the support gate dropped.")
+    model: str
+    notes: list[str]
+    saved: str = Field(description="The note a save wrote or updated ('' otherwise).")
+    call_shaped: int = Field(description="Pieces of the model's reply shaped like a tool call, never shown.")
+
+
+def _provider(request: Request, settings: Settings) -> ChatProvider | None:
+    """The conversation model, made once per app; None when none is configured (answers are then extractive)."""
+    with _provider_lock:
+        if not hasattr(request.app.state, "answer_provider"):
+            try:
+                request.app.state.answer_provider = provider_for(settings.conversation, "conversation")
+            except ProviderNotConfigured:
+                request.app.state.answer_provider = None
+        provider: ChatProvider | None = request.app.state.answer_provider
+        return provider
+
+
+@router.post("/v1/ask", response_model=AskResponse, summary="Answer one user turn from the vault, with citations.")
+def ask(body: AskRequest, request: Request, ctx: Context, scope: CallerScope) -> dict[str, Any]:
+    messages = [m.model_dump() for m in body.messages]
+    if body.question.strip():
+        messages.append({"role": "user", "content": body.question})
+    settings = ctx.settings
+    turn = Turn(messages, chat_id=body.chat_id, can_write=scope is Scope.WRITE)
+    started = time.perf_counter()
+    answer = answer_turn(ctx, _provider(request, settings), turn, settings.conversation.model)
+    pages = tuple(c.path for c in answer.citations)
+    log_tool_call("ask", {"intent": answer.intent}, answer.answer, time.perf_counter() - started, pages)
+    return answer.as_dict()

@@ -1,0 +1,120 @@
+"""The model's one job in an answer: write sentences over the packet, each naming the passage it came from.
+
+The reply is sampled under a JSON schema (the server constrains it: no tool-call text, no prose around it), and
+what comes back is only a proposal: ``gates.support`` decides which sentences ship.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from sentinel.answer.packet import Packet
+from sentinel.gates.support import CitedSentence
+from sentinel.providers.base import ChatProvider, JsonSchema
+
+MAX_SENTENCES = 4
+SYSTEM = (
+    "You answer a question about the user's notes using ONLY the numbered passages given. Write at most "
+    f"{MAX_SENTENCES} short sentences in the language of the question. Each sentence must repeat what one passage "
+    "says, in that passage's own words where possible, and give that passage's number as cite. Never add facts, "
+    "numbers or advice that the passages do not state. If no passage answers the question, return no sentences."
+)
+LABEL_SYSTEM = (
+    "Classify the user's message with one word: save (they ask to keep or note something), research (they ask to "
+    "look something up on the web), link (they ask what links to or connects to a page), small_talk (a greeting "
+    "or thanks), or vault (a question about their notes)."
+)
+LABELS = ("save", "research", "link", "small_talk", "vault")
+# Text shaped like a tool call (a JSON object naming a function, a fenced block): never shown to a person.
+_CALL_SHAPED = re.compile(r"```|\{\s*\"(?:name|function|tool|arguments)\"\s*:|<tool_call>", re.IGNORECASE)
+
+
+def sentence_schema(passages: int) -> JsonSchema:
+    return {
+        "type": "object",
+        "properties": {
+            "sentences": {
+                "type": "array",
+                "maxItems": MAX_SENTENCES,
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "text": {"type": "string", "maxLength": 400},
+                        "cite": {"type": "integer", "minimum": 1, "maximum": max(1, passages)},
+                    },
+                    "required": ["text", "cite"],
+                    "additionalProperties": False,
+                },
+            }
+        },
+        "required": ["sentences"],
+        "additionalProperties": False,
+    }
+
+
+def messages_for(packet: Packet) -> list[dict[str, Any]]:
+    return [
+        {"role": "system", "content": SYSTEM},
+        {"role": "user", "content": f"Passages:\n\n{packet.render()}\n\nQuestion: {packet.question}"},
+    ]
+
+
+def call_shaped(text: str) -> bool:
+    return bool(_CALL_SHAPED.search(text))
+
+
+def parse_sentences(content: str) -> tuple[list[CitedSentence], int]:
+    """The sentences of a reply, and how many were call-shaped text (dropped, never shown). A reply that is not
+    the schema's JSON yields none."""
+    try:
+        data = json.loads(content)
+    except ValueError:
+        return [], int(call_shaped(content))
+    items = data.get("sentences") if isinstance(data, dict) else None
+    out: list[CitedSentence] = []
+    shaped = 0
+    for item in items if isinstance(items, list) else []:
+        if not isinstance(item, dict) or not isinstance(item.get("text"), str):
+            continue
+        text = " ".join(item["text"].split())
+        cite = item.get("cite")
+        if not text:
+            continue
+        if call_shaped(text):
+            shaped += 1
+            continue
+        out.append(CitedSentence(text, cite if isinstance(cite, int) and not isinstance(cite, bool) else 0))
+    return out, shaped
+
+
+def propose(provider: ChatProvider, packet: Packet, max_tokens: int) -> tuple[list[CitedSentence], int]:
+    """Ask the model for cited sentences over ``packet``; (sentences, call-shaped pieces dropped)."""
+    reply = provider.chat(
+        messages_for(packet),
+        json_schema=sentence_schema(len(packet.passages)),
+        temperature=0.0,
+        max_tokens=max_tokens,
+    )
+    return parse_sentences(reply.content)
+
+
+def label(provider: ChatProvider, text: str) -> str | None:
+    """The model's one-word reading of a user turn (a second opinion only), or None when it gave none."""
+    schema = {
+        "type": "object",
+        "properties": {"intent": {"type": "string", "enum": list(LABELS)}},
+        "required": ["intent"],
+    }
+    reply = provider.chat(
+        [{"role": "system", "content": LABEL_SYSTEM}, {"role": "user", "content": text}],
+        json_schema=schema,
+        temperature=0.0,
+        max_tokens=16,
+    )
+    try:
+        found = json.loads(reply.content).get("intent")
+    except (ValueError, AttributeError):
+        return None
+    return found if found in LABELS else None

@@ -1,0 +1,112 @@
+"""The evidence packet: the ladder run by code for one question, as numbered verbatim passages.
+
+The model never chooses what to read: the body rung ranks pages (exact names first, then the fused legs) and
+each page gives its best chunk, narrowed to the sentences that share the most words with the question so the
+packet fits the model's window. A narrowed passage is still the page's own text, contiguous, and says that it
+is an excerpt ("…" where it was cut): nothing is cut silently.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from sentinel.gates.support import STEM, Evidence, content_words
+from sentinel.search.ladder import SearchInputError, search
+from sentinel.search.results import Hit
+from sentinel.tools.context import ToolContext
+
+_SENTENCE_END = re.compile(r"(?<=[.!?。])\s+|\n{2,}|\n(?=\s*[-*#>|])")
+CHARS_PER_TOKEN = 3.5  # rough, on the side of caution: the packet must fit, not fill
+_ELLIPSIS = "…"
+
+
+@dataclass(frozen=True)
+class Passage:
+    number: int
+    path: str
+    title: str
+    heading: str
+    trail: str
+    text: str  # verbatim, contiguous; starts or ends with "…" where the chunk went on
+
+    def evidence(self) -> Evidence:
+        return Evidence(self.number, self.text, self.title, self.trail)
+
+
+@dataclass
+class Packet:
+    question: str
+    passages: list[Passage] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # what the search said a reader must know
+
+    def by_number(self) -> dict[int, Evidence]:
+        return {p.number: p.evidence() for p in self.passages}
+
+    def render(self) -> str:
+        """The packet as the model reads it."""
+        return "\n\n".join(f"[{p.number}] {p.trail or p.title}\n{p.text}" for p in self.passages)
+
+
+def sentences_of(text: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE_END.split(text) if s and s.strip()]
+
+
+def narrowed(text: str, question_words: set[str], max_chars: int) -> str:
+    """The contiguous run of the chunk's sentences, at most ``max_chars`` long, that holds the most question
+    words (the chunk itself when it fits); "…" marks each side where the chunk goes on."""
+    if len(text) <= max_chars:
+        return text
+    sentences = sentences_of(text)
+    scores = [len(set(content_words(s)) & question_words) for s in sentences]
+    best, best_score = (0, 1), -1
+    for start in range(len(sentences)):
+        length, score, end = 0, 0, start
+        while end < len(sentences) and length + len(sentences[end]) <= max_chars:
+            length += len(sentences[end]) + 1
+            score += scores[end]
+            end += 1
+        if end > start and score > best_score:
+            best, best_score = (start, end), score
+    start, end = best
+    excerpt = " ".join(sentences[start:end]) or text[:max_chars]
+    return (_ELLIPSIS if start > 0 else "") + excerpt + (_ELLIPSIS if end < len(sentences) else "")
+
+
+def build_packet(ctx: ToolContext, question: str, *, passages: int, budget_tokens: int) -> Packet:
+    """Up to ``passages`` numbered passages for ``question``, together within ``budget_tokens``."""
+    packet = Packet(question)
+    try:
+        result = search(ctx.reader(), ctx.settings, ctx.embedder, question, "body", limit=passages)
+    except SearchInputError as err:
+        packet.notes.append(str(err))
+        return packet
+    packet.notes.extend(result.notes)
+    hits: list[Hit] = [h for h in result.hits if h.text.strip()]
+    if not hits:
+        return packet
+    per_passage = int(budget_tokens * CHARS_PER_TOKEN / len(hits))
+    wanted = set(content_words(question))
+    for number, hit in enumerate(hits, start=1):
+        packet.passages.append(
+            Passage(
+                number=number,
+                path=hit.path,
+                title=hit.title,
+                heading=hit.heading,
+                trail=hit.trail,
+                text=narrowed(hit.text.strip(), wanted, max(200, per_passage)),
+            )
+        )
+    return packet
+
+
+def shares_words(passage: Passage, question: str) -> bool:
+    """Whether the passage (with its title and trail) has a content word of the question (same first letters)."""
+    wanted = {w[:STEM] for w in content_words(question)}
+    return bool(wanted & {w[:STEM] for w in content_words(f"{passage.title} {passage.trail} {passage.text}")})
+
+
+def relevant(packet: Packet) -> bool:
+    """Whether any passage shares a content word with the question (else the vault does not say)."""
+    return any(shares_words(p, packet.question) for p in packet.passages)

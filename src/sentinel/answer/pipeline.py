@@ -1,0 +1,157 @@
+"""One user turn answered: intent by code, the ladder by code, sentences by the model, support by a gate.
+
+``answer_turn`` is the one way every door answers (Open WebUI's Sentinel model through ``POST /v1/ask``,
+``sentinel ask``, MCP's ``ask``). The model may be absent or down: then, and whenever no sentence survives
+the support gate, the answer is extractive (the best passages quoted verbatim with their pages), never an
+invented one.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from sentinel.answer import acts, compose
+from sentinel.answer.intent import Intent, TurnIntent, by_code, with_second_opinion
+from sentinel.answer.packet import Packet, Passage, build_packet, relevant, sentences_of, shares_words
+from sentinel.answer.result import Answer, Citation, obsidian_url
+from sentinel.gates import support
+from sentinel.gates.support import CitedSentence, content_words
+from sentinel.providers.base import ChatProvider, ProviderError
+from sentinel.tools.context import ToolContext
+
+log = logging.getLogger("sentinel.answer")
+
+NOT_IN_VAULT = "The vault does not say."
+LABEL_MAX_WORDS = 6  # only a short turn that asks nothing may be a greeting the patterns missed: others skip the label
+EXTRACTIVE_PASSAGES = 2
+
+
+@dataclass(frozen=True)
+class Turn:
+    """What a door hands the pipeline: the conversation so far (OpenAI shape, the user's turn last)."""
+
+    messages: list[dict[str, Any]]
+    chat_id: str = ""
+    can_write: bool = True  # a read-only door (MCP by default) answers a save request without saving
+
+
+def last_user_text(messages: list[dict[str, Any]]) -> str:
+    for message in reversed(messages):
+        if message.get("role") == "user":
+            return acts.message_text(message).strip()
+    return ""
+
+
+def answer_turn(ctx: ToolContext, provider: ChatProvider | None, turn: Turn, model: str = "") -> Answer:
+    text = last_user_text(turn.messages)
+    if not text:
+        return Answer("Ask a question about your vault, or say 'save this: …' to keep something.", model=model)
+    found = _intent(provider, text)
+    if found.intent is Intent.SAVE:
+        if not turn.can_write:
+            result = Answer("Saving is not available through this read-only door.", intent="save")
+        else:
+            result = acts.save(ctx, text, turn.messages, turn.chat_id)
+    elif found.intent is Intent.LINK:
+        result = acts.link_answer(ctx, found.subject)
+    elif found.intent is Intent.SMALL_TALK:
+        result = acts.small_talk(text)
+    elif found.intent is Intent.RESEARCH:
+        result = acts.research_answer(text)
+    else:
+        result = _vault_answer(ctx, provider, text)
+    result.model = model if provider is not None else ""
+    if found.by == "model":
+        result.notes.append("the model's label read this turn as small talk")
+    return result
+
+
+def _intent(provider: ChatProvider | None, text: str) -> TurnIntent:
+    found = by_code(text)
+    if provider is None or found.intent is not Intent.VAULT or "?" in text or len(text.split()) > LABEL_MAX_WORDS:
+        return found
+    try:
+        return with_second_opinion(found, compose.label(provider, text))
+    except ProviderError as err:  # degrade, never fail: the code's reading stands
+        log.warning("intent label unavailable: %s", err)
+        return found
+
+
+def _budget(provider: ChatProvider | None, reply_tokens: int) -> int:
+    window = provider.num_ctx if provider is not None else 4096
+    return max(300, min(1600, window - reply_tokens - 400))
+
+
+def _vault_answer(ctx: ToolContext, provider: ChatProvider | None, question: str) -> Answer:
+    settings = ctx.settings.answer
+    packet = build_packet(
+        ctx, question, passages=settings.passages, budget_tokens=_budget(provider, settings.reply_tokens)
+    )
+    if not packet.passages:
+        return Answer(NOT_IN_VAULT + " No page matches the question.", notes=packet.notes)
+    if not relevant(packet):
+        closest = ", ".join(acts.page_link(ctx.settings.vault.name, p.path) for p in packet.passages[:3])
+        return Answer(f"{NOT_IN_VAULT} The closest pages are {closest}.", notes=packet.notes)
+    if provider is None:
+        return _extractive(ctx, packet, 0, ["no model is configured: the answer quotes the vault"])
+    try:
+        proposed, shaped = compose.propose(provider, packet, settings.reply_tokens)
+    except ProviderError as err:
+        return _extractive(ctx, packet, 0, [f"the model did not answer ({err}): the answer quotes the vault"])
+    verdict = support.supported_sentences(proposed, packet.by_number())
+    dropped = len(proposed) - len(verdict.kept)
+    notes = list(packet.notes)
+    if dropped:
+        notes.append(f"{dropped} sentence(s) dropped: not supported by the passage they cite ({verdict.reason})")
+    if not verdict.kept:
+        return _extractive(ctx, packet, dropped, notes, shaped)
+    return _written(ctx, packet, verdict.kept, dropped, notes, shaped)
+
+
+def _citation(ctx: ToolContext, passage: Passage, quote: str) -> Citation:
+    url = obsidian_url(ctx.settings.vault.name, passage.path, passage.heading)
+    return Citation(passage.path, passage.heading, quote, passage.title, url)
+
+
+def _written(
+    ctx: ToolContext,
+    packet: Packet,
+    kept: list[CitedSentence],
+    dropped: int,
+    notes: list[str],
+    shaped: int,
+) -> Answer:
+    by_number = {p.number: p for p in packet.passages}
+    order: list[int] = []
+    for sentence in kept:
+        if sentence.cite not in order:
+            order.append(sentence.cite)
+    shown = {number: index for index, number in enumerate(order, start=1)}
+    text = " ".join(f"{s.text} [{shown[s.cite]}]" for s in kept)
+    citations = [_citation(ctx, by_number[n], by_number[n].text) for n in order]
+    return Answer(text, citations, answered=True, dropped=dropped, call_shaped=shaped, notes=notes)
+
+
+def best_sentences(passage: Passage, question: str, count: int = 2) -> str:
+    """The passage's sentences that share the most words with the question, in their order, verbatim."""
+    wanted = set(content_words(question))
+    sentences = [s for s in sentences_of(passage.text.strip("…")) if content_words(s)]
+    if not sentences:
+        return passage.text
+    ranked = sorted(range(len(sentences)), key=lambda i: -len(set(content_words(sentences[i])) & wanted))
+    chosen = sorted(ranked[:count])
+    return " ".join(sentences[i] for i in chosen)
+
+
+def _extractive(ctx: ToolContext, packet: Packet, dropped: int, notes: list[str], shaped: int = 0) -> Answer:
+    """The vault's own words: the best passages quoted verbatim, each with its page."""
+    lines = ["From your vault (quoted):"]
+    citations = []
+    sharing = [p for p in packet.passages if shares_words(p, packet.question)] or packet.passages[:1]
+    for index, passage in enumerate(sharing[:EXTRACTIVE_PASSAGES], start=1):
+        quote = best_sentences(passage, packet.question)
+        lines.append(f"> {quote} [{index}]")
+        citations.append(_citation(ctx, passage, quote))
+    return Answer("\n\n".join(lines), citations, answered=False, dropped=dropped, call_shaped=shaped, notes=notes)

@@ -1,0 +1,51 @@
+"""What an answer is, for every door (Open WebUI, ``sentinel ask``, ``POST /v1/ask``, MCP): the text a person
+reads, the citations behind it as data, and how it was reached."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from urllib.parse import quote
+
+
+@dataclass(frozen=True)
+class Citation:
+    path: str
+    heading: str
+    quote: str  # the passage's text the answer rests on, verbatim
+    title: str = ""
+    url: str = ""  # obsidian://open?vault=...&file=... (opens the page in Obsidian)
+
+    def as_dict(self) -> dict[str, str]:
+        return asdict(self)
+
+
+@dataclass
+class Answer:
+    answer: str
+    citations: list[Citation] = field(default_factory=list)
+    intent: str = "vault"
+    answered: bool = False  # False: extractive only, or the vault does not hold it
+    dropped: int = 0  # sentences the support gate dropped
+    call_shaped: int = 0  # pieces of the model's reply shaped like a tool call, never shown
+    model: str = ""
+    notes: list[str] = field(default_factory=list)
+    saved: str = ""  # the note a save wrote or updated
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "answer": self.answer,
+            "citations": [c.as_dict() for c in self.citations],
+            "intent": self.intent,
+            "answered": self.answered,
+            "dropped": self.dropped,
+            "model": self.model,
+            "notes": list(self.notes),
+            "saved": self.saved,
+            "call_shaped": self.call_shaped,
+        }
+
+
+def obsidian_url(vault_name: str, path: str, heading: str = "") -> str:
+    """The link that opens ``path`` (at ``heading``) in Obsidian, as the search page writes it."""
+    file = path.removesuffix(".md") + (f"#{heading}" if heading else "")
+    return f"obsidian://open?vault={quote(vault_name, safe='')}&file={quote(file, safe='')}"

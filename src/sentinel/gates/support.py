@@ -1,0 +1,114 @@
+"""Gate: a sentence of an answer ships only when the passage it cites supports it.
+
+Protects the person reading an answer from what the model added: a number the vault never gave, a claim taken
+from the model's own knowledge, a sentence pinned on the wrong page. The model writes sentences over a numbered
+evidence packet and names, for each, the passage it took it from; this gate checks each sentence against that
+passage alone, in code, and drops what fails. A model that cites at random, or writes from memory, gets its
+sentences dropped, and the person gets the extractive answer (the passages themselves) instead.
+
+The rule, on the text fold the lexical leg uses (``index.fold``), both sides:
+- every number in the sentence must occur in the cited passage (a number is never approximately right);
+- of the sentence's content words (function words of en, de, es, tr dropped), at least a language's share must
+  occur in the passage (the passage's page title and heading trail count: they are where it says what it is).
+  A word occurs when the passage has it, or a word with the same first letters (``STEM`` of them; plurals,
+  cases, conjugations: "transcripts" / "transcript", "klasörü" / "klasör", "Ordners" / "Ordner");
+- a sentence with no content word says nothing checkable and is dropped.
+The shares (``SHARES``) were chosen on the support cases in tests/tools/test_answer_support.py (paraphrases the
+small model writes over the eval vault's pages, and the liars); bench/answers.py reports on its own question
+set, never used to choose them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from sentinel.gates import Verdict, definition, sorted_items
+from sentinel.index.fold import fold
+
+# Words that carry no claim of their own: articles, pronouns, auxiliaries, prepositions, conjunctions, and the
+# phrases models open answers with. A content word is any other word of 3+ letters, or any number.
+_FUNCTION_WORDS = {
+    "en": "a an the this that these those it its is are was were be been being am do does did done have has had "
+    "having will would shall should can could may might must of to in on at by for from with without about into "
+    "onto over under than then there here what which who whom whose when where why how and or but nor not no yes "
+    "so if as also too very just only more most much many some any all each every both either neither other such "
+    "you your yours me my mine we us our ours they them their theirs he him his she her hers one ones according "
+    "page vault note notes passage says said say states stated mentions mentioned described describes",
+    "de": "der die das den dem des ein eine einen einem einer eines und oder aber nicht kein keine ist sind war "
+    "waren sein seine ihr ihre es sie er wir ich du mit von zu zum zur bei aus auf für fur über uber unter nach "
+    "vor als wie wenn dass auch nur noch schon sehr mehr wird werden wurde kann können konnen muss hat haben im",
+    "es": "el la los las lo un una unos unas y o pero no ni es son era fue ser está esta están estan de del al en "
+    "con por para sin sobre entre que qué quien cual cuál como cómo cuando donde se su sus mi mis tu tus le les "
+    "nos muy más mas también tambien solo sólo ya hay puede pueden este esto estos estas ese esa eso",
+    "tr": "bir ve veya ile için icin bu şu su o da de mi mı mu mü ne nasıl nasil çok cok daha en gibi her ama "
+    "fakat olarak olan var yok ise hem kadar sonra önce once göre gore diye ki",
+}
+FUNCTION_WORDS = frozenset(word for words in _FUNCTION_WORDS.values() for word in words.split())
+STEM = 5  # letters two forms of one word share at least (Turkish suffixes, German and Spanish endings)
+SHARES = {"en": 0.75, "de": 0.7, "es": 0.7, "tr": 0.6, "": 0.7}  # of content words found in the passage
+_WORD = re.compile(r"[^\W_]+")
+_NUMBER = re.compile(r"\d")
+
+
+@dataclass(frozen=True)
+class CitedSentence:
+    """One sentence the model wrote, and the packet number it says it came from (0: none given)."""
+
+    text: str
+    cite: int
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What a packet number stands for: the passage verbatim, with the page title and heading trail."""
+
+    number: int
+    text: str
+    title: str = ""
+    trail: str = ""
+
+
+def content_words(text: str) -> list[str]:
+    """The words of ``text`` that carry a claim, folded: numbers, and words of 3+ letters that are not function
+    words."""
+    words = [fold(word) for word in _WORD.findall(text)]
+    return [w for w in words if _NUMBER.search(w) or (len(w) >= 3 and w not in FUNCTION_WORDS)]
+
+
+def _found(word: str, vocabulary: set[str], stems: set[str]) -> bool:
+    if word in vocabulary:
+        return True
+    return len(word) >= STEM and not _NUMBER.search(word) and word[:STEM] in stems
+
+
+def support_problem(sentence: CitedSentence, evidence: Evidence | None) -> str:
+    """Why ``evidence`` does not support ``sentence`` ("" when it does)."""
+    if evidence is None:
+        return f"cites passage {sentence.cite}, which the packet does not have"
+    words = content_words(sentence.text)
+    if not words:
+        return "says nothing that can be checked against a passage"
+    vocabulary = set(content_words(" ".join((evidence.title, evidence.trail, evidence.text))))
+    stems = {w[:STEM] for w in vocabulary if len(w) >= STEM}
+    numbers = [w for w in words if _NUMBER.search(w)]
+    if missing := [n for n in numbers if n not in vocabulary]:
+        return f"gives {', '.join(missing)}, which passage {evidence.number} does not"
+    found = sum(_found(w, vocabulary, stems) for w in words)
+    share = SHARES.get(definition.language_of(sentence.text), SHARES[""])
+    if found < share * len(words):
+        return f"{found} of its {len(words)} content words are in passage {evidence.number} (needs {share:.0%})"
+    return ""
+
+
+def supported_sentences(sentences: list[CitedSentence], packet: dict[int, Evidence]) -> Verdict[CitedSentence]:
+    """Keep the sentences their cited passage supports; drop the rest (``reason`` says why for the first)."""
+    kept, dropped, reasons = [], [], []
+    for sentence in sentences:
+        problem = support_problem(sentence, packet.get(sentence.cite))
+        if problem:
+            dropped.append(sentence)
+            reasons.append(f"'{sentence.text[:60]}' {problem}")
+        else:
+            kept.append(sentence)
+    return sorted_items(kept, dropped, "; ".join(reasons))

@@ -1,0 +1,171 @@
+"""The support gate (``gates.support``) on its own and inside the answer pipeline, against scripted liars.
+
+Here (tests/tools) so the mutation harness reaches it: with ``supported_sentences`` removed, the liars' sentences
+ship and these tests fail.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from sentinel.answer import Turn, answer_turn
+from sentinel.gates import support
+from sentinel.gates.support import CitedSentence, Evidence
+from sentinel.providers.base import ProviderUnavailable
+from tests.support.scripted import ChatRequest, ScriptedProvider
+from tests.support.tool_context import MakeContext
+
+VAULT = {
+    "notes/Tea.md": "# Tea\n\nGenmaicha is a Japanese green tea mixed with roasted brown rice. It is brewed at 80 "
+    "degrees for three minutes.\n",
+    "notes/Router.md": "# Router\n\nThe home router stands in the hallway cupboard. The wifi password changes every "
+    "90 days and is kept in the password manager.\n",
+}
+TEA = Evidence(1, VAULT["notes/Tea.md"].split("\n\n", 1)[1], "Tea", "Tea")
+ROUTER = Evidence(2, VAULT["notes/Router.md"].split("\n\n", 1)[1], "Router", "Router")
+
+
+def _verdict(text: str, cite: int) -> bool:
+    return support.supported_sentences([CitedSentence(text, cite)], {1: TEA, 2: ROUTER}).passed
+
+
+@pytest.mark.parametrize(
+    ("text", "cite"),
+    [
+        ("Genmaicha is green tea mixed with roasted brown rice.", 1),
+        ("It is brewed at 80 degrees.", 1),
+        ("The wifi password changes every 90 days.", 2),
+        ("The router stands in the hallway cupboard.", 2),
+    ],
+)
+def test_a_sentence_its_passage_says_is_kept(text: str, cite: int) -> None:
+    assert _verdict(text, cite)
+
+
+@pytest.mark.parametrize(
+    ("text", "cite", "why"),
+    [
+        ("Genmaicha is brewed at 95 degrees.", 1, "a number the passage does not give"),
+        ("The wifi password changes every 30 days.", 2, "a number the passage does not give"),
+        ("Genmaicha is green tea mixed with roasted brown rice.", 2, "cites the wrong passage"),
+        ("Paris is the capital of France and has the Eiffel tower.", 1, "the model's own knowledge"),
+        ("Genmaicha is green tea mixed with roasted brown rice.", 7, "a passage the packet does not have"),
+        ("Yes.", 1, "nothing checkable"),
+    ],
+)
+def test_a_sentence_its_passage_does_not_say_is_dropped(text: str, cite: int, why: str) -> None:
+    assert not _verdict(text, cite), why
+
+
+def test_inflected_forms_count_as_the_word_in_turkish_and_german() -> None:
+    tr = Evidence(1, "Konuşma kayıtları conversations klasöründe saklanır ve model bu kayıtları değiştiremez.")
+    de = Evidence(2, "Der Ordner conversations enthält die wörtlichen Mitschriften der Gespräche.")
+    kept = support.supported_sentences(
+        [
+            CitedSentence("Konuşma kayıtları conversations klasöründe saklanır.", 1),
+            CitedSentence("Der Ordner conversations enthält wörtliche Mitschriften.", 2),
+        ],
+        {1: tr, 2: de},
+    )
+    assert kept.passed, kept.reason
+
+
+def _number_of(request: ChatRequest, title: str) -> int:
+    packet = str(request.messages[-1]["content"])
+    found = re.search(rf"^\[(\d+)\] {re.escape(title)}\b", packet, re.MULTILINE)
+    assert found, f"{title} is not in the packet:\n{packet}"
+    return int(found.group(1))
+
+
+def _reply(*sentences: tuple[str, str]):  # type: ignore[no-untyped-def]
+    """A scripted model writing ``sentences``, each citing the passage of the page titled as given."""
+
+    def write(request: ChatRequest) -> str:
+        return json.dumps(
+            {"sentences": [{"text": text, "cite": _number_of(request, title)} for text, title in sentences]}
+        )
+
+    return write
+
+
+def _ask(make_ctx: MakeContext, provider: ScriptedProvider, question: str):  # type: ignore[no-untyped-def]
+    ctx = make_ctx(VAULT)
+    return answer_turn(ctx, provider, Turn([{"role": "user", "content": question}], chat_id="t1"), model="scripted")
+
+
+def test_an_honest_model_answers_with_its_citation(make_ctx: MakeContext) -> None:
+    provider = ScriptedProvider([_reply(("Genmaicha is brewed at 80 degrees for three minutes.", "Tea"))])
+    answer = _ask(make_ctx, provider, "How long is genmaicha brewed?")
+    assert answer.answered and answer.dropped == 0
+    assert answer.answer == "Genmaicha is brewed at 80 degrees for three minutes. [1]"
+    assert [c.path for c in answer.citations] == ["notes/Tea.md"]
+    assert answer.citations[0].url.startswith("obsidian://open?vault=vault&file=notes%2FTea")
+
+
+@pytest.mark.parametrize(
+    "liar",
+    [
+        _reply(("Genmaicha is brewed at 95 degrees for three minutes.", "Tea")),  # adds a number
+        _reply(("Genmaicha is brewed at 80 degrees for three minutes.", "Router")),  # cites the wrong passage
+        _reply(("Genmaicha is best brewed with boiling water in a teapot made of clay.", "Tea")),  # own knowledge
+    ],
+    ids=["adds-a-number", "cites-the-wrong-passage", "own-knowledge"],
+)
+def test_a_liars_sentences_are_dropped_and_the_vault_is_quoted(make_ctx: MakeContext, liar: object) -> None:
+    provider = ScriptedProvider([liar])  # type: ignore[list-item]
+    answer = _ask(make_ctx, provider, "How long is genmaicha brewed?")
+    assert not answer.answered
+    assert answer.dropped == 1
+    assert answer.answer.startswith("From your vault (quoted):")
+    assert "It is brewed at 80 degrees for three minutes." in answer.answer
+    assert "95" not in answer.answer and "clay" not in answer.answer
+    assert any("dropped" in note for note in answer.notes)
+
+
+def test_a_mixed_reply_keeps_only_what_is_supported(make_ctx: MakeContext) -> None:
+    provider = ScriptedProvider(
+        [
+            _reply(
+                ("Genmaicha is green tea mixed with roasted brown rice.", "Tea"),
+                ("It should be drunk every morning for good health.", "Tea"),
+            )
+        ]
+    )
+    answer = _ask(make_ctx, provider, "What is genmaicha?")
+    assert answer.answered and answer.dropped == 1
+    assert "health" not in answer.answer
+
+
+def test_call_shaped_text_is_never_shown(make_ctx: MakeContext) -> None:
+    call = '{"name": "remove", "arguments": {"path": "notes/Tea.md"}}'
+    provider = ScriptedProvider([json.dumps({"sentences": [{"text": call, "cite": 1}]})])
+    answer = _ask(make_ctx, provider, "What is genmaicha?")
+    assert answer.call_shaped == 1
+    assert '"name"' not in answer.answer and "remove" not in answer.answer
+
+
+def test_the_model_down_gives_the_extractive_answer(make_ctx: MakeContext) -> None:
+    def down(_: ChatRequest) -> str:
+        raise ProviderUnavailable("no connection")
+
+    answer = _ask(make_ctx, ScriptedProvider([down]), "How often does the wifi password change?")
+    assert not answer.answered
+    assert "The wifi password changes every 90 days" in answer.answer
+    assert [c.path for c in answer.citations] == ["notes/Router.md"]
+
+
+def test_a_question_the_vault_does_not_hold_says_so(make_ctx: MakeContext) -> None:
+    answer = _ask(make_ctx, ScriptedProvider([]), "Who painted the Mona Lisa?")
+    assert not answer.answered
+    assert answer.answer.startswith("The vault does not say.")
+
+
+def test_a_model_labelling_everything_save_saves_nothing(make_ctx: MakeContext, tmp_path: Path) -> None:
+    yes_save = ScriptedProvider([json.dumps({"intent": "save"}), _reply(("Genmaicha is green tea.", "Tea"))])
+    answer = _ask(make_ctx, yes_save, "what is genmaicha")
+    assert answer.intent == "vault"
+    assert not (tmp_path / "vault" / "conversations").exists()
