@@ -130,7 +130,7 @@ class AnswerSettings(BaseModel):
         "one that calls tools natively and then answers in prose gets tools, any other the pipeline).",
     )
     passages: int = Field(4, ge=1, le=12, description="Passages in one evidence packet (one per page, best first).")
-    reply_tokens: int = Field(320, ge=32, description="Most tokens the model's cited sentences may take.")
+    reply_tokens: int = Field(256, ge=32, description="Most tokens the model's cited sentences may take.")
 
 
 class PoolSettings(BaseModel):

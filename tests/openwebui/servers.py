@@ -18,7 +18,7 @@ from redis import Redis
 
 from tests.openwebui.chat_backends import ChatBackend
 from tests.support.embedder import E5_DIR
-from tests.support.llama import llama_server
+from tests.support.llama import MODEL_ALIAS, llama_server
 from tests.support.redis_prefix import REDIS_URL
 from tests.support.servers import free_port
 
@@ -147,6 +147,11 @@ def sentinel_api_serving(vault: Path, index: Path, keys_file: Path, log: Path, m
         "SENTINEL_REDIS_PREFIX": prefix,
         "SENTINEL_POOL__NODE": "this-machine",
         "SENTINEL_POOL__BACKENDS": json.dumps([f"openai={model_server}"]),
+        # the answer pipeline's model (POST /v1/ask), as the stack points it at its model server
+        "SENTINEL_CONVERSATION__KIND": "openai",
+        "SENTINEL_CONVERSATION__BASE_URL": model_server,
+        "SENTINEL_CONVERSATION__MODEL": MODEL_ALIAS,
+        "SENTINEL_CONVERSATION__NUM_CTX": "8192",
     }
     try:
         with sentinel_api(vault, index, keys_file, log, **pool) as server:
@@ -166,6 +171,7 @@ class SentinelInOpenWebUI:
     owui: Server
     api: Server
     api_log: Path
+    model_url: str = ""  # the llama.cpp server's OpenAI base (up to /v1)
 
 
 @contextmanager
@@ -190,4 +196,4 @@ def sentinel_in_open_webui(
         owui = running.enter_context(
             open_webui(work / "open-webui", urls, [b.root for b in ollama], openai_keys=keys, max_tool_calls=2)
         )
-        yield SentinelInOpenWebUI(owui, api, api_log)
+        yield SentinelInOpenWebUI(owui, api, api_log, llama)

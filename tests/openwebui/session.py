@@ -15,15 +15,20 @@ from sentinel.openwebui_check import ask
 from tests.openwebui.servers import ADMIN_EMAIL, ADMIN_PASSWORD, REPO, Server
 
 
-def setup_sentinel(owui: Server, tool_api_url: str, base_model: str, key: str = "", **extra_env: str) -> Result:
-    """Run ``sentinel openwebui setup`` (tool, valves, the Sentinel model on ``base_model``); fails loudly."""
+def setup_sentinel(
+    owui: Server, tool_api_url: str, base_model: str, key: str = "", answers: str = "tools", **extra_env: str
+) -> Result:
+    """Run ``sentinel openwebui setup`` (tool, valves, the Sentinel model on ``base_model``); fails loudly.
+    ``answers``: the Sentinel model's answer mode (tools: the tool loop these tests drive; pipeline: the pipe)."""
     env = {
+        "SENTINEL_ANSWER__MODE": answers,
         **extra_env,
         "SENTINEL_OPENWEBUI__ADMIN_EMAIL": ADMIN_EMAIL,
         "SENTINEL_OPENWEBUI__ADMIN_PASSWORD": ADMIN_PASSWORD,
         "SENTINEL_OPENWEBUI__TOOL_API_KEY": key,
         "SENTINEL_OPENWEBUI__TOOL_FILE": str(REPO / "tool" / "openwebui_tool.py"),
         "SENTINEL_OPENWEBUI__SYSTEM_PROMPT_FILE": str(prompts.SYSTEM_PROMPT),
+        "SENTINEL_OPENWEBUI__PIPE_FILE": str(REPO / "tool" / "openwebui_pipe.py"),
     }
     command = ["openwebui", "setup", "--url", owui.url, "--base-model", base_model]
     result = CliRunner().invoke(app, [*command, "--tool-api-url", tool_api_url], env=env)

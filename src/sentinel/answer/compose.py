@@ -14,7 +14,7 @@ from sentinel.answer.packet import Packet
 from sentinel.gates.support import CitedSentence
 from sentinel.providers.base import ChatProvider, JsonSchema
 
-MAX_SENTENCES = 4
+MAX_SENTENCES = 3
 SYSTEM = (
     "You answer a question about the user's notes using ONLY the numbered passages given. Write at most "
     f"{MAX_SENTENCES} short sentences in the language of the question. Each sentence must repeat what one passage "

@@ -81,7 +81,7 @@ def _intent(provider: ChatProvider | None, text: str) -> TurnIntent:
 
 def _budget(provider: ChatProvider | None, reply_tokens: int) -> int:
     window = provider.num_ctx if provider is not None else 4096
-    return max(300, min(1600, window - reply_tokens - 400))
+    return max(300, min(1200, window - reply_tokens - 400))
 
 
 def _vault_answer(ctx: ToolContext, provider: ChatProvider | None, question: str) -> Answer:
