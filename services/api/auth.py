@@ -88,6 +88,15 @@ def scope_of(request: Request) -> Scope:
     return scope
 
 
+def limits_of(request: Request) -> tuple[str, ...]:
+    """The scopes the caller's key never reaches (``KeyRecord.kept_out``); none without keys."""
+    ring: LiveKeyRing | None = request.app.state.keys if "app" in request.scope else None
+    if ring is None:
+        return ()
+    scheme, _, key = request.headers.get("authorization", "").partition(" ")
+    return ring.limits_of(key.strip()) if scheme.lower() == "bearer" else ()
+
+
 def require_write(scope: Scope, verb: str) -> None:
     """The scope gate: a read-only key calling a write verb is refused before anything runs."""
     if scope is not Scope.WRITE:

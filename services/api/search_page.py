@@ -23,11 +23,12 @@ from sentinel.keys import Scope
 from sentinel.maintain.trace import GENERATED_BY, trace_page
 from sentinel.search import SearchInputError
 from sentinel.search.modes import Mode, answer
+from sentinel.search.scope import limited_to
 from sentinel.search.summaries import page_summaries
 from sentinel.tools.arguments import unencodable_argument
 from sentinel.tools.context import ToolContext
 from sentinel.vault.plain import plain_text
-from services.api.auth import scope_of
+from services.api.auth import limits_of, scope_of
 
 STATIC = Path(__file__).with_name("static")
 PAGE_HITS = 10  # a screen's worth: the tools' five (search_hits) left most of it empty
@@ -121,9 +122,10 @@ def search_router() -> APIRouter:
         if problem := unencodable_argument(body.model_dump()):
             raise HTTPException(400, problem)
         try:
-            found = answer(
-                ctx.reader(), ctx.settings, ctx.embedder, body.mode, body.query, body.rung, body.cursor, PAGE_HITS
-            )
+            with limited_to(limits_of(request)):
+                found = answer(
+                    ctx.reader(), ctx.settings, ctx.embedder, body.mode, body.query, body.rung, body.cursor, PAGE_HITS
+                )
         except SearchInputError as err:
             raise HTTPException(400, str(err)) from err
         data = found.as_dict()

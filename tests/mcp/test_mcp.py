@@ -315,3 +315,48 @@ def test_the_scope_boundary_holds_over_mcp(vault_settings: WriteVault) -> None:
     assert "Growth queue" in general and "Growth diary" not in general and "left out" in general
     assert "Growth diary" in asked
     assert "notes/Growth diary.md" not in listed and "notes/Growth queue.md" in listed
+
+
+def test_a_key_limited_to_scopes_never_reaches_them_even_when_asked(vault_settings: WriteVault) -> None:
+    """A key made with kept_out=personal: asking scope:personal brings nothing back, and reading the page by its
+    path is refused, over MCP and over the REST tools and the search page's route; an unlimited key still can."""
+    diary = "---\nscope: personal\n---\n# Growth diary\nThe growth queue, the growth queue: it worried me.\n"
+    settings = vault_settings({**FILES, "notes/Growth diary.md": diary})
+    _, limited = create_key(keys_path(settings), Scope.READ, "agent", kept_out=("Personal",))
+    _, full = create_key(keys_path(settings), Scope.READ, "me")
+
+    async def work(client: Client) -> tuple[str, str]:
+        asked = text_of(await client.call_tool("search", {"query": "growth queue scope:personal"}))
+        read = text_of(await client.call_tool("read", {"path": "notes/Growth diary.md", "depth": "page"}))
+        return asked, read
+
+    with serve(create_app(settings)) as url:
+        asked, read = run(http_client(Api(url, settings, "", limited), limited), work)
+        full_asked, full_read = run(http_client(Api(url, settings, "", full), full), work)
+        rest = httpx.post(
+            f"{url}/v1/tools/read",
+            json={"path": "notes/Growth diary.md", "depth": "page"},
+            headers={"Authorization": f"Bearer {limited}"},
+        ).json()["text"]
+        page = httpx.post(
+            f"{url}/v1/search",
+            json={"query": "scope:personal", "mode": "facet"},
+            headers={"Authorization": f"Bearer {limited}"},
+        ).json()["hits"]
+    assert "Growth diary" not in asked and read.startswith("[STOP]") and "may not reach" in read
+    assert rest.startswith("[STOP]") and page == []
+    assert "Growth diary" in full_asked and "it worried me" in full_read
+
+
+def test_stdio_with_keep_out_never_reaches_that_scope(vault_settings: WriteVault) -> None:
+    diary = "---\nscope: personal\n---\n# Growth diary\nThe growth queue, the growth queue: it worried me.\n"
+    settings = vault_settings({**FILES, "notes/Growth diary.md": diary})
+
+    async def main() -> tuple[str, str]:
+        async with stdio_client(settings, "--keep-out", "personal") as session:
+            asked = text_of(await session.call_tool("search", {"query": "growth queue scope:personal"}))
+            read = text_of(await session.call_tool("read", {"path": "notes/Growth diary.md", "depth": "page"}))
+            return asked, read
+
+    asked, read = anyio.run(main)
+    assert "Growth diary" not in asked and read.startswith("[STOP]")

@@ -13,12 +13,27 @@ question. Reading a page by its path still opens it, and anyone who can read the
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 from sentinel.index.facets import Facets
 from sentinel.search.view import per_generation
 from sentinel.settings import Settings
 
 SCOPE_KEY = "scope"
+# Scopes the caller's key never reaches (keys.KeyRecord.kept_out), set per request by the API and MCP doors.
+_locked: ContextVar[frozenset[str]] = ContextVar("sentinel_locked_scopes", default=frozenset())
+
+
+@contextmanager
+def limited_to(locked: tuple[str, ...] | frozenset[str]) -> Iterator[None]:
+    """Within this block, queries cannot reach ``locked`` scopes even by asking, nor read their pages by path."""
+    token = _locked.set(frozenset(s.casefold() for s in locked))
+    try:
+        yield
+    finally:
+        _locked.reset(token)
 
 
 def asked_scopes(facets: Facets | None) -> set[str]:
@@ -27,9 +42,10 @@ def asked_scopes(facets: Facets | None) -> set[str]:
 
 
 def kept_out_scopes(settings: Settings, facets: Facets | None) -> tuple[str, ...]:
-    """The scopes this query leaves out: the setting's, less those it asks for."""
+    """The scopes this query leaves out: the setting's, less those it asks for, plus those its key never
+    reaches (asking does not bring those back)."""
     asked = asked_scopes(facets)
-    return tuple(sorted({s.casefold() for s in settings.search.kept_out_scopes} - asked))
+    return tuple(sorted(({s.casefold() for s in settings.search.kept_out_scopes} - asked) | _locked.get()))
 
 
 def scope_folders(settings: Settings) -> dict[str, list[str]]:
@@ -42,7 +58,18 @@ def scope_folders(settings: Settings) -> dict[str, list[str]]:
 
 def kept_out(db: sqlite3.Connection, settings: Settings, facets: Facets | None) -> frozenset[str]:
     """Paths of the pages this query must not return (remembered per change of the index)."""
-    scopes = kept_out_scopes(settings, facets)
+    return _in_scopes(db, settings, kept_out_scopes(settings, facets))
+
+
+def refused_by_key(db: sqlite3.Connection, settings: Settings, path: str) -> str:
+    """Why the caller's key may not open ``path`` ("" when it may): a page of a scope the key never reaches."""
+    locked = tuple(sorted(_locked.get()))
+    if locked and path in _in_scopes(db, settings, locked):
+        return f"{path} is in a scope this key may not reach ({', '.join(locked)}); use a key without that limit"
+    return ""
+
+
+def _in_scopes(db: sqlite3.Connection, settings: Settings, scopes: tuple[str, ...]) -> frozenset[str]:
     if not scopes:
         return frozenset()
     folders = scope_folders(settings)
@@ -59,6 +86,8 @@ def kept_out(db: sqlite3.Connection, settings: Settings, facets: Facets | None) 
 
 def boundary_note(left_out: int, settings: Settings, facets: Facets | None) -> str:
     """What a reader is told when the boundary removed hits: never silently."""
-    scopes = kept_out_scopes(settings, facets)
+    scopes = tuple(s for s in kept_out_scopes(settings, facets) if s not in _locked.get())
+    if not scopes:
+        return f"{left_out} page(s) left out: a scope this key may not reach"
     ask = " or ".join(f"{SCOPE_KEY}:{s}" for s in scopes)
     return f"{left_out} page(s) of scope {', '.join(scopes)} left out (a retrieval boundary): add {ask} to search them"
