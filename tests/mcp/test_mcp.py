@@ -320,7 +320,7 @@ def test_the_scope_boundary_holds_over_mcp(vault_settings: WriteVault) -> None:
 def test_a_key_limited_to_scopes_never_reaches_them_even_when_asked(vault_settings: WriteVault) -> None:
     """A key made with kept_out=personal: asking scope:personal brings nothing back, and reading the page by its
     path is refused, over MCP and over the REST tools and the search page's route; an unlimited key still can."""
-    diary = "---\nscope: personal\n---\n# Growth diary\nThe growth queue, the growth queue: it worried me.\n"
+    diary = "---\nscope: personal\n---\n# Growth diary\nThe growth queue, the growth queue: it worried me. [[Index]]\n"
     settings = vault_settings({**FILES, "notes/Growth diary.md": diary})
     _, limited = create_key(keys_path(settings), Scope.READ, "agent", kept_out=("Personal",))
     _, full = create_key(keys_path(settings), Scope.READ, "me")
@@ -328,7 +328,8 @@ def test_a_key_limited_to_scopes_never_reaches_them_even_when_asked(vault_settin
     async def work(client: Client) -> tuple[str, str]:
         asked = text_of(await client.call_tool("search", {"query": "growth queue scope:personal"}))
         read = text_of(await client.call_tool("read", {"path": "notes/Growth diary.md", "depth": "page"}))
-        return asked, read
+        graph = text_of(await client.call_tool("graph", {"target": "notes/Index.md"}))
+        return asked + graph, read
 
     with serve(create_app(settings)) as url:
         asked, read = run(http_client(Api(url, settings, "", limited), limited), work)

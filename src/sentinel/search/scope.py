@@ -61,11 +61,16 @@ def kept_out(db: sqlite3.Connection, settings: Settings, facets: Facets | None) 
     return _in_scopes(db, settings, kept_out_scopes(settings, facets))
 
 
+def hidden_from_key(db: sqlite3.Connection, settings: Settings) -> frozenset[str]:
+    """Paths of the pages in the scopes the caller's key never reaches (none for an unlimited key)."""
+    return _in_scopes(db, settings, tuple(sorted(_locked.get())))
+
+
 def refused_by_key(db: sqlite3.Connection, settings: Settings, path: str) -> str:
     """Why the caller's key may not open ``path`` ("" when it may): a page of a scope the key never reaches."""
-    locked = tuple(sorted(_locked.get()))
-    if locked and path in _in_scopes(db, settings, locked):
-        return f"{path} is in a scope this key may not reach ({', '.join(locked)}); use a key without that limit"
+    if path in hidden_from_key(db, settings):
+        locked = ", ".join(sorted(_locked.get()))
+        return f"{path} is in a scope this key may not reach ({locked}); use a key without that limit"
     return ""
 
 
