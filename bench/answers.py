@@ -27,6 +27,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from sentinel import prompts
 from sentinel.answer import Turn, answer_turn
 from sentinel.answer.compose import call_shaped
 from sentinel.chat.control import TurnControl
@@ -45,7 +46,7 @@ from tests.support.llama import MODEL_ALIAS, llama_server
 ROOT = Path(__file__).resolve().parents[1]
 SET = ROOT / "bench" / "answers_set.tsv"
 CTX = 4096
-TOOLS_PROMPT = (ROOT / "tool" / "system_prompt.txt").read_text(encoding="utf-8")
+TOOLS_PROMPT = prompts.SYSTEM_PROMPT.read_text(encoding="utf-8")
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from typing import Any
 
 import tiktoken
 
+from sentinel import prompts
 from tests.openwebui.servers import OWUI_PYTHON, REPO, owui_environment
 
 CHECK = REPO / "tests" / "openwebui" / "owui_loader_check.py"
@@ -59,7 +60,7 @@ def main() -> None:
     seven = [schema for name, schema in sent.items() if name != "save"]
     print(f"{'seven':<10} {len(encoding.encode(json.dumps(seven))):>10}")
     print(f"{'all eight':<10} {len(encoding.encode(json.dumps(list(sent.values())))):>10}")
-    prompt = (REPO / "tool" / "system_prompt.txt").read_text()
+    prompt = prompts.SYSTEM_PROMPT.read_text()
     print(f"{'prompt':<10} {len(encoding.encode(prompt)):>10}")
 
 

@@ -1,6 +1,6 @@
 // `node esbuild.config.mjs production`: main.js for Obsidian; `test`: each test/*.test.ts bundled for node --test;
 // no argument: main.js rebuilt on every change (development).
-import { readdirSync } from "node:fs";
+import { copyFileSync, readdirSync } from "node:fs";
 import builtins from "builtin-modules";
 import esbuild from "esbuild";
 
@@ -15,7 +15,7 @@ if (mode === "test") {
     target: "node18",
     outdir: "build/test",
     outExtension: { ".js": ".mjs" },
-    external: ["obsidian"],
+    external: ["obsidian", "onnxruntime-web"], // node loads it from node_modules, its .wasm beside it
     logLevel: "warning",
   });
 } else {
@@ -31,6 +31,8 @@ if (mode === "test") {
     outfile: "main.js",
     minify: mode === "production",
   });
+  // onnxruntime-web's WebAssembly runtime, read by the plugin at run time (src/main.ts), shipped beside main.js.
+  copyFileSync("node_modules/onnxruntime-web/dist/ort-wasm-simd-threaded.wasm", "ort-wasm-simd-threaded.wasm");
   if (mode === "production") {
     await context.rebuild();
     await context.dispose();

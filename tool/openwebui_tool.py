@@ -7,6 +7,8 @@ license: MIT
 """
 
 # Loaded by Open WebUI, not by Sentinel: only the standard library, pydantic and httpx (both ship with Open WebUI).
+# It imports nothing of Sentinel's, so there is no module of ours to clear or reload: `sentinel openwebui setup`
+# uploads a changed file's text, and Open WebUI loads the tool from that.
 # Open WebUI rewrites some import prefixes anywhere in this text, and turns every public method into a tool, so
 # helpers start with "_" and the method names avoid its built-in tools (search_notes, write_note, ...).
 # Each method docstring is the description the model reads: the rules live there (rules in the schema hold).

@@ -1,8 +1,9 @@
 // The Cmd+K-style modal: one input, the three modes, a notice when the API does not answer.
 import { type App, Notice, SuggestModal } from "obsidian";
 import type { ApiSettings, Transport } from "./api";
-import type { Hit } from "./local";
+import type { Boundary, Hit } from "./local";
 import type { NoteMeta } from "./notes";
+import type { OnDevice } from "./ondevice";
 import { answer, linkText } from "./search";
 
 const SEMANTIC_DEBOUNCE_MS = 300;
@@ -15,7 +16,8 @@ export class SearchModal extends SuggestModal<Hit> {
     app: App,
     private readonly notes: () => NoteMeta[],
     private readonly transport: Transport,
-    private readonly settings: () => ApiSettings,
+    private readonly settings: () => ApiSettings & Boundary,
+    private readonly device?: () => Promise<OnDevice | null>,
   ) {
     super(app);
     this.setPlaceholder("A name · key:value · ?a question");
@@ -34,7 +36,8 @@ export class SearchModal extends SuggestModal<Hit> {
       await new Promise((resolve) => setTimeout(resolve, SEMANTIC_DEBOUNCE_MS));
       if (sent !== this.sent) return []; // typing went on: only the last query asks the server
     }
-    const found = await answer(typed, this.notes(), this.transport, this.settings());
+    const settings = this.settings();
+    const found = await answer(typed, this.notes(), this.transport, settings, "summary", settings, this.device);
     if (found.notice && found.notice !== this.lastNotice) new Notice(found.notice, 8000);
     this.lastNotice = found.notice;
     this.emptyStateText = found.notice || "No matches";

@@ -41,3 +41,22 @@ test("opening a hit lands on its heading", () => {
   assert.equal(linkText({ path: "a/B.md", title: "B", text: "", heading: "Usage", trail: "", labels: [] }), "a/B.md#Usage");
   assert.equal(linkText({ path: "a/B.md", title: "B", text: "", heading: "", trail: "", labels: [] }), "a/B.md");
 });
+
+test("the scope boundary: personal notes only when the query asks, folders too; booleans as words", () => {
+  const notes = [
+    { path: "notes/Sync.md", basename: "Sync", aliases: [], frontmatter: { mobile: false }, tags: [] },
+    { path: "notes/Sync diary.md", basename: "Sync diary", aliases: [], frontmatter: { scope: "Personal" }, tags: [] },
+    { path: "Journal/Sync day.md", basename: "Sync day", aliases: [], frontmatter: {}, tags: [] },
+    { path: "notes/Sync mix.md", basename: "Sync mix", aliases: [], frontmatter: { scope: ["work", "personal"] }, tags: [] },
+  ];
+  const boundary = { keptOutScopes: ["personal"], scopeFolders: { Journal: "personal" } };
+  assert.deepEqual(paths(quick(notes, "sync", 50, boundary)), ["notes/Sync.md"]);
+  assert.deepEqual(paths(facet(notes, "scope:personal", 50, boundary)), [
+    "Journal/Sync day.md",
+    "notes/Sync diary.md",
+    "notes/Sync mix.md",
+  ]);
+  assert.deepEqual(paths(facet(notes, "mobile:false", 50, boundary)), ["notes/Sync.md"]);
+  const open = { keptOutScopes: [], scopeFolders: {} };
+  assert.equal(quick(notes, "sync", 50, open).length, 4);
+});

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { parseFacets, parseMode } from "../../services/api/static/modes.js";
+import { parseFacets, parseMode } from "../src/modes.js";
 
 test("a ? prefix is Semantic, a key:value token Facet, anything else Quick", () => {
   assert.deepEqual(parseMode("  ?how do I  undo "), { mode: "semantic", query: "how do I undo" });

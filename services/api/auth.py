@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import ipaddress
+import logging
 
 from fastapi import HTTPException, Request
 
 from sentinel.keys import KeyFileError, LiveKeyRing, Scope
 from sentinel.paths import keys_path
 from sentinel.settings import Settings
+
+log = logging.getLogger("sentinel.api")
 
 
 class StartupRefused(SystemExit):
@@ -25,25 +28,34 @@ def is_loopback(host: str) -> bool:
 
 
 def key_ring(settings: Settings) -> LiveKeyRing | None:
-    """The accepted keys, or None for local-only mode. Refuses an open server that is reachable from outside."""
+    """The accepted keys, or None for local-only mode. Local-only is the setting's word, whatever the key file
+    holds (keys made earlier are then not asked for, and the log says so); it refuses a server reachable from
+    outside. Without it, a server with no key at all does not start."""
     try:
         ring = LiveKeyRing(keys_path(settings), settings.api_keys)
     except KeyFileError as err:
         raise StartupRefused(str(err)) from err
+    if settings.local_only:
+        if not is_loopback(settings.api_host):
+            raise StartupRefused(
+                f"SENTINEL_LOCAL_ONLY serves without keys, which is only allowed on loopback, but SENTINEL_API_HOST "
+                f"is {settings.api_host}: bind to 127.0.0.1, or unset SENTINEL_LOCAL_ONLY and use keys "
+                "(`sentinel keys create`)"
+            )
+        unasked = f"; the {len(ring.ring.hashes)} configured key(s) are not asked for" if ring.ring.hashes else ""
+        log.warning(
+            "local-only: serving without keys, only to requests addressed to a loopback name%s "
+            "(unset SENTINEL_LOCAL_ONLY to require them)",
+            unasked,
+        )
+        return None
     if ring.ring.hashes:
         return ring
-    if not settings.local_only:
-        raise StartupRefused(
-            f"no API key is configured ({keys_path(settings)} has none and SENTINEL_API_KEYS is empty): create one "
-            "with `sentinel keys create --scope write`, or set SENTINEL_LOCAL_ONLY=true to serve without keys on "
-            "loopback only"
-        )
-    if not is_loopback(settings.api_host):
-        raise StartupRefused(
-            f"SENTINEL_LOCAL_ONLY serves without keys, which is only allowed on loopback, but SENTINEL_API_HOST is "
-            f"{settings.api_host}: bind to 127.0.0.1 or create a key with `sentinel keys create`"
-        )
-    return None
+    raise StartupRefused(
+        f"no API key is configured ({keys_path(settings)} has none and SENTINEL_API_KEYS is empty): create one "
+        "with `sentinel keys create --scope write`, or set SENTINEL_LOCAL_ONLY=true to serve without keys on "
+        "loopback only"
+    )
 
 
 def host_name(host_header: str) -> str:
@@ -74,6 +86,15 @@ def scope_of(request: Request) -> Scope:
     if scope is None:
         raise HTTPException(401, "missing or unknown API key: send 'Authorization: Bearer <key>'")
     return scope
+
+
+def limits_of(request: Request) -> tuple[str, ...]:
+    """The scopes the caller's key never reaches (``KeyRecord.kept_out``); none without keys."""
+    ring: LiveKeyRing | None = request.app.state.keys if "app" in request.scope else None
+    if ring is None:
+        return ()
+    scheme, _, key = request.headers.get("authorization", "").partition(" ")
+    return ring.limits_of(key.strip()) if scheme.lower() == "bearer" else ()
 
 
 def require_write(scope: Scope, verb: str) -> None:

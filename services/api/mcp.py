@@ -20,8 +20,9 @@ from starlette.types import Receive, Scope, Send
 
 from sentinel.keys import Scope as KeyScope
 from sentinel.mcp.server import build_server
+from sentinel.search.scope import limited_to
 from sentinel.tools.context import ToolContext
-from services.api.auth import scope_of
+from services.api.auth import limits_of, scope_of
 from services.api.request_log import log_tool_call
 
 PATH = "/mcp"
@@ -50,7 +51,8 @@ class _KeyedDoor:
             return
         token = _caller.set(caller)
         try:
-            await self.manager.handle_request(scope, receive, send)
+            with limited_to(limits_of(Request(scope))):  # scopes the key never reaches (sentinel.search.scope)
+                await self.manager.handle_request(scope, receive, send)
         finally:
             _caller.reset(token)
 

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict
+from html import escape
 from pathlib import Path
 from typing import Any, Literal
 
 from fastapi import APIRouter, Depends, HTTPException, Request
-from fastapi.responses import FileResponse, RedirectResponse
+from fastapi.responses import FileResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 
@@ -22,11 +23,24 @@ from sentinel.keys import Scope
 from sentinel.maintain.trace import GENERATED_BY, trace_page
 from sentinel.search import SearchInputError
 from sentinel.search.modes import Mode, answer
+from sentinel.search.scope import limited_to
+from sentinel.search.summaries import page_summaries
 from sentinel.tools.arguments import unencodable_argument
 from sentinel.tools.context import ToolContext
-from services.api.auth import scope_of
+from sentinel.vault.plain import plain_text
+from services.api.auth import limits_of, scope_of
 
 STATIC = Path(__file__).with_name("static")
+PAGE_HITS = 10  # a screen's worth: the tools' five (search_hits) left most of it empty
+OPENSEARCH = """<?xml version="1.0" encoding="UTF-8"?>
+<OpenSearchDescription xmlns="http://a9.com/-/spec/opensearch/1.1/">
+  <ShortName>Sentinel</ShortName>
+  <Description>Search the vault {vault}</Description>
+  <InputEncoding>UTF-8</InputEncoding>
+  <Image type="image/svg+xml">{base}/favicon.ico</Image>
+  <Url type="text/html" method="get" template="{base}/search?q={{searchTerms}}"/>
+</OpenSearchDescription>
+"""
 
 
 class SearchRequest(BaseModel):
@@ -60,6 +74,19 @@ def _provenance(ctx: ToolContext, paths: list[str]) -> dict[str, dict[str, Any]]
     return found
 
 
+def _for_a_screen(ctx: ToolContext, hits: list[dict[str, Any]]) -> None:
+    """What a person reads differs from what a model is given: the whole summary, not the tools' ten-word line
+    (their token budget), and a passage as the text Obsidian shows, not its markdown."""
+    summed = [h["path"] for h in hits if h["rung"] == "summary"]
+    marks = ",".join("?" * len(summed))
+    full = {s.path: s.summary.text for s in page_summaries(ctx.reader(), f"p.path IN ({marks})", summed)}
+    for hit in hits:
+        if hit["rung"] == "summary":
+            hit["text"] = full.get(hit["path"], hit["text"])
+        else:
+            hit["text"] = plain_text(hit["text"])
+
+
 def search_router() -> APIRouter:
     router = APIRouter()
 
@@ -70,6 +97,18 @@ def search_router() -> APIRouter:
     @router.get("/search", include_in_schema=False)
     def page() -> FileResponse:
         return FileResponse(STATIC / "search.html", media_type="text/html")
+
+    @router.get("/search/opensearch.xml", include_in_schema=False)
+    def opensearch(request: Request) -> Response:
+        """The page as a browser search engine (``?q=`` is read by the page). No key needed: it names no page."""
+        base = str(request.base_url).rstrip("/")
+        vault = request.app.state.ctx.settings.vault.name
+        body = OPENSEARCH.format(base=escape(base), vault=escape(vault))
+        return Response(body, media_type="application/opensearchdescription+xml")
+
+    @router.get("/favicon.ico", include_in_schema=False)
+    def favicon() -> FileResponse:
+        return FileResponse(STATIC / "favicon.svg", media_type="image/svg+xml")
 
     @router.get("/v1/search/access")
     def access(scope: Scope = Depends(scope_of)) -> dict[str, str]:
@@ -83,11 +122,15 @@ def search_router() -> APIRouter:
         if problem := unencodable_argument(body.model_dump()):
             raise HTTPException(400, problem)
         try:
-            found = answer(ctx.reader(), ctx.settings, ctx.embedder, body.mode, body.query, body.rung, body.cursor)
+            with limited_to(limits_of(request)):
+                found = answer(
+                    ctx.reader(), ctx.settings, ctx.embedder, body.mode, body.query, body.rung, body.cursor, PAGE_HITS
+                )
         except SearchInputError as err:
             raise HTTPException(400, str(err)) from err
         data = found.as_dict()
         data.pop("legs_used")
+        _for_a_screen(ctx, data["hits"])  # type: ignore[arg-type]
         provenance = _provenance(ctx, [h.path for h in found.hits])
         for hit in data["hits"]:  # type: ignore[attr-defined]
             hit.pop("legs")

@@ -9,9 +9,10 @@ from fastapi import APIRouter, FastAPI, Request
 from pydantic import BaseModel
 
 from sentinel.maintain.schedule import record_first_chat
+from sentinel.search.scope import limited_to
 from sentinel.tools.context import ToolContext
 from sentinel.tools.registry import ARGUMENTS, TOOLS, run_tool
-from services.api.auth import require_write
+from services.api.auth import limits_of, require_write
 from services.api.deps import CallerScope, Context
 from services.api.request_log import log_tool_call
 from services.api.schemas import ToolText
@@ -27,7 +28,8 @@ def _route(name: str) -> None:
             require_write(scope, name)
         turn, given, started = request.headers.get("x-sentinel-turn", ""), arguments.model_dump(), time.perf_counter()
         chat = request.headers.get("x-sentinel-chat", "") or turn.partition("/")[0]
-        output = run_tool(ctx, name, given, turn, chat)
+        with limited_to(limits_of(request)):  # scopes the key never reaches (sentinel.search.scope)
+            output = run_tool(ctx, name, given, turn, chat)
         log_tool_call(name, given, output.text, time.perf_counter() - started, output.pages)
         _first_chat(request.app, ctx)
         return ToolText(text=output.text)

@@ -7,7 +7,7 @@ import hmac
 import json
 import os
 import secrets
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
@@ -28,6 +28,9 @@ class KeyRecord:
     label: str
     created: str
     revoked: bool = False
+    # Scopes this key never reaches, whatever its queries ask (sentinel.search.scope): e.g. a key for an agent
+    # that must not see scope: personal pages even with scope:personal in the query, nor read them by path.
+    kept_out: list[str] = field(default_factory=list)
 
 
 class KeyFileError(ValueError):
@@ -56,8 +59,9 @@ def _save(path: Path, records: list[KeyRecord]) -> None:
     os.chmod(path, 0o600)
 
 
-def create_key(path: Path, scope: Scope, label: str = "") -> tuple[KeyRecord, str]:
-    """Make a new key; the plain key is returned once and only its hash is stored."""
+def create_key(path: Path, scope: Scope, label: str = "", kept_out: tuple[str, ...] = ()) -> tuple[KeyRecord, str]:
+    """Make a new key; the plain key is returned once and only its hash is stored. ``kept_out``: scopes the key
+    never reaches."""
     plain = f"snt_{secrets.token_urlsafe(32)}"
     record = KeyRecord(
         id=f"k_{secrets.token_hex(4)}",
@@ -65,6 +69,7 @@ def create_key(path: Path, scope: Scope, label: str = "") -> tuple[KeyRecord, st
         hash=_digest(plain),
         label=label,
         created=datetime.now(UTC).isoformat(timespec="seconds"),
+        kept_out=sorted({s.strip().casefold() for s in kept_out if s.strip()}),
     )
     _save(path, [*load_keys(path), record])
     return record, plain
@@ -86,10 +91,13 @@ class KeyRing:
     """The keys a server accepts: those in the key file plus any given in the environment."""
 
     hashes: dict[str, Scope]
+    limits: dict[str, tuple[str, ...]] = field(default_factory=dict)  # hash -> scopes the key never reaches
 
     @classmethod
     def from_sources(cls, path: Path, env_keys: str = "") -> KeyRing:
-        hashes = {r.hash: r.scope for r in load_keys(path) if not r.revoked}
+        records = [r for r in load_keys(path) if not r.revoked]
+        hashes = {r.hash: r.scope for r in records}
+        limits = {r.hash: tuple(r.kept_out) for r in records if r.kept_out}
         for item in filter(None, (part.strip() for part in env_keys.split(","))):
             scope, _, key = item.partition(":")
             if scope not in Scope.__members__.values() or not key:
@@ -97,14 +105,20 @@ class KeyRing:
                     f"SENTINEL_API_KEYS entries look like 'write:<key>' or 'read:<key>', got '{item[:12]}…'"
                 )
             hashes[_digest(key)] = Scope(scope)
-        return cls(hashes)
+        return cls(hashes, limits)
+
+    def _known(self, key: str) -> str | None:
+        digest = _digest(key)
+        return next((known for known in self.hashes if hmac.compare_digest(known, digest)), None)
 
     def scope_of(self, key: str) -> Scope | None:
-        digest = _digest(key)
-        for known, scope in self.hashes.items():
-            if hmac.compare_digest(known, digest):
-                return scope
-        return None
+        known = self._known(key)
+        return self.hashes[known] if known is not None else None
+
+    def limits_of(self, key: str) -> tuple[str, ...]:
+        """The scopes ``key`` never reaches (none for an unknown key: it is refused anyway)."""
+        known = self._known(key)
+        return self.limits.get(known, ()) if known is not None else ()
 
 
 class LiveKeyRing:
@@ -135,3 +149,7 @@ class LiveKeyRing:
     def scope_of(self, key: str) -> Scope | None:
         self.refresh()
         return self.ring.scope_of(key)
+
+    def limits_of(self, key: str) -> tuple[str, ...]:
+        self.refresh()
+        return self.ring.limits_of(key)

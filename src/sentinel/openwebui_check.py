@@ -111,7 +111,8 @@ def cited_sources(message: dict[str, Any]) -> list[str]:
     names = []
     for source in message.get("sources") or message.get("citations") or []:
         if isinstance(source, dict):
-            named = source.get("source") if isinstance(source.get("source"), dict) else {}
+            given = source.get("source")
+            named = given if isinstance(given, dict) else {}
             names.append(str(named.get("name") or ""))
             names += [str(m.get("name") or "") for m in source.get("metadata") or [] if isinstance(m, dict)]
     return [name for name in dict.fromkeys(names) if name]

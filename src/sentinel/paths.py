@@ -49,6 +49,12 @@ def index_path(settings: Settings) -> Path:
     return settings.vault.expanduser().resolve() / ".sentinel" / "index.db"
 
 
+def vectors_export_dir(settings: Settings) -> Path:
+    """Where ``sentinel export-vectors`` writes the compact vector store the Obsidian plugin searches on the
+    device: inside the vault's ``.sentinel/`` folder, so it syncs with the vault (and is never vault content)."""
+    return settings.vault.expanduser().resolve() / ".sentinel" / "vectors"
+
+
 def ledger_dir(settings: Settings) -> Path:
     """Where each maintenance pass's review ledger is kept: beside the index, outside the vault's content."""
     return index_path(settings).parent / "ledger"

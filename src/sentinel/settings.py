@@ -12,6 +12,8 @@ from typing import Literal
 from pydantic import BaseModel, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from sentinel.prompts import RESEARCH_PROMPT, SYSTEM_PROMPT
+
 
 class Folders(BaseModel):
     """Names of the four role folders at the top of the vault."""
@@ -60,7 +62,9 @@ class OpenWebUISettings(BaseModel):
         description="The answer pipe registered in Open WebUI: the Sentinel model wraps it when answer.mode is "
         "pipeline (or auto decides it).",
     )
-    system_prompt_file: Path = Field(Path("tool/system_prompt.txt"), description="The Sentinel model's system prompt.")
+    system_prompt_file: Path = Field(
+        SYSTEM_PROMPT, description="The Sentinel model's system prompt (default: the one the package ships)."
+    )
     wait_s: float = Field(180.0, description="How long setup waits for Open WebUI's /health.")
     searcher_url: str = Field(
         "",
@@ -72,7 +76,7 @@ class OpenWebUISettings(BaseModel):
         Path("tool/openwebui_research_tool.py"), description="The research tool source registered in Open WebUI."
     )
     research_prompt_file: Path = Field(
-        Path("tool/system_prompt_research.txt"), description="Added to the system prompt when the Searcher is set."
+        RESEARCH_PROMPT, description="Added to the system prompt when the Searcher is set (default: the package's)."
     )
     chat_prefix_file: Path = Field(
         Path("tool/chat_prefix.json"),
@@ -241,6 +245,16 @@ class SearchSettings(BaseModel):
     )
     quality_penalty: float = Field(
         0.7, gt=0, le=1, description="Rank weight factor per quality flag (status: seedling, confidence: low)."
+    )
+    kept_out_scopes: list[str] = Field(
+        ["personal"],
+        description="Frontmatter scope values kept out of every query that does not ask for them (scope:personal). "
+        "A retrieval boundary, not a privacy boundary: read by path still opens such a page. [] turns it off.",
+    )
+    scope_folders: dict[str, str] = Field(
+        {},
+        description='Folders whose pages count as a scope, as JSON: {"Journal": "personal"} keeps Journal/ out '
+        "like scope: personal pages.",
     )
 
 

@@ -121,6 +121,29 @@ def test_no_key_means_no_start_unless_local_only_on_loopback(vault_settings: Wri
             assert httpx.post(f"{url}/v1/tools/listing", json={}, headers={"host": host}).status_code == 200
 
 
+def test_local_only_serves_without_keys_even_when_the_key_file_has_some(vault_settings: WriteVault) -> None:
+    """The setting is the person's word: keys made earlier must not turn it off silently (they did: 401)."""
+    settings = vault_settings(FILES)
+    create_key(keys_path(settings), Scope.WRITE, "made earlier")
+    settings.local_only, settings.api_host = True, "127.0.0.1"
+    records: list[logging.LogRecord] = []
+    handler = logging.Handler()
+    handler.emit = records.append  # type: ignore[method-assign]
+    logging.getLogger("sentinel.api").addHandler(handler)
+    try:
+        with serve(create_app(settings)) as url:
+            assert httpx.get(f"{url}/v1/search/access").json() == {"scope": "write"}
+            found = httpx.post(f"{url}/v1/search", json={"query": "growth queue", "mode": "quick"})
+            assert found.status_code == 200 and found.json()["hits"]
+    finally:
+        logging.getLogger("sentinel.api").removeHandler(handler)
+    said = [r.getMessage() for r in records]
+    assert any("local-only" in line and "1 configured key(s) are not asked for" in line for line in said), said
+    settings.local_only = False  # and without the setting the same key file is asked for
+    with serve(create_app(settings)) as url:
+        assert httpx.post(f"{url}/v1/search", json={"query": "growth queue", "mode": "quick"}).status_code == 401
+
+
 def test_local_only_refuses_a_request_addressed_to_another_name(vault_settings: WriteVault) -> None:
     """DNS rebinding: a page on evil.example that resolves its name to 127.0.0.1 reaches the port, but its
     requests still say ``Host: evil.example``; without keys, that is the only thing telling them apart."""

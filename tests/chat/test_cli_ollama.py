@@ -4,11 +4,13 @@ Ollama dialect of tool calls and results, and the load/prefill/generation split 
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any
 
 import pytest
 from typer.testing import CliRunner
 
+from sentinel import prompts
 from sentinel.cli import app
 from tests.support.chat_session import PAGES, SYSTEM_PROMPT_FILE
 from tests.support.http_stub import HttpStub, RecordedRequest
@@ -129,3 +131,22 @@ def test_a_context_window_below_one_token_is_refused(vault_settings: WriteVault)
     settings = vault_settings(PAGES)
     result = CliRunner().invoke(app, ["chat", f"--vault={settings.vault}", "--model=m", "--num-ctx=0"])
     assert result.exit_code == 2 and "--num-ctx" in result.output
+
+
+def test_chat_started_outside_the_repository_finds_the_shipped_system_prompt(
+    vault_settings: WriteVault, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """No --system-prompt and a working folder with no tool/ in it: the prompt the package ships is the one sent."""
+    for name in [name for name in os.environ if name.startswith("SENTINEL_")]:
+        monkeypatch.delenv(name)
+    settings = vault_settings(PAGES)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    args = ["chat", f"--vault={settings.vault}", f"--index={settings.index_path}", "--provider=ollama", "--model=m"]
+    with HttpStub(respond) as stub:
+        result = CliRunner().invoke(app, [*args, f"--base-url={stub.url}"], input="/quit\n")
+    assert result.exit_code == 0, result.output
+    system = stub.requests[0].body["messages"][0]
+    assert system["role"] == "system"
+    assert system["content"].startswith(prompts.SYSTEM_PROMPT.read_text(encoding="utf-8").strip())

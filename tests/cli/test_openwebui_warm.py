@@ -8,6 +8,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
+from sentinel import prompts
 from sentinel.cli import app
 from tests.support.http_stub import HttpStub
 from tests.support.servers import free_port
@@ -18,7 +19,7 @@ REPO = Path(__file__).resolve().parents[2]
 def _warm(tmp_path: Path, *args: str, **env: str) -> tuple[int, list[str]]:
     settings = {
         "SENTINEL_INDEX_PATH": str(tmp_path / "index.db"),
-        "SENTINEL_OPENWEBUI__SYSTEM_PROMPT_FILE": str(REPO / "tool" / "system_prompt.txt"),
+        "SENTINEL_OPENWEBUI__SYSTEM_PROMPT_FILE": str(prompts.SYSTEM_PROMPT),
         "SENTINEL_OPENWEBUI__CHAT_PREFIX_FILE": str(REPO / "tool" / "chat_prefix.json"),
         "SENTINEL_OPENWEBUI__WARM_KEY": "the-key",
         **env,

@@ -25,7 +25,9 @@ import pytest
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
+import sentinel
 from mcp import Client
+from sentinel import prompts
 from sentinel.keys import Scope, create_key
 from sentinel.paths import keys_path
 from sentinel.settings import Settings
@@ -41,6 +43,7 @@ FILES = {
     "notes/Third.md": "# Third\nA third page, so that a listing of two per page is cut.\n",
     "conversations/2026-01-01-1.md": "---\nchat_id: old\n---\n## user\nhello\n",
 }
+SOURCES = Path(sentinel.__file__).resolve().parents[1]  # src/
 READ_TOOLS = {"read", "search", "listing", "graph"}
 ANSWERS = {"ask"}  # the answer pipeline, read-only, for every scope (sentinel.mcp.ask)
 MODES = ["legacy", "auto"]
@@ -226,15 +229,35 @@ def test_resources_and_the_ladder_prompt(api: Api) -> None:
     assert "[more]" in prompt  # the ladder's status markers, from the system prompt Open WebUI uses too
 
 
-def stdio_client(settings: Settings, *extra: str) -> Client:
+def stdio_client(settings: Settings, *extra: str, cwd: Path | None = None) -> Client:
     env = {k: v for k, v in os.environ.items() if not k.startswith("SENTINEL_")}
     env |= {
         "SENTINEL_VAULT": str(settings.vault),
         "SENTINEL_INDEX_PATH": str(settings.index_path),
         "SENTINEL_EMBED_MODEL_DIR": str(E5_DIR),
+        # These sources, wherever the child starts (a relative PYTHONPATH would mean another folder there).
+        "PYTHONPATH": os.pathsep.join([str(SOURCES), str(SOURCES.parent)]),
     }
     command = str(Path(sys.executable).with_name("sentinel"))
-    return Client(StdioServerParameters(command=command, args=["mcp", *extra], env=env, cwd=os.getcwd()))
+    return Client(StdioServerParameters(command=command, args=["mcp", *extra], env=env, cwd=cwd or os.getcwd()))
+
+
+def test_stdio_started_outside_the_repository_serves_the_ladder_prompt(
+    vault_settings: WriteVault, tmp_path: Path
+) -> None:
+    """A desktop agent starts ``sentinel mcp`` in whatever folder it likes: the prompt ships with the package."""
+    settings = vault_settings(FILES)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+
+    async def main() -> str:
+        async with stdio_client(settings, cwd=elsewhere) as session:
+            prompt = (await session.get_prompt("ladder")).messages[0].content
+            assert isinstance(prompt, types.TextContent)
+            return prompt.text
+
+    text = anyio.run(main)
+    assert text == prompts.SYSTEM_PROMPT.read_text(encoding="utf-8").strip() and "[more]" in text
 
 
 def _stdio_session(client: AbstractAsyncContextManager[Client]) -> tuple[set[str], str, str]:
@@ -272,3 +295,69 @@ def test_ask_answers_from_the_vault_and_never_saves(api: Api) -> None:
     assert "Sources:" in text_of(question)
     assert (save.structured_content or {})["intent"] == "save"
     assert "read-only" in text_of(save)
+
+
+def test_the_scope_boundary_holds_over_mcp(vault_settings: WriteVault) -> None:
+    """A personal page that repeats the question's words stays out of search and listing over MCP until the query
+    asks for its scope (sentinel.search.scope)."""
+    diary = "---\nscope: personal\n---\n# Growth diary\nThe growth queue, the growth queue: it worried me.\n"
+    settings = vault_settings({**FILES, "notes/Growth diary.md": diary})
+    _, read_key = create_key(keys_path(settings), Scope.READ, "test")
+
+    async def work(client: Client) -> tuple[str, str, str]:
+        general = text_of(await client.call_tool("search", {"query": "growth queue"}))
+        asked = text_of(await client.call_tool("search", {"query": "growth queue scope:personal"}))
+        listed = text_of(await client.call_tool("listing", {"folder": "notes"}))
+        return general, asked, listed
+
+    with serve(create_app(settings)) as url:
+        general, asked, listed = run(http_client(Api(url, settings, "", read_key), read_key), work)
+    assert "Growth queue" in general and "Growth diary" not in general and "left out" in general
+    assert "Growth diary" in asked
+    assert "notes/Growth diary.md" not in listed and "notes/Growth queue.md" in listed
+
+
+def test_a_key_limited_to_scopes_never_reaches_them_even_when_asked(vault_settings: WriteVault) -> None:
+    """A key made with kept_out=personal: asking scope:personal brings nothing back, and reading the page by its
+    path is refused, over MCP and over the REST tools and the search page's route; an unlimited key still can."""
+    diary = "---\nscope: personal\n---\n# Growth diary\nThe growth queue, the growth queue: it worried me. [[Index]]\n"
+    settings = vault_settings({**FILES, "notes/Growth diary.md": diary})
+    _, limited = create_key(keys_path(settings), Scope.READ, "agent", kept_out=("Personal",))
+    _, full = create_key(keys_path(settings), Scope.READ, "me")
+
+    async def work(client: Client) -> tuple[str, str]:
+        asked = text_of(await client.call_tool("search", {"query": "growth queue scope:personal"}))
+        read = text_of(await client.call_tool("read", {"path": "notes/Growth diary.md", "depth": "page"}))
+        graph = text_of(await client.call_tool("graph", {"target": "notes/Index.md"}))
+        return asked + graph, read
+
+    with serve(create_app(settings)) as url:
+        asked, read = run(http_client(Api(url, settings, "", limited), limited), work)
+        full_asked, full_read = run(http_client(Api(url, settings, "", full), full), work)
+        rest = httpx.post(
+            f"{url}/v1/tools/read",
+            json={"path": "notes/Growth diary.md", "depth": "page"},
+            headers={"Authorization": f"Bearer {limited}"},
+        ).json()["text"]
+        page = httpx.post(
+            f"{url}/v1/search",
+            json={"query": "scope:personal", "mode": "facet"},
+            headers={"Authorization": f"Bearer {limited}"},
+        ).json()["hits"]
+    assert "Growth diary" not in asked and read.startswith("[STOP]") and "may not reach" in read
+    assert rest.startswith("[STOP]") and page == []
+    assert "Growth diary" in full_asked and "it worried me" in full_read
+
+
+def test_stdio_with_keep_out_never_reaches_that_scope(vault_settings: WriteVault) -> None:
+    diary = "---\nscope: personal\n---\n# Growth diary\nThe growth queue, the growth queue: it worried me.\n"
+    settings = vault_settings({**FILES, "notes/Growth diary.md": diary})
+
+    async def main() -> tuple[str, str]:
+        async with stdio_client(settings, "--keep-out", "personal") as session:
+            asked = text_of(await session.call_tool("search", {"query": "growth queue scope:personal"}))
+            read = text_of(await session.call_tool("read", {"path": "notes/Growth diary.md", "depth": "page"}))
+            return asked, read
+
+    asked, read = anyio.run(main)
+    assert "Growth diary" not in asked and read.startswith("[STOP]")

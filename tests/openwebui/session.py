@@ -9,6 +9,7 @@ import httpx
 from click.testing import Result
 from typer.testing import CliRunner
 
+from sentinel import prompts
 from sentinel.cli import app
 from sentinel.openwebui_check import ask
 from tests.openwebui.servers import ADMIN_EMAIL, ADMIN_PASSWORD, REPO, Server
@@ -26,7 +27,7 @@ def setup_sentinel(
         "SENTINEL_OPENWEBUI__ADMIN_PASSWORD": ADMIN_PASSWORD,
         "SENTINEL_OPENWEBUI__TOOL_API_KEY": key,
         "SENTINEL_OPENWEBUI__TOOL_FILE": str(REPO / "tool" / "openwebui_tool.py"),
-        "SENTINEL_OPENWEBUI__SYSTEM_PROMPT_FILE": str(REPO / "tool" / "system_prompt.txt"),
+        "SENTINEL_OPENWEBUI__SYSTEM_PROMPT_FILE": str(prompts.SYSTEM_PROMPT),
         "SENTINEL_OPENWEBUI__PIPE_FILE": str(REPO / "tool" / "openwebui_pipe.py"),
     }
     command = ["openwebui", "setup", "--url", owui.url, "--base-model", base_model]

@@ -11,19 +11,20 @@ import json
 from pathlib import Path
 from typing import Any
 
+from sentinel import prompts
 from sentinel.chat_prefix import ChatPrefix, KnownPrefix, PrefixRecorder, prefix_to_warm, read_prefix, write_prefix
 from sentinel.paths import chat_prefix_path
 from sentinel.settings import OpenWebUISettings, Settings
 
 REPO = Path(__file__).resolve().parents[2]
 SHIPPED = REPO / "tool" / "chat_prefix.json"
-PROMPT = (REPO / "tool" / "system_prompt.txt").read_text()
+PROMPT = prompts.SYSTEM_PROMPT.read_text()
 
 
 def _settings(tmp_path: Path, **owui: object) -> Settings:
     files = {
-        "system_prompt_file": REPO / "tool" / "system_prompt.txt",
-        "research_prompt_file": REPO / "tool" / "system_prompt_research.txt",
+        "system_prompt_file": prompts.SYSTEM_PROMPT,
+        "research_prompt_file": prompts.RESEARCH_PROMPT,
         "chat_prefix_file": SHIPPED,
     }
     return Settings(

@@ -20,6 +20,7 @@ import httpx
 import pytest
 from click.testing import Result
 
+from sentinel import prompts
 from sentinel.chat_prefix import ChatPrefix, KnownPrefix, prefix_to_warm, read_prefix
 from sentinel.keys import KeyRing, Scope, create_key, load_keys
 from sentinel.openwebui_warm import warm_request
@@ -36,7 +37,7 @@ pytestmark = pytest.mark.slow
 
 PRIMITIVES = {"read", "search", "listing", "graph", "write", "relocate", "remove"}
 STATUS_MARKERS = ("[OK]", "[OK → next]", "[DONE]", "[RETRY]", "[STOP]", "[more]", "[note]")
-SYSTEM_PROMPT = (REPO / "tool" / "system_prompt.txt").read_text()
+SYSTEM_PROMPT = prompts.SYSTEM_PROMPT.read_text()
 ANSWER = "Saved it to your notes."
 PAGE = """---
 type: note
@@ -176,7 +177,7 @@ def test_the_warm_up_sends_exactly_the_prefix_open_webui_sends(stack: Stack) -> 
     assert sent is not None and sent.messages == first["messages"][:1]  # one system message, then the question
     assert sent == read_prefix(REPO / "tool" / "chat_prefix.json"), "Open WebUI's prefix changed: run make chat-prefix"
     owui = OpenWebUISettings(
-        system_prompt_file=REPO / "tool" / "system_prompt.txt", chat_prefix_file=REPO / "tool" / "chat_prefix.json"
+        system_prompt_file=prompts.SYSTEM_PROMPT, chat_prefix_file=REPO / "tool" / "chat_prefix.json"
     )
     nothing_recorded = stack.vault.parent / "none" / "index.db"  # as on a first start: the shipped prefix
     known = prefix_to_warm(Settings(vault=stack.vault, index_path=nothing_recorded, openwebui=owui))

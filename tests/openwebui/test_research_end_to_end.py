@@ -22,6 +22,7 @@ import frontmatter
 import httpx
 import pytest
 
+from sentinel import prompts
 from sentinel.index.db import open_index
 from sentinel.index.sync import sync
 from sentinel.keys import Scope, create_key
@@ -42,7 +43,7 @@ pytestmark = pytest.mark.slow
 
 MODEL = "scripted-research"
 ANSWER = "I looked it up and recorded what I found."
-RESEARCH_PROMPT = (REPO / "tool" / "system_prompt_research.txt").read_text().strip()
+RESEARCH_PROMPT = prompts.RESEARCH_PROMPT.read_text().strip()
 # The real model's question: another than the scripted one's, so its record is a new file.
 ASKED = "Where are File recovery snapshots stored?"
 # One model run, repeatable and bounded, as tests/openwebui/test_end_to_end.py runs the small Qwen.

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from sentinel import prompts
 from sentinel.cli import app
 from tests.openwebui.servers import REPO
 from tests.support.servers import free_port
@@ -51,7 +52,7 @@ def test_open_webui_not_answering_is_reported(monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setenv("SENTINEL_OPENWEBUI__ADMIN_EMAIL", "admin@example.org")
     monkeypatch.setenv("SENTINEL_OPENWEBUI__ADMIN_PASSWORD", "secret")
     monkeypatch.setenv("SENTINEL_OPENWEBUI__TOOL_FILE", str(REPO / "tool" / "openwebui_tool.py"))
-    monkeypatch.setenv("SENTINEL_OPENWEBUI__SYSTEM_PROMPT_FILE", str(REPO / "tool" / "system_prompt.txt"))
+    monkeypatch.setenv("SENTINEL_OPENWEBUI__SYSTEM_PROMPT_FILE", str(prompts.SYSTEM_PROMPT))
     nobody = f"http://127.0.0.1:{free_port()}"
     result = runner.invoke(app, ["openwebui", "setup", "--base-model", "m", "--url", nobody])
     assert result.exit_code == 2

@@ -17,6 +17,7 @@ from typing import Any
 import httpx
 import pytest
 
+from sentinel import prompts
 from sentinel.chat_prefix import read_prefix
 from sentinel.keys import Scope, create_key
 from sentinel.openwebui_warm import WarmResult, warm, warm_request
@@ -51,7 +52,7 @@ def fresh_gateway(work: Path) -> Iterator[Gateway]:
         sentinel_api_serving(work / "vault", work / "index.db", work / "keys.json", work / "api.log", llama) as api,
     ):
         owui = OpenWebUISettings(
-            system_prompt_file=REPO / "tool" / "system_prompt.txt",
+            system_prompt_file=prompts.SYSTEM_PROMPT,
             chat_prefix_file=SHIPPED,
             base_model=MODEL_ALIAS,
             warm_url=f"{api.url}/v1",

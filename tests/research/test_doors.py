@@ -17,6 +17,7 @@ import httpx
 import pytest
 from typer.testing import CliRunner
 
+from sentinel import prompts
 from sentinel.cli import app as cli
 from sentinel.openwebui import system_prompt_of, tool_ids
 from sentinel.research.backends import BackendFailed, BraveBackend, backend_from_settings
@@ -144,8 +145,8 @@ def test_a_searxng_without_the_json_format_is_named() -> None:
 
 def test_the_system_prompt_mentions_research_only_with_a_searcher() -> None:
     files = {
-        "system_prompt_file": REPO / "tool" / "system_prompt.txt",
-        "research_prompt_file": REPO / "tool" / "system_prompt_research.txt",
+        "system_prompt_file": prompts.SYSTEM_PROMPT,
+        "research_prompt_file": prompts.RESEARCH_PROMPT,
     }
     without = OpenWebUISettings(**files)
     with_searcher = OpenWebUISettings(**files, searcher_url="http://searcher:8002")

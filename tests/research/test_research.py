@@ -15,7 +15,7 @@ from sentinel.gates.verbatim import normalise
 from sentinel.paths import source_record_path
 from sentinel.research.backends import SearxngBackend
 from sentinel.research.record import RECORD_TYPE, recorded_passages
-from sentinel.research.run import research
+from sentinel.research.run import report_text, research
 from tests.support.research import QUESTION, MakeVault
 from tests.support.scripted import ChatRequest, ScriptedProvider
 from tests.support.web_site import PDF_TEXT, LoopbackSite, SitePage, searxng_standin
@@ -91,6 +91,25 @@ def test_asking_again_appends_and_deletes_nothing(
     assert len(recorded_passages(after.content)) == first.added + second.added
     assert after.metadata["urls"] == [site.page_url(0), site.page_url(1)]
     assert len(after.metadata["asked"]) == 2
+
+
+def test_a_result_that_redirects_to_a_page_already_used_adds_nothing_twice(
+    research_vault: MakeVault, site: LoopbackSite, e5: OnnxEmbedder
+) -> None:
+    """/moved redirects to page 0, which the run already took: its passages are written once, the result is
+    listed as not used with why, and every count (the report's, the record's) says the same pages."""
+    settings = research_vault()
+    found = [(site.page_url(0), "result 0"), (site.url + "/moved", "moved"), (site.page_url(1), "result 1")]
+    with searxng_standin(found) as search:
+        report = research(QUESTION, settings, embedder=e5, backend=SearxngBackend(search.url, 5))
+    record = frontmatter.loads((settings.vault / report.relpath).read_text(encoding="utf-8"))
+    passages = recorded_passages(record.content)
+    assert len(passages) == len(set(passages)) == report.added
+    assert f"- <{site.url}/moved>: the same page as <{site.page_url(0)}>, already used in this run" in record.content
+    assert report.used == report.added_pages == 2 and len(report.unusable) == 1 and report.results == 3
+    assert f"{report.added} new passages from 2 pages; 1 pages not used." in record.content
+    said = report_text(report)
+    assert f"{report.added} new passages from 2 pages (2 of 3 results gave passages, 1 were not used)" in said
 
 
 def _inventing_model(invented: str) -> ScriptedProvider:

@@ -187,6 +187,23 @@ def test_facet_keys_match_whatever_their_case(vault_settings: WriteVault) -> Non
         ], query
 
 
+def test_boolean_facets_match_the_words_true_and_false(vault_settings: WriteVault) -> None:
+    settings = vault_settings(
+        {
+            "notes/Kettle A.md": "---\nmobile: false\n---\n# Kettle A\n\nThe kettle boils.",
+            "notes/Kettle B.md": "---\nmobile: true\nflags: [true, x]\n---\n# Kettle B\n\nThe kettle boils.",
+            "notes/Kettle C.md": "---\nmobile: 0\n---\n# Kettle C\n\nThe kettle boils.",
+        }
+    )
+    db = open_index(settings)
+    sync(settings, db)
+    assert _paths(search(db, settings, None, "kettle mobile:false", limit=10)) == ["notes/Kettle A.md"]
+    assert _paths(search(db, settings, None, "kettle mobile:TRUE", limit=10)) == ["notes/Kettle B.md"]
+    assert _paths(search(db, settings, None, "kettle flags:true", limit=10)) == ["notes/Kettle B.md"]
+    # A number stays a number: 0 is not false, and false is not 0.
+    assert _paths(search(db, settings, None, "kettle mobile:0", limit=10)) == ["notes/Kettle C.md"]
+
+
 def test_links_reach_pages_as_obsidian_resolves_them(vault_settings: WriteVault) -> None:
     settings = vault_settings(
         {

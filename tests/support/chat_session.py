@@ -9,6 +9,7 @@ from pathlib import Path
 
 from rich.console import Console, RenderableType
 
+from sentinel import prompts
 from sentinel.chat.accounting import SchemaCost
 from sentinel.chat.commands import parse_command, run_command
 from sentinel.chat.session import ChatSession
@@ -16,7 +17,7 @@ from sentinel.providers import ChatResult, Timings, ToolCall
 from tests.support.scripted import ScriptedProvider
 
 REPO = Path(__file__).resolve().parents[2]
-SYSTEM_PROMPT_FILE = REPO / "tool" / "system_prompt.txt"
+SYSTEM_PROMPT_FILE = prompts.SYSTEM_PROMPT
 # What a scripted session pretends the schemas and the system prompt cost (a real one measures them).
 SCRIPTED_COST = SchemaCost(schema_tokens=2000, base_tokens=500, how="scripted")
 

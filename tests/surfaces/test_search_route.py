@@ -38,12 +38,12 @@ def test_semantic_is_the_ladder_with_paging_and_no_score(served: Served) -> None
     db = open_index(served.settings)
     ladder = search(db, served.settings, None, "run a command from the keyboard")  # wording only: no embedder
     db.close()
-    assert first["hits"] and first["next_cursor"] == 5
+    assert len(first["hits"]) == 10 and first["next_cursor"] == 10  # a screen's worth, not the tools' five
     assert not any(key in hit for hit in first["hits"] for key in ("score", "legs", "similarity"))
     assert set(first["hits"][0]) >= {"path", "title", "text", "labels", "trail", "heading", "name"}
     assert ladder.hits  # the ladder answers the same query (the route adds nothing to its ranking)
-    second = _search(served, query="run a command from the keyboard", mode="semantic", cursor=5).json()
-    assert second["cursor"] == 5 and not {h["path"] for h in first["hits"]} & {h["path"] for h in second["hits"]}
+    second = _search(served, query="run a command from the keyboard", mode="semantic", cursor=10).json()
+    assert second["cursor"] == 10 and not {h["path"] for h in first["hits"]} & {h["path"] for h in second["hits"]}
     body = _search(served, query="run a command from the keyboard", mode="semantic", rung="body").json()
     assert body["hits"][0]["rung"] == "body" and body["hits"][0]["trail"]
 
@@ -76,3 +76,27 @@ def test_bad_input_is_a_400_naming_the_fix(served: Served) -> None:
     assert surrogate.status_code == 400 and "lone surrogate" in surrogate.json()["detail"]
     assert _search(served, query="x", mode="fuzzy").status_code == 422
     assert _search(served, query="x", mode="quick", cursor=-1).status_code == 422
+
+
+def test_a_person_reads_whole_summaries_and_passages_without_markup(served: Served) -> None:
+    """The tools' line stops at ten words (their token budget); the page shows the summary whole, and a passage
+    as the text Obsidian shows (no **, no ![[icon.svg#icon]])."""
+    hits = _search(served, query="Command palette", mode="quick").json()["hits"]
+    english = next(h for h in hits if h["path"] == "en/Plugins/Command palette.md")
+    db = open_index(served.settings)
+    tool_line = search(db, served.settings, None, "Command palette").hits[0].text
+    db.close()
+    assert tool_line.endswith("…") and not english["text"].endswith("…") and len(english["text"].split()) > 10
+    body = _search(served, query="run a command from the keyboard", mode="semantic", rung="body").json()["hits"]
+    passages = " ".join(h["text"] for h in body)
+    assert passages and not any(mark in passages for mark in ("**", "![[", "](", "%%", "[!warning]"))
+
+
+def test_opensearch_and_favicon(served: Served) -> None:
+    description = httpx.get(f"{served.url}/search/opensearch.xml")
+    assert description.headers["content-type"].startswith("application/opensearchdescription+xml")
+    assert f'template="{served.url}/search?q={{searchTerms}}"' in description.text
+    icon = httpx.get(f"{served.url}/favicon.ico")
+    assert icon.status_code == 200 and icon.headers["content-type"].startswith("image/svg+xml")
+    page = httpx.get(f"{served.url}/search").text
+    assert 'rel="search"' in page and "/search/opensearch.xml" in page

@@ -63,6 +63,12 @@ def test_listing_pages_by_folder_facet_and_recency(make_ctx: MakeContext) -> Non
     assert listing(ctx, filter="role:bogus").status is Status.RETRY
 
 
+def test_listing_by_a_boolean_facet(make_ctx: MakeContext) -> None:
+    ctx = make_ctx({f"notes/n{i}.md": f"---\nmobile: {'true' if i % 2 else 'false'}\n---\nbody" for i in range(5)})
+    assert listing(ctx, filter="mobile:false").body.splitlines()[1:] == ["notes/n0.md", "notes/n2.md", "notes/n4.md"]
+    assert listing(ctx, filter="mobile:true").body.splitlines()[1:] == ["notes/n1.md", "notes/n3.md"]
+
+
 def test_listing_unresolved_names(make_ctx: MakeContext) -> None:
     ctx = make_ctx({"notes/a.md": "[[Wanted]] [[Other]]", "notes/b.md": "[[Wanted]]"})
     result = listing(ctx, filter="unresolved")

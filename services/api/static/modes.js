@@ -1,4 +1,6 @@
-// The search box's syntax, shared by the search page (served as-is) and the Obsidian plugin (bundled by esbuild):
+// The search box's syntax, shared by the search page (served as-is) and the Obsidian plugin (bundled by esbuild).
+// This file is the home; obsidian-plugin/src/modes.js is a byte-for-byte copy so the plugin builds from its own
+// folder (`make plugin` refreshes it; tests/surfaces/test_plugin.py fails when the two differ).
 // "?words" is Semantic, any key:value token makes it Facet, anything else is Quick (names and aliases).
 // The facet syntax is the listing's (src/sentinel/index/facets.py): key:value, key:"two words", tag:x, role:note.
 

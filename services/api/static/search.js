@@ -127,9 +127,18 @@ function open(i) {
   location.assign(url);
 }
 
+// The address says what is searched (?q=), so a search can be bookmarked, shared or set as a search engine.
+function remember(typed) {
+  const url = new URL(location.href);
+  if (typed.trim()) url.searchParams.set("q", typed.trim());
+  else url.searchParams.delete("q");
+  history.replaceState(null, "", url);
+}
+
 async function run() {
   const { mode, query } = parseMode(input.value);
   $("mode").textContent = query ? mode : "";
+  remember(input.value);
   if (!query) {
     $("hits").replaceChildren();
     $("notes").replaceChildren();
@@ -212,4 +221,5 @@ async function start() {
   }
 }
 
+input.value = new URLSearchParams(location.search).get("q") ?? "";
 start();

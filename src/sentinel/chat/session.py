@@ -40,8 +40,9 @@ def system_prompt_of(settings: Settings) -> str:
     path = settings.chat.system_prompt_file or settings.openwebui.system_prompt_file
     if not Path(path).is_file():
         raise SystemPromptMissing(
-            f"system prompt file {path} does not exist (relative paths start at {Path.cwd()}): run from the "
-            "repository root, or pass --system-prompt / set SENTINEL_CHAT__SYSTEM_PROMPT_FILE to the file"
+            f"system prompt file {path} does not exist (relative paths start at {Path.cwd()}): pass --system-prompt "
+            "/ set SENTINEL_CHAT__SYSTEM_PROMPT_FILE to the file, or unset SENTINEL_OPENWEBUI__SYSTEM_PROMPT_FILE "
+            "for the one the package ships"
         )
     return Path(path).read_text(encoding="utf-8").strip() + HARNESS_NOTE
 

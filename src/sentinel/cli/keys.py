@@ -19,6 +19,9 @@ app = typer.Typer(
 def create(
     scope: Scope = typer.Option(Scope.READ, help="read or write"),
     label: str = typer.Option("", help="What the key is for, e.g. openwebui."),
+    keep_out: list[str] = typer.Option(
+        [], "--keep-out", help="A scope this key never reaches, even when a query asks (repeatable): personal."
+    ),
     vault: VaultOption = None,
     index: IndexOption = None,
     as_json: JsonOption = False,
@@ -26,11 +29,13 @@ def create(
     """Make a key; it is printed once, only its hash is kept."""
     path = keys_path(load_settings(vault, index))
     try:
-        record, plain = create_key(path, scope, label)
+        record, plain = create_key(path, scope, label, tuple(keep_out))
     except KeyFileError as err:
         fail(str(err))
     if as_json:
-        print_json({"id": record.id, "scope": record.scope.value, "key": plain, "file": str(path)})
+        print_json(
+            {"id": record.id, "scope": record.scope.value, "key": plain, "file": str(path), "kept_out": record.kept_out}
+        )
     else:
         console.print(f"{record.scope.value} key {record.id} (stored hashed in {path}); copy it now:")
         typer.echo(plain)

@@ -11,6 +11,7 @@ from sentinel.embed.base import Embedder, EmbedderUnavailable
 from sentinel.embed.factory import embedder_from_settings
 from sentinel.index.sync import sync
 from sentinel.keys import Scope
+from sentinel.search.scope import limited_to
 from sentinel.tools.context import ToolContext
 
 
@@ -20,6 +21,10 @@ def mcp_command(
     write: Annotated[
         bool, typer.Option("--write", help="Also offer write, relocate and remove (default: read-only).")
     ] = False,
+    keep_out: Annotated[
+        list[str] | None,
+        typer.Option("--keep-out", help="A scope this agent never reaches, even when it asks (repeatable): personal."),
+    ] = None,
 ) -> None:
     """Serve the vault to an agent over stdio (MCP). Read-only unless --write; stdout carries the protocol."""
     try:
@@ -35,4 +40,5 @@ def mcp_command(
     ctx = ToolContext(settings=settings, embedder=embedder)
     with ctx.write_lock:
         sync(settings, ctx.writer())
-    serve_stdio(ctx, Scope.WRITE if write else Scope.READ)
+    with limited_to(tuple(keep_out or ())):
+        serve_stdio(ctx, Scope.WRITE if write else Scope.READ)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from typing import Annotated
 
 import typer
@@ -20,7 +21,9 @@ from sentinel.cli.common import (
 from sentinel.embed.base import Embedder, EmbedderUnavailable
 from sentinel.embed.factory import embedder_from_settings
 from sentinel.index.sync import sync
+from sentinel.paths import vectors_export_dir
 from sentinel.search import SearchInputError, VectorsFromAnotherModel, embed_pending, search
+from sentinel.search.export import ExportRefused, export_vectors
 from sentinel.search.results import Hit, SearchResult
 from sentinel.settings import Settings
 
@@ -136,3 +139,41 @@ def embed_command(
         err_console.print(
             f"[yellow]truncated[/] {escape(label)}: longer than the model reads; only its start was embedded"
         )
+
+
+@with_search_settings
+def export_vectors_command(
+    with_model: Annotated[
+        bool,
+        typer.Option(
+            "--with-model", help="Also copy the e5 model and its tokenizer, for a device that has no other copy."
+        ),
+    ] = False,
+    as_json: JsonOption = False,
+    *,
+    settings: Settings,
+) -> None:
+    """Write the semantic summary leg into <vault>/.sentinel/vectors/ for the Obsidian plugin's offline search."""
+    db = open_db(settings)
+    folder = vectors_export_dir(settings)
+    try:
+        exported = export_vectors(db, folder)
+    except ExportRefused as err:
+        fail(str(err))
+    copied: list[str] = []
+    if with_model:
+        if settings.embed_model_dir is None:
+            fail("--with-model copies the e5 model: pass --embed-model DIR (or set SENTINEL_EMBED_MODEL_DIR)")
+        from sentinel.embed.onnx import locate_model_files  # the onnx extra: only when a model is copied
+
+        try:
+            files = locate_model_files(settings.embed_model_dir)
+        except EmbedderUnavailable as err:
+            fail(str(err))
+        for source, name in ((files.model, "model.onnx"), (files.tokenizer, "tokenizer.json")):
+            shutil.copyfile(source, folder / name)
+            copied.append(name)
+    if as_json:
+        print_json({"folder": str(folder), "count": exported.count, "bytes": exported.bytes, "copied": copied})
+        return
+    console.print(f"{exported.count} page vectors ({exported.bytes:,} bytes) in {escape(str(folder))}")

@@ -22,6 +22,8 @@ class Facets:
     tags: list[str] = field(default_factory=list)
     roles: list[str] = field(default_factory=list)
     words: list[str] = field(default_factory=list)
+    # scope value -> folders whose pages are in that scope (SearchSettings.scope_folders; sentinel.search.scope)
+    scope_folders: dict[str, list[str]] = field(default_factory=dict)
 
     def sql(self, alias: str = "pages") -> tuple[str, list[str]]:
         """A WHERE fragment (``1`` when empty) and its parameters. Keys and values match case-insensitively
@@ -32,10 +34,15 @@ class Facets:
         for key, value in self.fields:
             clauses.append(
                 f"""EXISTS (SELECT 1 FROM json_each({alias}.frontmatter) k
-                   WHERE lower(k.key) = ? AND (lower(CAST(k.value AS TEXT)) = ? OR (k.type = 'array'
-                     AND EXISTS (SELECT 1 FROM json_each(k.value) j WHERE lower(CAST(j.value AS TEXT)) = ?))))"""
+                   WHERE lower(k.key) = ? AND ({_as_text("k")} = ? OR (k.type = 'array'
+                     AND EXISTS (SELECT 1 FROM json_each(k.value) j WHERE {_as_text("j")} = ?))))"""
             )
             params += [key.casefold(), value.casefold(), value.casefold()]
+            folders = self.scope_folders.get(value.casefold(), []) if key.casefold() == "scope" else []
+            if folders:  # a page in a folder of that scope is in it, whatever its frontmatter says
+                likes = " OR ".join(f"{alias}.path LIKE ? ESCAPE '\\'" for _ in folders)
+                clauses[-1] = f"({clauses[-1]} OR {likes})"
+                params += [_under(folder) for folder in folders]
         for tag in self.tags:
             clauses.append(f"EXISTS (SELECT 1 FROM tags t WHERE t.path = {alias}.path AND lower(t.tag) = ?)")
             params.append(tag.casefold().lstrip("#"))
@@ -43,6 +50,18 @@ class Facets:
             clauses.append(f"{alias}.role IN ({','.join('?' * len(self.roles))})")
             params += self.roles
         return (" AND ".join(clauses) or "1"), params
+
+
+def _as_text(each: str) -> str:
+    """A json_each value as the text a person types: JSON ``true``/``false`` read back as ``1``/``0`` by SQLite,
+    so booleans are named by their JSON type (``mobile:false``), everything else cast and folded."""
+    named = f"WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' ELSE lower(CAST({each}.value AS TEXT))"
+    return f"(CASE {each}.type {named} END)"
+
+
+def _under(folder: str) -> str:
+    """A LIKE pattern (escape ``\\``) for the pages under ``folder``."""
+    return folder.strip("/").replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "/%"
 
 
 ROLE_NAMES = frozenset(role.value for role in Role)

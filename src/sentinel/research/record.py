@@ -70,6 +70,7 @@ class Written:
     created: bool
     added: int  # passages appended by this run
     repeated: int  # passages this run found that the record already held
+    added_pages: int = 0  # pages the appended passages come from (the run's section says the same number)
 
 
 def recorded_passages(body: str) -> list[tuple[str, str]]:
@@ -155,4 +156,5 @@ def write_record(vault: Path, relpath: str, run: Run) -> Written:
     head = body.rstrip() + "\n\n" if body.strip() else f"# {' '.join(run.question.split())}\n\n"
     post = frontmatter.Post(head + render_run(run, new), **meta)
     atomic_write(path, frontmatter.dumps(post, sort_keys=False) + "\n")
-    return Written(relpath, created=not body, added=len(new), repeated=len(run.passages) - len(new))
+    pages = len({p.url for p in new})
+    return Written(relpath, created=not body, added=len(new), repeated=len(run.passages) - len(new), added_pages=pages)

@@ -37,10 +37,11 @@ class ResearchReport:
     added: int
     repeated: int
     results: int  # URLs the backend returned
-    used: int  # pages that gave at least one passage
+    used: int  # pages that gave at least one passage (a page reached twice, by a redirect, counts once)
     unusable: list[Unusable]
     notes: list[str]
     seconds: float
+    added_pages: int = 0  # pages the new passages come from: fewer than used when some were already recorded
     fetch_seconds: list[float] = field(default_factory=list)  # per page fetched
     extract_seconds: list[float] = field(default_factory=list)  # per page extracted
 
@@ -128,11 +129,14 @@ def research(
     run = Run(question, now_iso(), backend.name, question)
     report = ResearchReport("", False, 0, 0, len(hits), 0, run.unusable, run.notes, 0.0)
     fetcher = Fetcher(settings.research)
+    used_urls: set[str] = set()  # pages (after redirects) already taken in this run
     try:
         for hit in hits:
             try:
                 page = fetcher.fetch(hit.url)
                 report.fetch_seconds.append(page.seconds)
+                if page.url in used_urls:  # a result that redirects to a page this run has: its passages once
+                    raise PageUnusable(f"the same page as <{page.url}>, already used in this run")
                 text = extract(page, settings.research.min_text_chars)
                 report.extract_seconds.append(text.seconds)
             except PageUnusable as unusable:
@@ -143,16 +147,18 @@ def research(
                 run.unusable.append(Unusable(hit.url, "no passage relevant to the question"))
                 continue
             report.used += 1
+            used_urls.add(page.url)
             title = text.title or hit.title
             run.passages += [Passage(p, page.url, title, page.fetched_at, page.sha256) for p in kept]
     finally:
         fetcher.close()
     written = write_record(vault, source_record_path(question, settings), run)
-    report.relpath, report.created, report.added, report.repeated = (
+    report.relpath, report.created, report.added, report.repeated, report.added_pages = (
         written.relpath,
         written.created,
         written.added,
         written.repeated,
+        written.added_pages,
     )
     if index:
         db = open_index(settings)
@@ -166,10 +172,12 @@ def research(
 
 def report_text(report: ResearchReport) -> str:
     """What a model (or a person) is told about a run, starting with a status marker; code's words only."""
-    pages = f"{report.used} of {report.results} pages gave passages, {len(report.unusable)} were not used"
+    pages = f"{report.used} of {report.results} results gave passages, {len(report.unusable)} were not used"
     if report.added:
+        held = f"; {report.repeated} found were already recorded" if report.repeated else ""
         return (
-            f"[OK → search rung=body] Research recorded in {report.relpath}: {report.added} new passages ({pages}). "
+            f"[OK → search rung=body] Research recorded in {report.relpath}: {report.added} new passages from "
+            f"{report.added_pages} pages ({pages}{held}). "
             "Read them with search rung='body' or read the record; cite the URLs it lists."
         )
     repeated = f" ({report.repeated} passages found were already recorded)" if report.repeated else ""

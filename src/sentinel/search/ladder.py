@@ -30,6 +30,7 @@ from sentinel.search.hits import build_hits, exact_pages, quality_flags
 from sentinel.search.lexical import lexical_chunks, lexical_terms
 from sentinel.search.query_facets import Filter, FilterError, page_filter, split_query
 from sentinel.search.results import Hit, Rung, SearchResult
+from sentinel.search.scope import boundary_note, kept_out
 from sentinel.search.vectors import nearest
 from sentinel.search.view import SearchView, chunk_count, current_view
 from sentinel.settings import Settings
@@ -222,6 +223,19 @@ def fuse(
     return Fused(fusion.penalised(settings.search, weights, flags), flags, set(weights) - found)
 
 
+def _within_scope(
+    db: sqlite3.Connection, settings: Settings, ranked: list[str], only: Filter | None, shown: int, notes: list[str]
+) -> list[str]:
+    """``ranked`` without the pages the scope boundary keeps out; a note when one of them would have been shown."""
+    facets = only.facets if only else None
+    out = kept_out(db, settings, facets)
+    if not out:
+        return ranked
+    if left := sum(p in out for p in ranked[:shown]):
+        notes.append(boundary_note(left, settings, facets))
+    return [p for p in ranked if p not in out]
+
+
 def search(
     db: sqlite3.Connection,
     settings: Settings,
@@ -240,7 +254,7 @@ def search(
     limit = limit or settings.search_hits
     filters, text = split_query(db, _check(query, rung, cursor, limit))
     try:
-        only = page_filter(db, filters)
+        only = page_filter(db, filters, settings)
     except FilterError as err:
         raise SearchInputError(str(err)) from err
     if not text:
@@ -261,6 +275,7 @@ def search(
     ranked = exact + [p for p in fused.ranked if p not in exact]
     if only is not None:
         ranked = [p for p in ranked if p in only.paths]
+    ranked = _within_scope(db, settings, ranked, only, cursor + limit, notes)
     window = ranked[cursor : cursor + limit]
     found_by = {p: tuple(name for name, pages in ranking.legs.items() if p in pages) for p in window}
     for path in fused.graph_only & set(window):

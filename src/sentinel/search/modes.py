@@ -21,6 +21,7 @@ from sentinel.search.hits import build_hits, quality_flags
 from sentinel.search.ladder import SearchInputError, search
 from sentinel.search.query_facets import FilterError, page_filter, split_query
 from sentinel.search.results import Rung, SearchResult
+from sentinel.search.scope import kept_out
 from sentinel.settings import Settings
 from sentinel.vault.links import link_key
 
@@ -37,7 +38,7 @@ def _window(
     return SearchResult(query=query, rung=rung, hits=hits, cursor=cursor, next_cursor=more)
 
 
-def quick(db: sqlite3.Connection, query: str, rung: Rung, cursor: int, limit: int) -> SearchResult:
+def quick(db: sqlite3.Connection, settings: Settings, query: str, rung: Rung, cursor: int, limit: int) -> SearchResult:
     """Pages whose file name or an alias contains ``query`` (case-insensitive)."""
     key = link_key(" ".join(query.split()).removeprefix("[[").removesuffix("]]"))
     if not key:
@@ -52,7 +53,8 @@ def quick(db: sqlite3.Connection, query: str, rung: Rung, cursor: int, limit: in
            ) GROUP BY path ORDER BY kind, length(path), path""",
         (key,),
     ).fetchall()
-    ranked = [row[0] for row in rows]
+    out = kept_out(db, settings, None)
+    ranked = [row[0] for row in rows if row[0] not in out]
     exact = {row[0] for row in rows if row[1] == 0}
     return _window(db, query, ranked, exact, rung, cursor, limit)
 
@@ -76,10 +78,11 @@ def facet(
     if words:
         return search(db, settings, embedder, query, rung=rung, cursor=cursor, limit=limit)
     try:
-        only = page_filter(db, filters)
+        only = page_filter(db, filters, settings)
     except FilterError as err:
         raise SearchInputError(str(err)) from err
-    ranked = sorted(only.paths) if only is not None else []
+    out = kept_out(db, settings, only.facets) if only is not None else frozenset()
+    ranked = sorted(only.paths - out) if only is not None else []
     return _window(db, filters, ranked, set(), rung, cursor, limit)
 
 
@@ -101,7 +104,7 @@ def answer(
     if cursor < 0:
         raise SearchInputError(f"cursor must be a whole number >= 0 (from next_cursor), got {cursor!r}")
     if mode == "quick":
-        return quick(db, query, rung, cursor, limit)
+        return quick(db, settings, query, rung, cursor, limit)
     if mode == "facet":
         return facet(db, settings, embedder, query, rung, cursor, limit)
     return search(db, settings, embedder, query, rung=rung, cursor=cursor, limit=limit)

@@ -14,9 +14,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from sentinel.index.facets import TOKEN, FacetError, Facets, parse_facets
+from sentinel.search.scope import scope_folders
 from sentinel.search.view import per_generation
+from sentinel.settings import Settings
 
-ALWAYS = frozenset({"tag", "role"})
+ALWAYS = frozenset({"tag", "role", "scope"})  # scope: the boundary's facet, even where only folders have one
 
 
 class FilterError(ValueError):
@@ -59,14 +61,16 @@ def split_query(db: sqlite3.Connection, query: str) -> tuple[str, str]:
     return " ".join(filters), " ".join(words.split())
 
 
-def page_filter(db: sqlite3.Connection, filters: str) -> Filter | None:
-    """The pages matching ``filters`` (None when there are none). Raises ``FilterError`` for a bad one."""
+def page_filter(db: sqlite3.Connection, filters: str, settings: Settings | None = None) -> Filter | None:
+    """The pages matching ``filters`` (None when there are none); ``scope:`` also matches the folders the
+    settings give that scope. Raises ``FilterError`` for a bad one."""
     if not filters:
         return None
     try:
         facets = parse_facets(filters)
     except FacetError as err:
         raise FilterError(str(err)) from err
+    facets.scope_folders = scope_folders(settings) if settings else {}
     where, params = facets.sql("pages")
     rows = db.execute(f"SELECT rowid, path FROM pages WHERE {where}", params).fetchall()
     paths = {r[1] for r in rows}

@@ -121,6 +121,11 @@ def nearest(db: sqlite3.Connection, vectors: VectorSet, query: np.ndarray, k: in
     return [int(vectors.items[rows[i]]) for i in order]
 
 
+def stored(db: sqlite3.Connection, table: str, ids: list[int]) -> dict[int, tuple[bytes, float]]:
+    """The int8 BLOB and scale of each of ``ids`` in ``table`` (those still there)."""
+    return _fetch(db, table, ids)
+
+
 def _fetch(db: sqlite3.Connection, table: str, ids: list[int]) -> dict[int, tuple[bytes, float]]:
     found: dict[int, tuple[bytes, float]] = {}
     for start in range(0, len(ids), 500):

@@ -6,8 +6,9 @@ import sqlite3
 from dataclasses import dataclass, field
 
 from sentinel.index.resolve import resolve_keys
+from sentinel.search.scope import hidden_from_key, refused_by_key
 from sentinel.tools.context import ToolContext
-from sentinel.tools.policy import Status, ToolResult, retry
+from sentinel.tools.policy import Status, ToolResult, retry, stop
 from sentinel.vault.links import link_key
 
 DESCRIPTION = (
@@ -100,6 +101,14 @@ def graph(ctx: ToolContext, target: str) -> ToolResult:
     if not wanted:
         return retry("give a page path (notes/Topic.md) or a name (Topic)")
     found = connections(ctx.reader(), wanted)
+    if hidden := hidden_from_key(ctx.reader(), ctx.settings):  # a key limited to scopes: those pages are not named
+        if isinstance(found, Connections) and (refused := refused_by_key(ctx.reader(), ctx.settings, found.path)):
+            return stop(refused)
+        if isinstance(found, Connections):
+            found.points_at = [p for p in found.points_at if p not in hidden]
+            found.pointed_at_by = [p for p in found.pointed_at_by if p not in hidden]
+        else:
+            found.sources = [p for p in found.sources if p not in hidden]
     if isinstance(found, Unresolved):
         if not found.sources:
             return ToolResult(Status.DONE, f"no page is named '{wanted}' and no page links to that name")

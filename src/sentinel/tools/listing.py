@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from sentinel.index.facets import FacetError, parse_facets
 from sentinel.index.queries import unresolved
+from sentinel.search.scope import kept_out, scope_folders
 from sentinel.tools.context import ToolContext
 from sentinel.tools.policy import Continuation, Status, ToolResult, more_line, retry, window
 
@@ -21,6 +22,7 @@ def listing(ctx: ToolContext, folder: str = "", filter: str = "", cursor: int = 
         facets = parse_facets(filter)
     except FacetError as err:
         return retry(str(err))
+    facets.scope_folders = scope_folders(ctx.settings)
     words = [w.casefold() for w in facets.words]
     recent = ("sort", "recent") in [(k, v.casefold()) for k, v in facets.fields]
     facets.fields = [(k, v) for k, v in facets.fields if k != "sort"]
@@ -45,6 +47,9 @@ def listing(ctx: ToolContext, folder: str = "", filter: str = "", cursor: int = 
     for word in words:
         where += " AND instr(lower(title), ?) > 0"
         params.append(word)
+    if out := sorted(kept_out(db, ctx.settings, facets)):  # the scope boundary (sentinel.search.scope)
+        where += f" AND path NOT IN ({','.join('?' * len(out))})"
+        params += out
     order = "mtime_ns DESC, path" if recent else "path"
     total = db.execute(f"SELECT COUNT(*) FROM pages WHERE {where}", params).fetchone()[0]
     page = window(total, cursor, size)

@@ -6,9 +6,10 @@ from typing import Literal
 
 from sentinel.index.resolve import page_for_link
 from sentinel.paths import PathRefused, jail
+from sentinel.search.scope import refused_by_key
 from sentinel.tools.context import ToolContext
 from sentinel.tools.pages import load, sections
-from sentinel.tools.policy import Continuation, Status, ToolResult, more_line, retry, window
+from sentinel.tools.policy import Continuation, Status, ToolResult, more_line, retry, stop, window
 
 DESCRIPTION = (
     "Open one vault page (its path, or its name as search shows it), cheapest depth first: depth='outline' "
@@ -42,6 +43,8 @@ def read(ctx: ToolContext, path: str, depth: Depth = "outline", section: str = "
         full, rel = jail(ctx.settings.vault, path, must_exist=True)
     except PathRefused as err:
         return retry(str(err))
+    if refused := refused_by_key(ctx.reader(), ctx.settings, rel):
+        return stop(refused)
     text, digest = load(full)
     parts = sections(rel, text)
     if depth == "page":
