@@ -18,7 +18,9 @@ from sentinel.answer import Turn, answer_turn
 from sentinel.keys import Scope
 from sentinel.providers import ProviderNotConfigured, provider_for
 from sentinel.providers.base import ChatProvider
+from sentinel.search.scope import limited_to
 from sentinel.settings import Settings
+from services.api.auth import limits_of
 from services.api.deps import CallerScope, Context
 from services.api.request_log import log_tool_call
 from services.api.schemas import Message
@@ -79,7 +81,8 @@ def ask(body: AskRequest, request: Request, ctx: Context, scope: CallerScope) ->
     settings = ctx.settings
     turn = Turn(messages, chat_id=body.chat_id, can_write=scope is Scope.WRITE)
     started = time.perf_counter()
-    answer = answer_turn(ctx, _provider(request, settings), turn, settings.conversation.model)
+    with limited_to(limits_of(request)):  # scopes the key never reaches (sentinel.search.scope)
+        answer = answer_turn(ctx, _provider(request, settings), turn, settings.conversation.model)
     pages = tuple(c.path for c in answer.citations)
     log_tool_call("ask", {"intent": answer.intent}, answer.answer, time.perf_counter() - started, pages)
     return answer.as_dict()

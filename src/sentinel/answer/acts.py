@@ -17,7 +17,7 @@ from sentinel.gates.support import content_words
 from sentinel.paths import note_path, page_name
 from sentinel.tools.capture import capture
 from sentinel.tools.context import ToolContext
-from sentinel.tools.graph import Connections, Unresolved, connections
+from sentinel.tools.graph import Connections, Unresolved, connections_in_reach
 from sentinel.tools.policy import Status
 
 TITLE_WORDS = 6
@@ -119,8 +119,10 @@ def _listed(vault: str, items: list[str]) -> str:
 
 def link_answer(ctx: ToolContext, subject: str) -> Answer:
     """A link question answered from the graph, as prose, with the pages as citations."""
-    found = connections(ctx.reader(), subject)
+    found = connections_in_reach(ctx, subject)
     vault = ctx.settings.vault.name
+    if isinstance(found, str):
+        return Answer(found, intent="link")
     if isinstance(found, Unresolved):
         if not found.sources:
             return Answer(f"No page is named “{subject}”, and no page links to that name.", intent="link")

@@ -96,19 +96,28 @@ def connections(db: sqlite3.Connection, target: str) -> Connections | Unresolved
     )
 
 
-def graph(ctx: ToolContext, target: str) -> ToolResult:
-    wanted = target.strip()
-    if not wanted:
-        return retry("give a page path (notes/Topic.md) or a name (Topic)")
+def connections_in_reach(ctx: ToolContext, wanted: str) -> Connections | Unresolved | str:
+    """``connections`` as the caller's key may see them: pages in scopes the key never reaches are not named,
+    and such a page itself is refused (the reason, as a string)."""
     found = connections(ctx.reader(), wanted)
     if hidden := hidden_from_key(ctx.reader(), ctx.settings):  # a key limited to scopes: those pages are not named
         if isinstance(found, Connections) and (refused := refused_by_key(ctx.reader(), ctx.settings, found.path)):
-            return stop(refused)
+            return refused
         if isinstance(found, Connections):
             found.points_at = [p for p in found.points_at if p not in hidden]
             found.pointed_at_by = [p for p in found.pointed_at_by if p not in hidden]
         else:
             found.sources = [p for p in found.sources if p not in hidden]
+    return found
+
+
+def graph(ctx: ToolContext, target: str) -> ToolResult:
+    wanted = target.strip()
+    if not wanted:
+        return retry("give a page path (notes/Topic.md) or a name (Topic)")
+    found = connections_in_reach(ctx, wanted)
+    if isinstance(found, str):
+        return stop(found)
     if isinstance(found, Unresolved):
         if not found.sources:
             return ToolResult(Status.DONE, f"no page is named '{wanted}' and no page links to that name")
