@@ -223,6 +223,11 @@ class SearchSettings(BaseModel):
     quality_penalty: float = Field(
         0.7, gt=0, le=1, description="Rank weight factor per quality flag (status: seedling, confidence: low)."
     )
+    rerank: bool = Field(
+        False, description="Second stage: reorder the top pages by their best unit's e5 score (bench/retrieval.py)."
+    )
+    rerank_depth: int = Field(30, ge=2, description="Fused pages the second stage reorders.")
+    rerank_weight: float = Field(1.0, ge=0, description="Weight of the second stage's order against the fused one.")
 
 
 class ResearchSettings(BaseModel):
