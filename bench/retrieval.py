@@ -37,10 +37,11 @@ from sentinel.embed.onnx import OnnxEmbedder
 from sentinel.index.db import open_index
 from sentinel.index.sync import sync
 from sentinel.search import embed_pending, results
-from sentinel.search.families import collapse
+from sentinel.search.families import collapse, folder_language, page_vectors
 from sentinel.search.fusion import rrf
 from sentinel.search.graph import should_run
 from sentinel.search.ladder import Ranking, fuse, rank_legs
+from sentinel.search.view import current_view
 from sentinel.settings import Settings
 from tests.support.eval_data import eval_data_file, eval_vault_path
 
@@ -242,6 +243,72 @@ def sweep(sets: list[EvalSet], embedder) -> None:  # type: ignore[no-untyped-def
         print("| " + " | ".join(str(v) for v in values) + " | " + " | ".join(cells) + " |")
 
 
+RERANK_WEIGHTS = (0.0, 1.0, 2.0, 3.0)
+SUMMARY_WEIGHTS = (1.5, 1.0, 0.5)
+
+
+def sweep_rerank(sets: list[EvalSet], embedder) -> None:  # type: ignore[no-untyped-def]
+    """MRR@10 and hit@5 of the shipped ranking with the second stage at each weight (0: off), choosing sets only."""
+    chosen = [s for s in sets if s.name in CHOOSING]
+    ranked = [
+        [rank_legs(s.db, s.settings, embedder, q.text, "body", time.monotonic() + 60) for q in s.queries]
+        for s in chosen
+    ]
+    print("\n### second stage weight (depth 30): MRR@10 / hit@5 of the shipped ranking, choosing sets only\n")
+    print("| summary leg weight | second stage weight | " + " | ".join(s.name for s in chosen) + " |")
+    print("|---|---|" + "---|" * len(chosen))
+    for summaries, weight in itertools.product(SUMMARY_WEIGHTS, RERANK_WEIGHTS):
+        cells = []
+        for s, rankings in zip(chosen, ranked, strict=True):
+            changed = s.settings.search.model_copy(
+                update={"rerank": weight > 0, "rerank_weight": weight, "weight_summaries": summaries}
+            )
+            variant = s.settings.model_copy(update={"search": changed})
+            got = [
+                scores(
+                    fuse(s.db, variant, rk.legs, graph=should_run(variant, q.text, None), vector=rk.vector).ranked,
+                    q.relevant,
+                )
+                for q, rk in zip(s.queries, rankings, strict=True)
+            ]
+            mean = np.mean(got, axis=0)
+            cells.append(f"{mean[1]:.3f} / {mean[3]:.3f}")
+        print(f"| {summaries} | {weight} | " + " | ".join(cells) + " |")
+
+
+def family_split(each: EvalSet) -> None:
+    """How well near-identical page vectors find translations, on one (choosing) set: a translation pair is
+    two pages in different language folders relevant to one query; every other cross-language pair is not.
+    For each threshold: the share of translation pairs joined (mutually nearest and at or above it) and of
+    joined pairs that are not translations."""
+    db = each.db
+    paths = [p for p in current_view(db).rows.pages.rowid_of if folder_language(p)]
+    vectors = page_vectors(db, paths)
+    paths = [p for p in paths if p in vectors]
+    matrix = np.stack([vectors[p] for p in paths])
+    cosine = matrix @ matrix.T
+    langs = [folder_language(p) for p in paths]
+    index = {p: i for i, p in enumerate(paths)}
+    truth = set()
+    for q in each.queries:
+        rel = [index[p] for p in q.relevant if p in index]
+        truth |= {(a, b) for a in rel for b in rel if a < b and langs[a] != langs[b]}
+    best: dict[tuple[int, str], int] = {}
+    for i in range(len(paths)):
+        for j in range(len(paths)):
+            key = (i, langs[j])
+            if langs[i] != langs[j] and (key not in best or cosine[i, j] > cosine[i, best[key]]):
+                best[key] = j
+    mutual = {(min(i, j), max(i, j)) for (i, _), j in best.items() if best.get((j, langs[i])) == i}
+    print(f"\n### translation families on {each.name}: {len(truth)} labelled pairs\n")
+    print("| centred cosine >= | labelled pairs joined | joined pairs not labelled (of all joined) |")
+    print("|---|---|---|")
+    for threshold in (0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9):
+        joined = {pair for pair in mutual if cosine[pair] >= threshold}
+        hit = len(joined & truth)
+        print(f"| {threshold} | {hit}/{len(truth)} | {len(joined - truth)}/{len(joined)} |")
+
+
 def _indexed(vault: Path, index: Path, embedder, reembed: bool) -> tuple[sqlite3.Connection, Settings]:  # type: ignore[no-untyped-def]
     settings = Settings(vault=vault, index_path=index, _env_file=None)
     db = open_index(settings)
@@ -264,6 +331,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--save", type=Path, help="write every cell to this JSON file")
     parser.add_argument("--compare", type=Path, help="show each cell's change against a file --save wrote")
     parser.add_argument("--sweep", action="store_true", help="also print the leg-weight grid (choosing sets)")
+    parser.add_argument("--sweep-rerank", action="store_true", help="also print the second stage's weight grid")
+    parser.add_argument("--families", action="store_true", help="also print the translation-family split (public)")
     args = parser.parse_args(argv)
     wanted = args.sets.split(",")
     embedder = OnnxEmbedder(args.embed_model, threads=int(os.environ.get("EMBED_THREADS", "2")))
@@ -285,6 +354,12 @@ def main(argv: list[str] | None = None) -> int:
         args.save.write_text(json.dumps(cells, indent=1))
     if args.sweep:
         sweep(sets, embedder)
+    if args.sweep_rerank:
+        sweep_rerank(sets, embedder)
+    if args.families:
+        for each in sets:
+            if each.name == "public":
+                family_split(each)
     return 0
 
 

@@ -106,9 +106,9 @@ def test_the_date_reaches_the_passage_the_model_reads(vault_settings: WriteVault
         summary = search_tool(ctx, "when was the retry queue release moved")
     finally:
         ctx.close()
-    assert "Journal/2024-05-17 Standup.md (2024-05-17) › Standup" in shown.text
-    assert "Notes/Retry queue.md (2020-09-13) › Retry queue" in shown.text
-    assert "(2024-05-17)" in summary.text and "(2020-09-13)" in summary.text
+    assert "Journal/2024-05-17 Standup.md (2024-05-17) › 2024-05-17 Standup" in shown.body
+    assert "Notes/Retry queue.md (2020-09-13) › Retry queue" in shown.body
+    assert "(2024-05-17)" in summary.body and "(2020-09-13)" in summary.body
 
 
 def test_translations_collapse_to_one_hit_in_the_querys_language(eval_index: Indexed, e5: OnnxEmbedder) -> None:

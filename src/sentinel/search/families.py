@@ -3,9 +3,10 @@
 A vault that keeps a page in several languages (the eval vault: en/, tr/, es/, de/) otherwise fills the
 results with copies of one answer, and e5 may rank a foreign copy above the one the reader can read. Two
 pages are one family when they sit at the same path under two language folders (``en/a.md``, ``de/a.md``),
-when one links the other from its ``translations``/``translation_of`` property, or when their summary vectors
-(title, summary and headings, each compared from its own language's centre) are near-identical across two
-languages and each is the other's nearest in that language. The family is shown by its member in the query's
+when one links the other from its ``translations``/``translation_of`` property, when both publish at one
+``permalink`` (Obsidian Publish's way of keeping one page in several languages), or when their page vectors
+(the mean of their units' e5 vectors, each compared from its own language's centre) are near-identical across
+two languages and each is the other's nearest in that language. The family is shown by its member in the query's
 language (else by its best-ranked member) at the rank of its best-ranked member, with the other languages as
 ``also_in`` and their paths as ``copies``: the copies stay reachable (``read`` takes a path, and a search with
 ``all_languages`` shows every copy as its own hit).
@@ -20,16 +21,17 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from sentinel.search.vectors import VectorSet, restore
+from sentinel.search.rerank import page_units
 from sentinel.search.view import current_view
 from sentinel.vault.links import wikilinks_in
 
 LANGUAGE_FOLDER = re.compile(r"^[a-z]{2}(?:[-_][A-Za-z]{2})?$")
 TRANSLATION_KEYS = ("translations", "translation_of", "translation")
-# Centred cosine of two summary vectors from which two pages in different languages are the same page.
-# Chosen on the public set's translation pairs (bench/retrieval.py --families prints the split); see
-# docs/retrieval-units.md.
-NEAR_IDENTICAL = 0.80
+# Centred cosine of two page vectors from which two pages in different languages are the same page. Chosen on
+# the public set (de+tr part; bench/retrieval.py --families): no pair at or above .85 is joined, at .80 one pair
+# no query labels; labelled translations sit at .50-.75, too close to other pages' to be told apart. So vectors
+# join only what is near-identical and the explicit signals above carry the families; docs/retrieval.md.
+NEAR_IDENTICAL = 0.85
 DEPTH = 60  # ranked pages grouped into families (the rest are shown as they come)
 
 
@@ -71,6 +73,24 @@ class _Union:
         self.languages[ra] |= self.languages[rb]
 
 
+def _same_permalink(db: sqlite3.Connection, paths: list[str]) -> list[tuple[str, str]]:
+    """Pairs of ``paths`` that publish at one address (``permalink``: Obsidian Publish's one page in many
+    languages, as in the eval vault)."""
+    marks = ",".join("?" * len(paths))
+    first: dict[str, str] = {}
+    pairs = []
+    for path, link in db.execute(
+        f"SELECT path, json_extract(frontmatter, '$.permalink') FROM pages WHERE path IN ({marks})", paths
+    ):
+        if isinstance(link, str) and link.strip():
+            key = link.strip().strip("/").casefold()
+            if key in first:
+                pairs.append((first[key], str(path)))
+            else:
+                first[key] = str(path)
+    return pairs
+
+
 def _linked_pairs(db: sqlite3.Connection, paths: list[str]) -> list[tuple[str, str]]:
     """(page, translation) pairs among ``paths`` named in a page's translation property."""
     marks = ",".join("?" * len(paths))
@@ -92,24 +112,15 @@ def _linked_pairs(db: sqlite3.Connection, paths: list[str]) -> list[tuple[str, s
     return [(str(s), str(r)) for s, t, r in rows if t in named[str(s)] and r in wanted]
 
 
-def _summary_vectors(db: sqlite3.Connection, summaries: VectorSet, rowids: list[int]) -> dict[int, np.ndarray]:
-    """Centred summary vectors of these page rowids (those that have one)."""
-    where = {int(item): i for i, item in enumerate(summaries.items.tolist())}
-    rows = [where[r] for r in rowids if r in where]
-    if not rows:
-        return {}
-    ids = [int(summaries.vector_ids[i]) for i in rows]
-    marks = ",".join("?" * len(ids))
-    found = {
-        int(i): (v, float(s))
-        for i, v, s in db.execute(f"SELECT id, vec, scale FROM {summaries.table} WHERE id IN ({marks})", ids)
-    }
-    rows = [i for i in rows if int(summaries.vector_ids[i]) in found]
-    if not rows:
-        return {}
-    blobs, scales = zip(*(found[int(summaries.vector_ids[i])] for i in rows), strict=True)
-    centred = summaries.centres.centred(restore(blobs, scales, summaries.dims), summaries.centre_of[rows])
-    return {int(summaries.items[i]): centred[n] for n, i in enumerate(rows)}
+def page_vectors(db: sqlite3.Connection, paths: list[str]) -> dict[str, np.ndarray]:
+    """Each page's vector: the mean of its units' centred vectors, at unit length (a translation has the same
+    units in another language, so the means nearly coincide; summaries are not used: a small vault has no
+    summary centres)."""
+    owners, centred = page_units(db, current_view(db), paths)
+    sums: dict[str, np.ndarray] = {}
+    for path, row in zip(owners, centred, strict=True):
+        sums[path] = sums[path] + row if path in sums else row.copy()
+    return {p: v / max(float(np.linalg.norm(v)), 1e-12) for p, v in sums.items()}
 
 
 def page_languages(db: sqlite3.Connection, paths: list[str]) -> dict[str, str]:
@@ -143,7 +154,7 @@ def families(db: sqlite3.Connection, ranked: list[str]) -> list[Family]:
             union.join(by_key[key], path)
         elif key:
             by_key[key] = path
-    for a, b in _linked_pairs(db, top):
+    for a, b in _linked_pairs(db, top) + _same_permalink(db, top):
         union.join(a, b)
     _join_near_identical(db, top, language, union)
     groups: dict[str, Family] = {}
@@ -155,22 +166,19 @@ def families(db: sqlite3.Connection, ranked: list[str]) -> list[Family]:
 
 
 def _join_near_identical(db: sqlite3.Connection, top: list[str], language: dict[str, str], union: _Union) -> None:
-    view = current_view(db)
-    if view.summaries is None:
-        return
-    rowid_of = view.rows.pages.rowid_of
-    vectors = _summary_vectors(db, view.summaries, [rowid_of[p] for p in top if p in rowid_of])
-    paths = [p for p in top if rowid_of.get(p) in vectors and language.get(p)]
+    vectors = page_vectors(db, top)
+    paths = [p for p in top if p in vectors and language.get(p)]
     if len(paths) < 2:
         return
-    matrix = np.stack([vectors[rowid_of[p]] for p in paths])
+    matrix = np.stack([vectors[p] for p in paths])
     cosine = matrix @ matrix.T
     langs = [language[p] for p in paths]
     best: dict[tuple[int, str], int] = {}  # (page, other language) -> its nearest page in that language
     for i in range(len(paths)):
         for j in range(len(paths)):
-            if langs[i] != langs[j] and cosine[i, j] > cosine[i, best.get((i, langs[j]), i)]:
-                best[(i, langs[j])] = j
+            key = (i, langs[j])
+            if langs[i] != langs[j] and (key not in best or cosine[i, j] > cosine[i, best[key]]):
+                best[key] = j
     for (i, _), j in best.items():
         if cosine[i, j] >= NEAR_IDENTICAL and best.get((j, langs[i])) == i and i < j:
             union.join(paths[i], paths[j])

@@ -23,16 +23,14 @@ from sentinel.search.vectors import restore
 from sentinel.search.view import SearchView
 
 
-def best_units(db: sqlite3.Connection, view: SearchView, query: np.ndarray, paths: list[str]) -> dict[str, float]:
-    """Each page's best centred cosine over all of its embedded units (pages with none are left out)."""
+def page_units(db: sqlite3.Connection, view: SearchView, paths: list[str]) -> tuple[list[str], np.ndarray]:
+    """Every embedded unit of these pages: the page of each row, and the rows' centred vectors."""
     chunks = view.chunks
     rowid_of = view.rows.pages.rowid_of
     wanted = {rowid_of[p]: p for p in paths if p in rowid_of}
     if chunks is None or not wanted:
-        return {}
+        return [], np.zeros((0, 0), np.float32)
     rows = np.flatnonzero(np.isin(view.rows.chunks.page, np.fromiter(wanted, dtype=np.int64)))
-    if not len(rows):
-        return {}
     ids = chunks.vector_ids[rows].tolist()
     found: dict[int, tuple[bytes, float]] = {}
     for start in range(0, len(ids), 500):
@@ -42,13 +40,20 @@ def best_units(db: sqlite3.Connection, view: SearchView, query: np.ndarray, path
             found[int(vid)] = (vec, float(scale))
     rows = np.array([r for r in rows.tolist() if int(chunks.vector_ids[r]) in found], dtype=np.int64)
     if not len(rows):
-        return {}
+        return [], np.zeros((0, 0), np.float32)
     blobs, scales = zip(*(found[int(chunks.vector_ids[r])] for r in rows), strict=True)
     centred = chunks.centres.centred(restore(blobs, scales, chunks.dims), chunks.centre_of[rows])
-    scores = centred @ chunks.centres.centred(query[None, :])[0]
+    return [wanted[int(view.rows.chunks.page[r])] for r in rows.tolist()], centred
+
+
+def best_units(db: sqlite3.Connection, view: SearchView, query: np.ndarray, paths: list[str]) -> dict[str, float]:
+    """Each page's best centred cosine over all of its embedded units (pages with none are left out)."""
+    owners, centred = page_units(db, view, paths)
+    if not owners or view.chunks is None:
+        return {}
+    scores = centred @ view.chunks.centres.centred(query[None, :])[0]
     best: dict[str, float] = {}
-    for row, score in zip(rows.tolist(), scores.tolist(), strict=True):
-        path = wanted[int(view.rows.chunks.page[row])]
+    for path, score in zip(owners, scores.tolist(), strict=True):
         best[path] = max(best.get(path, -1.0), score)
     return best
 
