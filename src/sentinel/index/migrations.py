@@ -331,8 +331,10 @@ def m007_reembed_cut_passages(db: sqlite3.Connection) -> None:
 def m008_entry_units_and_dates(db: sqlite3.Connection) -> None:
     """Pages of many short entries are cut one entry a chunk (``sentinel.vault.entries``) and a page's date
     (frontmatter, title, else the file's) is kept with it and shown with its passages: ``pages.date`` is new
-    and every page is read again at the next sync (its chunks change; unchanged passages keep their vectors)."""
+    and every page is read again at the next sync (its chunks change; unchanged passages keep their vectors).
+    ``chunks.kind`` says which units are entries: a page made of them has no summary in its first lines."""
     db.execute("ALTER TABLE pages ADD COLUMN date TEXT NOT NULL DEFAULT ''")
+    db.execute("ALTER TABLE chunks ADD COLUMN kind TEXT NOT NULL DEFAULT 'window'")
     db.execute("UPDATE pages SET mtime_ns = -1")
 
 

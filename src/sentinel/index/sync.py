@@ -28,7 +28,7 @@ Progress = Callable[[int, int], None]
 # A batch's chunks are staged in a temp table and moved into ``chunks`` by one INSERT ... SELECT: FTS5, filled
 # by the insert trigger, takes the same rows several times faster from one statement than from one statement
 # per page (94,791 chunks of the 10k synthetic vault: 2.6 s against 5.8 s).
-CHUNK_COLUMNS = "path, ordinal, trail, heading, text, text_hash, words"
+CHUNK_COLUMNS = "path, ordinal, trail, heading, text, text_hash, words, kind"
 STAGE_CHUNKS = f"CREATE TEMP TABLE IF NOT EXISTS staged_chunks ({CHUNK_COLUMNS})"
 
 
@@ -184,9 +184,9 @@ def _store(db: sqlite3.Connection, read: _Read, settings: Settings, now: float) 
         [(rel, i, h.level, h.text, h.line) for i, h in enumerate(parsed.headings)],
     )
     db.executemany(
-        f"INSERT INTO temp.staged_chunks ({CHUNK_COLUMNS}) VALUES (?,?,?,?,?,?,?)",
+        f"INSERT INTO temp.staged_chunks ({CHUNK_COLUMNS}) VALUES (?,?,?,?,?,?,?,?)",
         [
-            (rel, c.ordinal, c.trail, c.heading, c.text, hashlib.sha256(c.text.encode()).hexdigest(), c.words)
+            (rel, c.ordinal, c.trail, c.heading, c.text, hashlib.sha256(c.text.encode()).hexdigest(), c.words, c.kind)
             for c in parsed.chunks
         ],
     )

@@ -108,11 +108,20 @@ def _joined_short(entries: list[str]) -> list[str]:
     return out
 
 
+ENTRY_UNIT = "entry"
+WINDOW_UNIT = "window"
+
+
 def units(text: str, limit: int) -> list[str]:
     """The retrieval units of one section, in page order: one per entry of each run of short entries,
     windows of at most ``limit`` words for the rest. Nothing is dropped: every word lands in one unit."""
+    return [text for _, text in kinded_units(text, limit)]
+
+
+def kinded_units(text: str, limit: int) -> list[tuple[str, str]]:
+    """``units`` with the kind of each: ``entry`` or ``window``."""
     lines = text.splitlines()
-    out: list[str] = []
+    out: list[tuple[str, str]] = []
     prose: list[str] = []
     fenced = False
     i = 0
@@ -123,17 +132,17 @@ def units(text: str, limit: int) -> list[str]:
         if not fenced and (ENTRY.match(line) or TABLE_ROW.match(line)):
             entries, j = (_list_run if ENTRY.match(line) else _table_run)(lines, i)
             if _is_entries(entries):
-                out += windows("\n".join(prose), limit)
+                out += [(WINDOW_UNIT, w) for w in windows("\n".join(prose), limit)]
                 prose = []
                 for entry in _joined_short(entries):
-                    out += windows(entry, limit) if len(entry.split()) > limit else [entry]
+                    out += [(ENTRY_UNIT, e) for e in (windows(entry, limit) if len(entry.split()) > limit else [entry])]
             else:
                 prose += lines[i:j]
             i = max(j, i + 1)
             continue
         prose.append(line)
         i += 1
-    return out + windows("\n".join(prose), limit)
+    return out + [(WINDOW_UNIT, w) for w in windows("\n".join(prose), limit)]
 
 
 def _iso(value: Any) -> str:

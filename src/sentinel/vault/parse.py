@@ -19,7 +19,7 @@ import pyromark
 import yaml
 
 from sentinel.paths import page_name
-from sentinel.vault.entries import page_date, units
+from sentinel.vault.entries import kinded_units, page_date
 from sentinel.vault.links import Link, markdown_link, text_without_link_markup, wikilinks_in
 
 _OPTIONS = pyromark.Options.ENABLE_TABLES | pyromark.Options.ENABLE_STRIKETHROUGH
@@ -44,6 +44,7 @@ class Chunk:
     heading: str  # the innermost heading, "" before the first one
     text: str
     words: int
+    kind: str = "window"  # "entry": one entry of a run of short entries; "window": prose (sentinel.vault.entries)
 
 
 @dataclass
@@ -262,8 +263,8 @@ def _chunks(title: str, body: str, headings: list[Heading], offset: int, limit: 
     for trail_headings, text in sections:
         trail = " > ".join([title, *(h.text for h in trail_headings)])
         innermost = trail_headings[-1].text if trail_headings else ""
-        for piece in units(text, limit):
-            chunks.append(Chunk(len(chunks), trail, innermost, piece, len(piece.split())))
+        for kind, piece in kinded_units(text, limit):
+            chunks.append(Chunk(len(chunks), trail, innermost, piece, len(piece.split()), kind))
     return chunks
 
 
