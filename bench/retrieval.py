@@ -244,7 +244,7 @@ def sweep(sets: list[EvalSet], embedder) -> None:  # type: ignore[no-untyped-def
 
 
 RERANK_WEIGHTS = (0.0, 1.0, 2.0, 3.0)
-SUMMARY_WEIGHTS = (1.5, 1.0, 0.5)
+EXCERPT_WEIGHTS = (1.5, 1.0, 0.5, 0.25)
 
 
 def sweep_rerank(sets: list[EvalSet], embedder) -> None:  # type: ignore[no-untyped-def]
@@ -255,13 +255,13 @@ def sweep_rerank(sets: list[EvalSet], embedder) -> None:  # type: ignore[no-unty
         for s in chosen
     ]
     print("\n### second stage weight (depth 30): MRR@10 / hit@5 of the shipped ranking, choosing sets only\n")
-    print("| summary leg weight | second stage weight | " + " | ".join(s.name for s in chosen) + " |")
+    print("| excerpt summaries weight | second stage weight | " + " | ".join(s.name for s in chosen) + " |")
     print("|---|---|" + "---|" * len(chosen))
-    for summaries, weight in itertools.product(SUMMARY_WEIGHTS, RERANK_WEIGHTS):
+    for excerpts, weight in itertools.product(EXCERPT_WEIGHTS, RERANK_WEIGHTS):
         cells = []
         for s, rankings in zip(chosen, ranked, strict=True):
             changed = s.settings.search.model_copy(
-                update={"rerank": weight > 0, "rerank_weight": weight, "weight_summaries": summaries}
+                update={"rerank": weight > 0, "rerank_weight": weight, "weight_excerpts": excerpts}
             )
             variant = s.settings.model_copy(update={"search": changed})
             got = [
@@ -273,7 +273,7 @@ def sweep_rerank(sets: list[EvalSet], embedder) -> None:  # type: ignore[no-unty
             ]
             mean = np.mean(got, axis=0)
             cells.append(f"{mean[1]:.3f} / {mean[3]:.3f}")
-        print(f"| {summaries} | {weight} | " + " | ".join(cells) + " |")
+        print(f"| {excerpts} | {weight} | " + " | ".join(cells) + " |")
 
 
 def family_split(each: EvalSet) -> None:

@@ -33,7 +33,7 @@ def ctx(vault_settings: WriteVault) -> ToolContext:
 
 
 def test_each_name_reaches_its_own_page_through_read(ctx: ToolContext) -> None:
-    found = search(ctx.reader(), ctx.settings, None, "canvas", limit=10)
+    found = search(ctx.reader(), ctx.settings, None, "canvas", limit=10, all_languages=True)  # en/ and de/ copies
     names = {h.path: h.name for h in found.hits}
     assert names == {
         "Canvas.md": "Canvas",  # Obsidian's rule: the shortest path wins the bare name
