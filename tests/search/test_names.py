@@ -6,6 +6,8 @@ many pages share a file name.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from sentinel.index.db import open_index
@@ -49,7 +51,8 @@ def test_each_name_reaches_its_own_page_through_read(ctx: ToolContext) -> None:
 
 def test_the_summary_rung_shows_names_and_one_short_line(ctx: ToolContext) -> None:
     text = call_tool(ctx, "search", {"query": "kettle"})
-    assert "[excerpt] Kettle: The kettle boils water. …" in text
+    # the page's date (here the file's) goes with its line, so "when ..." can be answered from it
+    assert re.search(r"\[excerpt\] Kettle \(\d{4}-\d{2}-\d{2}\): The kettle boils water\. …", text), text
     assert "notes/Kettle.md" not in text
 
 
