@@ -129,13 +129,13 @@ def page_languages(db: sqlite3.Connection, paths: list[str]) -> dict[str, str]:
     view = current_view(db)
     summaries = view.summaries
     rest = [p for p in paths if not out[p]]
-    if summaries is None or not rest:
+    if summaries is None or not rest or not len(summaries):
         return out
     rowid_of = view.rows.pages.rowid_of
-    where = {int(item): i for i, item in enumerate(summaries.items.tolist())}
-    for path in rest:
-        row = where.get(rowid_of.get(path, -1))
-        if row is not None:
+    wanted = np.array([rowid_of.get(p, -1) for p in rest], dtype=np.int64)
+    at = np.minimum(np.searchsorted(summaries.items, wanted), len(summaries) - 1)  # items are sorted
+    for path, row, rowid in zip(rest, at.tolist(), wanted.tolist(), strict=True):
+        if int(summaries.items[row]) == rowid:
             out[path] = summaries.centres.languages[int(summaries.centre_of[row])]
     return out
 
@@ -166,6 +166,8 @@ def families(db: sqlite3.Connection, ranked: list[str]) -> list[Family]:
 
 
 def _join_near_identical(db: sqlite3.Connection, top: list[str], language: dict[str, str], union: _Union) -> None:
+    if len({language[p] for p in top if language.get(p)}) < 2:
+        return  # one language among them: no translations to find
     vectors = page_vectors(db, top)
     paths = [p for p in top if p in vectors and language.get(p)]
     if len(paths) < 2:
