@@ -32,7 +32,7 @@ TRANSLATION_KEYS = ("translations", "translation_of", "translation")
 # no query labels; labelled translations sit at .50-.75, too close to other pages' to be told apart. So vectors
 # join only what is near-identical and the explicit signals above carry the families; docs/retrieval.md.
 NEAR_IDENTICAL = 0.85
-DEPTH = 60  # ranked pages grouped into families (the rest are shown as they come)
+DEPTH = 30  # ranked pages grouped into families (the rest are shown as they come): bounds the cost per query
 
 
 @dataclass
@@ -175,12 +175,12 @@ def _join_near_identical(db: sqlite3.Connection, top: list[str], language: dict[
     matrix = np.stack([vectors[p] for p in paths])
     cosine = matrix @ matrix.T
     langs = [language[p] for p in paths]
+    codes = np.array(langs)
     best: dict[tuple[int, str], int] = {}  # (page, other language) -> its nearest page in that language
-    for i in range(len(paths)):
-        for j in range(len(paths)):
-            key = (i, langs[j])
-            if langs[i] != langs[j] and (key not in best or cosine[i, j] > cosine[i, best[key]]):
-                best[key] = j
+    for other in set(langs):
+        columns = np.flatnonzero(codes == other)
+        nearest = columns[np.argmax(cosine[:, columns], axis=1)]
+        best.update(((i, other), int(nearest[i])) for i in np.flatnonzero(codes != other).tolist())
     for (i, _), j in best.items():
         if cosine[i, j] >= NEAR_IDENTICAL and best.get((j, langs[i])) == i and i < j:
             union.join(paths[i], paths[j])
