@@ -37,14 +37,20 @@ from sentinel.embed.onnx import OnnxEmbedder
 from sentinel.index.db import open_index
 from sentinel.index.sync import sync
 from sentinel.search import embed_pending, results
+from sentinel.search.families import collapse, folder_language, page_vectors
 from sentinel.search.fusion import rrf
 from sentinel.search.graph import should_run
 from sentinel.search.ladder import Ranking, fuse, rank_legs
+from sentinel.search.view import current_view
 from sentinel.settings import Settings
 from tests.support.eval_data import eval_data_file, eval_vault_path
 
 ROOT = Path(__file__).resolve().parents[1]
 QUERY_FILES = {"public": eval_data_file("queries.tsv"), "heldout": ROOT / "bench" / "heldout_queries.tsv"}
+# The conversation set (bench/convo_set.py): its own vault; "choose" may choose weights, "report" never does.
+CONVO_FILE = ROOT / "bench" / "convo" / "questions.tsv"
+CONVO_VAULT = ROOT / "bench" / "convo" / "vault"
+CONVO_SETS = {"convo-choose": "choose", "convo-report": "report"}
 METRICS = ("nDCG@10", "MRR@10", "hit@1", "hit@5")
 
 
@@ -57,11 +63,12 @@ class Query:
     relevant: set[str]
 
 
-def load_queries(path: Path, present: set[str] | None = None) -> list[Query]:
+def load_queries(path: Path, present: set[str] | None = None, split: str | None = None) -> list[Query]:
     """The answerable queries of a file; with ``present`` (the pages of a part of the vault), each query's
-    relevant pages are those present, and a query with none left is dropped."""
+    relevant pages are those present, and a query with none left is dropped. ``split``: only the rows of
+    that split (the conversation set's ``choose`` or ``report``)."""
     with path.open(encoding="utf-8") as f:
-        rows = list(csv.DictReader(f, delimiter="\t"))
+        rows = [r for r in csv.DictReader(f, delimiter="\t") if split is None or r.get("split") == split]
     queries = [
         Query(r["id"], r["lang"], r["kind"], r["query"], {p.strip() for p in r["relevant"].split(";")})
         for r in rows
@@ -94,14 +101,24 @@ def scores(ranked: list[str], relevant: set[str]) -> np.ndarray:
 Ranker = Callable[[Ranking, Query], list[str]]
 
 
-def rankers(db, settings: Settings) -> dict[str, Ranker]:  # type: ignore[no-untyped-def]
+def rankers(db, settings: Settings, embedder=None) -> dict[str, Ranker]:  # type: ignore[no-untyped-def]
     plain = settings.model_copy(update={"search": settings.search.model_copy(update={"fusion": "rrf"})})
+    staged = settings.model_copy(update={"search": settings.search.model_copy(update={"rerank": True})})
+    unstaged = settings.model_copy(update={"search": settings.search.model_copy(update={"rerank": False})})
 
     def leg(name: str) -> Ranker:
         return lambda ranking, _: ranking.legs.get(name, [])
 
     def fused(s: Settings, graph: bool = False) -> Ranker:
         return lambda ranking, _: fuse(db, s, ranking.legs, graph=graph).ranked
+
+    def shipped(s: Settings) -> Ranker:
+        return lambda ranking, q: (
+            fuse(db, s, ranking.legs, graph=should_run(s, q.text, None), vector=ranking.vector).ranked
+        )
+
+    def one_per_family(s: Settings) -> Ranker:
+        return lambda ranking, q: collapse(db, shipped(s)(ranking, q), ranking.language).ranked
 
     return {
         "lexical (FTS5 bm25)": leg(results.LEG_LEXICAL),
@@ -116,6 +133,9 @@ def rankers(db, settings: Settings) -> dict[str, Ranker]:  # type: ignore[no-unt
         "shipped (PageRank when the query asks)": lambda ranking, q: (
             fuse(db, settings, ranking.legs, graph=should_run(settings, q.text, None)).ranked
         ),
+        "fused, second stage off": shipped(unstaged),
+        "fused + second stage (best unit, top 30)": shipped(staged),
+        "search(): one hit per translation family": one_per_family(settings),
     }
 
 
@@ -159,12 +179,26 @@ def facet_table(
         print(f"| {name} | " + " | ".join(row) + " |")
 
 
-def evaluate(db, settings: Settings, embedder, before: Cells | None = None) -> Cells:  # type: ignore[no-untyped-def]
-    """Print the tables for every query file; returns every cell printed."""
-    by_name = rankers(db, settings)
+@dataclass
+class EvalSet:
+    """One set of questions over one indexed vault."""
+
+    name: str
+    source: str
+    db: sqlite3.Connection
+    settings: Settings
+    queries: list[Query]
+
+
+CHOOSING = ("public", "convo-choose")  # the sets any weight or threshold may be chosen on (the sweeps use only these)
+
+
+def evaluate(sets: list[EvalSet], embedder, before: Cells | None = None) -> Cells:  # type: ignore[no-untyped-def]
+    """Print the tables for every set; returns every cell printed."""
     cells: Cells = {}
-    for set_name, path in QUERY_FILES.items():
-        queries = load_queries(path, vault_pages(db))
+    for each in sets:
+        db, settings, queries = each.db, each.settings, each.queries
+        by_name = rankers(db, settings, embedder)
         rankings = [rank_legs(db, settings, embedder, q.text, "body", time.monotonic() + 60) for q in queries]
         rows = []
         per_query: dict[str, list[np.ndarray]] = {}
@@ -173,9 +207,10 @@ def evaluate(db, settings: Settings, embedder, before: Cells | None = None) -> C
             per_query[name] = got
             cross = [s[3] for s, q in zip(got, queries, strict=True) if q.kind == "crosslingual"]
             rows.append((name, np.mean(got, axis=0), f"{int(sum(cross))}/{len(cross)}"))
-        table(f"{set_name}: {len(queries)} answerable queries ({path.name})", rows, cells, before)
+        role = "chooses" if each.name in CHOOSING else "reports only"
+        table(f"{each.name}: {len(queries)} answerable queries ({each.source}; {role})", rows, cells, before)
         for facet in ("lang", "kind"):
-            facet_table(set_name, per_query, queries, facet, cells, before)
+            facet_table(each.name, per_query, queries, facet, cells, before)
         walked = [q.id for q in queries if should_run(settings, q.text, None)]
         print(f"\nPageRank (auto) ran on {len(walked)} of {len(queries)} queries: {', '.join(walked) or 'none'}")
     return cells
@@ -184,55 +219,147 @@ def evaluate(db, settings: Settings, embedder, before: Cells | None = None) -> C
 SWEEP = {"weight_lexical": (0.75, 0.95, 1.0), "weight_summaries": (1.0, 1.5, 2.0), "rrf_k": (10.0, 20.0)}
 
 
-def sweep(db, settings: Settings, embedder) -> None:  # type: ignore[no-untyped-def]
-    """nDCG@10 of the shipped ranking for each combination of ``SWEEP`` (the legs are ranked once)."""
-    sets = {}
-    for set_name, path in QUERY_FILES.items():
-        queries = load_queries(path, vault_pages(db))
-        sets[set_name] = (
-            queries,
-            [rank_legs(db, settings, embedder, q.text, "body", time.monotonic() + 60) for q in queries],
-        )
-    print("\n### leg weights: nDCG@10 of the shipped ranking (all / paraphrase)\n")
-    print("| " + " | ".join(SWEEP) + " | " + " | ".join(f"{n} all | {n} paraphrase" for n in sets) + " |")
-    print("|" + "---|" * (len(SWEEP) + 2 * len(sets)))
+def sweep(sets: list[EvalSet], embedder) -> None:  # type: ignore[no-untyped-def]
+    """nDCG@10 of the shipped ranking for each combination of ``SWEEP`` (the legs are ranked once), on the
+    choosing sets only."""
+    chosen = [s for s in sets if s.name in CHOOSING]
+    ranked = [
+        [rank_legs(s.db, s.settings, embedder, q.text, "body", time.monotonic() + 60) for q in s.queries]
+        for s in chosen
+    ]
+    print("\n### leg weights: MRR@10 of the shipped ranking, choosing sets only\n")
+    print("| " + " | ".join(SWEEP) + " | " + " | ".join(s.name for s in chosen) + " |")
+    print("|" + "---|" * (len(SWEEP) + len(chosen)))
     for values in itertools.product(*SWEEP.values()):
-        changed = settings.search.model_copy(update=dict(zip(SWEEP, values, strict=True)))
-        variant = settings.model_copy(update={"search": changed})
         cells = []
-        for queries, rankings in sets.values():
+        for s, rankings in zip(chosen, ranked, strict=True):
+            changed = s.settings.search.model_copy(update=dict(zip(SWEEP, values, strict=True)))
+            variant = s.settings.model_copy(update={"search": changed})
             got = [
-                scores(fuse(db, variant, rk.legs, graph=should_run(variant, q.text, None)).ranked, q.relevant)[0]
-                for q, rk in zip(queries, rankings, strict=True)
+                scores(fuse(s.db, variant, rk.legs, graph=should_run(variant, q.text, None)).ranked, q.relevant)[1]
+                for q, rk in zip(s.queries, rankings, strict=True)
             ]
-            para = [g for g, q in zip(got, queries, strict=True) if q.kind == "paraphrase"]
-            cells += [f"{np.mean(got):.3f}", f"{np.mean(para):.3f}"]
+            cells.append(f"{np.mean(got):.3f}")
         print("| " + " | ".join(str(v) for v in values) + " | " + " | ".join(cells) + " |")
+
+
+RERANK_WEIGHTS = (0.0, 1.0, 2.0, 3.0)
+EXCERPT_WEIGHTS = (1.5, 1.0, 0.5, 0.25)
+
+
+def sweep_rerank(sets: list[EvalSet], embedder) -> None:  # type: ignore[no-untyped-def]
+    """MRR@10 and hit@5 of the shipped ranking with the second stage at each weight (0: off), choosing sets only."""
+    chosen = [s for s in sets if s.name in CHOOSING]
+    ranked = [
+        [rank_legs(s.db, s.settings, embedder, q.text, "body", time.monotonic() + 60) for q in s.queries]
+        for s in chosen
+    ]
+    print("\n### second stage weight (depth 30): MRR@10 / hit@5 of the shipped ranking, choosing sets only\n")
+    print("| excerpt summaries weight | second stage weight | " + " | ".join(s.name for s in chosen) + " |")
+    print("|---|---|" + "---|" * len(chosen))
+    for excerpts, weight in itertools.product(EXCERPT_WEIGHTS, RERANK_WEIGHTS):
+        cells = []
+        for s, rankings in zip(chosen, ranked, strict=True):
+            changed = s.settings.search.model_copy(
+                update={"rerank": weight > 0, "rerank_weight": weight, "weight_excerpts": excerpts}
+            )
+            variant = s.settings.model_copy(update={"search": changed})
+            got = [
+                scores(
+                    fuse(s.db, variant, rk.legs, graph=should_run(variant, q.text, None), vector=rk.vector).ranked,
+                    q.relevant,
+                )
+                for q, rk in zip(s.queries, rankings, strict=True)
+            ]
+            mean = np.mean(got, axis=0)
+            cells.append(f"{mean[1]:.3f} / {mean[3]:.3f}")
+        print(f"| {excerpts} | {weight} | " + " | ".join(cells) + " |")
+
+
+def family_split(each: EvalSet) -> None:
+    """How well near-identical page vectors find translations, on one (choosing) set: a translation pair is
+    two pages in different language folders relevant to one query; every other cross-language pair is not.
+    For each threshold: the share of translation pairs joined (mutually nearest and at or above it) and of
+    joined pairs that are not translations."""
+    db = each.db
+    paths = [p for p in current_view(db).rows.pages.rowid_of if folder_language(p)]
+    vectors = page_vectors(db, paths)
+    paths = [p for p in paths if p in vectors]
+    matrix = np.stack([vectors[p] for p in paths])
+    cosine = matrix @ matrix.T
+    langs = [folder_language(p) for p in paths]
+    index = {p: i for i, p in enumerate(paths)}
+    truth = set()
+    for q in each.queries:
+        rel = [index[p] for p in q.relevant if p in index]
+        truth |= {(a, b) for a in rel for b in rel if a < b and langs[a] != langs[b]}
+    best: dict[tuple[int, str], int] = {}
+    for i in range(len(paths)):
+        for j in range(len(paths)):
+            key = (i, langs[j])
+            if langs[i] != langs[j] and (key not in best or cosine[i, j] > cosine[i, best[key]]):
+                best[key] = j
+    mutual = {(min(i, j), max(i, j)) for (i, _), j in best.items() if best.get((j, langs[i])) == i}
+    print(f"\n### translation families on {each.name}: {len(truth)} labelled pairs\n")
+    print("| centred cosine >= | labelled pairs joined | joined pairs not labelled (of all joined) |")
+    print("|---|---|---|")
+    for threshold in (0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9):
+        joined = {pair for pair in mutual if cosine[pair] >= threshold}
+        hit = len(joined & truth)
+        print(f"| {threshold} | {hit}/{len(truth)} | {len(joined - truth)}/{len(joined)} |")
+
+
+def _indexed(vault: Path, index: Path, embedder, reembed: bool) -> tuple[sqlite3.Connection, Settings]:  # type: ignore[no-untyped-def]
+    settings = Settings(vault=vault, index_path=index, _env_file=None)
+    db = open_index(settings)
+    sync(settings, db)
+    started = time.perf_counter()
+    counts = embed_pending(db, embedder, reembed=reembed)
+    took = time.perf_counter() - started
+    print(f"{vault.name}: embedded {counts.chunks} chunks, {counts.summaries} summaries in {took:.1f}s")
+    return db, settings
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--vault", type=Path, default=eval_vault_path())
     parser.add_argument("--index", type=Path, default=ROOT / ".cache" / "bench" / "eval-index.db")
+    parser.add_argument("--convo-index", type=Path, default=ROOT / ".cache" / "bench" / "convo-index.db")
     parser.add_argument("--embed-model", type=Path, default=ROOT / "models" / "multilingual-e5-small")
     parser.add_argument("--reembed", action="store_true", help="the model changed: embed everything again")
+    parser.add_argument("--sets", default="public,heldout,convo-choose,convo-report", help="comma-separated")
     parser.add_argument("--save", type=Path, help="write every cell to this JSON file")
     parser.add_argument("--compare", type=Path, help="show each cell's change against a file --save wrote")
-    parser.add_argument("--sweep", action="store_true", help="also print the leg-weight grid")
+    parser.add_argument("--sweep", action="store_true", help="also print the leg-weight grid (choosing sets)")
+    parser.add_argument("--sweep-rerank", action="store_true", help="also print the second stage's weight grid")
+    parser.add_argument("--families", action="store_true", help="also print the translation-family split (public)")
     args = parser.parse_args(argv)
-    settings = Settings(vault=args.vault, index_path=args.index, _env_file=None)
-    db = open_index(settings)
-    sync(settings, db)
+    wanted = args.sets.split(",")
     embedder = OnnxEmbedder(args.embed_model, threads=int(os.environ.get("EMBED_THREADS", "2")))
-    started = time.perf_counter()
-    counts = embed_pending(db, embedder, reembed=args.reembed)
-    print(f"embedded {counts.chunks} chunks, {counts.summaries} summaries in {time.perf_counter() - started:.1f}s")
+    sets: list[EvalSet] = []
+    if any(name in QUERY_FILES for name in wanted):
+        db, settings = _indexed(args.vault, args.index, embedder, args.reembed)
+        for name, path in QUERY_FILES.items():
+            if name in wanted:
+                sets.append(EvalSet(name, path.name, db, settings, load_queries(path, vault_pages(db))))
+    if any(name in CONVO_SETS for name in wanted):
+        db, settings = _indexed(CONVO_VAULT, args.convo_index, embedder, args.reembed)
+        for name, split in CONVO_SETS.items():
+            if name in wanted:
+                queries = load_queries(CONVO_FILE, vault_pages(db), split)
+                sets.append(EvalSet(name, f"{CONVO_FILE.name} {split}", db, settings, queries))
     before = json.loads(args.compare.read_text()) if args.compare else None
-    cells = evaluate(db, settings, embedder, before)
+    cells = evaluate(sets, embedder, before)
     if args.save:
         args.save.write_text(json.dumps(cells, indent=1))
     if args.sweep:
-        sweep(db, settings, embedder)
+        sweep(sets, embedder)
+    if args.sweep_rerank:
+        sweep_rerank(sets, embedder)
+    if args.families:
+        for each in sets:
+            if each.name == "public":
+                family_split(each)
     return 0
 
 

@@ -179,7 +179,9 @@ def measure(pages: int, queries: int, embedder: OnnxEmbedder) -> list[tuple[str,
         timings.setdefault(name + " cpu", []).append(time.process_time() - cpu)
         return out
 
+    staged = settings.model_copy(update={"search": settings.search.model_copy(update={"rerank": True})})
     search(db, settings, embedder, texts[0])  # warm-up
+    search(db, staged, embedder, texts[0])
     for text in texts:
         timed("embed", lambda: embedder.embed([text], "query"))  # noqa: B023
         timed("lexical", lambda: lexical_chunks(db, lexical_terms(db, text, search_view.chunk_count(db)), 300))  # noqa: B023
@@ -187,11 +189,14 @@ def measure(pages: int, queries: int, embedder: OnnxEmbedder) -> list[tuple[str,
             found = timed(rung, lambda: search(db, settings, embedder, text, rung=rung))  # type: ignore[arg-type]  # noqa: B023
             if found.notes:  # type: ignore[attr-defined]
                 print(f"  note on {rung!r} for {text!r}: {found.notes}")  # type: ignore[attr-defined]
+            timed(f"{rung} staged", lambda: search(db, staged, embedder, text, rung=rung))  # type: ignore[arg-type]  # noqa: B023
     for name, label in (
         ("embed", "query embedding"),
         ("lexical", "lexical leg"),
         ("summary", "summary rung"),
         ("body", "body rung"),
+        ("summary staged", "summary rung, second stage on (top 30)"),
+        ("body staged", "body rung, second stage on (top 30)"),
     ):
         rows.append((f"{label} p50 / p95 wall (ms)", _ms(timings[name])))
         rows.append((f"{label} p50 / p95 CPU (ms)", _ms(timings[name + " cpu"])))

@@ -236,6 +236,11 @@ class SearchSettings(BaseModel):
     weight_lexical: float = Field(0.95, ge=0, description="Weight of the FTS5 (wording) leg.")
     weight_chunks: float = Field(1.5, ge=0, description="Weight of the semantic leg over body chunks.")
     weight_summaries: float = Field(1.5, ge=0, description="Weight of the semantic leg over page summaries.")
+    weight_excerpts: float = Field(
+        1.0,
+        ge=0,
+        description="The summary leg's weight for a page whose summary is only an excerpt of its first lines.",
+    )
     leg_depth: int = Field(100, ge=10, description="Candidates each leg contributes to the fusion.")
     timeout_s: float = Field(
         2.0, gt=0, description="Budget for query embedding and retrieval; past it the answer is lexical, with a note."
@@ -256,6 +261,11 @@ class SearchSettings(BaseModel):
         description='Folders whose pages count as a scope, as JSON: {"Journal": "personal"} keeps Journal/ out '
         "like scope: personal pages.",
     )
+    rerank: bool = Field(
+        False, description="Second stage: reorder the top pages by their best unit's e5 score (bench/retrieval.py)."
+    )
+    rerank_depth: int = Field(30, ge=2, description="Fused pages the second stage reorders.")
+    rerank_weight: float = Field(1.0, ge=0, description="Weight of the second stage's order against the fused one.")
 
 
 class ResearchSettings(BaseModel):

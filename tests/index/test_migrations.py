@@ -8,6 +8,8 @@ from pathlib import Path
 from sentinel.index import fold
 from sentinel.index.db import connect
 from sentinel.index.migrations import MIGRATIONS, migrate, transaction
+from sentinel.index.sync import sync
+from sentinel.settings import Settings
 
 
 def _old_index(path: Path, version: int) -> sqlite3.Connection:
@@ -74,3 +76,32 @@ def test_vectors_cut_at_512_tokens_are_dropped_to_be_made_again(tmp_path: Path) 
         )
     assert migrate(old) == len(MIGRATIONS)
     assert [r[0] for r in old.execute("SELECT text_hash FROM chunk_vectors")] == ["whole"]
+
+
+def test_an_index_before_entry_units_reads_every_page_again_and_keeps_its_date(tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    (vault / "Chats").mkdir(parents=True)
+    turns = "\n".join(f"- **{'Ana' if i % 2 else 'Sam'}:** turn {i} of a long chat about the boiler" for i in range(10))
+    (vault / "Chats/2024-01-06 Ana.md").write_text(f"# Ana\n\n{turns}\n", encoding="utf-8")
+    old = _old_index(tmp_path / "index.db", 7)
+    with transaction(old):
+        old.execute(
+            """INSERT INTO pages (path, title, path_key, name_key, role, hash, mtime_ns, size, indexed_at)
+               VALUES ('Chats/2024-01-06 Ana.md', 'a', 'chats/2024-01-06 ana', '2024-01-06 ana', 'other', 'h',
+                       ?, ?, 0)""",
+            (
+                (vault / "Chats/2024-01-06 Ana.md").stat().st_mtime_ns,
+                (vault / "Chats/2024-01-06 Ana.md").stat().st_size,
+            ),
+        )
+        old.execute(
+            """INSERT INTO chunks (path, ordinal, trail, heading, text, text_hash, words)
+               VALUES ('Chats/2024-01-06 Ana.md', 0, 'a', '', 'one window of the whole chat', 'th', 6)"""
+        )
+    old.close()
+    settings = Settings(vault=vault, index_path=tmp_path / "index.db", _env_file=None)
+    db = connect(tmp_path / "index.db")
+    report = sync(settings, db)
+    assert report.updated == 1  # unchanged on disk, yet read again: its chunks are cut differently now
+    assert db.execute("SELECT date FROM pages").fetchone()[0] == "2024-01-06"
+    assert db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0] == 10  # one unit per turn

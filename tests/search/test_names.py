@@ -6,6 +6,8 @@ many pages share a file name.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from sentinel.index.db import open_index
@@ -33,7 +35,7 @@ def ctx(vault_settings: WriteVault) -> ToolContext:
 
 
 def test_each_name_reaches_its_own_page_through_read(ctx: ToolContext) -> None:
-    found = search(ctx.reader(), ctx.settings, None, "canvas", limit=10)
+    found = search(ctx.reader(), ctx.settings, None, "canvas", limit=10, all_languages=True)  # en/ and de/ copies
     names = {h.path: h.name for h in found.hits}
     assert names == {
         "Canvas.md": "Canvas",  # Obsidian's rule: the shortest path wins the bare name
@@ -49,7 +51,8 @@ def test_each_name_reaches_its_own_page_through_read(ctx: ToolContext) -> None:
 
 def test_the_summary_rung_shows_names_and_one_short_line(ctx: ToolContext) -> None:
     text = call_tool(ctx, "search", {"query": "kettle"})
-    assert "[excerpt] Kettle: The kettle boils water. …" in text
+    # the page's date (here the file's) goes with its line, so "when ..." can be answered from it
+    assert re.search(r"\[excerpt\] Kettle \(\d{4}-\d{2}-\d{2}\): The kettle boils water\. …", text), text
     assert "notes/Kettle.md" not in text
 
 

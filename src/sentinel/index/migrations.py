@@ -328,6 +328,16 @@ def m007_reembed_cut_passages(db: sqlite3.Connection) -> None:
     db.execute("DELETE FROM summary_vectors WHERE truncated = 1")
 
 
+def m008_entry_units_and_dates(db: sqlite3.Connection) -> None:
+    """Pages of many short entries are cut one entry a chunk (``sentinel.vault.entries``) and a page's date
+    (frontmatter, title, else the file's) is kept with it and shown with its passages: ``pages.date`` is new
+    and every page is read again at the next sync (its chunks change; unchanged passages keep their vectors).
+    ``chunks.kind`` says which units are entries: a page made of them has no summary in its first lines."""
+    db.execute("ALTER TABLE pages ADD COLUMN date TEXT NOT NULL DEFAULT ''")
+    db.execute("ALTER TABLE chunks ADD COLUMN kind TEXT NOT NULL DEFAULT 'window'")
+    db.execute("UPDATE pages SET mtime_ns = -1")
+
+
 MIGRATIONS: list[Migration] = [
     m001_core,
     m002_search,
@@ -336,6 +346,7 @@ MIGRATIONS: list[Migration] = [
     m005_reread_links,
     m006_search_changes,
     m007_reembed_cut_passages,
+    m008_entry_units_and_dates,
 ]
 
 

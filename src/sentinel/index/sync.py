@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
 
@@ -27,7 +28,7 @@ Progress = Callable[[int, int], None]
 # A batch's chunks are staged in a temp table and moved into ``chunks`` by one INSERT ... SELECT: FTS5, filled
 # by the insert trigger, takes the same rows several times faster from one statement than from one statement
 # per page (94,791 chunks of the 10k synthetic vault: 2.6 s against 5.8 s).
-CHUNK_COLUMNS = "path, ordinal, trail, heading, text, text_hash, words"
+CHUNK_COLUMNS = "path, ordinal, trail, heading, text, text_hash, words, kind"
 STAGE_CHUNKS = f"CREATE TEMP TABLE IF NOT EXISTS staged_chunks ({CHUNK_COLUMNS})"
 
 
@@ -62,6 +63,11 @@ class _Read:
     parsed: ParsedPage | None
     hash: str
     problem: str | None
+
+
+def file_date(mtime_ns: int) -> str:
+    """The file's own date (UTC), for a page that names none in its frontmatter or title."""
+    return datetime.fromtimestamp(mtime_ns / 1e9, tz=UTC).date().isoformat() if mtime_ns > 0 else ""
 
 
 def _read(vault: Path, stat: FileStat, settings: Settings) -> _Read:
@@ -129,12 +135,12 @@ def _store(db: sqlite3.Connection, read: _Read, settings: Settings, now: float) 
     path_key = link_key(rel)
     db.execute(
         """INSERT INTO pages (path, title, path_key, name_key, role, frontmatter, description, hash, mtime_ns,
-                              size, problem, indexed_at)
-           VALUES (?,?,?,?,?,?,?,?,?,?,?,?)
+                              size, problem, indexed_at, date)
+           VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)
            ON CONFLICT(path) DO UPDATE SET title=excluded.title, path_key=excluded.path_key,
              name_key=excluded.name_key, role=excluded.role, frontmatter=excluded.frontmatter,
              description=excluded.description, hash=excluded.hash, mtime_ns=excluded.mtime_ns,
-             size=excluded.size, problem=excluded.problem, indexed_at=excluded.indexed_at""",
+             size=excluded.size, problem=excluded.problem, indexed_at=excluded.indexed_at, date=excluded.date""",
         (
             rel,
             page_name(rel),
@@ -148,6 +154,7 @@ def _store(db: sqlite3.Connection, read: _Read, settings: Settings, now: float) 
             read.stat.size,
             read.problem,
             now,
+            (parsed.date if parsed else "") or file_date(read.stat.mtime_ns),
         ),
     )
     _clear_children(db, rel)
@@ -177,9 +184,9 @@ def _store(db: sqlite3.Connection, read: _Read, settings: Settings, now: float) 
         [(rel, i, h.level, h.text, h.line) for i, h in enumerate(parsed.headings)],
     )
     db.executemany(
-        f"INSERT INTO temp.staged_chunks ({CHUNK_COLUMNS}) VALUES (?,?,?,?,?,?,?)",
+        f"INSERT INTO temp.staged_chunks ({CHUNK_COLUMNS}) VALUES (?,?,?,?,?,?,?,?)",
         [
-            (rel, c.ordinal, c.trail, c.heading, c.text, hashlib.sha256(c.text.encode()).hexdigest(), c.words)
+            (rel, c.ordinal, c.trail, c.heading, c.text, hashlib.sha256(c.text.encode()).hexdigest(), c.words, c.kind)
             for c in parsed.chunks
         ],
     )

@@ -12,7 +12,7 @@ joins (``with_walk``), how quality flags rank a page down (``penalised``), and w
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Collection, Hashable, Mapping, Sequence
 from typing import TypeVar
 
 from sentinel.search import results as r
@@ -25,18 +25,24 @@ GRAPH_WEIGHT = 1.0  # weight of the PageRank walk's ranking against the fused on
 
 
 def rrf_weights(
-    rankings: Sequence[Sequence[K]], *, k: float = PLAIN_K, weights: Sequence[float] | None = None
+    rankings: Sequence[Sequence[K]],
+    *,
+    k: float = PLAIN_K,
+    weights: Sequence[float] | None = None,
+    item_weights: Sequence[Mapping[K, float]] | None = None,
 ) -> dict[K, float]:
     """Fused weight of every item in any of the ranked lists (best first), in a deterministic order:
-    by weight, ties by the best rank any leg gave the item, then by the first leg that has it."""
+    by weight, ties by the best rank any leg gave the item, then by the first leg that has it.
+    ``item_weights`` (one mapping per ranking) replaces a leg's weight for the items it names."""
     weights = weights if weights is not None else [1.0] * len(rankings)
     if len(weights) != len(rankings):
         raise ValueError(f"{len(weights)} weights for {len(rankings)} rankings")
     fused: dict[K, float] = {}
     first_seen: dict[K, tuple[int, int]] = {}
-    for leg, (ranking, weight) in enumerate(zip(rankings, weights, strict=True)):
+    own = item_weights if item_weights is not None else [{}] * len(rankings)
+    for leg, (ranking, weight, special) in enumerate(zip(rankings, weights, own, strict=True)):
         for rank, item in enumerate(ranking, start=1):
-            fused[item] = fused.get(item, 0.0) + weight / (k + rank)
+            fused[item] = fused.get(item, 0.0) + special.get(item, weight) / (k + rank)
             seen = first_seen.get(item)
             if seen is None or (rank, leg) < seen:
                 first_seen[item] = (rank, leg)
@@ -48,8 +54,15 @@ def rrf(rankings: Sequence[Sequence[K]], *, k: float = PLAIN_K, weights: Sequenc
     return list(rrf_weights(rankings, k=k, weights=weights))
 
 
-def fuse_legs(search: SearchSettings, legs: Mapping[str, Sequence[str]]) -> dict[str, float]:
-    """Fused weights of the legs' ranked pages (best first): plain RRF, or RRF weighted per leg."""
+def fuse_legs(
+    search: SearchSettings, legs: Mapping[str, Sequence[str]], excerpts: Collection[str] = ()
+) -> dict[str, float]:
+    """Fused weights of the legs' ranked pages (best first): plain RRF, or RRF weighted per leg.
+
+    ``excerpts``: pages whose summary is only an excerpt of their first lines (no description, no analysis
+    yet). Their summary vector stands for those lines, not for the page (a chat log's first turns), so their
+    vote in the summary leg weighs ``weight_excerpts`` (1.0 against 1.5: chosen on the public set's de+tr part
+    and the conversation set's choosing part, docs/retrieval.md)."""
     if search.fusion == "rrf":
         return rrf_weights(list(legs.values()))
     weights = {
@@ -57,7 +70,13 @@ def fuse_legs(search: SearchSettings, legs: Mapping[str, Sequence[str]]) -> dict
         r.LEG_CHUNKS: search.weight_chunks,
         r.LEG_SUMMARIES: search.weight_summaries,
     }
-    return rrf_weights(list(legs.values()), k=search.rrf_k, weights=[weights[name] for name in legs])
+    damped = dict.fromkeys(excerpts, search.weight_excerpts)
+    return rrf_weights(
+        list(legs.values()),
+        k=search.rrf_k,
+        weights=[weights[name] for name in legs],
+        item_weights=[damped if name == r.LEG_SUMMARIES else {} for name in legs],
+    )
 
 
 def with_walk(search: SearchSettings, ranked: Sequence[str], walk: Sequence[str]) -> dict[str, float]:

@@ -9,6 +9,7 @@ from collections.abc import Iterable
 
 from sentinel.index.resolve import shortest_names
 from sentinel.search import results as r
+from sentinel.search.families import Collapsed
 from sentinel.search.results import Hit, Rung
 from sentinel.search.summaries import SummarySource, line, page_summaries
 from sentinel.search.view import per_generation
@@ -84,14 +85,19 @@ def build_hits(
     found_by: dict[str, tuple[str, ...]],
     flags: dict[str, tuple[str, ...]],
     chunk_order: dict[str, list[int]],
+    translations: Collapsed | None = None,
 ) -> list[Hit]:
-    """Result lines for the ranked pages in ``window``."""
+    """Result lines for the ranked pages in ``window``; ``translations`` says which of them stand for a
+    translation family (``also_in``, ``copies``)."""
     if not window:
         return []
     params: list[object] = list(window)
     lines = {s.path: s for s in page_summaries(db, f"p.path IN ({_marks(params)})", params)}
     chunks = _chunks_for(db, window, chunk_order) if rung == "body" else {}
     names = shortest_names(db, lines)
+    dates = page_dates(db, window)
+    also_in = translations.also_in if translations else {}
+    copies = translations.copies if translations else {}
     hits = []
     for path in window:
         if path not in lines:
@@ -113,16 +119,40 @@ def build_hits(
                     labels=labels,
                     legs=legs,
                     name=names[path],
+                    date=dates.get(path, ""),
+                    also_in=also_in.get(path, ()),
+                    copies=copies.get(path, ()),
                 )
             )
             continue
         trail, heading, text = chunks[path]
         hits.append(
             Hit(
-                path, page.title, "body", text, heading=heading, trail=trail, labels=labels, legs=legs, name=names[path]
+                path,
+                page.title,
+                "body",
+                text,
+                heading=heading,
+                trail=trail,
+                labels=labels,
+                legs=legs,
+                name=names[path],
+                date=dates.get(path, ""),
+                also_in=also_in.get(path, ()),
+                copies=copies.get(path, ()),
             )
         )
     return hits
+
+
+def page_dates(db: sqlite3.Connection, paths: list[str]) -> dict[str, str]:
+    """Each page's date as the index keeps it (``pages.date``: frontmatter, title, else the file's)."""
+    if not paths:
+        return {}
+    batch: list[object] = list(paths)
+    return {
+        str(p): str(d) for p, d in db.execute(f"SELECT path, date FROM pages WHERE path IN ({_marks(batch)})", batch)
+    }
 
 
 def _chunks_for(

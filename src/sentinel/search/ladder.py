@@ -25,12 +25,15 @@ from sentinel.paths import SUMMARY_RUNG_ROLES
 from sentinel.search import fusion, graph
 from sentinel.search import results as r
 from sentinel.search.embedding import embed_command, identity_record
+from sentinel.search.families import collapse
 from sentinel.search.graph import walk as walk_graph
 from sentinel.search.hits import build_hits, exact_pages, quality_flags
 from sentinel.search.lexical import lexical_chunks, lexical_terms
 from sentinel.search.query_facets import Filter, FilterError, page_filter, split_query
+from sentinel.search.rerank import reranked
 from sentinel.search.results import Hit, Rung, SearchResult
 from sentinel.search.scope import boundary_note, kept_out
+from sentinel.search.summaries import without_own_summary
 from sentinel.search.vectors import nearest
 from sentinel.search.view import SearchView, chunk_count, current_view
 from sentinel.settings import Settings
@@ -52,6 +55,8 @@ class _Meaning:
     chunks: list[int] = field(default_factory=list)
     pages: list[int] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    language: str = ""  # the query's language, as its vector's nearest language centre says
+    vector: np.ndarray | None = None  # the query's e5 vector (the second stage scores with it)
 
 
 def _check(query: object, rung: object, cursor: object, limit: int) -> str:
@@ -80,7 +85,7 @@ def _meaning(
     if view.chunks is None and view.summaries is None:
         return _Meaning(notes=[f"nothing has been embedded yet (run {embed_command()}); {WORDING_ONLY}"])
     vector = embedder.embed([query], "query").vectors[0]
-    out = _Meaning(notes=_coverage_notes(view))
+    out = _Meaning(notes=_coverage_notes(view), language=_language_of(view, vector), vector=vector)
     chunk_set = view.summary_role_chunks if rung == "summary" else view.chunks
     summary_set = view.summaries
     if only is not None:  # a faceted search ranks only the pages the facets allow
@@ -91,6 +96,13 @@ def _meaning(
     if summary_set is not None:
         out.pages = nearest(db, summary_set, vector, depth)
     return out
+
+
+def _language_of(view: SearchView, vector: np.ndarray) -> str:
+    centres = view.chunks.centres if view.chunks is not None else None
+    if centres is None or len(centres.languages) < 2:
+        return ""
+    return centres.languages[int(centres.nearest(vector[None, :])[0])]
 
 
 def _coverage_notes(view: SearchView) -> list[str]:
@@ -166,6 +178,8 @@ class Ranking:
     legs: dict[str, list[str]]
     chunk_order: dict[str, list[int]]  # each page's candidate chunks, best first
     notes: list[str]
+    language: str = ""  # the query's language ("" when no vector says, or the vault has one language)
+    vector: np.ndarray | None = None  # the query's vector, when meaning search ran
 
 
 def _roles(rung: Rung) -> frozenset[str] | None:
@@ -195,7 +209,9 @@ def rank_legs(
         legs[r.LEG_CHUNKS] = _pages_by_best_chunk(meaning.chunks, where, roles)
         legs[r.LEG_SUMMARIES] = _paths_of(db, meaning.pages)
     page_of = {cid: page for cid, (page, _) in where.items()}
-    return Ranking(legs, fusion.chunk_order(lexical, meaning.chunks, page_of), meaning.notes)
+    return Ranking(
+        legs, fusion.chunk_order(lexical, meaning.chunks, page_of), meaning.notes, meaning.language, meaning.vector
+    )
 
 
 @dataclass
@@ -212,15 +228,23 @@ def fuse(
     *,
     graph: bool = False,
     roles: frozenset[str] | None = None,
+    vector: np.ndarray | None = None,
 ) -> Fused:
     """The fused page ranking: RRF of the legs, then (``graph``) the PageRank rerank, then the quality
-    penalty (the policies are ``fusion``'s)."""
-    weights = fusion.fuse_legs(settings.search, legs)
+    penalty (the policies are ``fusion``'s), then (``SearchSettings.rerank``, with the query's ``vector``)
+    the second stage over the top pages (``sentinel.search.rerank``)."""
+    weights = fusion.fuse_legs(settings.search, legs, without_own_summary(db, legs.get(r.LEG_SUMMARIES, [])))
     found = set(weights)
     if graph:
         weights = fusion.with_walk(settings.search, list(weights), walk_graph(db, list(weights), roles))
     flags = quality_flags(db, list(weights))
-    return Fused(fusion.penalised(settings.search, weights, flags), flags, set(weights) - found)
+    ranked = fusion.penalised(settings.search, weights, flags)
+    search = settings.search
+    if search.rerank and vector is not None:
+        ranked = reranked(
+            db, current_view(db), vector, ranked, depth=search.rerank_depth, weight=search.rerank_weight, k=search.rrf_k
+        )
+    return Fused(ranked, flags, set(weights) - found)
 
 
 def _within_scope(
@@ -246,11 +270,13 @@ def search(
     *,
     limit: int | None = None,
     pagerank: bool | None = None,
+    all_languages: bool = False,
 ) -> SearchResult:
     """Search the index: exact page matches first, then the rung's fused ranking, ``limit`` hits from
     ``cursor`` on. ``pagerank`` forces the graph rerank on or off; None leaves it to the query's shape
-    (``SearchSettings.pagerank``). Raises ``SearchInputError`` for an empty query, an unknown rung or a bad
-    cursor."""
+    (``SearchSettings.pagerank``). A page and its translations are one hit, in the query's language, unless
+    ``all_languages`` asks for every copy (``sentinel.search.families``). Raises ``SearchInputError`` for an
+    empty query, an unknown rung or a bad cursor."""
     limit = limit or settings.search_hits
     filters, text = split_query(db, _check(query, rung, cursor, limit))
     try:
@@ -263,7 +289,7 @@ def search(
         )
     ranking = rank_legs(db, settings, embedder, text, rung, time.monotonic() + settings.search.timeout_s, only)
     walk = graph.should_run(settings, text, pagerank)
-    fused = fuse(db, settings, ranking.legs, graph=walk, roles=_roles(rung))
+    fused = fuse(db, settings, ranking.legs, graph=walk, roles=_roles(rung), vector=ranking.vector)
     roles = _roles(rung)
     named = exact_pages(db, text)
     exact = [path for path, role in named if roles is None or role in roles]
@@ -276,11 +302,13 @@ def search(
     if only is not None:
         ranked = [p for p in ranked if p in only.paths]
     ranked = _within_scope(db, settings, ranked, only, cursor + limit, notes)
+    translations = None if all_languages else collapse(db, ranked, ranking.language)
+    ranked = translations.ranked if translations else ranked
     window = ranked[cursor : cursor + limit]
     found_by = {p: tuple(name for name, pages in ranking.legs.items() if p in pages) for p in window}
     for path in fused.graph_only & set(window):
         found_by[path] = (r.LEG_GRAPH,)
-    hits: list[Hit] = build_hits(db, window, rung, set(exact), found_by, fused.flags, ranking.chunk_order)
+    hits: list[Hit] = build_hits(db, window, rung, set(exact), found_by, fused.flags, ranking.chunk_order, translations)
     used = [r.LEG_EXACT] if exact else []
     used += [name for name, pages in ranking.legs.items() if pages or name == r.LEG_LEXICAL]
     used += [r.LEG_GRAPH] if walk else []

@@ -41,6 +41,9 @@ class Hit:
     labels: tuple[str, ...] = ()
     legs: tuple[str, ...] = ()  # which legs ranked it
     name: str = ""  # the shortest link target that reaches this page and no other (``read`` takes it)
+    date: str = ""  # the page's date (frontmatter, title, else the file's), ISO: travels with every passage
+    also_in: tuple[str, ...] = ()  # languages the same page is also written in (its translation family)
+    copies: tuple[str, ...] = ()  # paths of those translations (``read`` takes them; all_languages lists them)
 
     def as_dict(self) -> dict[str, object]:
         return asdict(self)

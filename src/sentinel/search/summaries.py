@@ -76,6 +76,11 @@ def line(summary: str) -> str:
     return shown if shown == summary.strip() else shown.removesuffix(" …").rstrip(" ,;:") + " …"
 
 
+def has_own_summary(description: str, analysis_summary: str) -> bool:
+    """Whether ``choose`` takes a summary the page has (frontmatter or analysis), not an excerpt or its title."""
+    return bool(description.strip() or analysis_summary.strip())
+
+
 def choose(title: str, description: str, analysis_summary: str, first_chunk: str) -> Summary:
     """Pick a page's summary line from what the index knows about it."""
     if description.strip():
@@ -135,3 +140,17 @@ def page_summaries(db: sqlite3.Connection, where: str = "1", params: Sequence[ob
         )
         for r in db.execute(f"{SUMMARY_ROWS} WHERE {where}", tuple(params))
     ]
+
+
+def without_own_summary(db: sqlite3.Connection, paths: Sequence[str]) -> set[str]:
+    """Those of ``paths`` whose summary line is an excerpt or their title (``has_own_summary`` is false)."""
+    if not paths:
+        return set()
+    marks = ",".join("?" * len(paths))
+    rows = db.execute(
+        f"""SELECT p.path, p.description, COALESCE((SELECT a.summary FROM analysis a
+               WHERE a.path = p.path AND a.hash = p.hash AND a.status = 'ok'), '') FROM pages p
+            WHERE p.path IN ({marks})""",
+        list(paths),
+    ).fetchall()
+    return {str(path) for path, described, analysed in rows if not has_own_summary(described or "", analysed or "")}

@@ -31,10 +31,13 @@ def search(ctx: ToolContext, query: str, rung: Rung = "summary", cursor: int = 0
     lines = []
     for hit in found.hits:
         labels = "".join(f"[{label}] " for label in hit.labels)
+        # the page's date goes with every line, so "when did ..." can be answered from the passage
+        dated = f" ({hit.date})" if hit.date else ""
+        also = f" (also in: {', '.join(hit.also_in)})" if hit.also_in else ""
         if rung == "summary":
-            lines.append(f"{labels}{hit.name}: {hit.text}")
+            lines.append(f"{labels}{hit.name}{dated}{also}: {hit.text}")
         else:
-            lines.append(f"{labels}{hit.path} › {hit.trail}\n{hit.text}")
+            lines.append(f"{labels}{hit.path}{dated} › {hit.trail}{also}\n{hit.text}")
     sep = "\n" if rung == "summary" else "\n---\n"
     pages = [hit.path for hit in found.hits]
     if found.next_cursor is not None:

@@ -19,6 +19,7 @@ import pyromark
 import yaml
 
 from sentinel.paths import page_name
+from sentinel.vault.entries import kinded_units, page_date
 from sentinel.vault.links import Link, markdown_link, text_without_link_markup, wikilinks_in
 
 _OPTIONS = pyromark.Options.ENABLE_TABLES | pyromark.Options.ENABLE_STRIKETHROUGH
@@ -43,6 +44,7 @@ class Chunk:
     heading: str  # the innermost heading, "" before the first one
     text: str
     words: int
+    kind: str = "window"  # "entry": one entry of a run of short entries; "window": prose (sentinel.vault.entries)
 
 
 @dataclass
@@ -57,6 +59,7 @@ class ParsedPage:
     chunks: list[Chunk]
     content_hash: str
     problems: list[str] = field(default_factory=list)
+    date: str = ""  # the page's own date (frontmatter, else its title), ISO; "" when it names none
 
 
 def content_hash(text: str) -> str:
@@ -244,32 +247,6 @@ def _property_links(meta: dict[str, Any], text: str) -> list[Link]:
     return links
 
 
-def _split_words(text: str, limit: int) -> list[str]:
-    """Split a section into pieces of at most ``limit`` words, at paragraph boundaries where possible."""
-    pieces: list[str] = []
-    current: list[str] = []
-    count = 0
-    for para in re.split(r"\n\s*\n", text):
-        words = len(para.split())
-        if not words:
-            continue
-        if words > limit:
-            if current:
-                pieces.append("\n\n".join(current))
-                current, count = [], 0
-            tokens = para.split()
-            pieces.extend(" ".join(tokens[i : i + limit]) for i in range(0, len(tokens), limit))
-            continue
-        if count + words > limit and current:
-            pieces.append("\n\n".join(current))
-            current, count = [], 0
-        current.append(para.strip())
-        count += words
-    if current:
-        pieces.append("\n\n".join(current))
-    return pieces
-
-
 def _chunks(title: str, body: str, headings: list[Heading], offset: int, limit: int) -> list[Chunk]:
     lines = body.splitlines()
     bounds = [(h.line - offset - 1, h) for h in headings]
@@ -286,8 +263,8 @@ def _chunks(title: str, body: str, headings: list[Heading], offset: int, limit: 
     for trail_headings, text in sections:
         trail = " > ".join([title, *(h.text for h in trail_headings)])
         innermost = trail_headings[-1].text if trail_headings else ""
-        for piece in _split_words(text, limit):
-            chunks.append(Chunk(len(chunks), trail, innermost, piece, len(piece.split())))
+        for kind, piece in kinded_units(text, limit):
+            chunks.append(Chunk(len(chunks), trail, innermost, piece, len(piece.split()), kind))
     return chunks
 
 
@@ -305,6 +282,9 @@ def parse_page(relpath: str, text: str, *, chunk_words: int = 250) -> ParsedPage
     aliases = _as_list(meta.get("aliases", meta.get("alias")))
     tags = sorted({t.lstrip("#") for t in [*_as_list(meta.get("tags", meta.get("tag"))), *inline_tags] if t})
     description = meta.get("description") or meta.get("summary") or ""
+    dated = page_date(meta, title)
+    # the date goes into the trail (embedded and matched with every passage) unless the title already says it
+    shown = f"{title} ({dated})" if dated and dated not in title else title
     return ParsedPage(
         title=title,
         frontmatter=meta,
@@ -313,7 +293,8 @@ def parse_page(relpath: str, text: str, *, chunk_words: int = 250) -> ParsedPage
         description=description if isinstance(description, str) else str(description),
         links=links,
         headings=headings,
-        chunks=_chunks(title, body, headings, offset, chunk_words),
+        chunks=_chunks(shown, body, headings, offset, chunk_words),
         content_hash=content_hash(text),
         problems=[problem] if problem else [],
+        date=dated,
     )

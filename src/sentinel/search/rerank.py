@@ -1,0 +1,78 @@
+"""The second stage: the fused ranking's top ``k`` pages ordered again by their closest unit to the query.
+
+The chunk leg sees a page only through the units its Hamming stage let through (``vectors.CANDIDATES`` of
+every vector in the vault); here every stored unit of each of the top ``k`` pages is scored exactly (centred
+cosine of the stored e5 vectors to the query's, as ``vectors.nearest`` scores), and a page's score is its best
+unit's: for an entry-level page that is the one line that answers. No model runs: the vectors are those the
+index holds, so the cost is one read of the candidates' vectors (bench/search_latency.py measures it). The
+order that results is fused by rank with the first stage's, weighted (``SearchSettings.rerank_weight``):
+only ranks leave this module, never a similarity.
+
+No small multilingual cross-encoder ships as ONNX in a registry package (checked: the PyPI list in this
+project's environment has rerankers that download weights at run time only), so the stage scores with e5.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+import numpy as np
+
+from sentinel.search.fusion import rrf
+from sentinel.search.vectors import restore
+from sentinel.search.view import SearchView
+
+
+def page_units(db: sqlite3.Connection, view: SearchView, paths: list[str]) -> tuple[list[str], np.ndarray]:
+    """Every embedded unit of these pages: the page of each row, and the rows' centred vectors."""
+    chunks = view.chunks
+    rowid_of = view.rows.pages.rowid_of
+    wanted = {rowid_of[p]: p for p in paths if p in rowid_of}
+    if chunks is None or not wanted:
+        return [], np.zeros((0, 0), np.float32)
+    rows = np.flatnonzero(np.isin(view.rows.chunks.page, np.fromiter(wanted, dtype=np.int64)))
+    ids = chunks.vector_ids[rows].tolist()
+    found: dict[int, tuple[bytes, float]] = {}
+    for start in range(0, len(ids), 500):
+        batch = ids[start : start + 500]
+        marks = ",".join("?" * len(batch))
+        for vid, vec, scale in db.execute(f"SELECT id, vec, scale FROM {chunks.table} WHERE id IN ({marks})", batch):
+            found[int(vid)] = (vec, float(scale))
+    rows = np.array([r for r in rows.tolist() if int(chunks.vector_ids[r]) in found], dtype=np.int64)
+    if not len(rows):
+        return [], np.zeros((0, 0), np.float32)
+    blobs, scales = zip(*(found[int(chunks.vector_ids[r])] for r in rows), strict=True)
+    centred = chunks.centres.centred(restore(blobs, scales, chunks.dims), chunks.centre_of[rows])
+    return [wanted[int(view.rows.chunks.page[r])] for r in rows.tolist()], centred
+
+
+def best_units(db: sqlite3.Connection, view: SearchView, query: np.ndarray, paths: list[str]) -> dict[str, float]:
+    """Each page's best centred cosine over all of its embedded units (pages with none are left out)."""
+    owners, centred = page_units(db, view, paths)
+    if not owners or view.chunks is None:
+        return {}
+    scores = centred @ view.chunks.centres.centred(query[None, :])[0]
+    best: dict[str, float] = {}
+    for path, score in zip(owners, scores.tolist(), strict=True):
+        best[path] = max(best.get(path, -1.0), score)
+    return best
+
+
+def reranked(
+    db: sqlite3.Connection,
+    view: SearchView,
+    query: np.ndarray,
+    ranked: list[str],
+    *,
+    depth: int,
+    weight: float,
+    k: float,
+) -> list[str]:
+    """``ranked`` with its first ``depth`` pages fused (weighted RRF, constant ``k``) with their order by
+    best unit; the rest follow unchanged."""
+    top = ranked[:depth]
+    best = best_units(db, view, query, top)
+    if len(best) < 2:
+        return ranked
+    by_unit = sorted(best, key=lambda p: -best[p])
+    return rrf([top, by_unit], k=k, weights=[1.0, weight]) + ranked[depth:]

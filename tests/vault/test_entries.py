@@ -1,0 +1,60 @@
+"""Units decided per block from structure, and the date a page names for itself."""
+
+from __future__ import annotations
+
+from sentinel.vault.entries import page_date, units, windows
+from sentinel.vault.parse import parse_page
+
+
+def test_a_run_of_short_entries_is_one_unit_an_entry_and_prose_keeps_windows() -> None:
+    prose = " ".join(["Prose about the kitchen."] * 20)
+    turns = "\n".join(f"- **{'Ana' if i % 2 else 'Sam'}:** turn number {i} says something short" for i in range(8))
+    got = units(f"{prose}\n\n{turns}\n\nMore prose after the list.", limit=250)
+    assert got[0] == prose
+    assert got[1:9] == [f"- **{'Ana' if i % 2 else 'Sam'}:** turn number {i} says something short" for i in range(8)]
+    assert got[9] == "More prose after the list."
+
+
+def test_short_lists_long_items_and_code_stay_prose() -> None:
+    short = "Intro.\n\n- one item here\n- two items here\n- three items"
+    assert units(short, 250) == [short]
+    long_items = "\n".join("- " + " ".join(["word"] * 80) for _ in range(10))
+    assert units(long_items, 250) == windows(long_items, 250)  # prose set as a list: windows, not entries
+    code = "```\n" + "\n".join(f"- not an entry {i} in code" for i in range(10)) + "\n```"
+    assert units(code, 250) == [code]
+
+
+def test_tiny_entries_ride_with_the_one_before_and_nothing_is_lost() -> None:
+    text = "\n".join(
+        [
+            "- **Sam:** the boiler man comes on Thursday",
+            "- **Ana:** ok",
+            "- **Sam:** lol",
+            *[f"- **Ana:** a real line number {i}" for i in range(8)],
+        ]
+    )
+    got = units(text, 250)
+    assert got[0] == "- **Sam:** the boiler man comes on Thursday\n- **Ana:** ok\n- **Sam:** lol"
+    assert " ".join(got).split() == text.split()
+
+
+def test_table_rows_are_entries_with_their_header() -> None:
+    rows = "\n".join(f"| 2024-0{i}-01 | paid rent {i} |" for i in range(1, 10))
+    got = units(f"| date | what |\n|---|---|\n{rows}", 250)
+    assert got[0] == "| date | what |\n| 2024-01-01 | paid rent 1 |" and len(got) == 9
+
+
+def test_a_nested_item_belongs_to_the_entry_above() -> None:
+    text = "\n".join(["- first entry with words", "  - nested detail", *[f"- entry {i} with words" for i in range(8)]])
+    assert units(text, 250)[0] == "- first entry with words\n- nested detail"
+
+
+def test_the_page_date_comes_from_frontmatter_then_title() -> None:
+    assert page_date({"date": "2024-03-02"}, "Chat") == "2024-03-02"
+    assert page_date({"created": "2024-03-02T10:00:00"}, "Chat") == "2024-03-02"
+    assert page_date({}, "2024-05-17 Standup") == "2024-05-17"
+    assert page_date({"date": "2024-13-45"}, "no date") == ""
+    page = parse_page("Chats/Ana.md", "---\ndate: 2024-03-02\n---\n# Ana\n\nHello.\n")
+    assert page.date == "2024-03-02" and page.chunks[0].trail == "Ana (2024-03-02) > Ana"
+    dated_title = parse_page("Journal/2024-05-17 Standup.md", "Hello.\n")
+    assert dated_title.date == "2024-05-17" and dated_title.chunks[0].trail == "2024-05-17 Standup"
