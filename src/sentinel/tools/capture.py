@@ -80,7 +80,7 @@ def capture(ctx: ToolContext, chat_id: str, messages: list[dict[str, Any]], subj
     now = datetime.now(UTC)
     stamp = now.isoformat(timespec="seconds")
     try:
-        note_full, note_rel = jail(settings.vault, note_path(subject, settings))
+        note_full, note_rel = jail(settings.vault, note_path(subject, settings), folders=settings.folders)
     except PathRefused as err:
         return retry(f"subject: {err}")
     if not (verdict := transcripts.not_a_transcript(note_rel, settings, "note write")).passed:

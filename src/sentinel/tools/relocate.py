@@ -21,8 +21,8 @@ DESCRIPTION = (
 def relocate(ctx: ToolContext, source: str, destination: str) -> ToolResult:
     settings = ctx.settings
     try:
-        old_full, old = jail(settings.vault, source, must_exist=True)
-        new_full, new = jail(settings.vault, destination)
+        old_full, old = jail(settings.vault, source, must_exist=True, folders=settings.folders)
+        new_full, new = jail(settings.vault, destination, folders=settings.folders)
     except PathRefused as err:
         return retry(str(err))
     for rel in (old, new):

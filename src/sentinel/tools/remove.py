@@ -16,7 +16,7 @@ DESCRIPTION = (
 
 def remove(ctx: ToolContext, path: str) -> ToolResult:
     try:
-        full, rel = jail(ctx.settings.vault, path, must_exist=True)
+        full, rel = jail(ctx.settings.vault, path, must_exist=True, folders=ctx.settings.folders)
     except PathRefused as err:
         return retry(str(err))
     if not (verdict := transcripts.not_a_transcript(rel, ctx.settings, "removal")).passed:

@@ -12,7 +12,7 @@ from sentinel.paths import PathRefused, jail
 from sentinel.tools.context import Origin, ToolContext
 from sentinel.tools.pages import short_hash
 from sentinel.tools.policy import Status, ToolResult, retry, stop
-from sentinel.vault.write import PageUndecodable, WriteFailed, atomic_write, read_exact
+from sentinel.vault.write import PageUndecodable, WriteFailed, atomic_write, read_exact, read_regular
 
 DESCRIPTION = (
     "Write a vault page, only when the user asked for it. mode='create' makes a new page (fails if it exists); "
@@ -40,7 +40,7 @@ def _stamped(current: str, data: bytes, origin: Origin) -> bytes:
 def write(ctx: ToolContext, path: str, content: str, mode: Mode = "create", expected_hash: str = "") -> ToolResult:
     settings = ctx.settings
     try:
-        full, rel = jail(settings.vault, path)
+        full, rel = jail(settings.vault, path, folders=settings.folders)
     except PathRefused as err:
         return retry(str(err))
     if not (verdict := transcripts.not_a_transcript(rel, settings, "write")).passed:
@@ -55,7 +55,7 @@ def write(ctx: ToolContext, path: str, content: str, mode: Mode = "create", expe
             return stop(verdict.reason)
         if mode == "create" and exists:
             return retry(
-                f"'{rel}' already exists (hash {short_hash(full.read_bytes())}); use mode='append', or "
+                f"'{rel}' already exists (hash {short_hash(read_regular(full))}); use mode='append', or "
                 "mode='replace' with that expected_hash"
             )
         if mode in ("replace", "append") and not exists:
@@ -63,7 +63,7 @@ def write(ctx: ToolContext, path: str, content: str, mode: Mode = "create", expe
         if mode == "create":
             data = _stamped("", _with_newline(content).encode(), ctx.origin)
         else:
-            current = full.read_bytes()
+            current = read_regular(full)
             if (mode == "replace" or expected_hash) and not (
                 verdict := stale_write.read_current(expected_hash, short_hash(current), rel)
             ).passed:
@@ -83,6 +83,6 @@ def write(ctx: ToolContext, path: str, content: str, mode: Mode = "create", expe
         except WriteFailed as err:
             return retry(f"could not write '{rel}': {err.strerror}. Free space or fix the folder, then try again")
         sync_paths(settings, ctx.writer(), [rel])
-        digest = short_hash(full.read_bytes())
+        digest = short_hash(read_regular(full))
     verb = {"create": "created", "replace": "replaced", "append": "appended to"}[mode]
     return ToolResult(Status.OK, f"{verb} {rel}; hash now {digest}")

@@ -4,8 +4,10 @@ so a write changes only the bytes it means to change."""
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import re
+import stat
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +28,34 @@ class PageUndecodable(ValueError):
 
 class WriteFailed(OSError):
     """The file system refused a write (full disk, read-only mount, permissions); the old file is untouched."""
+
+
+class NotARegularFile(OSError):
+    """A vault name that is a FIFO, socket or device: opening it to read could block forever, so it never is."""
+
+
+def kind_of(mode: int) -> str:
+    """What a non-regular file is, in words."""
+    for test, name in ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a folder")):
+        if test(mode):
+            return name
+    return "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a regular file"
+
+
+def read_regular(path: Path) -> bytes:
+    """The bytes of ``path`` if it is a regular file, else ``NotARegularFile``: opened without blocking (a FIFO
+    with no writer would hang a plain open) and checked on the open descriptor, so a swap between check and read
+    cannot slip a FIFO in."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise NotARegularFile(errno.EINVAL, f"it is {kind_of(mode)}, not a page; it is never read", str(path))
+        os.set_blocking(fd, True)
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            return handle.read()
+    finally:
+        os.close(fd)
 
 
 def atomic_write(path: Path, text: str | bytes) -> None:
@@ -65,7 +95,7 @@ def text_for_reading(data: bytes) -> str:
 
 
 def read_text(path: Path) -> str:
-    return text_for_reading(path.read_bytes())
+    return text_for_reading(read_regular(path))
 
 
 @dataclass(frozen=True)
@@ -86,7 +116,7 @@ class ExactPage:
 
 def read_exact(path: Path, relpath: str) -> ExactPage:
     """The page at ``path`` decoded exactly, or ``PageUndecodable`` naming the page, the byte and what to do."""
-    data = path.read_bytes()
+    data = read_regular(path)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as err:
