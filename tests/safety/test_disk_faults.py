@@ -4,6 +4,7 @@ need no write; no appended line is lost."""
 
 from __future__ import annotations
 
+import errno
 import os
 import subprocess
 import sys
@@ -22,6 +23,7 @@ from sentinel.keys import Scope, create_key
 from sentinel.paths import keys_path
 from sentinel.settings import Settings
 from sentinel.tools.context import Origin, ToolContext
+from sentinel.tools.faults import refused
 from sentinel.tools.policy import Status
 from sentinel.tools.registry import run_tool
 from services.api.app import create_app
@@ -174,3 +176,43 @@ def test_appends_beside_an_editor_appending_in_place_lose_no_line(tmp_path: Path
     missing_api = [(w, n) for w in range(8) for n in range(8) if f"api {w} line {n}" not in lines]
     assert not missing_editor and not missing_api, (missing_editor, missing_api)
     assert len(lines) == 1 + 300 + 64  # nothing doubled, nothing glued together
+
+
+def test_a_read_only_vault_mount_is_a_stop_naming_the_fix(index_disk: Path, tmp_path: Path) -> None:
+    vault = index_disk / "vault"
+    (vault / "notes").mkdir(parents=True)
+    (vault / "notes/Page.md").write_text("keep me\n")
+    settings = Settings(vault=vault, index_path=tmp_path / "index.db", _env_file=None)
+    sync(settings, open_index(settings))
+    remounted = subprocess.run(["mount", "-o", "remount,ro", str(index_disk)], capture_output=True)
+    if remounted.returncode != 0:
+        pytest.skip(f"cannot remount read-only: {remounted.stderr.decode().strip()}")
+    ctx = ToolContext(settings=settings, origin=Origin.USER)
+    for name, args, path in [
+        ("write", {"path": "notes/Page.md", "content": "more", "mode": "append"}, "notes/Page.md"),
+        ("write", {"path": "notes/New.md", "content": "new"}, "notes/New.md"),
+        ("remove", {"path": "notes/Page.md"}, "notes/Page.md"),
+        ("relocate", {"source": "notes/Page.md", "destination": "notes/Moved.md"}, "notes/Moved.md"),
+    ]:
+        output = run_tool(ctx, name, args)
+        assert output.status is Status.STOP, output.text
+        assert "read-only file system" in output.text and f"'{path}'" in output.text and "read-write" in output.text
+    assert (vault / "notes/Page.md").read_text() == "keep me\n"
+
+
+@pytest.mark.parametrize(
+    ("code", "status", "words"),
+    [
+        (errno.EACCES, Status.STOP, "chmod"),
+        (errno.EPERM, Status.STOP, "chmod"),
+        (errno.EROFS, Status.STOP, "read-write"),
+        (errno.ENOSPC, Status.RETRY, "Free some space"),
+        (errno.ENAMETOOLONG, Status.RETRY, "Shorten it"),
+        (errno.ELOOP, Status.RETRY, "Fix or delete the link"),
+        (errno.EIO, Status.RETRY, "Input/output error"),
+    ],
+)
+def test_each_os_error_names_the_vault_path_and_its_fix(tmp_path: Path, code: int, status: Status, words: str) -> None:
+    err = OSError(code, os.strerror(code), str(tmp_path / "notes/Page.md"))
+    result = refused(err, tmp_path, "write")
+    assert result.status is status and words in result.body and "'notes/Page.md'" in result.body, result.body

@@ -26,20 +26,21 @@ log = logging.getLogger("sentinel.tools")
 IndexFailure = (sqlite3.Error, IndexUnavailable)  # the index could not be written (full disk, read-only file, ...)
 
 
-def _where(err: OSError, vault: Path, fallback: str) -> str:
-    """The path the error is about, vault-relative when it lies in the vault."""
-    name = err.filename if isinstance(err.filename, str) else fallback
-    if not name:
-        return fallback
+def _where(err: OSError, vault: Path, path: str) -> str:
+    """The page the error is about: ``path`` when the caller knows it (the file system may name a temporary
+    file), else the error's file name, vault-relative when it lies in the vault."""
+    name = path or (err.filename if isinstance(err.filename, str) else "")
+    if not name or name == path:
+        return name or "the vault"
     try:
         return Path(name).resolve().relative_to(vault.resolve()).as_posix() or "the vault folder"
     except (ValueError, OSError):
         return name
 
 
-def refused(err: OSError, vault: Path, doing: str, fallback: str = "") -> ToolResult:
-    """``err`` while ``doing`` something to ``fallback`` (a vault path) as a specific ``[STOP]`` or ``[RETRY]``."""
-    where = _where(err, vault, fallback)
+def refused(err: OSError, vault: Path, doing: str, path: str = "") -> ToolResult:
+    """``err`` while ``doing`` something to ``path`` (a vault path) as a specific ``[STOP]`` or ``[RETRY]``."""
+    where = _where(err, vault, path)
     head = f"could not {doing} '{where}'"
     code = err.errno
     if code in (errno.EACCES, errno.EPERM):

@@ -172,7 +172,7 @@ def run_tool(ctx: ToolContext, name: str, args: dict[str, Any], turn: str = "") 
     try:
         result = tool.run(ctx, **checked.model_dump())
     except OSError as err:  # one a primitive did not report itself: still a status naming the path and the fix
-        result = refused(err, ctx.settings.vault, name, str(args.get("path", "")))
+        result = refused(err, ctx.settings.vault, name)
     output = _output(result, health_line(ctx.reader()))
     if name == "search":
         ctx.remember(turn, key, output.text)

@@ -51,7 +51,7 @@ def relocate(ctx: ToolContext, source: str, destination: str) -> ToolResult:
         except PageUndecodable as err:
             return stop(f"not moved: {err} It links to '{old}', and its links would have to be rewritten.")
         except OSError as err:
-            return refused(err, settings.vault, f"move '{old}': reading a page that links to it,", old)
+            return refused(err, settings.vault, f"move '{old}' without reading")  # a page whose links point at it
         try:
             new_full.parent.mkdir(parents=True, exist_ok=True)
             old_full.rename(new_full)
