@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import hashlib
 import json
 import multiprocessing
 import os
+import signal
 import sqlite3
 import stat
+import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
@@ -98,6 +101,17 @@ def _read(vault: Path, stat: FileStat, settings: Settings) -> _Read:
 PARALLEL_FROM = 2000  # below this many files, starting worker processes costs more than it saves
 
 
+def _die_with_parent(parent: int) -> None:
+    """Make a parse worker end when the process that started it does (a kill -9 of the API or the CLI), instead
+    of parsing on for nobody. Linux's PR_SET_PDEATHSIG; elsewhere the pool's closed pipe ends it at its next task.
+    The pool is made and shut down inside one sync call, so the thread that started the worker outlives it."""
+    if sys.platform.startswith("linux"):
+        pr_set_pdeathsig = 1
+        ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGKILL)
+    if os.getppid() != parent:  # the parent died before the signal was asked for
+        os._exit(1)
+
+
 def _read_all(vault: Path, changed: list[FileStat], settings: Settings) -> Iterator[_Read]:
     """Read and parse files, on every core when there are many (parsing is the CPU-bound part of a sync)."""
     workers = os.cpu_count() or 1
@@ -105,7 +119,8 @@ def _read_all(vault: Path, changed: list[FileStat], settings: Settings) -> Itera
         yield from (_read(vault, stat, settings) for stat in changed)
         return
     # spawn, not fork: the API calls sync from a process that runs threads
-    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+    spawn = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(workers, mp_context=spawn, initializer=_die_with_parent, initargs=(os.getpid(),)) as pool:
         yield from pool.map(partial(_read, vault, settings=settings), changed, chunksize=64)
 
 
