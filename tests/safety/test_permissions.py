@@ -149,3 +149,13 @@ def test_an_unreadable_folder_is_a_problem_and_its_pages_stay_as_stale(locked: L
     [again] = locked.run(("sync", {}))
     assert again["problems"] == [] and again["updated"] == 2
     assert db.execute("SELECT COUNT(*) FROM pages WHERE problem IS NOT NULL").fetchone()[0] == 0
+
+
+def test_a_folder_listed_but_not_searchable_keeps_its_pages_too(locked: Locked) -> None:
+    (locked.vault / "hidden").chmod(0o444)  # names can be listed, files cannot be reached
+    [report] = locked.run(("sync", {}))
+    assert report["removed"] == 0, report
+    problems = {p["path"]: p["problem"] for p in report["problems"]}
+    assert set(problems) == {"hidden/Kept.md", "hidden/Also.md"} and "kept" in problems["hidden/Kept.md"], report
+    db = open_index(locked.settings, readonly=True)
+    assert db.execute("SELECT COUNT(*) FROM pages WHERE path LIKE 'hidden/%'").fetchone()[0] == 2

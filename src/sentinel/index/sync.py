@@ -334,7 +334,7 @@ def _clean_leftovers(leftovers: list[str]) -> None:
 
 
 def _under_any(path: str, folders: list[tuple[str, str]]) -> bool:
-    return any(folder in (".", "") or path.startswith(folder + "/") for folder, _ in folders)
+    return any(folder in (".", "", path) or path.startswith(folder + "/") for folder, _ in folders)
 
 
 def _mark_stale(db: sqlite3.Connection, paths: list[str], folders: list[tuple[str, str]]) -> None:

@@ -38,7 +38,7 @@ def check_vault(vault: Path) -> Path:
 class VaultWalk(NamedTuple):
     files: list[FileStat]
     skipped: list[tuple[str, str]]  # (relpath, why): files passed over
-    unreadable: list[tuple[str, str]]  # (folder relpath, why): folders the walk could not list
+    unreadable: list[tuple[str, str]]  # (folder or page relpath, why): what the walk could not read
     leftovers: list[str]  # absolute paths of temporary files an interrupted write left (``.sentinel-*.tmp``)
 
 
@@ -67,6 +67,9 @@ def walk_vault(vault: Path) -> VaultWalk:
             if not_vault_content(rel):
                 continue
             st = _examined(root, full, rel)
+            if isinstance(st, OSError):  # listed but not reachable (a folder with r but no x): not gone either
+                walk.unreadable.append((rel, f"cannot be read ({st.strerror}); kept as it was"))
+                continue
             if isinstance(st, str):
                 shown = os.fsencode(rel).decode("utf-8", "backslashreplace")
                 walk.skipped.append((shown, st))
@@ -75,8 +78,8 @@ def walk_vault(vault: Path) -> VaultWalk:
     return walk
 
 
-def _examined(root: str, full: str, rel: str) -> os.stat_result | str:
-    """A page-named file's stat, or why it is not indexed."""
+def _examined(root: str, full: str, rel: str) -> os.stat_result | OSError | str:
+    """A page-named file's stat, the error that kept it from being read, or why it is not indexed."""
     try:
         rel.encode("utf-8")
     except UnicodeEncodeError:  # os.walk hands undecodable name bytes over as lone surrogates
@@ -87,8 +90,10 @@ def _examined(root: str, full: str, rel: str) -> os.stat_result | str:
             return "symbolic link to a file outside the vault; not indexed"
     try:
         st = os.stat(full)
-    except OSError as err:
+    except FileNotFoundError as err:  # a link to nothing, or gone since it was listed
         return f"cannot stat: {err.strerror}"
+    except OSError as err:
+        return err
     if not stat.S_ISREG(st.st_mode):
         return f"{kind_of(st.st_mode)}, not a regular file; never read, not indexed"
     return st
