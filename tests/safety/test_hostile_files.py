@@ -11,12 +11,14 @@ import sys
 import textwrap
 from pathlib import Path
 
+import httpx
 import pytest
 
 from sentinel.index.db import open_index
 from sentinel.index.sync import sync
 from sentinel.index.watch import freshen
-from sentinel.paths import Role, folder_key, role_of
+from sentinel.keys import Scope, create_key
+from sentinel.paths import Role, folder_key, keys_path, role_of
 from sentinel.tools.context import Origin
 from sentinel.tools.policy import Status
 from sentinel.tools.read import read
@@ -24,6 +26,8 @@ from sentinel.tools.relocate import relocate
 from sentinel.tools.remove import remove
 from sentinel.tools.write import write
 from sentinel.vault.parse import parse_page
+from services.api.app import create_app
+from tests.support.servers import serve
 from tests.support.tool_context import MakeContext
 
 
@@ -196,3 +200,18 @@ def test_other_folders_keep_their_names(make_ctx: MakeContext) -> None:
     assert write(ctx, "Projects/x.md", "fine").status is Status.OK
     row = open_index(ctx.settings).execute("SELECT role FROM pages WHERE path = 'Projects/x.md'").fetchone()
     assert row[0] == "other"
+
+
+@pytest.mark.timeout(120)
+def test_the_api_starts_and_writes_with_a_fifo_and_the_bomb_in_the_vault(make_ctx: MakeContext) -> None:
+    ctx = make_ctx({"notes/a.md": "a page\n", "notes/bomb.md": BOMB})
+    settings = ctx.settings
+    _plant(settings.vault)
+    settings.sync_interval_s = 0
+    settings.api_keys_file = settings.index_path.parent / "keys.json"
+    _, key = create_key(keys_path(settings), Scope.WRITE, "test")
+    with serve(create_app(settings)) as url:  # start-up syncs the vault: the FIFO once hung it for ever
+        os.mkfifo(settings.vault / "notes/later.md")  # one planted while it runs, seen by the watcher
+        body = {"path": "notes/a.md", "content": "still writable", "mode": "append"}
+        answer = httpx.post(f"{url}/v1/tools/write", json=body, headers={"Authorization": f"Bearer {key}"}, timeout=60)
+        assert answer.status_code == 200 and answer.json()["text"].startswith("[OK]"), answer.text
