@@ -6,13 +6,15 @@ components once derived the index path separately and wrote two databases for da
 
 from __future__ import annotations
 
+import errno
 import os
 import re
+import stat
 import unicodedata
 from enum import StrEnum
 from pathlib import Path, PurePosixPath
 
-from sentinel.settings import Settings
+from sentinel.settings import Folders, Settings
 
 MAX_NAME_BYTES = 255
 MAX_PATH_CHARS = 1024
@@ -60,16 +62,45 @@ def ledger_dir(settings: Settings) -> Path:
     return index_path(settings).parent / "ledger"
 
 
-def role_of(relpath: str, settings: Settings) -> Role:
-    """The folder role of a vault-relative POSIX path, decided by its first component."""
-    top = relpath.split("/", 1)[0] if "/" in relpath else ""
-    folders = settings.folders
+def folder_key(name: str) -> str:
+    """A folder name as a case-insensitive file system sees it: macOS and Windows ignore case (and macOS the
+    Unicode normal form), Windows drops trailing dots and spaces, so ``Conversations``, ``conversations.`` and
+    ``conversations `` are all the ``conversations`` folder there."""
+    return unicodedata.normalize("NFC", name).rstrip(" .").casefold()
+
+
+def _role_folders(folders: Folders) -> dict[str, tuple[str, Role]]:
+    """Each role folder by its ``folder_key``: (its name as configured, its role)."""
     return {
-        folders.notes: Role.NOTE,
-        folders.wiki: Role.WIKI,
-        folders.conversations: Role.CONVERSATION,
-        folders.sources: Role.SOURCE,
-    }.get(top, Role.OTHER)
+        folder_key(name): (name, role)
+        for name, role in (
+            (folders.notes, Role.NOTE),
+            (folders.wiki, Role.WIKI),
+            (folders.conversations, Role.CONVERSATION),
+            (folders.sources, Role.SOURCE),
+        )
+    }
+
+
+def role_of(relpath: str, settings: Settings) -> Role:
+    """The folder role of a vault-relative POSIX path, decided by its first component compared as a
+    case-insensitive file system would (``folder_key``): the transcript gate must hold on macOS and Windows too."""
+    top = relpath.split("/", 1)[0] if "/" in relpath else ""
+    found = _role_folders(settings.folders).get(folder_key(top)) if top else None
+    return found[1] if found else Role.OTHER
+
+
+def role_folder_misspelt(relpath: str, folders: Folders) -> str:
+    """Why a path's top folder may not be used, when it differs from a role folder only by case, trailing dots
+    or spaces (on Linux it would be a second folder, on macOS or Windows the same one), else ""."""
+    top = relpath.split("/", 1)[0] if "/" in relpath else ""
+    found = _role_folders(folders).get(folder_key(top)) if top else None
+    if found is None or found[0] == top:
+        return ""
+    return (
+        f"'{relpath}' starts with the folder '{top}', which differs from the role folder '{found[0]}' only by "
+        f"case, trailing dots or spaces: use '{found[0]}/' itself"
+    )
 
 
 def is_hidden(name: str) -> bool:
@@ -117,16 +148,20 @@ def _literal_parts(user_path: str) -> list[str]:
     return parts
 
 
-def jail(vault: Path, user_path: str, *, must_exist: bool = False) -> tuple[Path, str]:
+def jail(vault: Path, user_path: str, *, must_exist: bool = False, folders: Folders | None = None) -> tuple[Path, str]:
     """Resolve a vault-relative path given by a model or user, or refuse it with a specific reason.
 
     Protects the vault boundary: ``..``, absolute paths, NUL bytes, hidden folders, over-long names, non-.md
-    targets and symlinks that lead outside the vault are all refused. Returns the absolute path and the
-    vault-relative POSIX path *after* symbolic links are followed, because that is the page an operation
-    touches: every gate judges it, so ``notes/convlink/t.md`` (``convlink -> ../conversations``) is a transcript.
+    targets, symlinks that lead outside the vault or loop, FIFOs, sockets and devices, and (given ``folders``)
+    names that only differ from a role folder by case, trailing dots or spaces are all refused. Returns the
+    absolute path and the vault-relative POSIX path *after* symbolic links are followed, because that is the
+    page an operation touches: every gate judges it, so ``notes/convlink/t.md`` (``convlink -> ../conversations``)
+    is a transcript.
     """
     literal = "/".join(_literal_parts(user_path))
     if problem := not_vault_content(literal):
+        raise PathRefused(problem)
+    if folders is not None and (problem := role_folder_misspelt(literal, folders)):
         raise PathRefused(problem)
     root = vault.resolve()
     resolved = Path(os.path.realpath(root / literal))
@@ -135,10 +170,35 @@ def jail(vault: Path, user_path: str, *, must_exist: bool = False) -> tuple[Path
     rel = resolved.relative_to(root).as_posix()
     if rel != literal and (problem := not_vault_content(rel)):
         raise PathRefused(f"'{literal}' is a symbolic link to {problem}")
+    if folders is not None and (problem := role_folder_misspelt(rel, folders)):
+        raise PathRefused(problem)
     target = root / rel
+    _refuse_what_is_no_page(root / literal, literal)
     if must_exist and not target.is_file():
         raise PathRefused(f"'{literal}' does not exist: check the path with listing or search")
     return target, rel
+
+
+def _refuse_what_is_no_page(path: Path, literal: str) -> None:
+    """A symbolic link loop, a FIFO, socket or device at ``path`` is never a page to read or to write over."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return  # a new page
+    except OSError as err:
+        if err.errno == errno.ELOOP:
+            raise PathRefused(
+                f"'{literal}' is a symbolic link that loops (or nests too deep) and leads to no file: fix or delete "
+                "the link in a file manager, or choose another path"
+            ) from err
+        if err.errno == errno.ENAMETOOLONG:
+            raise PathRefused(f"'{literal}' is too long for the file system: shorten the name") from err
+        return  # permission errors are the primitive's to report, naming the fix
+    if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+        kind = "a FIFO (named pipe)" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "a device"
+        raise PathRefused(
+            f"'{literal}' is {kind}, not a page: Sentinel never reads or replaces it; choose another path"
+        )
 
 
 def page_name(relpath: str) -> str:

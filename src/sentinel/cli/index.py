@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sqlite3
+
 import typer
 from rich.table import Table
 
@@ -10,6 +12,7 @@ from sentinel.cli.common import (
     JsonOption,
     VaultOption,
     console,
+    fail,
     load_settings,
     open_db,
     print_json,
@@ -17,6 +20,7 @@ from sentinel.cli.common import (
 )
 from sentinel.index import queries
 from sentinel.index.sync import SyncReport, sync
+from sentinel.paths import index_path
 
 app = typer.Typer(no_args_is_help=True, help="Build and inspect the index (derived from the vault, rebuildable).")
 
@@ -24,10 +28,19 @@ app = typer.Typer(no_args_is_help=True, help="Build and inspect the index (deriv
 def _run(vault: VaultOption, index: IndexOption, as_json: bool, rebuild: bool) -> SyncReport:
     settings = load_settings(vault, index)
     db = open_db(settings)
-    with progress_bar("reading pages", hidden=as_json) as bar:
-        task = bar.add_task("read", total=None)
-        report = sync(
-            settings, db, rebuild=rebuild, progress=lambda done, total: bar.update(task, completed=done, total=total)
+    try:
+        with progress_bar("reading pages", hidden=as_json) as bar:
+            task = bar.add_task("read", total=None)
+            report = sync(
+                settings,
+                db,
+                rebuild=rebuild,
+                progress=lambda done, total: bar.update(task, completed=done, total=total),
+            )
+    except sqlite3.Error as err:  # a full disk or a read-only index file: one line, not a traceback
+        fail(
+            f"the index at {index_path(settings)} could not be written ({err}); it was left as it was and the vault "
+            "is untouched: free space on its disk (or make it writable), then run `sentinel index sync` again"
         )
     if as_json:
         print_json(report.as_dict())

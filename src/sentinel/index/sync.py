@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import hashlib
 import json
 import multiprocessing
 import os
+import signal
 import sqlite3
+import stat
+import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
@@ -22,6 +27,7 @@ from sentinel.settings import Settings
 from sentinel.vault.links import key_base, link_key
 from sentinel.vault.parse import ParsedPage, parse_page
 from sentinel.vault.walk import FileStat, check_vault, walk_vault
+from sentinel.vault.write import kind_of, read_regular
 
 Progress = Callable[[int, int], None]
 
@@ -81,8 +87,8 @@ def _read(vault: Path, stat: FileStat, settings: Settings) -> _Read:
             f"skipped: {stat.size / 1e6:.1f} MB is over max_page_bytes ({settings.max_page_bytes / 1e6:.1f} MB)",
         )
     try:
-        data = full.read_bytes()
-    except OSError as err:
+        data = read_regular(full)
+    except OSError as err:  # unreadable, or swapped for a FIFO since the walk
         return _Read(stat, None, "", f"skipped: unreadable ({err.strerror})")
     if b"\x00" in data:
         return _Read(stat, None, hashlib.sha256(data).hexdigest(), "skipped: binary data (NUL bytes) in a .md file")
@@ -101,6 +107,17 @@ def _read(vault: Path, stat: FileStat, settings: Settings) -> _Read:
 PARALLEL_FROM = 2000  # below this many files, starting worker processes costs more than it saves
 
 
+def _die_with_parent(parent: int) -> None:
+    """Make a parse worker end when the process that started it does (a kill -9 of the API or the CLI), instead
+    of parsing on for nobody. Linux's PR_SET_PDEATHSIG; elsewhere the pool's closed pipe ends it at its next task.
+    The pool is made and shut down inside one sync call, so the thread that started the worker outlives it."""
+    if sys.platform.startswith("linux"):
+        pr_set_pdeathsig = 1
+        ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGKILL)
+    if os.getppid() != parent:  # the parent died before the signal was asked for
+        os._exit(1)
+
+
 def _read_all(vault: Path, changed: list[FileStat], settings: Settings) -> Iterator[_Read]:
     """Read and parse files, on every core when there are many (parsing is the CPU-bound part of a sync)."""
     workers = os.cpu_count() or 1
@@ -108,7 +125,8 @@ def _read_all(vault: Path, changed: list[FileStat], settings: Settings) -> Itera
         yield from (_read(vault, stat, settings) for stat in changed)
         return
     # spawn, not fork: the API calls sync from a process that runs threads
-    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+    spawn = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(workers, mp_context=spawn, initializer=_die_with_parent, initargs=(os.getpid(),)) as pool:
         yield from pool.map(partial(_read, vault, settings=settings), changed, chunksize=64)
 
 
@@ -276,12 +294,19 @@ def sync(
     """
     started = time.perf_counter()
     vault = check_vault(settings.vault)
-    files, skipped = walk_vault(vault)
-    report = SyncReport(problems=list(skipped))
+    walk = walk_vault(vault)
+    files = walk.files
+    report = SyncReport(problems=[*walk.skipped, *walk.unreadable])
+    _clean_leftovers(walk.leftovers)
     # the role is compared too, so a changed folder-name setting re-files pages at the next sync
     known = {r[0]: (r[1], r[2], r[3]) for r in db.execute("SELECT path, mtime_ns, size, role FROM pages")}
+    # pages kept stale while their folder could not be read are read again once it can
+    for (path,) in db.execute("SELECT path FROM pages WHERE problem LIKE 'stale: %'"):
+        known[path] = (-1, -1, "")
     on_disk = {f.relpath for f in files}
-    removed = sorted(set(known) - on_disk)
+    # a folder that cannot be listed has not lost its pages: they stay, marked stale, until it can be read
+    stale = sorted(p for p in set(known) - on_disk if _under_any(p, walk.unreadable))
+    removed = sorted(set(known) - on_disk - set(stale))
     if rebuild:
         changed = files
     else:
@@ -296,8 +321,35 @@ def sync(
     report.unchanged = len(files) - len(changed)
     if changed or removed:
         apply_changes(db, settings, vault, changed, removed, report, progress)
+    if stale:
+        _mark_stale(db, stale, walk.unreadable)
     report.seconds = time.perf_counter() - started
     return report
+
+
+LEFTOVER_AGE_S = 60.0  # a temporary file this old belongs to no write still running: a killed one left it
+
+
+def _clean_leftovers(leftovers: list[str]) -> None:
+    """Delete the temporary files of writes that were killed before their rename (never a page: the rename is
+    what makes a page)."""
+    cutoff = time.time() - LEFTOVER_AGE_S
+    for path in leftovers:
+        with contextlib.suppress(OSError):
+            if os.lstat(path).st_mtime < cutoff:
+                os.unlink(path)
+
+
+def _under_any(path: str, folders: list[tuple[str, str]]) -> bool:
+    return any(folder in (".", "", path) or path.startswith(folder + "/") for folder, _ in folders)
+
+
+def _mark_stale(db: sqlite3.Connection, paths: list[str], folders: list[tuple[str, str]]) -> None:
+    """Keep these pages, with a problem saying they are as last read."""
+    with transaction(db):
+        for path in paths:
+            why = next(why for folder, why in folders if _under_any(path, [(folder, why)]))
+            db.execute("UPDATE pages SET problem = ? WHERE path = ?", (f"stale: {why}", path))
 
 
 def sync_paths(settings: Settings, db: sqlite3.Connection, relpaths: Iterable[str]) -> SyncReport:
@@ -307,11 +359,18 @@ def sync_paths(settings: Settings, db: sqlite3.Connection, relpaths: Iterable[st
     report = SyncReport()
     changed, removed = [], []
     for rel in relpaths:
-        full = vault / rel
-        if full.is_file():
-            st = full.stat()
+        try:
+            st = os.stat(vault / rel)
+        except FileNotFoundError:
+            removed.append(rel)
+            continue
+        except OSError as err:  # an unreadable folder: the page is not gone, it stays as last read
+            report.problems.append((rel, f"cannot stat ({err.strerror}); kept as last read"))
+            continue
+        if stat.S_ISREG(st.st_mode):
             changed.append(FileStat(rel, st.st_mtime_ns, st.st_size))
-        else:
+        else:  # a FIFO, socket or device where a page was: never read
+            report.problems.append((rel, f"{kind_of(st.st_mode)}, not a regular file; never read, not indexed"))
             removed.append(rel)
     report.updated, report.removed = len(changed), len(removed)
     apply_changes(db, settings, vault, changed, removed, report)

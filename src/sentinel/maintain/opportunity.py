@@ -34,7 +34,7 @@ class Chance:
 
 def vault_quiet_s(settings: Settings, now: float | None = None) -> float:
     """Seconds since the newest page was written."""
-    files, _ = walk_vault(check_vault(settings.vault))
+    files = walk_vault(check_vault(settings.vault)).files
     newest = max((f.mtime_ns for f in files), default=0) / 1e9
     return (time.time() if now is None else now) - newest
 

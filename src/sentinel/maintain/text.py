@@ -10,6 +10,7 @@ from pathlib import Path
 from sentinel.paths import Role, page_name
 from sentinel.vault.links import text_without_link_markup
 from sentinel.vault.parse import content_hash, split_frontmatter
+from sentinel.vault.write import read_regular
 
 # Tokens the analysis instructions and chat template take around the page text (measured ~250 on Qwen's
 # template; rounded up so the estimate errs towards smaller windows).
@@ -31,8 +32,8 @@ class PageText:
 def read_page_text(vault: Path, relpath: str, role: Role) -> PageText | None:
     """The page as the analysis pass reads it, or None when the file is gone or unreadable."""
     try:
-        raw = (vault / relpath).read_bytes()
-    except OSError:
+        raw = read_regular(vault / relpath)
+    except OSError:  # gone, unreadable, or a FIFO planted under a page's name
         return None
     # Decoded exactly as the index sync does, so the hash matches the one it stored for unchanged files.
     text = raw.decode("utf-8", errors="replace").removeprefix("\ufeff")

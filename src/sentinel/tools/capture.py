@@ -14,10 +14,10 @@ from typing import Any
 import yaml
 
 from sentinel.gates import transcripts
-from sentinel.index.sync import sync_paths
 from sentinel.paths import PathRefused, jail, note_path, page_name, transcript_folder
 from sentinel.tools.arguments import unencodable_argument
 from sentinel.tools.context import ToolContext
+from sentinel.tools.faults import reindex
 from sentinel.tools.policy import Status, ToolResult, retry, stop
 from sentinel.vault.write import PageUndecodable, WriteFailed, atomic_write, read_exact
 
@@ -80,7 +80,7 @@ def capture(ctx: ToolContext, chat_id: str, messages: list[dict[str, Any]], subj
     now = datetime.now(UTC)
     stamp = now.isoformat(timespec="seconds")
     try:
-        note_full, note_rel = jail(settings.vault, note_path(subject, settings))
+        note_full, note_rel = jail(settings.vault, note_path(subject, settings), folders=settings.folders)
     except PathRefused as err:
         return retry(f"subject: {err}")
     if not (verdict := transcripts.not_a_transcript(note_rel, settings, "note write")).passed:
@@ -116,7 +116,7 @@ def capture(ctx: ToolContext, chat_id: str, messages: list[dict[str, Any]], subj
             atomic_write(settings.vault / transcript_rel, transcript)
             atomic_write(note_full, note)
         except WriteFailed as err:
-            sync_paths(settings, ctx.writer(), [transcript_rel, note_rel])  # the transcript may have landed
+            reindex(ctx, [transcript_rel, note_rel])  # the transcript may have landed
             return retry(f"could not save: {err.filename}: {err.strerror}. Free space, then ask again")
-        sync_paths(settings, ctx.writer(), [transcript_rel, note_rel])
-    return ToolResult(Status.OK, f"{verb} {note_rel}; conversation recorded verbatim in {transcript_rel}")
+        notes = reindex(ctx, [transcript_rel, note_rel])  # a full index disk: saved all the same, said in a note
+    return ToolResult(Status.OK, f"{verb} {note_rel}; conversation recorded verbatim in {transcript_rel}", notes)

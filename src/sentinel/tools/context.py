@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+import os
 import sqlite3
 import threading
 from collections import OrderedDict
@@ -10,10 +12,13 @@ from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from sentinel.index.db import open_index
+from sentinel.paths import index_path
 from sentinel.settings import Settings
 
 if TYPE_CHECKING:
     from sentinel.embed.base import Embedder
+
+log = logging.getLogger("sentinel.index")
 
 
 class Origin(StrEnum):
@@ -36,14 +41,19 @@ class ToolContext:
     _readers: list[sqlite3.Connection] = field(default_factory=list)  # every thread's, so ``close`` reaches them
     _readers_lock: threading.Lock = field(default_factory=threading.Lock)
     _writer: sqlite3.Connection | None = None
+    _writer_file: tuple[int, int] | None = None
     _turns: OrderedDict[str, dict[str, str]] = field(default_factory=OrderedDict)
     _turn_lock: threading.Lock = field(default_factory=threading.Lock)
     _health_said: OrderedDict[str, str] = field(default_factory=OrderedDict)
 
     def reader(self) -> sqlite3.Connection:
         db = getattr(self._local, "db", None)
+        if db is not None and self._local.file != self._index_file():
+            self._replaced(db)
+            db = None
         if db is None:
             db = open_index(self.settings)
+            self._local.file = self._index_file()
             self._local.db = db
             with self._readers_lock:
                 self._readers.append(db)
@@ -51,9 +61,30 @@ class ToolContext:
 
     def writer(self) -> sqlite3.Connection:
         """The one writing connection; call only while holding ``write_lock``."""
+        if self._writer is not None and self._writer_file != self._index_file():
+            self._replaced(self._writer)
+            self._writer = None
         if self._writer is None:
             self._writer = open_index(self.settings)
+            self._writer_file = self._index_file()
         return self._writer
+
+    def _index_file(self) -> tuple[int, int] | None:
+        """Which file the index path names now (device, inode); None when there is none."""
+        try:
+            st = os.stat(index_path(self.settings))
+        except OSError:
+            return None
+        return st.st_dev, st.st_ino
+
+    def _replaced(self, db: sqlite3.Connection) -> None:
+        """The index file was deleted or replaced under an open connection (a CLI rebuild, a person): drop the
+        connection, so this process and the CLI use the same file again instead of two."""
+        log.warning("the index file %s was deleted or replaced; opening the one there now", index_path(self.settings))
+        with self._readers_lock:
+            if db in self._readers:
+                self._readers.remove(db)
+        db.close()
 
     def close(self) -> None:
         """Close every connection this context opened (a service stopping): each holds the index, its WAL and

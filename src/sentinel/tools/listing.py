@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from sentinel.index.facets import FacetError, parse_facets
 from sentinel.index.queries import unresolved
 from sentinel.search.scope import kept_out, scope_folders
@@ -13,6 +15,12 @@ DESCRIPTION = (
     "frontmatter facets like 'type:concept status:seedling tag:x role:source', plus 'sort:recent' (newest first) "
     "or the word 'unresolved' (names links reach for that have no page yet: do not read those, no page exists)."
 )
+
+
+def shown_path(path: str) -> str:
+    """A path on one line: a name holding a line break or another control character is shown JSON-quoted (as a
+    call takes it back), so one page is never read as two."""
+    return json.dumps(path, ensure_ascii=False) if any(ord(c) < 32 or c == "\x7f" for c in path) else path
 
 
 def listing(ctx: ToolContext, folder: str = "", filter: str = "", cursor: int = 0) -> ToolResult:
@@ -60,7 +68,7 @@ def listing(ctx: ToolContext, folder: str = "", filter: str = "", cursor: int = 
     what = f" matching '{filter.strip()}'" if filter.strip() else ""
     if not total:
         return ToolResult(Status.DONE, f"no pages {scope}{what}")
-    lines = [r["path"] for r in rows]
+    lines = [shown_path(r["path"]) for r in rows]
     if page.cut:
         then = Continuation("listing", {"folder": folder, "filter": filter, "cursor": page.end})
         return ToolResult(

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sentinel.vault.parse import parse_page
-from sentinel.vault.write import text_for_reading
+from sentinel.vault.write import read_regular, text_for_reading
 
 HASH_CHARS = 12  # enough to tell versions apart; short enough to cost the model few tokens
 
@@ -44,5 +44,5 @@ def sections(relpath: str, text: str) -> list[Section]:
 
 def load(path: Path) -> tuple[str, str]:
     """The page's text for reading (undecodable bytes shown as U+FFFD) and its edit hash."""
-    data = path.read_bytes()
+    data = read_regular(path)
     return text_for_reading(data), short_hash(data)

@@ -18,6 +18,7 @@ from sentinel.maintain.health import health_line
 from sentinel.tools import graph, listing, read, relocate, remove, search, write
 from sentinel.tools.arguments import unencodable_argument
 from sentinel.tools.context import ToolContext
+from sentinel.tools.faults import refused
 from sentinel.tools.policy import Continuation, Status, ToolResult, retry
 
 
@@ -170,7 +171,10 @@ def run_tool(ctx: ToolContext, name: str, args: dict[str, Any], turn: str = "", 
         checked = ARGUMENTS[name].model_validate(args)
     except ValidationError as err:
         return _output(retry(_argument_problem(name, err)))
-    result = tool.run(ctx, **checked.model_dump())
+    try:
+        result = tool.run(ctx, **checked.model_dump())
+    except OSError as err:  # one a primitive did not report itself: still a status naming the path and the fix
+        result = refused(err, ctx.settings.vault, name)
     health = health_line(ctx.reader())
     output = _output(result, ctx.health_to_say(chat, health) if chat else health)
     if name == "search":

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import errno
+
 from sentinel.gates import transcripts, wiki_creation
 from sentinel.index.resolve import resolve_keys
-from sentinel.index.sync import sync_paths
 from sentinel.paths import PathRefused, Role, jail, page_name, role_of
 from sentinel.tools.context import Origin, ToolContext
+from sentinel.tools.faults import refused, reindex
 from sentinel.tools.policy import Status, ToolResult, retry, stop
 from sentinel.vault.links import link_key
 from sentinel.vault.rewrite import retarget_links
-from sentinel.vault.write import PageUndecodable, WriteFailed, atomic_write, read_exact
+from sentinel.vault.write import PageChanged, PageUndecodable, WriteFailed, atomic_write, read_exact
 
 DESCRIPTION = (
     "Move or rename a vault page, only when the user asked for it; every link to it is rewritten to the new "
@@ -21,8 +23,8 @@ DESCRIPTION = (
 def relocate(ctx: ToolContext, source: str, destination: str) -> ToolResult:
     settings = ctx.settings
     try:
-        old_full, old = jail(settings.vault, source, must_exist=True)
-        new_full, new = jail(settings.vault, destination)
+        old_full, old = jail(settings.vault, source, must_exist=True, folders=settings.folders)
+        new_full, new = jail(settings.vault, destination, folders=settings.folders)
     except PathRefused as err:
         return retry(str(err))
     for rel in (old, new):
@@ -48,15 +50,19 @@ def relocate(ctx: ToolContext, source: str, destination: str) -> ToolResult:
             linking = {rel: read_exact(settings.vault / rel, rel) for rel in sorted(by_source)}
         except PageUndecodable as err:
             return stop(f"not moved: {err} It links to '{old}', and its links would have to be rewritten.")
+        except OSError as err:
+            return refused(err, settings.vault, f"move '{old}' without reading")  # a page whose links point at it
         try:
             new_full.parent.mkdir(parents=True, exist_ok=True)
             old_full.rename(new_full)
-        except OSError as err:  # a folder in the destination is a page, the disk is read-only, ...
+        except OSError as err:
+            if err.errno not in (errno.ENOTDIR, errno.EEXIST):
+                return refused(err, settings.vault, f"move '{old}' to", new)  # permissions, read-only, ...
             return retry(
                 f"cannot move '{old}' to '{new}' ({err.strerror}): every folder on the way must be a folder, "
                 "not a page; choose another destination"
             )
-        sync_paths(settings, db, [old, new])
+        notes = reindex(ctx, [old, new])
         # the plain name if it now reaches the moved page unambiguously, else the full path
         name = page_name(new)
         target = name if resolve_keys(db, [link_key(name)])[link_key(name)] == new else new[:-3]
@@ -65,17 +71,20 @@ def relocate(ctx: ToolContext, source: str, destination: str) -> ToolResult:
             text, changed = retarget_links(page.text, by_source[rel], target, new)
             if changed:
                 try:
-                    atomic_write(settings.vault / rel, page.bytes_of(text))
-                except WriteFailed as err:
+                    atomic_write(settings.vault / rel, page.bytes_of(text), expect=page.bytes_of(page.text))
+                except (WriteFailed, PageChanged) as err:
+                    why = err.strerror if isinstance(err, WriteFailed) else "another editor changed it meanwhile"
                     failed = (
-                        f"; could not rewrite the links in '{rel}' ({err.strerror}): it and the pages after it "
+                        f"; could not rewrite the links in '{rel}' ({why}): it and the pages after it "
                         "still link to the old name"
                     )
                     break
                 rewritten.append(rel)
                 count += changed
-        sync_paths(settings, db, rewritten)
+        notes += reindex(ctx, rewritten) if rewritten else []
     if failed:
-        return retry(f"moved {old} to {new}; rewrote {count} links in {len(rewritten)} pages{failed}")
+        return ToolResult(
+            Status.RETRY, f"moved {old} to {new}; rewrote {count} links in {len(rewritten)} pages{failed}", notes
+        )
     tail = f"; rewrote {count} links in {len(rewritten)} pages" if count else ""
-    return ToolResult(Status.OK, f"moved {old} to {new}{tail}")
+    return ToolResult(Status.OK, f"moved {old} to {new}{tail}", notes)

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from sentinel.gates import transcripts
-from sentinel.index.sync import sync_paths
 from sentinel.paths import PathRefused, jail
 from sentinel.tools.context import ToolContext
+from sentinel.tools.faults import refused, reindex
 from sentinel.tools.policy import Status, ToolResult, retry, stop
 
 DESCRIPTION = (
@@ -16,7 +16,7 @@ DESCRIPTION = (
 
 def remove(ctx: ToolContext, path: str) -> ToolResult:
     try:
-        full, rel = jail(ctx.settings.vault, path, must_exist=True)
+        full, rel = jail(ctx.settings.vault, path, must_exist=True, folders=ctx.settings.folders)
     except PathRefused as err:
         return retry(str(err))
     if not (verdict := transcripts.not_a_transcript(rel, ctx.settings, "removal")).passed:
@@ -26,8 +26,11 @@ def remove(ctx: ToolContext, path: str) -> ToolResult:
         incoming = db.execute(
             "SELECT COUNT(*), COUNT(DISTINCT source) FROM links WHERE resolved = ? AND source != ?", (rel, rel)
         ).fetchone()
-        full.unlink()
-        sync_paths(ctx.settings, db, [rel])
+        try:
+            full.unlink()
+        except OSError as err:  # a read-only folder or mount
+            return refused(err, ctx.settings.vault, "remove", rel)
+        notes = reindex(ctx, [rel])
     links, pages = incoming
     tail = f"; {links} links from {pages} pages now point nowhere and are back in the growth queue" if links else ""
-    return ToolResult(Status.OK, f"removed {rel}{tail}")
+    return ToolResult(Status.OK, f"removed {rel}{tail}", notes)

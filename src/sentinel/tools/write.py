@@ -3,16 +3,24 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Literal
 
 from sentinel.gates import stale_write, transcripts, wiki_creation
-from sentinel.index.sync import sync_paths
 from sentinel.maintain import trace
 from sentinel.paths import PathRefused, jail
 from sentinel.tools.context import Origin, ToolContext
+from sentinel.tools.faults import refused, reindex
 from sentinel.tools.pages import short_hash
 from sentinel.tools.policy import Status, ToolResult, retry, stop
-from sentinel.vault.write import PageUndecodable, WriteFailed, atomic_write, read_exact
+from sentinel.vault.write import (
+    PageChanged,
+    PageUndecodable,
+    append_in_place,
+    atomic_write,
+    read_exact,
+    read_regular,
+)
 
 DESCRIPTION = (
     "Write a vault page, only when the user asked for it. mode='create' makes a new page (fails if it exists); "
@@ -40,7 +48,7 @@ def _stamped(current: str, data: bytes, origin: Origin) -> bytes:
 def write(ctx: ToolContext, path: str, content: str, mode: Mode = "create", expected_hash: str = "") -> ToolResult:
     settings = ctx.settings
     try:
-        full, rel = jail(settings.vault, path)
+        full, rel = jail(settings.vault, path, folders=settings.folders)
     except PathRefused as err:
         return retry(str(err))
     if not (verdict := transcripts.not_a_transcript(rel, settings, "write")).passed:
@@ -50,39 +58,61 @@ def write(ctx: ToolContext, path: str, content: str, mode: Mode = "create", expe
     if len(content.encode()) > settings.max_page_bytes:
         return retry(f"the content is over {settings.max_page_bytes} bytes; write it as several pages")
     with ctx.write_lock:
-        exists = full.is_file()
-        if ctx.origin is Origin.MODEL and not (verdict := wiki_creation.may_create(rel, exists, settings)).passed:
-            return stop(verdict.reason)
-        if mode == "create" and exists:
-            return retry(
-                f"'{rel}' already exists (hash {short_hash(full.read_bytes())}); use mode='append', or "
-                "mode='replace' with that expected_hash"
-            )
-        if mode in ("replace", "append") and not exists:
-            return retry(f"'{rel}' does not exist; use mode='create'")
-        if mode == "create":
-            data = _stamped("", _with_newline(content).encode(), ctx.origin)
-        else:
-            current = full.read_bytes()
-            if (mode == "replace" or expected_hash) and not (
-                verdict := stale_write.read_current(expected_hash, short_hash(current), rel)
-            ).passed:
-                return retry(verdict.reason)
-            try:
-                page = read_exact(full, rel)
-            except PageUndecodable as err:
-                return stop(str(err))
-            if mode == "append":
-                kept = page.text
-                added = ("" if not kept or kept.endswith("\n") else "\n") + _with_newline(content)
-            else:
-                kept, added = "", _with_newline(content)
-            data = _stamped(page.text, page.bytes_of(kept, added), ctx.origin)
         try:
-            atomic_write(full, data)
-        except WriteFailed as err:
-            return retry(f"could not write '{rel}': {err.strerror}. Free space or fix the folder, then try again")
-        sync_paths(settings, ctx.writer(), [rel])
-        digest = short_hash(full.read_bytes())
+            done = _write_locked(ctx, full, rel, content, mode, expected_hash)
+        except OSError as err:  # a full disk, a read-only mount, a page or folder this user may not touch
+            return refused(err, settings.vault, "write", rel)
+        if isinstance(done, ToolResult):
+            return done
+        notes = reindex(ctx, [rel])
     verb = {"create": "created", "replace": "replaced", "append": "appended to"}[mode]
-    return ToolResult(Status.OK, f"{verb} {rel}; hash now {digest}")
+    return ToolResult(Status.OK, f"{verb} {rel}; hash now {done}", notes)
+
+
+APPEND_TRIES = 5  # an append whose page keeps changing under it gives up after this many re-reads
+
+
+def _write_locked(
+    ctx: ToolContext, full: Path, rel: str, content: str, mode: Mode, expected_hash: str
+) -> ToolResult | str:
+    """The write itself (``ctx.write_lock`` held): a refusal, or the page's new hash."""
+    settings = ctx.settings
+    exists = full.is_file()
+    if ctx.origin is Origin.MODEL and not (verdict := wiki_creation.may_create(rel, exists, settings)).passed:
+        return stop(verdict.reason)
+    if mode == "create" and exists:
+        return retry(
+            f"'{rel}' already exists (hash {short_hash(read_regular(full))}); use mode='append', or "
+            "mode='replace' with that expected_hash"
+        )
+    if mode in ("replace", "append") and not exists:
+        return retry(f"'{rel}' does not exist; use mode='create'")
+    if mode == "create":
+        atomic_write(full, _stamped("", _with_newline(content).encode(), ctx.origin))
+        return short_hash(read_regular(full))
+    for _ in range(APPEND_TRIES if mode == "append" else 1):
+        try:
+            page = read_exact(full, rel)
+        except PageUndecodable as err:
+            return stop(str(err))
+        current = page.bytes_of(page.text)
+        if (mode == "replace" or expected_hash) and not (
+            verdict := stale_write.read_current(expected_hash, short_hash(current), rel)
+        ).passed:
+            return retry(verdict.reason)
+        if mode == "append":
+            added = ("" if not page.text or page.text.endswith("\n") else "\n") + _with_newline(content)
+            whole = page.bytes_of(page.text, added)
+            if _stamped(page.text, whole, ctx.origin) == whole:
+                # in place, as an editor appends: text another writer appends meanwhile is never lost
+                append_in_place(full, page.appended(added))
+                return short_hash(read_regular(full))
+            data = _stamped(page.text, whole, ctx.origin)  # a generated page: its frontmatter changes too
+        else:
+            data = _stamped(page.text, page.bytes_of("", _with_newline(content)), ctx.origin)
+        try:
+            atomic_write(full, data, expect=current)
+        except PageChanged:
+            continue  # another editor wrote the page meanwhile: read it again, never rename over its text
+        return short_hash(data)
+    return retry(f"'{rel}' kept changing while Sentinel wrote it (another editor is busy with it); try again")

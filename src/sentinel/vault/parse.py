@@ -19,6 +19,7 @@ import pyromark
 import yaml
 
 from sentinel.paths import page_name
+from sentinel.vault.bounded_yaml import BoundedYAMLHandler, FrontmatterRefused
 from sentinel.vault.entries import kinded_units, page_date
 from sentinel.vault.links import Link, markdown_link, text_without_link_markup, wikilinks_in
 
@@ -96,8 +97,10 @@ def split_frontmatter(text: str) -> tuple[dict[str, Any], str, int, str | None]:
     offset = text.count("\n", 0, block.end())
     body = text[block.end() :]
     try:
-        post = frontmatter.loads(text)
-    except (yaml.YAMLError, ValueError) as err:
+        post = frontmatter.loads(text, handler=BoundedYAMLHandler())
+    except FrontmatterRefused as err:
+        return {}, body, offset, f"frontmatter refused ({err}); indexed without it"
+    except (yaml.YAMLError, ValueError, RecursionError) as err:
         first = str(err).splitlines()[0] if str(err) else type(err).__name__
         return {}, body, offset, f"broken frontmatter (YAML error: {first}); indexed without it"
     if not isinstance(post.metadata, dict):
