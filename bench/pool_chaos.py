@@ -145,7 +145,7 @@ def throughput(via: str, seconds: float, clients: int = 16) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--kills", type=int, default=20)
     parser.add_argument("--requests", type=int, default=200)
     parser.add_argument("--seconds", type=float, default=5.0)

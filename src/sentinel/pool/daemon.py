@@ -58,6 +58,9 @@ class DaemonConfig:
     backends: list[BackendSpec]
     peers: list[str] = field(default_factory=list)
     mdns: bool = True
+    mdns_interfaces: list[str] = field(default_factory=list)  # IPv4 addresses mDNS binds to (empty: ``host``)
+    announce: str = ""  # the IPv4 address mDNS announces (empty: ``host``)
+    loopback_only: bool = False  # listening everywhere, yet this machine has no address but loopback
     vram_free_mb: int | None = None
     gpu: str = ""
     allow: list[str] = field(default_factory=list)
@@ -369,9 +372,18 @@ class Daemon:
         )
         if self.config.keys is None:
             log.warning("clients are not asked for an API key: set SENTINEL_API_KEYS (the same on every daemon)")
+        if self.config.loopback_only:
+            log.warning(
+                "this machine has no address but loopback: no other machine can reach this daemon, and it "
+                "advertises %s. Connect it to the network, or set --advertise (SENTINEL_POOL__ADVERTISE) to the URL "
+                "other machines reach it at",
+                self.config.advertise,
+            )
+        log.info("advertising", extra={"url": self.config.advertise, "mdns_interfaces": self.config.mdns_interfaces})
         discovery = None
         if self.config.mdns:
-            discovery = Discovery(self.config.node, self.config.host, self.config.port, self.hints.add)
+            c = self.config
+            discovery = Discovery(c.node, c.announce or c.host, c.mdns_interfaces or [c.host], c.port, self.hints.add)
             await discovery.start()
         self.backends = await asyncio.to_thread(self._probe)
         loops = [asyncio.get_running_loop().create_task(work()) for work in (self._heartbeats, self._probes)]
