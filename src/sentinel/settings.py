@@ -157,7 +157,12 @@ class PoolSettings(BaseModel):
     registry_refresh_s: float = Field(
         0.5, ge=0, description="Gateway: how old its view of the registry may get before it reads it again (0: always)."
     )
-    job_ttl_s: int = Field(3600, gt=0, description="How long a job's epoch record is kept after its last change.")
+    job_ttl_s: int = Field(
+        3600,
+        gt=0,
+        description="How long a job's epoch record is kept after its last change; on a daemon, how long a finished "
+        "job's result is kept for its client when the client never acknowledges it (the submit response says so).",
+    )
     wake_address: str = Field(
         "",
         description="Where wake-on-LAN magic packets go: the broadcast address of the network the node is on. "

@@ -45,6 +45,9 @@ class DaemonProcess:
         headers = {HEADER: sign(secret, "POST", path, raw), "content-type": "application/json"}
         return httpx.post(self.url + path, content=raw, headers=headers, timeout=10)
 
+    def signed_get(self, path: str) -> httpx.Response:
+        return httpx.get(self.url + path, headers={HEADER: sign(SECRET, "GET", path, b"")}, timeout=10)
+
 
 def start_daemon(spec: dict[str, Any], tmp: Path, *, netns: str | None = None, mdns: bool = False) -> DaemonProcess:
     """One daemon process for ``spec`` ({node, host, port, vram, gpu, backends, peers, allow, env, bare}), not

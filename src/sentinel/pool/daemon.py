@@ -92,9 +92,10 @@ class Daemon:
         self.hints: set[str] = set(config.peers)
         self.verifier = Verifier(config.secret)
         self.backends: list[BackendRecord] = []
-        self.local = NodeJobs(self._infer, config.allow)
+        self.local = NodeJobs(self._infer, config.allow, config.routing.job_ttl_s)
         self.leader: LeaderJobs | None = None
         self._beats = 0
+        self._last_beat = time.monotonic()
         self.ledger = MemoryLedger(config.routing.job_ttl_s)
         self.metrics = DaemonMetrics()
         self.waker = Waker(self)
@@ -157,6 +158,12 @@ class Daemon:
         for url in targets:
             if url not in self._saying_hello:
                 self._saying_hello[url] = self._spawn(self._hello(url))
+        now = time.monotonic()
+        if now - self._last_beat > self.config.ttl_s:
+            # this process was frozen or starved (SIGSTOP, swap, a suspended VM): every peer looks dead only
+            # because nobody was listening. Hear them again before judging who leads, as at start
+            self._beats = 0
+        self._last_beat = now
         self._beats += 1
         if self._beats >= 2 and self.election.step({n: p.hardware for n, p in self.live().items()}):
             self._leader_changed()
@@ -267,10 +274,13 @@ class Daemon:
         return web.json_response({"job": body["job"], "epoch": body["epoch"], "state": "running"}, status=202)
 
     async def on_poll(self, request: web.Request) -> web.Response:
+        """The leader asks about a job at an epoch; not holding it fences that epoch here (``NodeJobs.ask``)."""
         await self._signed(request)
-        held = self.local.jobs.get(request.match_info["job"])
+        job, epoch = request.match_info["job"], int(request.match_info["epoch"])
+        held = self.local.ask(job, epoch)
         if held is None:
-            return web.json_response({"error": "this daemon holds no such job"}, status=404)
+            error = f"this daemon holds no job {job} at epoch {epoch}, and now refuses that epoch"
+            return web.json_response({"error": error, "fenced": epoch}, status=404)
         return web.json_response(held.poll())
 
     async def on_node_ack(self, request: web.Request) -> web.Response:
@@ -328,7 +338,8 @@ class Daemon:
             if kind not in ("inference", "shell"):
                 return web.json_response({"error": "'kind' must be 'inference' or 'shell'"}, status=400)
             job = leader.submit(kind, submitted, bool(submitted.get("idempotent", False)))
-            return web.json_response(job.view() | {"note": QUEUED_NOTE}, status=202)
+            kept = {"result_kept_s": self.config.routing.job_ttl_s}
+            return web.json_response(job.view() | kept | {"note": QUEUED_NOTE}, status=202)
         if path.startswith("/api/jobs/"):
             job_id, _, action = path.removeprefix("/api/jobs/").partition("/")
             if action == "ack":
@@ -351,7 +362,7 @@ class Daemon:
         app = web.Application(client_max_size=64 * 1024 * 1024)
         app.router.add_post("/pool/v1/hello", self.on_hello)
         app.router.add_post("/pool/v1/run", self.on_run)
-        app.router.add_get("/pool/v1/jobs/{job}", self.on_poll)
+        app.router.add_get("/pool/v1/jobs/{job}/{epoch:[0-9]+}", self.on_poll)
         app.router.add_post("/pool/v1/jobs/{job}/ack", self.on_node_ack)
         app.router.add_post("/pool/v1/serve/{tail:.*}", self.on_serve)
         app.router.add_get("/api/leader", self.on_leader)

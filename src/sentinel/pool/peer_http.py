@@ -1,7 +1,9 @@
 """HTTP between daemons and towards clients: signed calls to another daemon, and streaming pass-through.
 
 ``PeerClient.call`` signs every request with the pool secret (``signing``) and answers ``(status, json)`` with
-status 0 when the peer could not be reached: callers decide what "unreachable" means, never "done". ``relay``
+status ``UNREACHED`` (0) when no connection was made (the request never left this machine) and ``UNKNOWN`` (-1)
+when it was sent and no answer came in time (a frozen or overloaded peer may still act on it): callers decide
+what each means, never "done". ``relay``
 passes a request through to another URL and streams its answer back unchanged (how a follower forwards a client
 to the leader, and how the leader hands a request to the daemon of the node that runs it).
 """
@@ -32,6 +34,9 @@ _HOP = {
 }
 
 
+UNREACHED, UNKNOWN = 0, -1
+
+
 class PeerClient:
     def __init__(self, session: aiohttp.ClientSession, secret: str, timeout_s: float) -> None:
         self.session, self._secret = session, secret
@@ -53,8 +58,10 @@ class PeerClient:
                 except json.JSONDecodeError:
                     answer = {"error": text[:300]}
                 return response.status, answer if isinstance(answer, dict) else {"answer": answer}
-        except (aiohttp.ClientError, TimeoutError) as error:
-            return 0, {"error": f"{type(error).__name__}: {error}"}
+        except aiohttp.ClientConnectorError as error:  # no connection: nothing was sent
+            return UNREACHED, {"error": f"{type(error).__name__}: {error}"}
+        except (aiohttp.ClientError, TimeoutError) as error:  # sent, or maybe sent: its fate is not known here
+            return UNKNOWN, {"error": f"no answer: {type(error).__name__}: {error}"}
 
 
 async def relay(
