@@ -186,8 +186,13 @@ class PoolSettings(BaseModel):
         None, description="Daemon: free VRAM for the election and routing. Empty: measured (nvidia-smi)."
     )
     allow: list[str] = Field(default_factory=list, description="Daemon: commands shell jobs may run (first word).")
-    daemon_heartbeat_s: float = Field(0.5, gt=0, description="Daemon: seconds between two hellos.")
-    daemon_ttl_s: float = Field(2.0, gt=0, description="Daemon: a daemon not heard from for this long is gone.")
+    daemon_heartbeat_s: float = Field(0.3, gt=0, description="Daemon: seconds between two hellos.")
+    daemon_ttl_s: float = Field(
+        1.2,
+        gt=0,
+        description="Daemon: a daemon not heard from for this long is gone (one whose port refuses a hello: at "
+        "once). With the heartbeat, it sets failover: about ttl + 2 heartbeats for a machine that vanishes.",
+    )
     node_max_jobs: int = Field(
         4, ge=1, description="Router: requests at once on a backend that does not say its slot count (llama.cpp does)."
     )

@@ -50,16 +50,18 @@ class DaemonProcess:
 
 
 def start_daemon(spec: dict[str, Any], tmp: Path, *, netns: str | None = None, mdns: bool = False) -> DaemonProcess:
-    """One daemon process for ``spec`` ({node, host, port, vram, gpu, backends, peers, allow, env, bare}), not
-    yet waited for. ``bare``: the documented default command, ``--node`` and ``--backend`` only (listen on
-    0.0.0.0:50053, mDNS on, the default heartbeat and TTL, VRAM measured); ``host`` is then where the test
-    reaches it."""
+    """One daemon process for ``spec`` ({node, host, port, vram, gpu, backends, peers, allow, env, bare,
+    default_timing}), not yet waited for. The heartbeat and TTL are pinned to 0.3 s / 1.2 s unless
+    ``default_timing`` (then: the settings' defaults, as a user gets them). ``bare``: the documented default
+    command, ``--node`` and ``--backend`` only (listen on 0.0.0.0:50053, mDNS on, the default heartbeat and TTL,
+    VRAM measured); ``host`` is then where the test reaches it."""
     env = os.environ | {"PYTHONPATH": os.pathsep.join(sys.path), "SENTINEL_POOL__SECRET": SECRET} | spec.get("env", {})
     argv = [sys.executable, "-c", _MAIN, "pool", "daemon", "--node", spec["node"]]
     if spec.get("bare"):
         argv += [item for b in spec.get("backends", []) for item in ("--backend", b)]
         return _launch(argv, spec, tmp, netns, env)
-    argv += ["--listen", f"{spec['host']}:{spec['port']}", "--heartbeat", "0.3", "--ttl", "1.2"]
+    argv += ["--listen", f"{spec['host']}:{spec['port']}"]
+    argv += [] if spec.get("default_timing") else ["--heartbeat", "0.3", "--ttl", "1.2"]
     argv += ["--vram-free-mb", str(spec.get("vram", 0))]
     argv += ["--gpu", spec["gpu"]] if spec.get("gpu") else []
     argv += [item for b in spec.get("backends", []) for item in ("--backend", b)]

@@ -26,15 +26,15 @@ import httpx
 from aiohttp import web
 
 from sentinel.keys import LiveKeyRing
-from sentinel.pool import daemon_routes
+from sentinel.pool import daemon_routes, resume
 from sentinel.pool.daemon_metrics import DaemonMetrics
 from sentinel.pool.discovery import Discovery
 from sentinel.pool.dispatch import Gateway
 from sentinel.pool.election import Claim, Election, Hardware
-from sentinel.pool.leader_jobs import QUEUED_NOTE, LeaderJobs, PoolJob
+from sentinel.pool.leader_jobs import LeaderJobs, PoolJob
 from sentinel.pool.ledger_memory import MemoryLedger, memory_snapshot
 from sentinel.pool.node_jobs import Fenced, NodeJobs, NotAllowed
-from sentinel.pool.peer_http import PeerClient, client_refused, relay, unavailable
+from sentinel.pool.peer_http import PeerClient, client_refused, relay
 from sentinel.pool.probe import BackendSpec, probe_backend
 from sentinel.pool.registry import BackendRecord, NodeRecord, Snapshot
 from sentinel.pool.routing import Candidate, rank
@@ -45,6 +45,7 @@ from sentinel.settings import PoolSettings
 
 log = logging.getLogger("sentinel.pool.daemon")
 BACKEND_HEADER = daemon_routes.BACKEND_HEADER
+TERM_HEADER, REQUEST_HEADER = "x-sentinel-term", resume.REQUEST_HEADER
 PROBE_TIMEOUT_S, PROBE_EVERY_S = 3.0, 2.0
 
 
@@ -64,8 +65,8 @@ class DaemonConfig:
     vram_free_mb: int | None = None
     gpu: str = ""
     allow: list[str] = field(default_factory=list)
-    heartbeat_s: float = 1.0
-    ttl_s: float = 3.0
+    heartbeat_s: float = 0.3  # PoolSettings' defaults
+    ttl_s: float = 1.2
     keys: LiveKeyRing | None = None  # the API's keys; None: clients are not asked for one (a warning at start)
     # the router's knobs (attempts, timeouts, breaker, capacity, queue, sticky slack), as for the API's gateway
     routing: PoolSettings = field(default_factory=PoolSettings)
@@ -81,6 +82,7 @@ class Peer:
     hardware: Hardware
     record: NodeRecord
     seen: float  # monotonic
+    answers: set[str] = field(default_factory=set)  # request ids whose answers it keeps (``resume``)
 
 
 class Daemon:
@@ -93,6 +95,7 @@ class Daemon:
         self.verifier = Verifier(config.secret)
         self.backends: list[BackendRecord] = []
         self.local = NodeJobs(self._infer, config.allow, config.routing.job_ttl_s)
+        self.answers = resume.KeptAnswers(config.routing.job_ttl_s)
         self.leader: LeaderJobs | None = None
         self._beats = 0
         self._last_beat = time.monotonic()
@@ -120,6 +123,7 @@ class Daemon:
             "record": self.record().model_dump(),
             "claim": claim.as_dict() if claim else None,
             "jobs": self.local.reports(),
+            "answers": self.answers.ids(),
             "peers": sorted({p.url for p in self.peers.values()}),
             "wake": {"mac": c.mac, "address": c.wake_address, "port": c.wake_port} if (c := self.config).mac else None,
         }
@@ -131,7 +135,7 @@ class Daemon:
             return
         hardware = Hardware(node, hello["hardware"].get("vram_free_mb"), hello["hardware"].get("gpu") or "")
         record = NodeRecord.model_validate(hello["record"])
-        self.peers[node] = Peer(hello["url"], hardware, record, time.monotonic())
+        self.peers[node] = Peer(hello["url"], hardware, record, time.monotonic(), set(hello.get("answers") or []))
         self.waker.heard(node, hello.get("wake"), {m for b in record.backends for m in b.models})
         self.hints.update(hello.get("peers") or [])
         claim = Claim(**hello["claim"]) if hello.get("claim") else None
@@ -161,8 +165,12 @@ class Daemon:
         now = time.monotonic()
         if now - self._last_beat > self.config.ttl_s:
             # this process was frozen or starved (SIGSTOP, swap, a suspended VM): every peer looks dead only
-            # because nobody was listening. Hear them again before judging who leads, as at start
+            # because nobody was listening, and the others may have elected a new leader meanwhile. Stop leading
+            # and hear them again before judging who leads, as at start
             self._beats = 0
+            if self.leader is not None:
+                log.warning("this daemon was frozen longer than daemon_ttl_s: it stops leading until it hears peers")
+                self.election.claim, self.leader = None, None
         self._last_beat = now
         self._beats += 1
         if self._beats >= 2 and self.election.step({n: p.hardware for n, p in self.live().items()}):
@@ -177,6 +185,10 @@ class Daemon:
             status, answer = await self.peer.call(url, "/pool/v1/hello", self.hello())
             if status == 200:
                 self._heard(answer)
+            elif answer.get("refused"):  # its process is gone (kill -9, crash): no need to wait out the TTL
+                for peer in self.peers.values():
+                    if peer.url == url:
+                        peer.seen = float("-inf")
         finally:
             del self._saying_hello[url]
 
@@ -216,7 +228,10 @@ class Daemon:
         base, root = candidate.url.rstrip("/"), candidate.url.rstrip("/").removesuffix("/v1")
         tail = url.removeprefix(base + "/") if url.startswith(base + "/") else url.removeprefix(root + "/")
         path = f"/pool/v1/serve/{tail}"
-        return daemon_url + path, self.peer.headers("POST", path, body) | {BACKEND_HEADER: candidate.url}
+        term = self.election.claim.term if self.election.claim else 0
+        extra = {BACKEND_HEADER: candidate.url, TERM_HEADER: str(term)}
+        rid = resume.REQUEST_ID.get()
+        return daemon_url + path, self.peer.headers("POST", path, body) | extra | ({REQUEST_HEADER: rid} if rid else {})
 
     def _choose(self, job: PoolJob, tried: Any) -> str | None:
         urls = self.urls()
@@ -293,10 +308,21 @@ class Daemon:
         backend = request.headers.get(BACKEND_HEADER, "")
         if backend not in {b.url for b in self.backends}:
             return web.json_response({"error": f"{backend!r} is not a backend of {self.config.node}"}, status=404)
+        term = int(request.headers.get(TERM_HEADER) or 0)
+        if term and term < self.election.highest_term:  # a leader frozen or cut off, acting on an old term
+            error = f"term {term} is older than term {self.election.highest_term}: a newer leader exists"
+            return web.json_response({"error": error, "code": "stale_term"}, status=409)
         tail = request.match_info["tail"]
         # Ollama's own API (``/api/pull``...) lives at the server's root, not under the OpenAI base
         target = f"{backend.removesuffix('/v1')}/{tail}" if tail.startswith("api/") else f"{backend}/{tail}"
-        return await relay(self.session, request, target, body, {}, self.client_timeout)
+        rid = request.headers.get(REQUEST_HEADER)
+        if rid and resume.kept_request(tail, body):
+            return await resume.serve_kept(self, request, rid, target, body)
+        return await relay(self.session, request, target, body, {}, self.client_timeout, hop="the model server")
+
+    async def on_answer(self, request: web.Request) -> web.Response:
+        await self._signed(request)
+        return await resume.on_answer(self, request)
 
     async def on_health(self, request: web.Request) -> web.Response:
         return web.json_response({"status": "ok", "node": self.config.node})
@@ -321,41 +347,9 @@ class Daemon:
             return refused
         body = await request.read()
         if self.leader is None:
-            claim = self.election.claim
-            if claim is None or claim.leader not in self.live():
-                return unavailable("no leader is elected right now (an election takes a few heartbeats)")
-            try:
-                return await relay(self.session, request, claim.url + request.path_qs, body, {}, self.client_timeout)
-            except (aiohttp.ClientError, TimeoutError) as error:
-                return unavailable(f"the leader {claim.leader} did not answer: {error}")
-        return await self._lead(request, body, self.leader)
-
-    async def _lead(self, request: web.Request, body: bytes, leader: LeaderJobs) -> web.StreamResponse:
-        path = request.path
-        if path == "/api/jobs" and request.method == "POST":
-            submitted = json.loads(body or b"{}")
-            kind = submitted.get("kind", "inference")
-            if kind not in ("inference", "shell"):
-                return web.json_response({"error": "'kind' must be 'inference' or 'shell'"}, status=400)
-            job = leader.submit(kind, submitted, bool(submitted.get("idempotent", False)))
-            kept = {"result_kept_s": self.config.routing.job_ttl_s}
-            return web.json_response(job.view() | kept | {"note": QUEUED_NOTE}, status=202)
-        if path.startswith("/api/jobs/"):
-            job_id, _, action = path.removeprefix("/api/jobs/").partition("/")
-            if action == "ack":
-                return web.json_response({"acknowledged": leader.ack(job_id)})
-            known = leader.jobs.get(job_id)
-            if known is None:
-                note = "unknown to this leader: finished and acknowledged, or queued under a leader that died"
-                return web.json_response({"error": f"job {job_id} is {note}", "state": "unknown"}, status=404)
-            return web.json_response(known.view())
-        if path == "/api/cluster":
-            return web.json_response(daemon_routes.cluster(self, leader))
-        if path == "/api/pull" and request.method == "POST":
-            return await daemon_routes.pull(self, request, body)
-        if path.startswith("/api/nodes/wake/") and request.method == "POST":
-            return daemon_routes.wake_by_hand(self, path.removeprefix("/api/nodes/wake/"))
-        return await daemon_routes.route(self, request, body)
+            return await resume.forward(self, request, body)
+        resume.REQUEST_ID.set(request.headers.get(REQUEST_HEADER))  # this request's own context: its id, if any
+        return await daemon_routes.lead(self, request, body, self.leader)
 
     # -- life ----------------------------------------------------------------------------------------------------
     def app(self) -> web.Application:
@@ -365,6 +359,7 @@ class Daemon:
         app.router.add_get("/pool/v1/jobs/{job}/{epoch:[0-9]+}", self.on_poll)
         app.router.add_post("/pool/v1/jobs/{job}/ack", self.on_node_ack)
         app.router.add_post("/pool/v1/serve/{tail:.*}", self.on_serve)
+        app.router.add_get("/pool/v1/answers/{rid}", self.on_answer)
         app.router.add_get("/api/leader", self.on_leader)
         app.router.add_get("/health", self.on_health)
         app.router.add_get("/metrics", self.on_metrics)
