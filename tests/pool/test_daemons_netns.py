@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -15,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.pool.daemons import daemons, leaders, wait_for_leader
+from tests.pool.daemons import daemons, leaders, start_daemon, stop, wait_for_leader
 from tests.pool.nodes import recorded_node
 
 pytestmark = pytest.mark.skipif(
@@ -113,3 +114,22 @@ def test_the_documented_default_command_starts_elects_routes_and_survives_its_le
                 assert chat.status_code == 200 and chat.json()["choices"][0]["message"]["content"] == "pong"
         logs = " ".join(path.read_text() for path in tmp_path.glob("*.log"))
         assert "Traceback" not in logs and "no address but loopback" not in logs
+
+
+def test_a_machine_with_only_loopback_starts_and_says_loudly_that_nobody_can_reach_it(tmp_path: Path) -> None:
+    name = f"sentinel-{uuid.uuid4().hex[:5]}-lo"
+    try:
+        _ip("netns", "add", name)
+        _ip("-n", name, "link", "set", "lo", "up")
+        solo = start_daemon({"node": "solo", "host": "127.0.0.1", "bare": True}, tmp_path, netns=name)
+        try:
+            deadline = time.monotonic() + 60
+            while "no address but loopback" not in solo.log.read_text():
+                assert solo.process.poll() is None, solo.log.read_text()[-2000:]  # warned, not crashed
+                assert time.monotonic() < deadline, solo.log.read_text()[-2000:]
+                time.sleep(0.2)
+            assert "--advertise" in solo.log.read_text() and solo.process.poll() is None
+        finally:
+            stop([solo])
+    finally:
+        subprocess.run(["ip", "netns", "del", name], capture_output=True)
