@@ -148,6 +148,7 @@ class Daemon:
         claim = self.election.claim
         assert claim is not None
         log.info("leader", extra=claim.as_dict() | {"me": self.config.node})
+        self._say_hello()  # the news goes out now, not a heartbeat later: followers forward to it sooner
         if claim.leader == self.config.node:
             self.leader = LeaderJobs(claim.term, self.peer.call, self._choose)
             self.leader.absorb(self.config.node, self.local.reports())
@@ -158,10 +159,7 @@ class Daemon:
     async def beat(self) -> None:
         """Hellos go out without waiting for one another (a peer that stopped answering delays nobody's), the
         election rule is applied to what has been heard, and the leader's job round runs beside, one at a time."""
-        targets = {url for url in self.hints | {p.url for p in self.peers.values()} if url != self.config.advertise}
-        for url in targets:
-            if url not in self._saying_hello:
-                self._saying_hello[url] = self._spawn(self._hello(url))
+        self._say_hello()
         now = time.monotonic()
         if now - self._last_beat > self.config.ttl_s:
             # this process was frozen or starved (SIGSTOP, swap, a suspended VM): every peer looks dead only
@@ -179,6 +177,13 @@ class Daemon:
             self._round = self._spawn(self.leader.tick(self.urls()))
         if self.gateway.scheduler.queued:  # a node may have joined since a slot last freed
             self.gateway.scheduler.wake()
+
+    def _say_hello(self) -> None:
+        """A hello to every daemon known of, except those still waiting for the previous one's answer."""
+        targets = {url for url in self.hints | {p.url for p in self.peers.values()} if url != self.config.advertise}
+        for url in targets:
+            if url not in self._saying_hello:
+                self._saying_hello[url] = self._spawn(self._hello(url))
 
     async def _hello(self, url: str) -> None:
         try:

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 
 REQUEST_HEADER = "x-sentinel-request"
 REQUEST_ID: contextvars.ContextVar[str | None] = contextvars.ContextVar("sentinel_pool_request", default=None)
+WATCH_S = 0.05  # how often a relaying follower looks whether its leader is still heard from (a dict lookup)
 _INFERENCE = ("/v1/chat/completions", "/v1/completions", "/v1/embeddings", "/api/chat", "/api/generate")
 
 
@@ -109,7 +110,7 @@ async def forward(daemon: Daemon, request: web.Request, body: bytes) -> web.Stre
 
     async def watch() -> None:
         while daemon.election.claim == claim and claim.leader in daemon.live():
-            await asyncio.sleep(daemon.config.heartbeat_s)
+            await asyncio.sleep(WATCH_S)
         lost.set()
 
     watcher = asyncio.get_running_loop().create_task(watch())
