@@ -131,23 +131,30 @@ async def forward(daemon: Daemon, request: web.Request, body: bytes) -> web.Stre
         return unavailable(f"the leader {claim.leader} did not answer: {error}")
     except (aiohttp.ClientError, TimeoutError, HopLost) as error:
         reason = "no longer heard from" if isinstance(error, HopLost) else f"{type(error).__name__}: {error}"
-        return leader_lost(
-            claim.leader, reason, rid if inference and kept_request(request.path.lstrip("/"), body) else None
-        )
+        if request.method in ("GET", "HEAD"):  # a read changes nothing: asking again is safe
+            return unavailable(f"the leader {claim.leader} was lost while answering ({reason})")
+        if not inference:
+            return leader_lost(claim.leader, reason, None, "whether it took effect is unknown: look before repeating")
+        if kept_request(request.path.lstrip("/"), body):
+            return leader_lost(claim.leader, reason, rid, "")
+        return leader_lost(claim.leader, reason, None, "a stream cannot be resumed, and retrying may run it again")
     finally:
         watcher.cancel()
 
 
-def leader_lost(leader: str, reason: str, rid: str | None) -> web.Response:
-    """The leader went away with the client's request in flight: it may be running on a node, so no retry is
-    invited; a non-streamed one can be fetched by its id."""
-    message = f"the leader {leader} was lost while your request was in flight ({reason}); it may still run on its node"
+def leader_lost(leader: str, reason: str, rid: str | None, caveat: str) -> web.Response:
+    """The leader went away with the client's request in flight: it may have taken effect or be running on a
+    node, so no retry is invited; a non-streamed inference request can be fetched by its id."""
+    message = f"the leader {leader} was lost while your request was in flight ({reason})"
     detail: dict[str, Any] = {"code": "leader_lost"}
     if rid is not None:
         detail |= {"request": rid, "resume": f"/api/requests/{rid}"}
-        message += f": fetch its answer with GET /api/requests/{rid} through any daemon instead of retrying"
+        message += (
+            f"; it may still run on its node: fetch its answer with GET /api/requests/{rid} through any daemon "
+            "instead of retrying"
+        )
     else:
-        message += "; a stream cannot be resumed, and retrying may run it a second time"
+        message += f"; {caveat}"
     headers = {"x-should-retry": "false"} | ({REQUEST_HEADER: rid} if rid else {})
     return web.json_response({"error": {"message": message} | detail}, status=503, headers=headers)
 
