@@ -6,9 +6,10 @@ still working. So:
 
 - every inference request through the pool carries a request id (``x-sentinel-request``: the client's own if it
   sent one, else one the first daemon makes), passed from follower to leader to node;
-- the node keeps a non-streamed answer under that id (``Kept``) for ``retention_s`` and names the ids it holds in
-  its hellos, so whichever daemon leads next can fetch it: ``GET /api/requests/{id}`` through any daemon answers
-  the original answer (200), ``202`` while the node still works on it, ``404`` when no node holds it;
+- the node keeps a non-streamed answer under that id (``Kept``) for ``retention_s`` (the last ``MAX_KEPT`` at
+  most) and names the ids it holds in its hellos, so whichever daemon leads next can fetch it:
+  ``GET /api/requests/{id}`` through any daemon answers the original answer (200), ``202`` while the node still
+  works on it, ``404`` when no node holds it;
 - a follower whose leader is declared gone (not heard from for ``daemon_ttl_s``, or its connection dropped)
   before the answer began answers 503 ``leader_lost`` with ``x-should-retry: false`` and, for a non-streamed
   request, the id and the URL to fetch the answer from: a retry could run the request a second time;
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
 
 REQUEST_HEADER = "x-sentinel-request"
 REQUEST_ID: contextvars.ContextVar[str | None] = contextvars.ContextVar("sentinel_pool_request", default=None)
+MAX_KEPT = 1000  # answers a node keeps at most (the oldest go first): memory stays bounded whatever the traffic
 WATCH_S = 0.05  # how often a relaying follower looks whether its leader is still heard from (a dict lookup)
 _INFERENCE = ("/v1/chat/completions", "/v1/completions", "/v1/embeddings", "/api/chat", "/api/generate")
 
@@ -61,6 +63,9 @@ class KeptAnswers:
 
     def finish(self, rid: str, status: int, content_type: str, body: bytes) -> None:
         self.held[rid] = Kept("done", status, content_type, body, time.monotonic())
+        done = [r for r, kept in self.held.items() if kept.state == "done"]  # insertion order: oldest first
+        for old in done[: max(0, len(done) - MAX_KEPT)]:
+            del self.held[old]
 
     def ids(self) -> list[str]:
         now = time.monotonic()
