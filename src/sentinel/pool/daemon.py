@@ -7,7 +7,7 @@ election's gossip (``election``). The daemon that wins leads: it keeps the job t
 and polls jobs, and routes inference with the pool's one router (``dispatch.Gateway``, its job ledger in memory)
 to the daemon of the best node. Every other daemon forwards
 clients to the leader, so any daemon's address is a client's one URL. Work reaches a node only through its
-daemon, which fences assignments by term and epoch and keeps results until the leader acknowledges them
+daemon, which fences assignments by term and epoch and keeps results until the client acknowledges them
 (``node_jobs``). Messages between daemons are signed with the pool secret; an unsigned one is refused (401).
 """
 
