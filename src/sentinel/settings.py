@@ -180,7 +180,12 @@ class PoolSettings(BaseModel):
     registry_refresh_s: float = Field(
         0.5, ge=0, description="Gateway: how old its view of the registry may get before it reads it again (0: always)."
     )
-    job_ttl_s: int = Field(3600, gt=0, description="How long a job's epoch record is kept after its last change.")
+    job_ttl_s: int = Field(
+        3600,
+        gt=0,
+        description="How long a job's epoch record is kept after its last change; on a daemon, how long a finished "
+        "job's result is kept for its client when the client never acknowledges it (the submit response says so).",
+    )
     wake_address: str = Field(
         "",
         description="Where wake-on-LAN magic packets go: the broadcast address of the network the node is on. "
@@ -204,8 +209,13 @@ class PoolSettings(BaseModel):
         None, description="Daemon: free VRAM for the election and routing. Empty: measured (nvidia-smi)."
     )
     allow: list[str] = Field(default_factory=list, description="Daemon: commands shell jobs may run (first word).")
-    daemon_heartbeat_s: float = Field(0.5, gt=0, description="Daemon: seconds between two hellos.")
-    daemon_ttl_s: float = Field(2.0, gt=0, description="Daemon: a daemon not heard from for this long is gone.")
+    daemon_heartbeat_s: float = Field(0.3, gt=0, description="Daemon: seconds between two hellos.")
+    daemon_ttl_s: float = Field(
+        1.2,
+        gt=0,
+        description="Daemon: a daemon not heard from for this long is gone (one whose port refuses a hello: at "
+        "once). With the heartbeat, it sets failover: about ttl + 2 heartbeats for a machine that vanishes.",
+    )
     node_max_jobs: int = Field(
         4, ge=1, description="Router: requests at once on a backend that does not say its slot count (llama.cpp does)."
     )

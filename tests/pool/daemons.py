@@ -45,25 +45,39 @@ class DaemonProcess:
         headers = {HEADER: sign(secret, "POST", path, raw), "content-type": "application/json"}
         return httpx.post(self.url + path, content=raw, headers=headers, timeout=10)
 
+    def signed_get(self, path: str) -> httpx.Response:
+        return httpx.get(self.url + path, headers={HEADER: sign(SECRET, "GET", path, b"")}, timeout=10)
+
 
 def start_daemon(spec: dict[str, Any], tmp: Path, *, netns: str | None = None, mdns: bool = False) -> DaemonProcess:
-    """One daemon process for ``spec`` ({node, host, port, vram, gpu, backends, peers, allow, env}), not yet
-    waited for."""
+    """One daemon process for ``spec`` ({node, host, port, vram, gpu, backends, peers, allow, env, bare,
+    default_timing}), not yet waited for. The heartbeat and TTL are pinned to 0.3 s / 1.2 s unless
+    ``default_timing`` (then: the settings' defaults, as a user gets them). ``bare``: the documented default
+    command, ``--node`` and ``--backend`` only (listen on 0.0.0.0:50053, mDNS on, the default heartbeat and TTL,
+    VRAM measured); ``host`` is then where the test reaches it."""
     env = os.environ | {"PYTHONPATH": os.pathsep.join(sys.path), "SENTINEL_POOL__SECRET": SECRET} | spec.get("env", {})
     argv = [sys.executable, "-c", _MAIN, "pool", "daemon", "--node", spec["node"]]
-    argv += ["--listen", f"{spec['host']}:{spec['port']}", "--heartbeat", "0.3", "--ttl", "1.2"]
+    if spec.get("bare"):
+        argv += [item for b in spec.get("backends", []) for item in ("--backend", b)]
+        return _launch(argv, spec, tmp, netns, env)
+    argv += ["--listen", f"{spec['host']}:{spec['port']}"]
+    argv += [] if spec.get("default_timing") else ["--heartbeat", "0.3", "--ttl", "1.2"]
     argv += ["--vram-free-mb", str(spec.get("vram", 0))]
     argv += ["--gpu", spec["gpu"]] if spec.get("gpu") else []
     argv += [item for b in spec.get("backends", []) for item in ("--backend", b)]
     argv += [item for p in spec.get("peers", []) for item in ("--peer", p)]
     argv += [item for a in spec.get("allow", []) for item in ("--allow", a)]
     argv += ["--mdns" if mdns else "--no-mdns"]
+    return _launch(argv, spec, tmp, netns, env)
+
+
+def _launch(argv: list[str], spec: dict[str, Any], tmp: Path, netns: str | None, env: dict[str, str]) -> DaemonProcess:
     if netns:
         argv = ["ip", "netns", "exec", netns, *argv]
     log = tmp / f"{spec['node']}.log"
     with log.open("ab") as out:
         process = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, env=env)
-    return DaemonProcess(spec["node"], f"http://{spec['host']}:{spec['port']}", process, log)
+    return DaemonProcess(spec["node"], f"http://{spec['host']}:{spec.get('port', 50053)}", process, log)
 
 
 @contextmanager

@@ -88,6 +88,7 @@ def recorded_node(
     piece_delay_s: float = 0.0,
     received: list[dict[str, Any]] | None = None,
     busy: dict[str, int] | None = None,
+    host: str = "127.0.0.1",
 ) -> Iterator[str]:
     """A real OpenAI-shaped server on loopback answering every chat with the recorded ``pieces`` (streamed one
     per ``piece_delay_s`` when asked to stream); yields its root URL (``/v1`` is the API base). ``received``
@@ -131,5 +132,5 @@ def recorded_node(
 
         return StreamingResponse(events(), media_type="text/event-stream")
 
-    with serve(node) as url:
+    with serve(node, host=host) as url:
         yield url

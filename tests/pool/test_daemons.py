@@ -100,6 +100,13 @@ def test_ties_break_by_name_stale_or_unsigned_assignments_are_refused_and_client
             assert b.signed("/pool/v1/run", run).status_code == 202
             stale = b.signed("/pool/v1/run", run | {"epoch": 4})
             assert stale.status_code == 409 and "epoch 4 is not newer" in stale.json()["error"]
+            # the leader asked about j4 at epoch 2 and b said "not here": that assignment, arriving late (from the
+            # socket of a frozen daemon), is refused, since the leader may have sent j4 elsewhere meanwhile
+            asked = b.signed_get("/pool/v1/jobs/j4/2")
+            assert asked.status_code == 404 and asked.json()["fenced"] == 2
+            late = b.signed("/pool/v1/run", run | {"job": "j4", "epoch": 2})
+            assert late.status_code == 409 and "after the leader asked about epoch 2" in late.json()["error"]
+            assert b.signed("/pool/v1/run", run | {"job": "j4", "epoch": 3}).status_code == 202  # a newer one runs
             old_leader = b.signed("/pool/v1/run", run | {"job": "j2", "epoch": 9, "term": term - 1})
             assert old_leader.status_code == 409 and f"term {term - 1} is older" in old_leader.json()["error"]
             unsigned = httpx.post(f"{b.url}/pool/v1/run", json=run | {"epoch": 6}, timeout=10)
@@ -124,10 +131,12 @@ def test_ties_break_by_name_stale_or_unsigned_assignments_are_refused_and_client
 
 
 def test_a_shell_job_on_a_node_that_dies_is_not_rerun(tmp_path: Path) -> None:
-    specs = _specs([8_000, 4_000, 2_000], [[], [], []])
+    specs = _specs([8_000, 4_000, 0], [[], [], []])
     with daemons(specs, tmp_path) as group:
         a, b, c = group
         assert wait_for_leader(group)[0] == "node-a"
+        nodes = {node["node"]: node for node in a.get("/api/cluster").json()["nodes"]}
+        assert nodes["node-c"]["vram_free_mb"] == 0  # --vram-free-mb 0 is a value, not "measure it"
         job = a.post("/api/jobs", {"kind": "shell", "node": "node-c", "argv": ["sleep", "30"]}).json()
         deadline = time.monotonic() + 20
         while a.get(f"/api/jobs/{job['job']}").json()["state"] != "running":

@@ -13,20 +13,21 @@ import httpx
 import uvicorn
 
 
-def free_port() -> int:
+def free_port(host: str = "127.0.0.1") -> int:
     with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
+        sock.bind((host, 0))
         return int(sock.getsockname()[1])
 
 
 @contextmanager
-def serve(app: Any, health: str = "/health", timeout: float = 30.0) -> Iterator[str]:
-    """Serve an ASGI app on 127.0.0.1 until the block ends; yields its base URL once ``health`` answers."""
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_config=None, access_log=False))
+def serve(app: Any, health: str = "/health", timeout: float = 30.0, host: str = "127.0.0.1") -> Iterator[str]:
+    """Serve an ASGI app on ``host`` (loopback unless a test's own network namespace needs another) until the
+    block ends; yields its base URL once ``health`` answers."""
+    port = free_port(host)
+    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_config=None, access_log=False))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
-    url = f"http://127.0.0.1:{port}"
+    url = f"http://{host}:{port}"
     deadline = time.monotonic() + timeout
     while True:
         try:

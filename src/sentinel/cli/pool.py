@@ -112,7 +112,9 @@ def daemon(
         "mac": mac,
         "wake_address": wake_address,
     }
-    pool = settings.pool.model_copy(update={key: value for key, value in flags.items() if value} | {"mdns": mdns})
+    # None is "not given"; 0 (``--vram-free-mb 0``: a machine that must never lead) is a value
+    given = {key: value for key, value in flags.items() if value is not None and value != []}
+    pool = settings.pool.model_copy(update=given | {"mdns": mdns})
     try:
         ring = LiveKeyRing(keys_path(settings), settings.api_keys)
         config = daemon_config(pool, ring if ring.ring.hashes else None)

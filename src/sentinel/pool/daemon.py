@@ -7,7 +7,7 @@ election's gossip (``election``). The daemon that wins leads: it keeps the job t
 and polls jobs, and routes inference with the pool's one router (``dispatch.Gateway``, its job ledger in memory)
 to the daemon of the best node. Every other daemon forwards
 clients to the leader, so any daemon's address is a client's one URL. Work reaches a node only through its
-daemon, which fences assignments by term and epoch and keeps results until the leader acknowledges them
+daemon, which fences assignments by term and epoch and keeps results until the client acknowledges them
 (``node_jobs``). Messages between daemons are signed with the pool secret; an unsigned one is refused (401).
 """
 
@@ -26,15 +26,15 @@ import httpx
 from aiohttp import web
 
 from sentinel.keys import LiveKeyRing
-from sentinel.pool import daemon_routes
+from sentinel.pool import daemon_routes, resume
 from sentinel.pool.daemon_metrics import DaemonMetrics
 from sentinel.pool.discovery import Discovery
 from sentinel.pool.dispatch import Gateway
 from sentinel.pool.election import Claim, Election, Hardware
-from sentinel.pool.leader_jobs import QUEUED_NOTE, LeaderJobs, PoolJob
+from sentinel.pool.leader_jobs import LeaderJobs, PoolJob
 from sentinel.pool.ledger_memory import MemoryLedger, memory_snapshot
 from sentinel.pool.node_jobs import Fenced, NodeJobs, NotAllowed
-from sentinel.pool.peer_http import PeerClient, client_refused, relay, unavailable
+from sentinel.pool.peer_http import PeerClient, client_refused, relay
 from sentinel.pool.probe import BackendSpec, probe_backend
 from sentinel.pool.registry import BackendRecord, NodeRecord, Snapshot
 from sentinel.pool.routing import Candidate, rank
@@ -45,6 +45,7 @@ from sentinel.settings import PoolSettings
 
 log = logging.getLogger("sentinel.pool.daemon")
 BACKEND_HEADER = daemon_routes.BACKEND_HEADER
+TERM_HEADER, REQUEST_HEADER = "x-sentinel-term", resume.REQUEST_HEADER
 PROBE_TIMEOUT_S, PROBE_EVERY_S = 3.0, 2.0
 
 
@@ -58,11 +59,14 @@ class DaemonConfig:
     backends: list[BackendSpec]
     peers: list[str] = field(default_factory=list)
     mdns: bool = True
+    mdns_interfaces: list[str] = field(default_factory=list)  # IPv4 addresses mDNS binds to (empty: ``host``)
+    announce: str = ""  # the IPv4 address mDNS announces (empty: ``host``)
+    loopback_only: bool = False  # listening everywhere, yet this machine has no address but loopback
     vram_free_mb: int | None = None
     gpu: str = ""
     allow: list[str] = field(default_factory=list)
-    heartbeat_s: float = 1.0
-    ttl_s: float = 3.0
+    heartbeat_s: float = 0.3  # PoolSettings' defaults
+    ttl_s: float = 1.2
     keys: LiveKeyRing | None = None  # the API's keys; None: clients are not asked for one (a warning at start)
     # the router's knobs (attempts, timeouts, breaker, capacity, queue, sticky slack), as for the API's gateway
     routing: PoolSettings = field(default_factory=PoolSettings)
@@ -78,6 +82,7 @@ class Peer:
     hardware: Hardware
     record: NodeRecord
     seen: float  # monotonic
+    answers: set[str] = field(default_factory=set)  # request ids whose answers it keeps (``resume``)
 
 
 class Daemon:
@@ -89,9 +94,11 @@ class Daemon:
         self.hints: set[str] = set(config.peers)
         self.verifier = Verifier(config.secret)
         self.backends: list[BackendRecord] = []
-        self.local = NodeJobs(self._infer, config.allow)
+        self.local = NodeJobs(self._infer, config.allow, config.routing.job_ttl_s)
+        self.answers = resume.KeptAnswers(config.routing.job_ttl_s)
         self.leader: LeaderJobs | None = None
         self._beats = 0
+        self._last_beat = time.monotonic()
         self.ledger = MemoryLedger(config.routing.job_ttl_s)
         self.metrics = DaemonMetrics()
         self.waker = Waker(self)
@@ -116,6 +123,7 @@ class Daemon:
             "record": self.record().model_dump(),
             "claim": claim.as_dict() if claim else None,
             "jobs": self.local.reports(),
+            "answers": self.answers.ids(),
             "peers": sorted({p.url for p in self.peers.values()}),
             "wake": {"mac": c.mac, "address": c.wake_address, "port": c.wake_port} if (c := self.config).mac else None,
         }
@@ -127,7 +135,7 @@ class Daemon:
             return
         hardware = Hardware(node, hello["hardware"].get("vram_free_mb"), hello["hardware"].get("gpu") or "")
         record = NodeRecord.model_validate(hello["record"])
-        self.peers[node] = Peer(hello["url"], hardware, record, time.monotonic())
+        self.peers[node] = Peer(hello["url"], hardware, record, time.monotonic(), set(hello.get("answers") or []))
         self.waker.heard(node, hello.get("wake"), {m for b in record.backends for m in b.models})
         self.hints.update(hello.get("peers") or [])
         claim = Claim(**hello["claim"]) if hello.get("claim") else None
@@ -140,6 +148,7 @@ class Daemon:
         claim = self.election.claim
         assert claim is not None
         log.info("leader", extra=claim.as_dict() | {"me": self.config.node})
+        self._say_hello()  # the news goes out now, not a heartbeat later: followers forward to it sooner
         if claim.leader == self.config.node:
             self.leader = LeaderJobs(claim.term, self.peer.call, self._choose)
             self.leader.absorb(self.config.node, self.local.reports())
@@ -150,10 +159,17 @@ class Daemon:
     async def beat(self) -> None:
         """Hellos go out without waiting for one another (a peer that stopped answering delays nobody's), the
         election rule is applied to what has been heard, and the leader's job round runs beside, one at a time."""
-        targets = {url for url in self.hints | {p.url for p in self.peers.values()} if url != self.config.advertise}
-        for url in targets:
-            if url not in self._saying_hello:
-                self._saying_hello[url] = self._spawn(self._hello(url))
+        self._say_hello()
+        now = time.monotonic()
+        if now - self._last_beat > self.config.ttl_s:
+            # this process was frozen or starved (SIGSTOP, swap, a suspended VM): every peer looks dead only
+            # because nobody was listening, and the others may have elected a new leader meanwhile. Stop leading
+            # and hear them again before judging who leads, as at start
+            self._beats = 0
+            if self.leader is not None:
+                log.warning("this daemon was frozen longer than daemon_ttl_s: it stops leading until it hears peers")
+                self.election.claim, self.leader = None, None
+        self._last_beat = now
         self._beats += 1
         if self._beats >= 2 and self.election.step({n: p.hardware for n, p in self.live().items()}):
             self._leader_changed()
@@ -162,11 +178,22 @@ class Daemon:
         if self.gateway.scheduler.queued:  # a node may have joined since a slot last freed
             self.gateway.scheduler.wake()
 
+    def _say_hello(self) -> None:
+        """A hello to every daemon known of, except those still waiting for the previous one's answer."""
+        targets = {url for url in self.hints | {p.url for p in self.peers.values()} if url != self.config.advertise}
+        for url in targets:
+            if url not in self._saying_hello:
+                self._saying_hello[url] = self._spawn(self._hello(url))
+
     async def _hello(self, url: str) -> None:
         try:
             status, answer = await self.peer.call(url, "/pool/v1/hello", self.hello())
             if status == 200:
                 self._heard(answer)
+            elif answer.get("refused"):  # its process is gone (kill -9, crash): no need to wait out the TTL
+                for peer in self.peers.values():
+                    if peer.url == url:
+                        peer.seen = float("-inf")
         finally:
             del self._saying_hello[url]
 
@@ -206,7 +233,10 @@ class Daemon:
         base, root = candidate.url.rstrip("/"), candidate.url.rstrip("/").removesuffix("/v1")
         tail = url.removeprefix(base + "/") if url.startswith(base + "/") else url.removeprefix(root + "/")
         path = f"/pool/v1/serve/{tail}"
-        return daemon_url + path, self.peer.headers("POST", path, body) | {BACKEND_HEADER: candidate.url}
+        term = self.election.claim.term if self.election.claim else 0
+        extra = {BACKEND_HEADER: candidate.url, TERM_HEADER: str(term)}
+        rid = resume.REQUEST_ID.get()
+        return daemon_url + path, self.peer.headers("POST", path, body) | extra | ({REQUEST_HEADER: rid} if rid else {})
 
     def _choose(self, job: PoolJob, tried: Any) -> str | None:
         urls = self.urls()
@@ -264,10 +294,13 @@ class Daemon:
         return web.json_response({"job": body["job"], "epoch": body["epoch"], "state": "running"}, status=202)
 
     async def on_poll(self, request: web.Request) -> web.Response:
+        """The leader asks about a job at an epoch; not holding it fences that epoch here (``NodeJobs.ask``)."""
         await self._signed(request)
-        held = self.local.jobs.get(request.match_info["job"])
+        job, epoch = request.match_info["job"], int(request.match_info["epoch"])
+        held = self.local.ask(job, epoch)
         if held is None:
-            return web.json_response({"error": "this daemon holds no such job"}, status=404)
+            error = f"this daemon holds no job {job} at epoch {epoch}, and now refuses that epoch"
+            return web.json_response({"error": error, "fenced": epoch}, status=404)
         return web.json_response(held.poll())
 
     async def on_node_ack(self, request: web.Request) -> web.Response:
@@ -280,10 +313,21 @@ class Daemon:
         backend = request.headers.get(BACKEND_HEADER, "")
         if backend not in {b.url for b in self.backends}:
             return web.json_response({"error": f"{backend!r} is not a backend of {self.config.node}"}, status=404)
+        term = int(request.headers.get(TERM_HEADER) or 0)
+        if term and term < self.election.highest_term:  # a leader frozen or cut off, acting on an old term
+            error = f"term {term} is older than term {self.election.highest_term}: a newer leader exists"
+            return web.json_response({"error": error, "code": "stale_term"}, status=409)
         tail = request.match_info["tail"]
         # Ollama's own API (``/api/pull``...) lives at the server's root, not under the OpenAI base
         target = f"{backend.removesuffix('/v1')}/{tail}" if tail.startswith("api/") else f"{backend}/{tail}"
-        return await relay(self.session, request, target, body, {}, self.client_timeout)
+        rid = request.headers.get(REQUEST_HEADER)
+        if rid and resume.kept_request(tail, body):
+            return await resume.serve_kept(self, request, rid, target, body)
+        return await relay(self.session, request, target, body, {}, self.client_timeout, hop="the model server")
+
+    async def on_answer(self, request: web.Request) -> web.Response:
+        await self._signed(request)
+        return await resume.on_answer(self, request)
 
     async def on_health(self, request: web.Request) -> web.Response:
         return web.json_response({"status": "ok", "node": self.config.node})
@@ -308,49 +352,19 @@ class Daemon:
             return refused
         body = await request.read()
         if self.leader is None:
-            claim = self.election.claim
-            if claim is None or claim.leader not in self.live():
-                return unavailable("no leader is elected right now (an election takes a few heartbeats)")
-            try:
-                return await relay(self.session, request, claim.url + request.path_qs, body, {}, self.client_timeout)
-            except (aiohttp.ClientError, TimeoutError) as error:
-                return unavailable(f"the leader {claim.leader} did not answer: {error}")
-        return await self._lead(request, body, self.leader)
-
-    async def _lead(self, request: web.Request, body: bytes, leader: LeaderJobs) -> web.StreamResponse:
-        path = request.path
-        if path == "/api/jobs" and request.method == "POST":
-            submitted = json.loads(body or b"{}")
-            kind = submitted.get("kind", "inference")
-            if kind not in ("inference", "shell"):
-                return web.json_response({"error": "'kind' must be 'inference' or 'shell'"}, status=400)
-            job = leader.submit(kind, submitted, bool(submitted.get("idempotent", False)))
-            return web.json_response(job.view() | {"note": QUEUED_NOTE}, status=202)
-        if path.startswith("/api/jobs/"):
-            job_id, _, action = path.removeprefix("/api/jobs/").partition("/")
-            if action == "ack":
-                return web.json_response({"acknowledged": leader.ack(job_id)})
-            known = leader.jobs.get(job_id)
-            if known is None:
-                note = "unknown to this leader: finished and acknowledged, or queued under a leader that died"
-                return web.json_response({"error": f"job {job_id} is {note}", "state": "unknown"}, status=404)
-            return web.json_response(known.view())
-        if path == "/api/cluster":
-            return web.json_response(daemon_routes.cluster(self, leader))
-        if path == "/api/pull" and request.method == "POST":
-            return await daemon_routes.pull(self, request, body)
-        if path.startswith("/api/nodes/wake/") and request.method == "POST":
-            return daemon_routes.wake_by_hand(self, path.removeprefix("/api/nodes/wake/"))
-        return await daemon_routes.route(self, request, body)
+            return await resume.forward(self, request, body)
+        resume.REQUEST_ID.set(request.headers.get(REQUEST_HEADER))  # this request's own context: its id, if any
+        return await daemon_routes.lead(self, request, body, self.leader)
 
     # -- life ----------------------------------------------------------------------------------------------------
     def app(self) -> web.Application:
         app = web.Application(client_max_size=64 * 1024 * 1024)
         app.router.add_post("/pool/v1/hello", self.on_hello)
         app.router.add_post("/pool/v1/run", self.on_run)
-        app.router.add_get("/pool/v1/jobs/{job}", self.on_poll)
+        app.router.add_get("/pool/v1/jobs/{job}/{epoch:[0-9]+}", self.on_poll)
         app.router.add_post("/pool/v1/jobs/{job}/ack", self.on_node_ack)
         app.router.add_post("/pool/v1/serve/{tail:.*}", self.on_serve)
+        app.router.add_get("/pool/v1/answers/{rid}", self.on_answer)
         app.router.add_get("/api/leader", self.on_leader)
         app.router.add_get("/health", self.on_health)
         app.router.add_get("/metrics", self.on_metrics)
@@ -369,9 +383,18 @@ class Daemon:
         )
         if self.config.keys is None:
             log.warning("clients are not asked for an API key: set SENTINEL_API_KEYS (the same on every daemon)")
+        if self.config.loopback_only:
+            log.warning(
+                "this machine has no address but loopback: no other machine can reach this daemon, and it "
+                "advertises %s. Connect it to the network, or set --advertise (SENTINEL_POOL__ADVERTISE) to the URL "
+                "other machines reach it at",
+                self.config.advertise,
+            )
+        log.info("advertising", extra={"url": self.config.advertise, "mdns_interfaces": self.config.mdns_interfaces})
         discovery = None
         if self.config.mdns:
-            discovery = Discovery(self.config.node, self.config.host, self.config.port, self.hints.add)
+            c = self.config
+            discovery = Discovery(c.node, c.announce or c.host, c.mdns_interfaces or [c.host], c.port, self.hints.add)
             await discovery.start()
         self.backends = await asyncio.to_thread(self._probe)
         loops = [asyncio.get_running_loop().create_task(work()) for work in (self._heartbeats, self._probes)]

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import ipaddress
 import shutil
 import socket
 import subprocess
 from urllib.parse import urlsplit
 
 from sentinel.keys import LiveKeyRing
+from sentinel.pool.addresses import reach
 from sentinel.pool.daemon import DaemonConfig
 from sentinel.pool.probe import BackendSpec
 from sentinel.pool.registry import check_mac, check_node_name
@@ -33,6 +35,13 @@ def _gpu_name() -> str:
     return done.stdout.splitlines()[0].strip() if done.returncode == 0 and done.stdout.strip() else ""
 
 
+def _ipv4(host: str | None) -> str | None:
+    try:
+        return str(ipaddress.IPv4Address(host or ""))
+    except ValueError:
+        return None
+
+
 def daemon_config(pool: PoolSettings, keys: LiveKeyRing | None = None) -> DaemonConfig:
     if len(pool.secret) < 16:
         raise DaemonSettingsInvalid(
@@ -51,10 +60,8 @@ def daemon_config(pool: PoolSettings, keys: LiveKeyRing | None = None) -> Daemon
     except ValueError as error:
         raise DaemonSettingsInvalid(str(error)) from error
     port = int(port_text)
-    advertise = (
-        pool.advertise
-        or f"http://{host if host not in ('', '0.0.0.0') else socket.gethostbyname(socket.gethostname())}:{port}"
-    )
+    where = reach(host, pool.peers)
+    advertise = pool.advertise or f"http://{where.advertise}:{port}"
     measured = probe_vram()
     vram = pool.vram_free_mb if pool.vram_free_mb is not None else measured.free_mb
     # a GPU without nvidia-smi still counts as one in the election: named by where its memory was read
@@ -68,6 +75,9 @@ def daemon_config(pool: PoolSettings, keys: LiveKeyRing | None = None) -> Daemon
         backends=backends,
         peers=[peer.rstrip("/") for peer in pool.peers],
         mdns=pool.mdns,
+        mdns_interfaces=where.interfaces,
+        announce=_ipv4(urlsplit(advertise).hostname) or where.advertise,
+        loopback_only=where.loopback_only and not pool.advertise,
         vram_free_mb=vram,
         gpu=gpu,
         allow=pool.allow,

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any
 import aiohttp
 from aiohttp import web
 
-from sentinel.pool import face
+from sentinel.pool import face, resume
+from sentinel.pool.leader_jobs import QUEUED_NOTE
 from sentinel.pool.peer_http import relay, unavailable
 from sentinel.pool.routing import pool_models
 from sentinel.pool.wake import WakeRefused
@@ -39,6 +40,37 @@ async def send(request: web.Request, reply: face.Reply) -> web.StreamResponse:
         with suppress(AttributeError):
             await reply.stream.aclose()  # type: ignore[union-attr]  # every face stream is an async generator
     return answer
+
+
+async def lead(daemon: Daemon, request: web.Request, body: bytes, leader: LeaderJobs) -> web.StreamResponse:
+    """Any client route, on the leader: jobs, kept answers, the cluster, pulls, wakes, inference."""
+    path = request.path
+    if path == "/api/jobs" and request.method == "POST":
+        submitted = json.loads(body or b"{}")
+        kind = submitted.get("kind", "inference")
+        if kind not in ("inference", "shell"):
+            return web.json_response({"error": "'kind' must be 'inference' or 'shell'"}, status=400)
+        job = leader.submit(kind, submitted, bool(submitted.get("idempotent", False)))
+        kept = {"result_kept_s": daemon.config.routing.job_ttl_s}
+        return web.json_response(job.view() | kept | {"note": QUEUED_NOTE}, status=202)
+    if path.startswith("/api/jobs/"):
+        job_id, _, action = path.removeprefix("/api/jobs/").partition("/")
+        if action == "ack":
+            return web.json_response({"acknowledged": leader.ack(job_id)})
+        known = leader.jobs.get(job_id)
+        if known is None:
+            note = "unknown to this leader: finished and acknowledged, or queued under a leader that died"
+            return web.json_response({"error": f"job {job_id} is {note}", "state": "unknown"}, status=404)
+        return web.json_response(known.view())
+    if path.startswith("/api/requests/") and request.method == "GET":
+        return await resume.fetch(daemon, path.removeprefix("/api/requests/"))
+    if path == "/api/cluster":
+        return web.json_response(cluster(daemon, leader))
+    if path == "/api/pull" and request.method == "POST":
+        return await pull(daemon, request, body)
+    if path.startswith("/api/nodes/wake/") and request.method == "POST":
+        return wake_by_hand(daemon, path.removeprefix("/api/nodes/wake/"))
+    return await route(daemon, request, body)
 
 
 async def route(daemon: Daemon, request: web.Request, body: bytes) -> web.StreamResponse:

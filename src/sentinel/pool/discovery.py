@@ -23,21 +23,23 @@ log = logging.getLogger("sentinel.pool.discovery")
 class Discovery:
     """Announces this daemon and calls ``found(url)`` for every daemon address mDNS reports."""
 
-    def __init__(self, node: str, host: str, port: int, found: Callable[[str], None]) -> None:
-        self._node, self._host, self._port, self._found = node, host, port, found
+    def __init__(
+        self, node: str, announce: str, interfaces: list[str], port: int, found: Callable[[str], None]
+    ) -> None:
+        """``announce``: the address peers are told (``addresses.reach``); ``interfaces``: the IPv4 addresses of
+        the interfaces to multicast on (never python-zeroconf's None)."""
+        self._node, self._announce, self._interfaces, self._port, self._found = node, announce, interfaces, port, found
         self._zeroconf: AsyncZeroconf | None = None
         self._browser: AsyncServiceBrowser | None = None
         self._info: AsyncServiceInfo | None = None
         self._resolving: set[asyncio.Task[None]] = set()
 
     async def start(self) -> None:
-        interfaces = [self._host] if self._host not in ("", "0.0.0.0") else None
-        self._zeroconf = AsyncZeroconf(interfaces=interfaces or None, ip_version=IPVersion.V4Only)  # type: ignore[arg-type]
-        address = self._host if interfaces else socket.gethostbyname(socket.gethostname())
+        self._zeroconf = AsyncZeroconf(interfaces=list(self._interfaces), ip_version=IPVersion.V4Only)
         self._info = AsyncServiceInfo(
             SERVICE,
             f"{self._node}.{SERVICE}",
-            addresses=[socket.inet_aton(address)],
+            addresses=[socket.inet_aton(self._announce)],
             port=self._port,
             properties={"node": self._node},
         )

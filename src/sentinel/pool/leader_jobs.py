@@ -1,14 +1,23 @@
-"""The leader's jobs: queue, assign with a new epoch each time, poll the daemon running it, collect, acknowledge.
+"""The leader's jobs: queue, assign with a new epoch each time, poll the daemon running it, hand the result to
+the client, and only then let the node forget it.
 
 Failover by reconstruction: this table lives only in the leader's memory. When a leader dies, every daemon
 registers with the next one and reports the jobs it holds, with their epochs (``absorb``); the new leader polls
 them to completion. A job absorbed so carries no payload: it can finish but is never re-run empty. A job that
 was queued and not yet assigned dies with its leader, which is why ``submit`` answers "queued", not "done".
 
+At most once: an assignment that got no answer in time is ``unknown``, not "never reached" (a frozen node may
+have it in its socket and run it when it wakes). Before anything else the leader asks that node about the job
+at that epoch; the node answers with the job, or says it does not hold it and from then on refuses that epoch
+(``node_jobs.NodeJobs.fence``), so only then may the job go elsewhere. While the node does not answer, a job that
+is not idempotent stays ``unknown`` and goes nowhere else; the node's own report settles it when it is back.
+
 Terminal states need evidence: a poll that fails makes a job ``unreachable`` (polled again), never ``done``;
-``done`` is only set from the daemon's own answer. A job whose daemon has left the pool is re-queued if it is an
-inference job with a payload and fewer than ``attempts`` assignments; a shell job is never re-run unless it is
-marked idempotent, and becomes ``lost``.
+``done`` is only set from the daemon's own answer. The result stays on the node that produced it until the
+client acknowledges it (``ack``, which the leader passes on to the node), or for the node's stated retention
+time; so a new leader finds a finished result in the node's report. A job whose daemon has left the pool is
+re-queued if it is an inference job with a payload and fewer than ``attempts`` assignments; a shell job is never
+re-run unless it is marked idempotent, and becomes ``lost`` (its node's later report still settles it).
 """
 
 from __future__ import annotations
@@ -23,7 +32,13 @@ Send = Callable[[str, str, dict[str, Any] | None], Awaitable[tuple[int, dict[str
 Choose = Callable[["PoolJob", Collection[str]], str | None]  # a live node for the job, not among those tried
 
 TERMINAL = ("done", "failed", "lost")
-QUEUED_NOTE = "accepted means queued: a job not yet started when the leader dies is lost, and polling says so"
+QUEUED_NOTE = (
+    "accepted means queued: a job not yet started when the leader dies is lost, and polling says so. A finished "
+    "result is kept on the node that produced it until you acknowledge it (POST /api/jobs/{id}/ack) or for "
+    "result_kept_s, across leader changes"
+)
+UNREACHED, UNKNOWN = 0, -1  # peer_http's: no connection made; sent, and no answer in time
+SETTLED_BY_REPORT = ("unknown", "lost")  # the node's own report of the same epoch is the evidence these wait for
 
 
 @dataclass
@@ -60,6 +75,7 @@ class LeaderJobs:
     def __init__(self, term: int, send: Send, choose: Choose, attempts: int = 3) -> None:
         self.term, self._send, self._choose, self._attempts = term, send, choose, attempts
         self.jobs: dict[str, PoolJob] = {}
+        self.acked: dict[str, tuple[str, int]] = {}  # job -> (node, epoch): the client has it; the node may forget
 
     def submit(self, kind: str, payload: dict[str, Any], idempotent: bool) -> PoolJob:
         job = PoolJob(uuid.uuid4().hex, kind, payload, idempotent if kind == "shell" else True)
@@ -69,7 +85,12 @@ class LeaderJobs:
     def absorb(self, node: str, reports: list[dict[str, Any]]) -> None:
         """A daemon registered with the jobs it holds: take over those this leader does not know yet."""
         for report in reports:
+            if report["job"] in self.acked:
+                continue  # the client has it: the node is told to forget it (``tick``)
             known = self.jobs.get(report["job"])
+            if known is not None and known.epoch == int(report["epoch"]) and known.state in SETTLED_BY_REPORT:
+                known.state, known.node, known.error = "running", node, ""  # the node has it: polled next tick
+                continue
             if known is not None and known.epoch >= int(report["epoch"]):
                 continue
             state = "running" if report["state"] == "running" else "unreachable"  # polled next tick for its result
@@ -87,12 +108,18 @@ class LeaderJobs:
             )
 
     async def tick(self, live: dict[str, str]) -> None:
-        """One round over every job: assign the queued, poll the running (``live``: node -> daemon URL)."""
+        """One round over every job: assign the queued, poll the running, ask about the unknown (``live``: node ->
+        daemon URL); tell nodes to forget what clients have acknowledged."""
         for job in list(self.jobs.values()):
             if job.state == "queued":
                 await self._assign(job, live)
-            elif job.state in ("running", "unreachable"):
+            elif job.state in ("running", "unreachable", "unknown"):
                 await self._poll(job, live)
+        for job_id, (node, epoch) in list(self.acked.items()):
+            if node in live:
+                status, _ = await self._send(live[node], f"/pool/v1/jobs/{job_id}/ack", {"epoch": epoch})
+                if status == 200:
+                    del self.acked[job_id]
 
     async def _assign(self, job: PoolJob, live: dict[str, str]) -> None:
         node = self._choose(job, job.tried)
@@ -104,33 +131,46 @@ class LeaderJobs:
         status, answer = await self._send(live[node], "/pool/v1/run", body | {"idempotent": job.idempotent})
         if status == 202:
             job.state = "running"
-        elif status in (0, 503):  # never reached: it may go elsewhere (this does not count as a run)
+        elif status in (UNREACHED, 503):  # never reached: it may go elsewhere (this does not count as a run)
             job.attempts -= 1
             job.state = "queued"
+        elif status == UNKNOWN:  # it may have arrived: the node is asked before the job goes anywhere else
+            job.state = "unknown"
+            job.error = f"no answer from {node} to the assignment at epoch {job.epoch}; asking it before any re-run"
         else:
             job.state, job.error = "failed", str(answer.get("error", answer))
         job.updated = time.time()
 
     async def _poll(self, job: PoolJob, live: dict[str, str]) -> None:
+        """Ask the job's node about the job at its epoch (the node fences that epoch if it does not hold it)."""
         if job.node not in live:
+            if job.state == "unknown" and not self._rerunnable(job):
+                job.error = (
+                    f"{job.node} went silent after the assignment at epoch {job.epoch}: not run elsewhere while it "
+                    "may still run it; its own report settles the job when it is back"
+                )
+                return
             self._node_gone(job)
             return
-        status, answer = await self._send(live[job.node], f"/pool/v1/jobs/{job.job}", None)
+        status, answer = await self._send(live[job.node], f"/pool/v1/jobs/{job.job}/{job.epoch}", None)
         if status != 200:
-            job.state = "unreachable" if status == 0 else job.state
-            if status == 404:  # the daemon does not hold it: it restarted, and its result is gone with it
+            if status == 404 and job.state == "unknown":  # never arrived, and now it never will: fenced there
+                job.attempts -= 1
+                job.state, job.error = "queued", ""
+            elif status == 404:  # the daemon does not hold it: it restarted, and its result is gone with it
                 self._node_gone(job)
+            elif job.state != "unknown":
+                job.state = "unreachable"
             return
         if int(answer.get("epoch", -1)) != job.epoch:
             return  # another epoch's answer is not this one's evidence
         if answer["state"] == "done":
-            job.state, job.result = "done", answer.get("result")
-            await self._send(live[job.node], f"/pool/v1/jobs/{job.job}/ack", {"epoch": job.epoch})
+            job.state, job.result, job.error = "done", answer.get("result"), ""
         elif answer["state"] == "failed":
             job.error = str(answer.get("error"))
             job.state = "queued" if self._rerunnable(job) else "failed"
         else:
-            job.state = "running"
+            job.state, job.error = "running", ""
         job.updated = time.time()
 
     def _rerunnable(self, job: PoolJob) -> bool:
@@ -149,9 +189,11 @@ class LeaderJobs:
             job.error = f"node {job.node} left while running it; all {self._attempts} attempts are spent"
 
     def ack(self, job_id: str) -> bool:
-        """The client has the result: forget the job."""
+        """The client has the result: forget the job, and tell its node to forget it (next ``tick``)."""
         job = self.jobs.get(job_id)
         if job is None or job.state not in TERMINAL:
             return False
         del self.jobs[job_id]
+        if job.node:
+            self.acked[job_id] = (job.node, job.epoch)
         return True

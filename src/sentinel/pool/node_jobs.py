@@ -1,10 +1,13 @@
-"""The jobs a daemon runs on its own machine, fenced by epoch, kept until the leader acknowledges them.
+"""The jobs a daemon runs on its own machine, fenced by epoch, kept until the client has the result.
 
 An assignment carries the leader's term and the job's epoch. The daemon refuses it (``Fenced``) when the term is
-older than the newest it has seen (a stale or partitioned leader) or when the epoch is not newer than the one it
-already holds for that job: only the latest assignment runs, once. A finished result stays here until the leader
-acknowledges it, so a leader that dies between "done" and storing it loses nothing: the next leader learns of
-the job from this daemon's registration and collects it.
+older than the newest it has seen (a stale or partitioned leader), when the epoch is not newer than the one it
+already holds for that job, or when the leader has asked about that epoch before the assignment arrived
+(``fence``: an assignment that waited in the socket of a frozen daemon is refused when it wakes, since the
+leader may have sent the job elsewhere meanwhile): only the latest assignment runs, once. A finished result
+stays here until the client acknowledges it (the leader passes the acknowledgement on) or ``retention_s`` has
+passed, so a leader that dies before the client fetched it loses nothing: the next leader learns of the job from
+this daemon's registration and collects it again.
 
 Shell jobs run only when their command (the first word) is on the daemon's allow-list; never through a shell.
 """
@@ -40,6 +43,7 @@ class LocalJob:
     error: str = ""
     started: float = field(default_factory=time.time)
     idempotent: bool = True
+    finished: float = 0.0  # monotonic; 0 while running
 
     def report(self) -> dict[str, Any]:
         """What a registration tells the leader (no payload: the leader cannot re-run it from this)."""
@@ -56,9 +60,10 @@ class LocalJob:
 
 
 class NodeJobs:
-    def __init__(self, infer: Runner, allowed_commands: list[str]) -> None:
-        self._infer, self._allowed = infer, set(allowed_commands)
+    def __init__(self, infer: Runner, allowed_commands: list[str], retention_s: float = 3600.0) -> None:
+        self._infer, self._allowed, self.retention_s = infer, set(allowed_commands), retention_s
         self.jobs: dict[str, LocalJob] = {}
+        self._fences: dict[str, tuple[int, float]] = {}  # job -> (highest epoch asked about and not held, when)
         self.term = 0  # the newest leader term seen (in an assignment, or heard of by the daemon)
         self._tasks: set[asyncio.Task[None]] = set()
 
@@ -69,6 +74,12 @@ class NodeJobs:
         held = self.jobs.get(job)
         if held is not None and epoch <= held.epoch:
             raise Fenced(f"job {job} runs here at epoch {held.epoch}; epoch {epoch} is not newer")
+        fenced = self._fences.get(job, (0, 0.0))[0]
+        if epoch <= fenced:
+            raise Fenced(
+                f"job {job} epoch {epoch} arrived after the leader asked about epoch {fenced} and was told it was "
+                "not here: the leader may have sent it elsewhere"
+            )
         if kind == "shell":
             argv = payload.get("argv")
             if not isinstance(argv, list) or not argv or not all(isinstance(a, str) for a in argv):
@@ -88,12 +99,35 @@ class NodeJobs:
         except Exception as error:  # the job's failure is its result, recorded: never a crash of the daemon
             if self.jobs.get(local.job) is local:
                 local.state, local.error = "failed", f"{type(error).__name__}: {error}"
+                local.finished = time.monotonic()
             return
         if self.jobs.get(local.job) is local:  # not superseded by a newer epoch meanwhile
-            local.state, local.result = "done", result
+            local.state, local.result, local.finished = "done", result, time.monotonic()
+
+    def ask(self, job: str, epoch: int) -> LocalJob | None:
+        """The leader asks about ``job`` at ``epoch``: the job held (at whatever epoch), or None, and then that
+        epoch and older ones are refused from now on (``start``): "not here" stays true."""
+        self._expire()
+        held = self.jobs.get(job)
+        if held is not None and held.epoch >= epoch:
+            return held
+        previous = self._fences.get(job, (0, 0.0))[0]
+        self._fences[job] = (max(previous, epoch), time.monotonic())
+        return None
+
+    def _expire(self) -> None:
+        """Results kept past ``retention_s`` and fences as old are dropped: nobody came for them."""
+        now = time.monotonic()
+        for name, held in list(self.jobs.items()):
+            if held.finished and now - held.finished > self.retention_s:
+                del self.jobs[name]
+        for name, (_, since) in list(self._fences.items()):
+            if now - since > self.retention_s:
+                del self._fences[name]
 
     def acknowledged(self, job: str, epoch: int) -> bool:
-        """The leader stored the result of ``epoch``: forget it (an older epoch's ack changes nothing)."""
+        """The client has the result of ``epoch`` (the leader says so): forget it (an older epoch's ack changes
+        nothing)."""
         held = self.jobs.get(job)
         if held is None or held.epoch != epoch:
             return False
@@ -101,6 +135,7 @@ class NodeJobs:
         return True
 
     def reports(self) -> list[dict[str, Any]]:
+        self._expire()
         return [job.report() for job in self.jobs.values()]
 
 

@@ -1,15 +1,19 @@
 """HTTP between daemons and towards clients: signed calls to another daemon, and streaming pass-through.
 
 ``PeerClient.call`` signs every request with the pool secret (``signing``) and answers ``(status, json)`` with
-status 0 when the peer could not be reached: callers decide what "unreachable" means, never "done". ``relay``
+status ``UNREACHED`` (0) when no connection was made (the request never left this machine) and ``UNKNOWN`` (-1)
+when it was sent and no answer came in time (a frozen or overloaded peer may still act on it): callers decide
+what each means, never "done". ``relay``
 passes a request through to another URL and streams its answer back unchanged (how a follower forwards a client
 to the leader, and how the leader hands a request to the daemon of the node that runs it).
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
-from typing import Any
+from collections.abc import Awaitable
+from typing import Any, TypeVar
 
 import aiohttp
 from aiohttp import web
@@ -30,6 +34,10 @@ _HOP = {
     "content-length",
     "content-encoding",
 }
+
+
+UNREACHED, UNKNOWN = 0, -1
+T = TypeVar("T")
 
 
 class PeerClient:
@@ -53,8 +61,31 @@ class PeerClient:
                 except json.JSONDecodeError:
                     answer = {"error": text[:300]}
                 return response.status, answer if isinstance(answer, dict) else {"answer": answer}
-        except (aiohttp.ClientError, TimeoutError) as error:
-            return 0, {"error": f"{type(error).__name__}: {error}"}
+        except aiohttp.ClientConnectorError as error:  # no connection: nothing was sent
+            # refused: the machine answered and nothing listens on the port, so the daemon is not running
+            refused = isinstance(error.os_error, ConnectionRefusedError)
+            return UNREACHED, {"error": f"{type(error).__name__}: {error}", "refused": refused}
+        except (aiohttp.ClientError, TimeoutError) as error:  # sent, or maybe sent: its fate is not known here
+            return UNKNOWN, {"error": f"no answer: {type(error).__name__}: {error}"}
+
+
+class HopLost(Exception):
+    """The daemon a relay goes through was declared gone (``lost`` set) before its answer began."""
+
+
+async def _unless(lost: asyncio.Event | None, work: Awaitable[T]) -> T:
+    """``work``'s result, or ``HopLost`` (``work`` cancelled) as soon as ``lost`` is set."""
+    if lost is None:
+        return await work
+    task, waiter = asyncio.ensure_future(work), asyncio.ensure_future(lost.wait())
+    try:
+        await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        waiter.cancel()
+    if task.done():
+        return task.result()
+    task.cancel()
+    raise HopLost
 
 
 async def relay(
@@ -65,34 +96,45 @@ async def relay(
     extra_headers: dict[str, str],
     timeout: aiohttp.ClientTimeout,
     answer_headers: dict[str, str] | None = None,
+    *,
+    hop: str = "the node",
+    hop_code: str = "node_lost",
+    lost: asyncio.Event | None = None,
 ) -> web.StreamResponse:
     """Send ``request`` (with ``body``) to ``url`` and stream the answer back as it comes. Raises
-    ``aiohttp.ClientError``/``TimeoutError`` only before the answer has started (the caller may try elsewhere)."""
+    ``aiohttp.ClientError``/``TimeoutError`` (or ``HopLost`` once ``lost`` is set) only before the answer has
+    started (the caller decides what to say); after, the answer ends with an explicit error naming ``hop``, the
+    daemon or server that was lost, so the client is not told a healthy node failed."""
     headers = {k: v for k, v in request.headers.items() if k.lower() not in _HOP and k.lower() != HEADER}
-    upstream = await session.request(request.method, url, data=body, headers=headers | extra_headers, timeout=timeout)
+    upstream = await _unless(
+        lost, session.request(request.method, url, data=body, headers=headers | extra_headers, timeout=timeout)
+    )
     try:
         answer = web.StreamResponse(
             status=upstream.status,
             headers={k: v for k, v in upstream.headers.items() if k.lower() not in _HOP} | (answer_headers or {}),
         )
         await answer.prepare(request)
+        kind = upstream.headers.get("content-type", "")
         try:
-            async for chunk in upstream.content.iter_any():
+            while chunk := await _unless(lost, upstream.content.readany()):
                 await answer.write(chunk)
         except (aiohttp.ClientError, TimeoutError) as error:  # the answer has begun: end it, saying so
-            await answer.write(_broken(upstream.headers.get("content-type", ""), f"{type(error).__name__}: {error}"))
+            await answer.write(_broken(kind, hop, hop_code, f"{type(error).__name__}: {error}"))
+        except HopLost:
+            await answer.write(_broken(kind, hop, hop_code, "no longer heard from"))
         await answer.write_eof()
         return answer
     finally:
         upstream.release()
 
 
-def _broken(content_type: str, reason: str) -> bytes:
+def _broken(content_type: str, hop: str, code: str, reason: str) -> bytes:
     """The explicit last message of an answer cut mid-way, in the answer's own framing."""
-    message = f"the node was lost mid-answer ({reason}); what came before is incomplete and was not re-run"
+    message = f"{hop} was lost mid-answer ({reason}); what came before is incomplete and was not re-run"
     if content_type.startswith("text/event-stream"):
-        return error_event(message, "node_lost")
-    return json.dumps({"error": message, "code": "node_lost"}).encode() + b"\n"
+        return error_event(message, code)
+    return json.dumps({"error": message, "code": code}).encode() + b"\n"
 
 
 # Client routes that change something: jobs, pulling a model onto a node, waking a node.
