@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from pathlib import Path
 from collections import Counter
 from itertools import zip_longest
 
@@ -28,7 +29,15 @@ from sentinel.maintain.names import Decision
 from sentinel.providers import ChatProvider, provider_for
 from sentinel.settings import ProviderSettings
 from tests.support.llama import MODEL_ALIAS, llama_server
-from tests.support.name_pairs import MERGE_IS_RIGHT, MERGE_IS_WRONG, LabelledPair, decide_all, eval_index, load_pairs
+from tests.support.name_pairs import (
+    MERGE_IS_RIGHT,
+    MERGE_IS_WRONG,
+    MERGE_SET,
+    LabelledPair,
+    decide_all,
+    eval_index,
+    load_pairs,
+)
 
 CTX = 4096
 
@@ -88,8 +97,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--threads", type=int, default=1, help="llama.cpp CPU threads (1 beats 2 on a busy machine)")
     parser.add_argument("--only-code", action="store_true", help="a model that agrees with everything, no server")
+    parser.add_argument("--pairs", type=Path, default=MERGE_SET, help="the labelled pairs (default: the merge set)")
+    parser.add_argument("--limit-s", type=float, default=0, help="stop asking after this many seconds (0: never)")
     args = parser.parse_args()
-    pairs = _round_robin(load_pairs())
+    pairs = _round_robin(load_pairs(args.pairs))
     with eval_index() as (settings, db):
         started = time.monotonic()
         if args.only_code:

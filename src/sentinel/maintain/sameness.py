@@ -1,0 +1,113 @@
+"""What the vault's structure says about a pair of names: the facts the sameness rules read (code, no model).
+
+``VaultEvidence.of(db)`` reads the index once per pass: each page's permalink, each page's declared aliases, the
+display text of every heading-less wikilink by the page it reaches, and the alignment of parallel pages.
+
+The alignment: pages with one permalink in two folders are one document in two languages (the help vault's
+``de/Erweiterungen/Schnellauswahl.md`` and ``en/Plugins/Quick switcher.md``). Their wikilinks, in order, are
+compared by what they reach (a page's permalink, else its path); a link both reach is an anchor. Between two
+anchors, where each page has exactly one link and one of them reaches no page while the other reaches one, the
+unresolved name stands where the other page names that page: ``[[Einstellungen]]`` in a German page where the
+English one has ``[[Settings]]``. A name every placement of which points at one document (its pages in several
+folders count as one) is aligned with that document's pages; a name placed at two documents is aligned with
+none. This is a pointer, not a statement: the model still has to confirm it (``gates.pointed``).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections import defaultdict
+from dataclasses import dataclass, field
+from difflib import SequenceMatcher
+from itertools import combinations
+
+
+@dataclass(frozen=True)
+class Link:
+    key: str  # the link's target key (what an unresolved name is known by)
+    target: str  # as written
+    reaches: str | None  # the page it resolves to
+
+
+@dataclass
+class VaultEvidence:
+    permalinks: dict[str, str] = field(default_factory=dict)  # page -> permalink
+    declared: dict[str, list[str]] = field(default_factory=dict)  # page -> aliases its frontmatter declares
+    displays: dict[str, list[str]] = field(default_factory=dict)  # page -> display texts of links reaching it
+    aligned: dict[str, set[str]] = field(default_factory=dict)  # unresolved key -> pages it stands in for
+    aligned_names: dict[str, str] = field(default_factory=dict)  # unresolved key -> the name as written
+    placements: dict[str, int] = field(default_factory=dict)  # unresolved key -> how many places aligned it
+
+    @classmethod
+    def of(cls, db: sqlite3.Connection) -> VaultEvidence:
+        evidence = cls()
+        for path, raw in db.execute("SELECT path, frontmatter FROM pages"):
+            meta = _meta(raw)
+            if isinstance(link := meta.get("permalink"), str) and link.strip():
+                evidence.permalinks[path] = link.strip().strip("/").casefold()
+        for path, alias in db.execute("SELECT path, alias FROM aliases ORDER BY path, rowid"):
+            evidence.declared.setdefault(path, []).append(alias)
+        for reaches, display in db.execute(
+            """SELECT resolved, display FROM links WHERE kind = 'wikilink' AND resolved IS NOT NULL
+               AND (heading IS NULL OR heading = '') AND display != '' ORDER BY id"""
+        ):
+            evidence.displays.setdefault(reaches, []).append(display)
+        evidence._align(db)
+        return evidence
+
+    def document(self, page: str) -> str:
+        return self.permalinks.get(page) or page
+
+    def _align(self, db: sqlite3.Connection) -> None:
+        by_link: dict[str, list[str]] = defaultdict(list)
+        for path, link in sorted(self.permalinks.items()):
+            by_link[link].append(path)
+        placed: dict[str, set[str]] = defaultdict(set)  # unresolved key -> documents it was placed at
+        pages_of: dict[str, set[str]] = defaultdict(set)  # document -> the pages placements named
+        for pages in by_link.values():
+            for a, b in combinations(pages, 2):
+                if a.split("/", 1)[0] == b.split("/", 1)[0]:
+                    continue
+                for name, page in self._standing_in(_links(db, a), _links(db, b)):
+                    placed[name.key].add(self.document(page))
+                    self.placements[name.key] = self.placements.get(name.key, 0) + 1
+                    pages_of[self.document(page)].add(page)
+                    self.aligned_names.setdefault(name.key, name.target)
+        for key, documents in placed.items():
+            if len(documents) == 1:
+                self.aligned[key] = set(pages_of[next(iter(documents))])
+
+    def _standing_in(self, a: list[Link], b: list[Link]) -> list[tuple[Link, str]]:
+        def token(link: Link, side: str, index: int) -> str:
+            return self.document(link.reaches) if link.reaches else f"\0{side}{index}"  # unresolved: never an anchor
+
+        tokens_a = [token(link, "a", i) for i, link in enumerate(a)]
+        tokens_b = [token(link, "b", i) for i, link in enumerate(b)]
+        found = []
+        previous_a = previous_b = 0
+        for block in SequenceMatcher(None, tokens_a, tokens_b, autojunk=False).get_matching_blocks():
+            gap_a, gap_b = a[previous_a : block.a], b[previous_b : block.b]
+            if len(gap_a) == 1 and len(gap_b) == 1:
+                (one,), (other,) = gap_a, gap_b
+                if one.reaches is None and other.reaches is not None:
+                    found.append((one, other.reaches))
+                elif other.reaches is None and one.reaches is not None:
+                    found.append((other, one.reaches))
+            previous_a, previous_b = block.a + block.size, block.b + block.size
+        return found
+
+
+def _meta(raw: str) -> dict[str, object]:
+    try:
+        meta = json.loads(raw or "{}")
+    except json.JSONDecodeError:
+        return {}
+    return meta if isinstance(meta, dict) else {}
+
+
+def _links(db: sqlite3.Connection, path: str) -> list[Link]:
+    rows = db.execute(
+        "SELECT target_key, target, resolved FROM links WHERE source = ? AND kind = 'wikilink' ORDER BY id", (path,)
+    )
+    return [Link(key, target, reaches) for key, target, reaches in rows if "/" not in key or reaches]
