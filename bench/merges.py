@@ -4,8 +4,9 @@
 
 Starts the llama.cpp server the tests use (tests/support/llama.py, Qwen2.5-Coder-0.5B; needs `make llm`), indexes
 the eval vault into a temporary database (the vault is only read), and puts every pair of
-tests/maintain/data/name_pairs.tsv through ``names._decide``: the name gates first, then the sentences of the
-vault, then the model ("same?" both ways, the contrary question, the contexts question). Prints, per label, how
+tests/maintain/data/merge_set.tsv (or ``--pairs``) through ``names._decide``: the vault's own statements first
+(code merges), then the name gates and the sentences of the vault, then, only where code evidence points at the
+pair, the model ("same?" both ways, the contrary question, and for spellings the contexts question). Prints, per label, how
 many pairs were merged and what decided the rest, then every wrong merge and every right merge with the answers
 that let it through. A wrong merge is a pair labelled different or defer that came out "same"; a missed merge
 (same or translation not merged) is cheap. Each name is taken as an unresolved link, as the pass meets it: the
@@ -58,7 +59,8 @@ def _decided_by(decision: Decision) -> str:
 
 def _answers(decision: Decision) -> str:
     return (
-        f"asked={decision.asked} swapped={decision.swapped} contrary={decision.contrary} contexts={decision.contexts}"
+        f"by {decision.gate or 'model'}: asked={decision.asked} swapped={decision.swapped} "
+        f"contrary={decision.contrary} contexts={decision.contexts}"
     )
 
 
@@ -82,7 +84,8 @@ def report(results: list[tuple[LabelledPair, Decision]], seconds: float, what: s
     print(f"\nwrong merges: {len(wrong)} of {len(results) - true_pairs} (goal 0)")
     for pair, decision in wrong:
         print(f"  {pair.label}: {pair.name} / {pair.title}  ({_answers(decision)})")
-    print(f"right merges: {len(right)} of {true_pairs}")
+    print(f"right merges: {len(right)} of {true_pairs} ({100 * len(right) / max(true_pairs, 1):.0f}%)")
+    print("merged by: " + ", ".join(f"{g} {n}" for g, n in Counter(d.gate or "model" for _, d in right).most_common()))
     for pair, decision in right:
         print(f"  {pair.label}: {pair.name} / {pair.title}  ({_answers(decision)})")
 

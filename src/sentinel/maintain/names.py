@@ -9,17 +9,19 @@ page under the name (``sameness.VaultEvidence``). Then, in order, and the first 
 1. a name that has a page of its own is never an alias of another (two-pages gate: ``different``), unless the
    two pages are one document in two language folders (below);
 2. the vault's own statements of sameness merge without asking the model (``gates.stated_same``): the link
-   resolver reaches the page by both names, the page's frontmatter declares the name, or the two names are the
-   titles of parallel pages (one permalink in two language folders);
+   resolver reaches the page by both names, or the two names are the titles of parallel pages (one permalink in
+   two language folders); later, a link's display text and a declared alias (4);
 3. the names' shape: different numbers, platform/product qualifiers, opposite/ordinal/tier words, or (for a
    pair that is not a translation the parallel pages point at) one word replaced by another mean two things
    (``different``); one name inside the other defers (``unclear``);
-4. a link that shows the page under the name (``[[Core plugins|core plugin]]``) merges without the model;
+4. the vault's sentences: one naming both apart, or joining two spellings with "and", means two things
+   (contexts, coordination gates); then a spelling the vault shows the page under (``[[Core plugins|core
+   plugin]]``) or a spelling of an alias the page declares merges without the model;
 5. the model is asked only where code evidence points at the pair (``gates.pointed``), else ``unclear``
    (``no_evidence``): a translation the parallel pages align is confirmed by "same?", the swapped "same?" and the
    contrary "different, or a kind or part?"; a spelling of one name, or a translation whose sentences share an
-   embed or code, first passes the contexts, coordination and one-language gates and then needs those three
-   answers and "do the sentences fit one thing?". Any answer not agreeing is ``unconfirmed``.
+   embed or code (after the one-language gate), needs those three answers and "do the sentences fit one
+   thing?". Any answer not agreeing is ``unconfirmed``.
 
 Only such a pair becomes an alias in the page's frontmatter (``aliases.add_alias``); a translation becomes an
 alias in the other language, so a Turkish link or query reaches the English page. The decision carries every
@@ -152,10 +154,8 @@ def candidate_pairs(
     Only titles sharing a (folded) word of three or more letters, or the same letters once spaces and
     punctuation are removed, are compared at all: a 100k-page vault is not compared name by name. Spellings of
     one name (``variant_key``: case, diacritics, hyphen/space, plural) are always paired, however short, and so
-    is a name with every page the vault's structure points it at (parallel pages, a link's display text), which
-    need not look alike at all: a translation."""
+    is a name with every page parallel pages align it with, which need not look alike at all: a translation."""
     evidence = evidence or VaultEvidence.of(db)
-    shown = {variant_key(d): path for path, displays in evidence.displays.items() for d in displays}
     roles = sorted(role.value for role in ALIAS_TARGET_ROLES)
     marks = ",".join("?" * len(roles))
     titles = db.execute(
@@ -180,8 +180,6 @@ def candidate_pairs(
             if len(sharing) <= _COMMON_WORD_TITLES:  # a word half the vault's titles carry says nothing
                 near.update(sharing)
         pointed_at = set(evidence.aligned.get(entry.key, ()))
-        if variant_key(entry.name) in shown:
-            pointed_at.add(shown[variant_key(entry.name)])
         for index in sorted(near | {i for i, row in enumerate(titles) if row["path"] in pointed_at}):
             row = titles[index]
             title_key = normalise(row["name"])
@@ -235,12 +233,10 @@ def sentences_of(db: sqlite3.Connection, name: str, page: str | None = None) -> 
 
 def stated(evidence: VaultEvidence, pair: Pair, name_page: str | None) -> str:
     """The vault's own statement that the pair is one thing, by the rule that found it ("" when none does)."""
-    if stated_same.reached_by_both(name_page, pair.path).passed:
+    if stated_same.reached_by_both(pair.name, name_page, pair.path).passed:
         return "reached_by_both"
     if stated_same.parallel_pages(name_page, pair.path, evidence.permalinks).passed:
         return "parallel_pages"
-    if stated_same.declared_alias(pair.name, evidence.declared.get(pair.path, [])).passed:
-        return "declared_alias"
     return ""
 
 
@@ -261,17 +257,19 @@ def _decide(
     by_shape = _by_shape(pair.name, pair.title, translation=aligned.passed)
     if by_shape is not None:
         return by_shape
-    if stated_same.shown_as(pair.name, evidence.displays.get(pair.path, [])).passed:
-        return Decision("same", "shown_as")
     name_sentences, title_sentences = sentences_of(db, pair.name), sentences_of(db, pair.title, pair.path)
     seen = Decision("unconfirmed", name_sentences=name_sentences, title_sentences=title_sentences)
     if aligned.passed:
         return _confirmed(pair, model, settings, report, replace(seen, gate="aligned"), fits=False)
+    if not contexts.never_named_apart(pair.name, pair.title, (*name_sentences, *title_sentences)).passed:
+        return replace(seen, verdict="different", gate="contexts")
+    if not coordinated.spellings_kept_apart(pair.name, pair.title, (*name_sentences, *title_sentences)).passed:
+        return replace(seen, verdict="different", gate="coordinated")
+    if stated_same.shown_as(pair.name, pair.title, evidence.displays.get(pair.path, [])).passed:
+        return replace(seen, verdict="same", gate="shown_as")
+    if stated_same.declared_alias(pair.name, name_page, evidence.declared.get(pair.path, [])).passed:
+        return replace(seen, verdict="same", gate="declared_alias")
     if pointed.spelling_of(pair.name, pair.title).passed:
-        if not contexts.never_named_apart(pair.name, pair.title, (*name_sentences, *title_sentences)).passed:
-            return replace(seen, verdict="different", gate="contexts")
-        if not coordinated.spellings_kept_apart(pair.name, pair.title, (*name_sentences, *title_sentences)).passed:
-            return replace(seen, verdict="different", gate="coordinated")
         return _confirmed(pair, model, settings, report, replace(seen, gate="spelling"), fits=True)
     if set(folded(pair.name)) & set(folded(pair.title)):
         return replace(seen, verdict="unclear", gate="no_evidence")  # alike, not a spelling: nothing points

@@ -34,7 +34,7 @@ class Link:
 class VaultEvidence:
     permalinks: dict[str, str] = field(default_factory=dict)  # page -> permalink
     declared: dict[str, list[str]] = field(default_factory=dict)  # page -> aliases its frontmatter declares
-    displays: dict[str, list[str]] = field(default_factory=dict)  # page -> display texts of links reaching it
+    displays: dict[str, list[str]] = field(default_factory=dict)  # page -> display texts of piped links to it
     aligned: dict[str, set[str]] = field(default_factory=dict)  # unresolved key -> pages it stands in for
     aligned_names: dict[str, str] = field(default_factory=dict)  # unresolved key -> the name as written
     placements: dict[str, int] = field(default_factory=dict)  # unresolved key -> how many places aligned it
@@ -48,9 +48,9 @@ class VaultEvidence:
                 evidence.permalinks[path] = link.strip().strip("/").casefold()
         for path, alias in db.execute("SELECT path, alias FROM aliases ORDER BY path, rowid"):
             evidence.declared.setdefault(path, []).append(alias)
-        for reaches, display in db.execute(
-            """SELECT resolved, display FROM links WHERE kind = 'wikilink' AND resolved IS NOT NULL
-               AND (heading IS NULL OR heading = '') AND display != '' ORDER BY id"""
+        for reaches, display in db.execute(  # piped links (the display differs from the target) a person placed
+            """SELECT resolved, display FROM links WHERE kind = 'wikilink' AND resolved IS NOT NULL AND places = 1
+               AND (heading IS NULL OR heading = '') AND display != '' AND display != target ORDER BY id"""
         ):
             evidence.displays.setdefault(reaches, []).append(display)
         evidence._align(db)
