@@ -6,8 +6,8 @@ Starts the llama.cpp server the tests use (tests/support/llama.py, Qwen2.5-Coder
 the eval vault into a temporary database (the vault is only read), and puts every pair of
 tests/maintain/data/merge_set.tsv (or ``--pairs``) through ``names._decide``: the vault's own statements first
 (code merges), then the name gates and the sentences of the vault, then, only where code evidence points at the
-pair, the model ("same?" both ways, the contrary question, and for spellings the contexts question). Prints, per label, how
-many pairs were merged and what decided the rest, then every wrong merge and every right merge with the answers
+pair, the model ("same?" both ways, the contrary question, and for spellings the contexts question). Prints,
+per label, how many pairs were merged and what decided the rest, then every wrong merge and every right merge with the answers
 that let it through. A wrong merge is a pair labelled different or defer that came out "same"; a missed merge
 (same or translation not merged) is cheap. Each name is taken as an unresolved link, as the pass meets it: the
 two-pages gate (the name has a page of its own) is not applied, so the bench is the harder case. Interrupted
@@ -22,9 +22,9 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from pathlib import Path
 from collections import Counter
 from itertools import zip_longest
+from pathlib import Path
 
 from sentinel.maintain.names import Decision
 from sentinel.providers import ChatProvider, provider_for

@@ -146,9 +146,7 @@ def _squashed(name: str) -> str:
     return "".join(folded(name))  # "Core-Plugins" and "coreplugin": one spelling once spaces are gone
 
 
-def candidate_pairs(
-    db: sqlite3.Connection, settings: Settings, evidence: VaultEvidence | None = None
-) -> list[Pair]:
+def candidate_pairs(db: sqlite3.Connection, settings: Settings, evidence: VaultEvidence | None = None) -> list[Pair]:
     """Undecided pairs of (growth-queue name, title or alias) that look alike, most alike first.
 
     Only titles sharing a (folded) word of three or more letters, or the same letters once spaces and
@@ -293,7 +291,8 @@ def _confirmed(
     pointer as its gate; a pair any answer stops is counted against the gate that stopped it."""
     pointer, attempts, asker = seen.gate, settings.analysis_attempts, model()
     name_sentences, title_sentences = seen.name_sentences, seen.title_sentences
-    first = ask.ask_same(asker, ask.same(pair.name, name_sentences, pair.title, title_sentences), attempts, report.calls)
+    asked = ask.same(pair.name, name_sentences, pair.title, title_sentences)
+    first = ask.ask_same(asker, asked, attempts, report.calls)
     if first != "same":
         return replace(seen, verdict=first, asked=first, gate="model")
     swapped_question = ask.same(pair.title, title_sentences, pair.name, name_sentences)
@@ -351,9 +350,10 @@ def resolve_names(
         if pair.key in merged:
             continue
         name_page = _own_page(db, settings, pair.name)
-        if not two_pages.one_page(name_page, pair.path).passed and not stated_same.parallel_pages(
-            name_page, pair.path, evidence.permalinks
-        ).passed:
+        if (
+            not two_pages.one_page(name_page, pair.path).passed
+            and not stated_same.parallel_pages(name_page, pair.path, evidence.permalinks).passed
+        ):
             decision = Decision("different", "two_pages")
         else:
             try:
