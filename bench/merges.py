@@ -7,8 +7,8 @@ the eval vault into a temporary database (the vault is only read), and puts ever
 tests/maintain/data/merge_set.tsv (or ``--pairs``) through ``names._decide``: the vault's own statements first
 (code merges), then the name gates and the sentences of the vault, then, only where code evidence points at the
 pair, the model ("same?" both ways, the contrary question, and for spellings the contexts question). Prints,
-per label, how many pairs were merged and what decided the rest, then every wrong merge and every right merge with the answers
-that let it through. A wrong merge is a pair labelled different or defer that came out "same"; a missed merge
+per label, how many pairs were merged and what decided the rest, then every wrong merge and every right merge
+with the answers that let it through. A wrong merge is a pair labelled different or defer that came out "same"; a missed merge
 (same or translation not merged) is cheap. Each name is taken as an unresolved link, as the pass meets it: the
 two-pages gate (the name has a page of its own) is not applied, so the bench is the harder case. Interrupted
 (Ctrl-C), it reports the pairs decided so far and says so; the pairs are taken round-robin across the labels, so
