@@ -6,15 +6,15 @@ Starts the llama.cpp server the tests use (tests/support/llama.py, Qwen2.5-Coder
 the eval vault into a temporary database (the vault is only read), and puts every pair of
 tests/maintain/data/merge_set.tsv (or ``--pairs``) through ``names._decide``: the vault's own statements first
 (code merges), then the name gates and the sentences of the vault, then, only where code evidence points at the
-pair, the model ("same?" both ways, the contrary question, and for spellings the contexts question). Prints,
-per label, how many pairs were merged and what decided the rest, then every wrong merge and every right merge
-with the answers that let it through. A wrong merge is a pair labelled different or defer that came out "same"; a missed merge
-(same or translation not merged) is cheap. Each name is taken as an unresolved link, as the pass meets it: the
-two-pages gate (the name has a page of its own) is not applied, so the bench is the harder case. Interrupted
-(Ctrl-C), it reports the pairs decided so far and says so; the pairs are taken round-robin across the labels, so
-a run cut short on a busy machine has sampled every label. ``--only-code`` replaces the model by one that agrees
-with everything ("same", "no" to the contrary, "yes" to the contexts): what the code alone leaves to the model,
-and since every merge needs exactly those answers, the most any model could merge.
+pair, the model ("same?" both ways, the contrary question, and for spellings the contexts question). Prints, per
+label, how many pairs were merged and what decided the rest, then every wrong merge and every right merge with the
+answers that let it through. A wrong merge is a pair labelled different or defer that came out "same"; a missed
+merge (same or translation not merged) is cheap. Each name is taken as an unresolved link, as the pass meets it:
+the two-pages gate (the name has a page of its own) is not applied, so the bench is the harder case. Interrupted
+(Ctrl-C), it reports the pairs decided so far and says so; the pairs are taken round-robin across the labels, so a
+run cut short on a busy machine has sampled every label. ``--only-code`` replaces the model by one that agrees with
+everything ("same", "no" to the contrary, "yes" to the contexts): what the code alone leaves to the model, and
+since every merge needs exactly those answers, the most any model could merge.
 """
 
 from __future__ import annotations
