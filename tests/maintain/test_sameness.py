@@ -124,3 +124,24 @@ def test_the_pass_yield_is_in_the_ledger_and_the_health_line(vault_settings: Wri
     line = health_line(done.db)
     assert f"last pass: {work.names_taken_up} names taken up, 0 concept pages written, 1 merge (aligned 1)" in line
     assert "deferred by definition: never defined 2" in line
+
+
+def test_a_name_aligned_with_two_documents_points_at_neither(vault_settings: WriteVault) -> None:
+    """``[[Einstellungen]]`` stands where one English page links Settings and another links Hotkeys: the
+    alignment contradicts itself, so it points nowhere."""
+    from sentinel.index.db import open_index
+    from sentinel.index.sync import sync
+    from sentinel.maintain.sameness import VaultEvidence
+
+    pages = {
+        **PARALLEL,
+        "en/Tips.md": "---\npermalink: tips\n---\nSee [[Hotkeys]]. Then [[Settings]].\n",
+        "de/Tipps.md": "---\npermalink: tips\n---\nSiehe [[Einstellungen]]. Dann [[Settings]].\n",
+    }
+    settings = vault_settings(pages)
+    db = open_index(settings)
+    sync(settings, db)
+    assert VaultEvidence.of(db).aligned.get("einstellungen") is None
+    (settings.vault / "de/Tipps.md").unlink()  # without the contradicting page, the one placement stands
+    sync(settings, db)
+    assert VaultEvidence.of(db).aligned["einstellungen"] == {"en/Settings.md"}
