@@ -14,8 +14,11 @@ import json
 import frontmatter
 import pytest
 
+from sentinel.index.db import open_index
+from sentinel.index.sync import sync
 from sentinel.maintain import pass_yield
 from sentinel.maintain.health import health_line
+from sentinel.maintain.sameness import VaultEvidence
 from sentinel.paths import ledger_dir
 from sentinel.search.modes import quick
 from tests.support.maintain_pass import RunPass, ScriptedModel, yes_machine
@@ -129,10 +132,6 @@ def test_the_pass_yield_is_in_the_ledger_and_the_health_line(vault_settings: Wri
 def test_a_name_aligned_with_two_documents_points_at_neither(vault_settings: WriteVault) -> None:
     """``[[Einstellungen]]`` stands where one English page links Settings and another links Hotkeys: the
     alignment contradicts itself, so it points nowhere."""
-    from sentinel.index.db import open_index
-    from sentinel.index.sync import sync
-    from sentinel.maintain.sameness import VaultEvidence
-
     pages = {
         **PARALLEL,
         "en/Tips.md": "---\npermalink: tips\n---\nSee [[Hotkeys]]. Then [[Settings]].\n",
