@@ -74,3 +74,11 @@ def test_alignment_points_at_the_pages_it_names_only() -> None:
     assert pointed.aligned("en/Settings.md", {"en/Settings.md", "es/Configuración.md"}).passed
     assert not pointed.aligned("en/Hotkeys.md", {"en/Settings.md"}).passed
     assert not pointed.aligned("en/Settings.md", set()).passed
+
+
+def test_a_translation_link_joins_two_pages_either_way() -> None:
+    counterparts = {"de/Einstellungen.md": {"en/Settings.md"}, "en/Settings.md": {"de/Einstellungen.md"}}
+    assert stated_same.translation_link("de/Einstellungen.md", "en/Settings.md", counterparts).passed
+    assert stated_same.translation_link("en/Settings.md", "de/Einstellungen.md", counterparts).passed
+    assert not stated_same.translation_link("de/Einstellungen.md", "en/Hotkeys.md", counterparts).passed
+    assert not stated_same.translation_link(None, "en/Settings.md", counterparts).passed

@@ -22,6 +22,7 @@ from sentinel.maintain.sameness import VaultEvidence
 from sentinel.paths import ledger_dir
 from sentinel.search.modes import quick
 from tests.support.maintain_pass import RunPass, ScriptedModel, yes_machine
+from tests.support.name_pairs import LabelledPair, decide_all
 from tests.support.vault import WriteVault
 
 PARALLEL = {
@@ -144,3 +145,30 @@ def test_a_name_aligned_with_two_documents_points_at_neither(vault_settings: Wri
     (settings.vault / "de/Tipps.md").unlink()  # without the contradicting page, the one placement stands
     sync(settings, db)
     assert VaultEvidence.of(db).aligned["einstellungen"] == {"en/Settings.md"}
+
+
+def test_explicit_translation_links_make_parallel_pages_and_state_a_translation(
+    vault_settings: WriteVault, run_maintain: RunPass
+) -> None:
+    """No permalinks: each German page names its English counterpart in its frontmatter. The two titles are one
+    thing (stated: decided with no model), and the German page's unresolved link aligns as with a permalink."""
+    settings = vault_settings(
+        {
+            "en/Settings.md": "Settings let you change how the app behaves.\n",
+            "en/Hotkeys.md": "Hotkeys are keyboard shortcuts for commands.\n",
+            "de/Tastenkürzel.md": '---\ntranslation: "[[Hotkeys]]"\n---\nTastenkürzel sind Tastaturkürzel.\n',
+            "en/Guide.md": "Open [[Settings]] first. Then set your [[Hotkeys]].\n",
+            "de/Anleitung.md": (
+                '---\ntranslations: ["[[Guide]]"]\n---\nÖffne die [[Einstellungen]]. Dann [[Tastenkürzel]].\n'
+            ),
+        }
+    )
+    db = open_index(settings)
+    sync(settings, db)
+    evidence = VaultEvidence.of(db)
+    assert evidence.counterparts["de/Tastenkürzel.md"] == {"en/Hotkeys.md"}
+    assert evidence.aligned["einstellungen"] == {"en/Settings.md"}
+    no_machine = ScriptedModel(same=lambda a, b: "different")
+    pair = LabelledPair("translation", "Tastenkürzel", "Hotkeys", "")
+    [(_, decision)] = decide_all(settings, db, no_machine.provider(), [pair])
+    assert (decision.verdict, decision.gate) == ("same", "translation_link") and no_machine.asked == []

@@ -17,7 +17,9 @@ that two names are one thing in four ways, and code reads each the same way ever
   have merged Metadata into Properties); and a plural shown for a singular page still meets the coordination
   gate first (``[[Workspace|workspaces]]`` beside "Workspace and the Workspaces plugin");
 - the two names are titles of parallel pages, one document in two language folders (``parallel_pages``: the same
-  ``permalink`` in ``de/`` and ``en/``), so the two titles are one thing in two languages.
+  ``permalink`` in ``de/`` and ``en/``), so the two titles are one thing in two languages;
+- one page names the other as its translation (``translation_link``: frontmatter ``translation: "[[Settings]]"``,
+  or ``translations`` / ``translation_of``).
 
 Each check passes when the vault states it; the caller merges on it. The harness's "everything passes" is then a
 vault that says every pair is one thing: the name gates' tests and the machines over the eval vault fail.
@@ -26,7 +28,7 @@ vault that says every pair is one thing: the name gates' tests and the machines 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 from sentinel.gates import Verdict
 from sentinel.vault.links import key_base, link_key
@@ -73,3 +75,12 @@ def parallel_pages(name_page: str | None, title_page: str, permalinks: Mapping[s
     if link and link == permalinks.get(title_page) and _folder(name_page) != _folder(title_page):
         return Verdict(True)
     return Verdict(False, f"{name_page} and {title_page} are not one document in two folders")
+
+
+def translation_link(
+    name_page: str | None, title_page: str, counterparts: Mapping[str, Collection[str]]
+) -> Verdict[str]:
+    """Passes when the name's page and the title's page are joined by an explicit translation link (either way)."""
+    if name_page is not None and name_page != title_page and title_page in counterparts.get(name_page, ()):
+        return Verdict(True)
+    return Verdict(False, f"no translation link joins {name_page} and {title_page}")

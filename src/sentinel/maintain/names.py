@@ -7,10 +7,11 @@ an alias, paired when they look alike or are spellings of one name (case, diacri
 page under the name (``sameness.VaultEvidence``). Then, in order, and the first rule that speaks decides:
 
 1. a name that has a page of its own is never an alias of another (two-pages gate: ``different``), unless the
-   two pages are one document in two language folders (below);
+   vault states the two pages are one thing in two languages (below);
 2. the vault's own statements of sameness merge without asking the model (``gates.stated_same``): the link
-   resolver reaches the page by both names, or the two names are the titles of parallel pages (one permalink in
-   two language folders); later, a link's display text and a declared alias (4);
+   resolver reaches the page by both names, the two names are the titles of parallel pages (one permalink in
+   two language folders), or one page names the other as its translation; later, a link's display text and a
+   declared alias (4);
 3. the names' shape: different numbers, platform/product qualifiers, opposite/ordinal/tier words, or (for a
    pair that is not a translation the parallel pages point at) one word replaced by another mean two things
    (``different``); one name inside the other defers (``unclear``);
@@ -235,6 +236,8 @@ def stated(evidence: VaultEvidence, pair: Pair, name_page: str | None) -> str:
         return "reached_by_both"
     if stated_same.parallel_pages(name_page, pair.path, evidence.permalinks).passed:
         return "parallel_pages"
+    if stated_same.translation_link(name_page, pair.path, evidence.counterparts).passed:
+        return "translation_link"
     return ""
 
 
