@@ -58,7 +58,7 @@ class VaultEvidence:
         for path, raw in db.execute("SELECT path, frontmatter FROM pages ORDER BY path"):
             meta = _meta(raw)
             if isinstance(link := meta.get("permalink"), str) and link.strip():
-                evidence.permalinks[path] = link.strip().strip("/").casefold()
+                evidence.permalinks[path] = link.strip().strip("/").casefold() or "/"  # "/": the home pages
             named[path] = [target for key in _TRANSLATION_KEYS for target in _targets(meta.get(key))]
         found = resolve_keys(db, [link_key(t) for targets in named.values() for t in targets])
         for path, targets in named.items():
@@ -120,9 +120,9 @@ class VaultEvidence:
                 self.aligned[key] = set(pages_of[next(iter(documents))])
 
     def _content_links(self, db: sqlite3.Connection, page: str) -> list[Link]:
-        """The page's wikilinks but those to its own document (a translation link to its counterpart)."""
-        own = self.document(page)
-        return [link for link in _links(db, page) if not link.reaches or self.document(link.reaches) != own]
+        """The page's wikilinks, but those naming its counterparts (its frontmatter's translation links)."""
+        named = self.counterparts.get(page, set())
+        return [link for link in _links(db, page) if link.reaches not in named]
 
     def _standing_in(self, a: list[Link], b: list[Link]) -> list[tuple[Link, str]]:
         def token(link: Link, side: str, index: int) -> str:
