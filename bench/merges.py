@@ -101,7 +101,6 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=1, help="llama.cpp CPU threads (1 beats 2 on a busy machine)")
     parser.add_argument("--only-code", action="store_true", help="a model that agrees with everything, no server")
     parser.add_argument("--pairs", type=Path, default=MERGE_SET, help="the labelled pairs (default: the merge set)")
-    parser.add_argument("--limit-s", type=float, default=0, help="stop asking after this many seconds (0: never)")
     args = parser.parse_args()
     pairs = _round_robin(load_pairs(args.pairs))
     with eval_index() as (settings, db):
