@@ -94,7 +94,7 @@ class Decision:
     """The verdict on one pair and everything that decided it (what the ledger records for an alias)."""
 
     verdict: reversal.Outcome
-    gate: str = ""  # the code rule that decided without asking or after asking ("" when the model's answer did)
+    gate: str = ""  # a merge: the statement or the confirmed pointer; else the gate that stopped it ("model": "same?")
     asked: reversal.Answer | None = None  # "same?" as the pair came (name, title)
     swapped: reversal.Answer | None = None  # "same?" with the pair swapped (title, name)
     contrary: YesNo | None = None  # "different things, or one a kind or part of the other?" ("no" lets it on)

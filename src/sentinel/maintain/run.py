@@ -6,7 +6,9 @@ name that is an alias of an existing page never gets a page of its own (and the 
 a name spelt like a page's), and once more after them, over the pages just written, so ``Core plugins``
 can become the alias of the ``core plugin`` page written a moment before; embedding last, over what the
 pass made.
-A time budget stops the model steps cleanly between pages; whatever was finished is stored page by page.
+A time budget stops the model steps cleanly between pages; whatever was finished is stored page by page. What
+the pass did (names taken up, pages written, merges, deferrals per gate: ``PassReport.work``) goes to its ledger
+and to the health line (``pass_yield``).
 """
 
 from __future__ import annotations
