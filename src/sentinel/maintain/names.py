@@ -250,8 +250,9 @@ def _decide(
     evidence: VaultEvidence,
     name_page: str | None = None,
 ) -> Decision:
-    """Decide one pair: the vault's statements, the names' shape, a link's display text, then (only where code
-    evidence points at the pair) the model's confirmation. ``model`` is called only when a question is asked."""
+    """Decide one pair: the vault's statements, the names' shape, the vault's sentences, a piped spelling or a
+    declared alias, then (only where code evidence points at the pair) the model's confirmation. ``model`` is
+    called only when a question is asked."""
     if rule := stated(evidence, pair, name_page):
         return Decision("same", rule)
     aligned = pointed.aligned(pair.path, evidence.aligned.get(pair.key, ()))
