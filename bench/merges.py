@@ -4,16 +4,17 @@
 
 Starts the llama.cpp server the tests use (tests/support/llama.py, Qwen2.5-Coder-0.5B; needs `make llm`), indexes
 the eval vault into a temporary database (the vault is only read), and puts every pair of
-tests/maintain/data/name_pairs.tsv through ``names._decide``: the name gates first, then the sentences of the
-vault, then the model ("same?" both ways, the contrary question, the contexts question). Prints, per label, how
-many pairs were merged and what decided the rest, then every wrong merge and every right merge with the answers
-that let it through. A wrong merge is a pair labelled different or defer that came out "same"; a missed merge
-(same or translation not merged) is cheap. Each name is taken as an unresolved link, as the pass meets it: the
-two-pages gate (the name has a page of its own) is not applied, so the bench is the harder case. Interrupted
-(Ctrl-C), it reports the pairs decided so far and says so; the pairs are taken round-robin across the labels, so
-a run cut short on a busy machine has sampled every label. ``--only-code`` replaces the model by one that agrees
-with everything ("same", "no" to the contrary, "yes" to the contexts): what the code alone leaves to the model,
-and since every merge needs exactly those answers, the most any model could merge.
+tests/maintain/data/merge_set.tsv (or ``--pairs``) through ``names._decide``: the vault's own statements first
+(code merges), then the name gates and the sentences of the vault, then, only where code evidence points at the
+pair, the model ("same?" both ways, the contrary question, and for spellings the contexts question). Prints, per
+label, how many pairs were merged and what decided the rest, then every wrong merge and every right merge with the
+answers that let it through. A wrong merge is a pair labelled different or defer that came out "same"; a missed
+merge (same or translation not merged) is cheap. Each name is taken as an unresolved link, as the pass meets it:
+the two-pages gate (the name has a page of its own) is not applied, so the bench is the harder case. Interrupted
+(Ctrl-C), it reports the pairs decided so far and says so; the pairs are taken round-robin across the labels, so a
+run cut short on a busy machine has sampled every label. ``--only-code`` replaces the model by one that agrees with
+everything ("same", "no" to the contrary, "yes" to the contexts): what the code alone leaves to the model, and
+since every merge needs exactly those answers, the most any model could merge.
 """
 
 from __future__ import annotations
@@ -23,12 +24,21 @@ import sys
 import time
 from collections import Counter
 from itertools import zip_longest
+from pathlib import Path
 
 from sentinel.maintain.names import Decision
 from sentinel.providers import ChatProvider, provider_for
 from sentinel.settings import ProviderSettings
 from tests.support.llama import MODEL_ALIAS, llama_server
-from tests.support.name_pairs import MERGE_IS_RIGHT, MERGE_IS_WRONG, LabelledPair, decide_all, eval_index, load_pairs
+from tests.support.name_pairs import (
+    MERGE_IS_RIGHT,
+    MERGE_IS_WRONG,
+    MERGE_SET,
+    LabelledPair,
+    decide_all,
+    eval_index,
+    load_pairs,
+)
 
 CTX = 4096
 
@@ -49,7 +59,8 @@ def _decided_by(decision: Decision) -> str:
 
 def _answers(decision: Decision) -> str:
     return (
-        f"asked={decision.asked} swapped={decision.swapped} contrary={decision.contrary} contexts={decision.contexts}"
+        f"by {decision.gate or 'model'}: asked={decision.asked} swapped={decision.swapped} "
+        f"contrary={decision.contrary} contexts={decision.contexts}"
     )
 
 
@@ -73,7 +84,8 @@ def report(results: list[tuple[LabelledPair, Decision]], seconds: float, what: s
     print(f"\nwrong merges: {len(wrong)} of {len(results) - true_pairs} (goal 0)")
     for pair, decision in wrong:
         print(f"  {pair.label}: {pair.name} / {pair.title}  ({_answers(decision)})")
-    print(f"right merges: {len(right)} of {true_pairs}")
+    print(f"right merges: {len(right)} of {true_pairs} ({100 * len(right) / max(true_pairs, 1):.0f}%)")
+    print("merged by: " + ", ".join(f"{g} {n}" for g, n in Counter(d.gate or "model" for _, d in right).most_common()))
     for pair, decision in right:
         print(f"  {pair.label}: {pair.name} / {pair.title}  ({_answers(decision)})")
 
@@ -88,8 +100,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--threads", type=int, default=1, help="llama.cpp CPU threads (1 beats 2 on a busy machine)")
     parser.add_argument("--only-code", action="store_true", help="a model that agrees with everything, no server")
+    parser.add_argument("--pairs", type=Path, default=MERGE_SET, help="the labelled pairs (default: the merge set)")
     args = parser.parse_args()
-    pairs = _round_robin(load_pairs())
+    pairs = _round_robin(load_pairs(args.pairs))
     with eval_index() as (settings, db):
         started = time.monotonic()
         if args.only_code:

@@ -68,6 +68,9 @@ class Mention:
 @dataclass
 class ConceptReport:
     written: list[str] = field(default_factory=list)
+    taken_up: int = 0  # growth-queue names looked at this pass
+    not_a_name: int = 0  # refused by the concept-name gate, never asked about
+    no_paragraph: int = 0  # no paragraph of the sources carries the name (part of ``undefined``)
     undefined: int = 0  # mentioned, never defined
     one_definition: int = 0
     left_alone: int = 0
@@ -256,6 +259,7 @@ def _one(
     if not found or _already_checked(db, entry.key, fingerprint):
         report.unchanged += bool(found)
         report.undefined += not found
+        report.no_paragraph += not found
         reason = "not asked again - same paragraphs as the last check" if found else "no paragraph of the sources"
         return f"{name}: skipped - {reason}"
     try:
@@ -333,7 +337,9 @@ def write_concept_pages(
             break
         if "/" in entry.key:
             continue  # a link to a path that does not exist is a missing file, not a concept
+        report.taken_up += 1
         if not concept_name.well_formed([entry.name]).passed:
+            report.not_a_name += 1
             continue  # a sentence or markup in a link target is not a name to write a page about
         if twin := spelt.get(variant_key(entry.name)):
             report.left_alone += 1  # one thing, one page: whether it is that page's alias is name resolution's

@@ -1,4 +1,5 @@
-"""The health line: what the vault owes, appended to tool output only when there is something to say.
+"""The health line: what the vault owes, and what the last pass did, appended to tool output only when there is
+something to say (a pass that took up no name and made nothing adds nothing).
 
 It never acts. Whether a long concept page should be split, or an undefined concept researched, is a
 judgement about the subject, left to the person.
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 import sqlite3
 
+from sentinel.maintain import pass_yield
 from sentinel.maintain.queue import count_awaiting, failed_analyses, wanted_undefined
 from sentinel.maintain.trace import remembered_broken
 from sentinel.paths import Role
@@ -58,4 +60,7 @@ def health_line(db: sqlite3.Connection) -> str:
             + f" whose quotes no longer check out ({', '.join(broken[:3])}{', ...' if len(broken) > 3 else ''};"
             " see `sentinel trace`)"
         )
+    work = pass_yield.last(db)
+    if work is not None and work.did_something():
+        parts.append(work.line())
     return ("health: " + "; ".join(parts)) if parts else ""

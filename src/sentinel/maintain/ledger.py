@@ -62,10 +62,16 @@ def start(settings: Settings) -> PassLedger:
     return book
 
 
-def finish(book: PassLedger) -> str:
-    """Close the pass's ledger and write the page a person reads; the pass id, or "" when it wrote nothing."""
+def finish(book: PassLedger, work: dict[str, Any] | None = None) -> str:
+    """Close the pass's ledger and write the page a person reads; the pass id, or "" when it wrote nothing.
+    ``work`` (the pass's yield: names taken up, pages written, merges, deferrals per gate) is kept beside it as
+    ``<pass>.yield.json`` whether or not the pass wrote, and heads the page."""
     if book.token is not None:
         _CURRENT.reset(book.token)
+    if work is not None:
+        (ledger_dir(book.settings) / f"{book.pass_id}.yield.json").write_text(
+            json.dumps(work, ensure_ascii=False, indent=1), encoding="utf-8"
+        )
     if not book.writes:
         return ""
     (ledger_dir(book.settings) / f"{book.pass_id}.md").write_text(render(book.settings, book.pass_id), encoding="utf-8")
@@ -119,6 +125,10 @@ def _evidence_lines(evidence: dict[str, Any]) -> list[str]:
 def render(settings: Settings, pass_id: str) -> str:
     """The pass's ledger as a page a person reads: each write, what kind, and the evidence."""
     lines = [f"# Maintenance pass {pass_id}", ""]
+    work = ledger_dir(settings) / f"{pass_id}.yield.json"
+    if work.is_file():
+        lines += ["## What the pass did", "", *_evidence_lines(json.loads(work.read_text(encoding="utf-8"))), ""]
+        lines += ["## Writes", ""]
     for entry in entries(settings, pass_id):
         kind = "created" if entry["before"] is None else "changed"
         lines.append(f"- {kind} `{entry['path']}`")

@@ -1,24 +1,34 @@
-"""Name resolution: an unresolved name becomes an alias of a page only when code and the model agree, five ways.
+"""Name resolution: an unresolved name becomes an alias of a page where the vault says so, or where the vault
+points at it and the model confirms it; everything else defers.
 
-Candidate pairs are found by spelling (code, deterministic): each growth-queue name against the titles and
-aliases of pages that may carry an alias, paired when they look alike or are spellings of one name (case,
-diacritics, hyphen/space, plural: ``name_words.variant_key``). Then, in order, and the first to object decides:
+Candidate pairs are found by code: each growth-queue name against the titles and aliases of pages that may carry
+an alias, paired when they look alike or are spellings of one name (case, diacritics, hyphen/space, plural:
+``name_words.variant_key``), when parallel pages put the name where they link a page, or when a link shows a
+page under the name (``sameness.VaultEvidence``). Then, in order, and the first rule that speaks decides:
 
-1. a name that has a page of its own is never an alias of another (two-pages gate: counted ``different``);
-2. the names' shape: different numbers, platform/product qualifiers, opposite/ordinal/tier words, or one word
-   replaced by another mean two things (``different``); one name inside the other defers (``unclear``);
-3. the vault: a sentence naming both apart, or joining two spellings of one name with "and", means two things
-   (contexts and coordination gates: ``different``); two names with no word in common are asked only when the
-   vault shows them in two languages, each name keeping to its own (one-language gate), and their sentences
-   share something untranslated, an embed or code (shared-source gate): else ``unclear``;
-4. the model, asked "same?" (``different``/``unclear`` as it says), then swapped (reversal gate), then the
-   contrary "different, or a kind or part?" (contrary gate), then "do the sentences where each appears fit one
-   thing?" (consistency gate): any of these three not agreeing is ``unconfirmed``.
+1. a name that has a page of its own is never an alias of another (two-pages gate: ``different``), unless the
+   vault states the two pages are one thing in two languages (below);
+2. the vault's own statements of sameness merge without asking the model (``gates.stated_same``): the link
+   resolver reaches the page by both names, the two names are the titles of parallel pages (one permalink in
+   two language folders), or one page names the other as its translation; later, a link's display text and a
+   declared alias (4);
+3. the names' shape: different numbers, platform/product qualifiers, opposite/ordinal/tier words, or (for a
+   pair that is not a translation the parallel pages point at) one word replaced by another mean two things
+   (``different``); one name inside the other defers (``unclear``);
+4. the vault's sentences: one naming both apart, or joining two spellings with "and", means two things
+   (contexts, coordination gates); then a spelling the vault shows the page under (``[[Core plugins|core
+   plugin]]``) or a spelling of an alias the page declares merges without the model;
+5. the model is asked only where code evidence points at the pair (``gates.pointed``), else ``unclear``
+   (``no_evidence``): a translation the parallel pages align is confirmed by "same?", the swapped "same?" and the
+   contrary "different, or a kind or part?"; a spelling of one name, or a translation whose sentences share an
+   embed or code (after the one-language gate), needs those three answers and "do the sentences fit one
+   thing?". Any answer not agreeing is ``unconfirmed``.
 
-Only a pair that passes all of them becomes an alias in the page's frontmatter (``aliases.add_alias``). The
-decision carries every answer that let it through (``Decision.evidence``) for the pass's ledger. Every
-verdict is remembered, so a settled pair is not asked again. A model that says yes to everything merges
-nothing (the contrary gate); code never merges on its own, not even an exact variant.
+Only such a pair becomes an alias in the page's frontmatter (``aliases.add_alias``); a translation becomes an
+alias in the other language, so a Turkish link or query reaches the English page. The decision carries every
+answer and the rule that let it through (``Decision.evidence``) for the pass's ledger, and every gate that
+stopped a pair is counted (``NamesReport.deferred_by``). Every verdict is remembered, so a settled pair is not
+asked again. A model that says yes to everything merges nothing the vault does not state (the contrary gate).
 """
 
 from __future__ import annotations
@@ -39,12 +49,14 @@ from sentinel.gates import (
     numbers,
     one_language,
     opposites,
+    pointed,
     qualifiers,
     reversal,
     schema,
     shape,
     shared_source,
     sibling,
+    stated_same,
     two_pages,
 )
 from sentinel.gates.contrary import YesNo
@@ -55,6 +67,7 @@ from sentinel.index.sync import sync_paths
 from sentinel.maintain import name_questions as ask
 from sentinel.maintain.aliases import AliasRefused, add_alias
 from sentinel.maintain.concepts import mentions
+from sentinel.maintain.sameness import VaultEvidence
 from sentinel.paths import ALIAS_TARGET_ROLES, concept_path
 from sentinel.providers import ChatProvider, ChatResult, ProviderError, ProviderUnavailable
 from sentinel.settings import Settings
@@ -81,7 +94,7 @@ class Decision:
     """The verdict on one pair and everything that decided it (what the ledger records for an alias)."""
 
     verdict: reversal.Outcome
-    gate: str = ""  # the code rule that decided without asking or after asking ("" when the model's answer did)
+    gate: str = ""  # a merge: the statement or the confirmed pointer; else the gate that stopped it ("model": "same?")
     asked: reversal.Answer | None = None  # "same?" as the pair came (name, title)
     swapped: reversal.Answer | None = None  # "same?" with the pair swapped (title, name)
     contrary: YesNo | None = None  # "different things, or one a kind or part of the other?" ("no" lets it on)
@@ -109,6 +122,16 @@ class NamesReport:
     aliases_written: list[tuple[str, str]] = field(default_factory=list)
     decisions: list[tuple[Pair, Decision]] = field(default_factory=list)  # every pair decided, in order
     calls: list[ChatResult] = field(default_factory=list)
+    merged_by: dict[str, int] = field(default_factory=dict)  # rule or "model" -> merges it made
+    deferred_by: dict[str, int] = field(default_factory=dict)  # gate -> pairs it stopped (different/unclear/...)
+
+    def count(self, decision: Decision) -> None:
+        self.counts[decision.verdict] += 1
+        if decision.verdict == "same":
+            self.merged_by[decision.gate or "model"] = self.merged_by.get(decision.gate or "model", 0) + 1
+        else:
+            gate = decision.gate or ("model" if decision.asked is not None else "undecided")
+            self.deferred_by[gate] = self.deferred_by.get(gate, 0) + 1
 
 
 def similarity(a: str, b: str) -> float:
@@ -124,12 +147,14 @@ def _squashed(name: str) -> str:
     return "".join(folded(name))  # "Core-Plugins" and "coreplugin": one spelling once spaces are gone
 
 
-def candidate_pairs(db: sqlite3.Connection, settings: Settings) -> list[Pair]:
+def candidate_pairs(db: sqlite3.Connection, settings: Settings, evidence: VaultEvidence | None = None) -> list[Pair]:
     """Undecided pairs of (growth-queue name, title or alias) that look alike, most alike first.
 
     Only titles sharing a (folded) word of three or more letters, or the same letters once spaces and
     punctuation are removed, are compared at all: a 100k-page vault is not compared name by name. Spellings of
-    one name (``variant_key``: case, diacritics, hyphen/space, plural) are always paired, however short."""
+    one name (``variant_key``: case, diacritics, hyphen/space, plural) are always paired, however short, and so
+    is a name with every page parallel pages align it with, which need not look alike at all: a translation."""
+    evidence = evidence or VaultEvidence.of(db)
     roles = sorted(role.value for role in ALIAS_TARGET_ROLES)
     marks = ",".join("?" * len(roles))
     titles = db.execute(
@@ -153,13 +178,16 @@ def candidate_pairs(db: sqlite3.Connection, settings: Settings) -> list[Pair]:
             sharing = by_word.get(word, [])
             if len(sharing) <= _COMMON_WORD_TITLES:  # a word half the vault's titles carry says nothing
                 near.update(sharing)
-        for index in sorted(near):
+        pointed_at = set(evidence.aligned.get(entry.key, ()))
+        for index in sorted(near | {i for i, row in enumerate(titles) if row["path"] in pointed_at}):
             row = titles[index]
             title_key = normalise(row["name"])
             if title_key == normalise(entry.name) or (entry.key, title_key) in decided:
                 continue
             score = similarity(entry.name, row["name"])
-            if (
+            if row["path"] in pointed_at:
+                pairs.append(Pair(entry.name, entry.key, row["name"], title_key, row["path"], 1.0 + score))
+            elif (
                 score >= settings.resolve_min_similarity
                 or _squashed(entry.name) == _squashed(row["name"])
                 or variant_key(entry.name) == variant_key(row["name"])
@@ -169,14 +197,19 @@ def candidate_pairs(db: sqlite3.Connection, settings: Settings) -> list[Pair]:
     return pairs[: settings.resolve_max_pairs]
 
 
-def _by_shape(a: str, b: str) -> Decision | None:
-    """The name gates, each called through its module so that removing one is what the pass then does."""
+def _by_shape(a: str, b: str, translation: bool = False) -> Decision | None:
+    """The name gates, each called through its module so that removing one is what the pass then does. For a
+    translation the parallel pages align, a replaced word or an added one is what translating does
+    (``Einführung in Obsidian Sync`` / ``Introduction to Obsidian Sync``): only numbers, qualifiers and opposite
+    marks, which translations keep, are checked."""
     if not numbers.same_numbers(a, b).passed:
         return Decision("different", "numbers")
     if not qualifiers.same_qualifiers(a, b).passed:
         return Decision("different", "qualifiers")
     if not opposites.not_opposed(a, b).passed:
         return Decision("different", "opposites")
+    if translation:
+        return None
     if not sibling.no_replaced_word(a, b).passed:
         return Decision("different", "sibling")
     if not shape.no_added_words(a, b).passed:
@@ -197,42 +230,90 @@ def sentences_of(db: sqlite3.Connection, name: str, page: str | None = None) -> 
     return tuple(dict.fromkeys([*opening, *found]))
 
 
+def stated(evidence: VaultEvidence, pair: Pair, name_page: str | None) -> str:
+    """The vault's own statement that the pair is one thing, by the rule that found it ("" when none does)."""
+    if stated_same.reached_by_both(pair.name, name_page, pair.path).passed:
+        return "reached_by_both"
+    if stated_same.parallel_pages(name_page, pair.path, evidence.permalinks).passed:
+        return "parallel_pages"
+    if stated_same.translation_link(name_page, pair.path, evidence.counterparts).passed:
+        return "translation_link"
+    return ""
+
+
 def _decide(
-    db: sqlite3.Connection, pair: Pair, model: ChatProvider, settings: Settings, report: NamesReport
+    db: sqlite3.Connection,
+    pair: Pair,
+    model: Callable[[], ChatProvider],
+    settings: Settings,
+    report: NamesReport,
+    evidence: VaultEvidence,
+    name_page: str | None = None,
 ) -> Decision:
-    """Decide one pair: code first (shape, then the vault's sentences), then the model four times over."""
-    by_shape = _by_shape(pair.name, pair.title)
+    """Decide one pair: the vault's statements, the names' shape, the vault's sentences, a piped spelling or a
+    declared alias, then (only where code evidence points at the pair) the model's confirmation. ``model`` is
+    called only when a question is asked."""
+    if rule := stated(evidence, pair, name_page):
+        return Decision("same", rule)
+    aligned = pointed.aligned(pair.path, evidence.aligned.get(pair.key, ()))
+    by_shape = _by_shape(pair.name, pair.title, translation=aligned.passed)
     if by_shape is not None:
         return by_shape
     name_sentences, title_sentences = sentences_of(db, pair.name), sentences_of(db, pair.title, pair.path)
     seen = Decision("unconfirmed", name_sentences=name_sentences, title_sentences=title_sentences)
+    if aligned.passed:
+        return _confirmed(pair, model, settings, report, replace(seen, gate="aligned"), fits=False)
     if not contexts.never_named_apart(pair.name, pair.title, (*name_sentences, *title_sentences)).passed:
         return replace(seen, verdict="different", gate="contexts")
     if not coordinated.spellings_kept_apart(pair.name, pair.title, (*name_sentences, *title_sentences)).passed:
         return replace(seen, verdict="different", gate="coordinated")
+    if stated_same.shown_as(pair.name, pair.title, evidence.displays.get(pair.path, [])).passed:
+        return replace(seen, verdict="same", gate="shown_as")
+    if stated_same.declared_alias(pair.name, name_page, evidence.declared.get(pair.path, [])).passed:
+        return replace(seen, verdict="same", gate="declared_alias")
+    if pointed.spelling_of(pair.name, pair.title).passed:
+        return _confirmed(pair, model, settings, report, replace(seen, gate="spelling"), fits=True)
+    if set(folded(pair.name)) & set(folded(pair.title)):
+        return replace(seen, verdict="unclear", gate="no_evidence")  # alike, not a spelling: nothing points
     if not one_language.shown_as_translation(pair.name, pair.title, name_sentences, title_sentences).passed:
         return replace(seen, verdict="unclear", gate="one_language")
     if not shared_source.share_a_source(pair.name, pair.title, name_sentences, title_sentences).passed:
         return replace(seen, verdict="unclear", gate="shared_source")
-    attempts = settings.analysis_attempts
+    return _confirmed(pair, model, settings, report, replace(seen, gate="shared_source"), fits=True)
+
+
+def _confirmed(
+    pair: Pair,
+    model: Callable[[], ChatProvider],
+    settings: Settings,
+    report: NamesReport,
+    seen: Decision,
+    fits: bool,
+) -> Decision:
+    """The model's confirmation of a pair code evidence points at (``seen.gate`` names the pointer): "same?",
+    the swapped "same?", the contrary, and where ``fits`` "do the sentences fit one thing?". A merge keeps the
+    pointer as its gate; a pair any answer stops is counted against the gate that stopped it."""
+    pointer, attempts, asker = seen.gate, settings.analysis_attempts, model()
+    name_sentences, title_sentences = seen.name_sentences, seen.title_sentences
     asked = ask.same(pair.name, name_sentences, pair.title, title_sentences)
-    first = ask.ask_same(model, asked, attempts, report.calls)
+    first = ask.ask_same(asker, asked, attempts, report.calls)
     if first != "same":
-        return replace(seen, verdict=first, asked=first)
+        return replace(seen, verdict=first, asked=first, gate="model")
     swapped_question = ask.same(pair.title, title_sentences, pair.name, name_sentences)
-    answers = replace(seen, asked=first, swapped=ask.ask_same(model, swapped_question, attempts, report.calls))
+    answers = replace(seen, asked=first, swapped=ask.ask_same(asker, swapped_question, attempts, report.calls))
     if not reversal.confirmed_by_reversal(first, answers.swapped).passed:
         return replace(answers, gate="reversal")
     answers = replace(
-        answers, contrary=ask.ask_yes_no(model, ask.contrary(pair.name, pair.title), attempts, report.calls)
+        answers, contrary=ask.ask_yes_no(asker, ask.contrary(pair.name, pair.title), attempts, report.calls)
     )
     if not contrary.denies_difference(answers.contrary).passed:
         return replace(answers, gate="contrary")
-    fits_question = ask.one_thing(pair.name, name_sentences, pair.title, title_sentences)
-    answers = replace(answers, contexts=ask.ask_yes_no(model, fits_question, attempts, report.calls))
-    if not consistent.contexts_agree(name_sentences, title_sentences, answers.contexts).passed:
-        return replace(answers, gate="consistent")
-    return replace(answers, verdict="same")
+    if fits:
+        fits_question = ask.one_thing(pair.name, name_sentences, pair.title, title_sentences)
+        answers = replace(answers, contexts=ask.ask_yes_no(asker, fits_question, attempts, report.calls))
+        if not consistent.contexts_agree(name_sentences, title_sentences, answers.contexts).passed:
+            return replace(answers, gate="consistent")
+    return replace(answers, verdict="same", gate=pointer)
 
 
 def _own_page(db: sqlite3.Connection, settings: Settings, name: str) -> str | None:
@@ -261,20 +342,26 @@ def resolve_names(
     out_of_time: Callable[[], bool],
     say: Callable[[str], None],
 ) -> NamesReport:
-    """Decide each candidate pair; write an alias for every pair that every gate and answer let through."""
+    """Decide each candidate pair; write an alias for every pair the vault states or points at and the model
+    confirms."""
     report = NamesReport()
+    evidence = VaultEvidence.of(db)
     merged: set[str] = set()  # an unresolved name gets at most one alias per pass
-    for pair in candidate_pairs(db, settings):
+    for pair in candidate_pairs(db, settings, evidence):
         if out_of_time():
             say("  stopped: time budget spent")
             break
         if pair.key in merged:
             continue
-        if not two_pages.one_page(_own_page(db, settings, pair.name), pair.path).passed:
+        name_page = _own_page(db, settings, pair.name)
+        if (
+            not two_pages.one_page(name_page, pair.path).passed
+            and not stated_same.parallel_pages(name_page, pair.path, evidence.permalinks).passed
+        ):
             decision = Decision("different", "two_pages")
         else:
             try:
-                decision = _decide(db, pair, model(), settings, report)
+                decision = _decide(db, pair, model, settings, report, evidence, name_page)
             except ProviderUnavailable:
                 raise
             except (schema.CallRefused, ProviderError) as failed:
@@ -289,8 +376,8 @@ def resolve_names(
             sync_paths(settings, db, [pair.path])
             merged.add(pair.key)
             report.aliases_written.append((pair.name, pair.path))
-            say(f"  {pair.name} -> alias of {pair.path}")
-        report.counts[decision.verdict] += 1
+            say(f"  {pair.name} -> alias of {pair.path} ({decision.gate})")
+        report.count(decision)
         report.decisions.append((pair, decision))
         _remember(db, pair, decision.verdict)
     return report

@@ -6,7 +6,9 @@ name that is an alias of an existing page never gets a page of its own (and the 
 a name spelt like a page's), and once more after them, over the pages just written, so ``Core plugins``
 can become the alias of the ``core plugin`` page written a moment before; embedding last, over what the
 pass made.
-A time budget stops the model steps cleanly between pages; whatever was finished is stored page by page.
+A time budget stops the model steps cleanly between pages; whatever was finished is stored page by page. What
+the pass did (names taken up, pages written, merges, deferrals per gate: ``PassReport.work``) goes to its ledger
+and to the health line (``pass_yield``).
 """
 
 from __future__ import annotations
@@ -22,8 +24,8 @@ from sentinel.embed.base import Embedder, EmbedderUnavailable
 from sentinel.gates import derived
 from sentinel.index.queries import unresolved
 from sentinel.index.sync import sync
-from sentinel.maintain import analysis, ledger, queue, schedule, trace
-from sentinel.maintain.concepts import write_concept_pages
+from sentinel.maintain import analysis, ledger, pass_yield, queue, schedule, trace
+from sentinel.maintain.concepts import ConceptReport, write_concept_pages
 from sentinel.maintain.lock import local_pass_lock
 from sentinel.maintain.models import Models
 from sentinel.maintain.names import OUTCOMES, candidate_pairs, resolve_names
@@ -52,6 +54,7 @@ class PassReport:
     concepts_one_definition: int = 0
     resolved: dict[str, int] = field(default_factory=lambda: dict.fromkeys(OUTCOMES, 0))
     aliases_written: int = 0
+    work: pass_yield.PassYield = field(default_factory=pass_yield.PassYield)  # names taken up, written, deferred
     embedded: int = 0
     stopped: str = ""  # why the pass ended early ("" when it ran to the end)
     unreached: str = ""  # a step needed a model and none answered at all: the pass did not run (not recorded)
@@ -68,6 +71,7 @@ class PassReport:
             f"  analysed {self.analysed}   failed {self.failed}   written {len(self.concept_pages_written)}   "
             f"embedded {self.embedded}   seconds {self.seconds:.1f}   peak memory {self.peak_memory_mb:.0f} MB",
             f"  resolved {self.resolved}",
+            f"  {self.work.line()}",
         ]
         if self.stopped:
             lines.append(f"  stopped early: {self.stopped}")
@@ -129,6 +133,26 @@ def _resolve(
     for outcome, count in names.counts.items():
         report.resolved[outcome] += count
     report.aliases_written += len(names.aliases_written)
+    report.work.names_taken_up += sum(names.counts.values())
+    report.work.merges += len(names.aliases_written)
+    for rule, count in names.merged_by.items():
+        report.work.merged_by[rule] = report.work.merged_by.get(rule, 0) + count
+    for gate, count in names.deferred_by.items():
+        report.work.defer(gate, count)
+
+
+def _count_concepts(concepts: ConceptReport, report: PassReport) -> None:
+    """The concept step's yield: what it took up and wrote, and which gate left each other name without a page."""
+    report.concept_pages_written = concepts.written
+    report.concepts_undefined, report.concepts_one_definition = concepts.undefined, concepts.one_definition
+    report.work.names_taken_up += concepts.taken_up
+    report.work.pages_written += len(concepts.written)
+    report.work.defer("concept_name", concepts.not_a_name)
+    report.work.defer("no paragraph", concepts.no_paragraph)
+    report.work.defer("definition: never defined", concepts.undefined - concepts.no_paragraph)
+    report.work.defer("definition: one sentence", concepts.one_definition)
+    report.work.defer("one thing, one page", concepts.left_alone)
+    report.work.defer("schema", concepts.failed)
 
 
 def run_pass(
@@ -176,8 +200,7 @@ def run_pass(
             if not out_of_time():
                 say("concept pages")
                 concepts = write_concept_pages(settings, db, lambda: model_roles().extraction, out_of_time, say)
-                report.concept_pages_written = concepts.written
-                report.concepts_undefined, report.concepts_one_definition = concepts.undefined, concepts.one_definition
+                _count_concepts(concepts, report)
                 if concepts.written:
                     _resolve(settings, db, lambda: model_roles().extraction, out_of_time, say, report)
         except (ProviderUnavailable, ProviderNotConfigured) as error:
@@ -186,7 +209,8 @@ def run_pass(
             if not (report.analysed or report.failed or report.concept_pages_written):
                 report.unreached = report.stopped
         finally:
-            report.ledger = ledger.finish(book)
+            report.ledger = ledger.finish(book, report.work.as_dict())
+            pass_yield.remember(db, report.work)
         report.broken_generated = trace.record_broken(db, settings)
         if out_of_time() and not report.stopped:
             report.stopped = "time budget spent"
