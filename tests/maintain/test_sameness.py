@@ -50,7 +50,7 @@ def test_a_translation_parallel_pages_align_becomes_an_alias_in_the_other_langua
     assert model.asked_about("contrary") == ["Einstellungen|Settings"]
     assert done.report.work.merged_by == {"aligned": 1}
     # A German query reaches the English page; the German link resolves there.
-    hits = quick(done.db, "Einstellungen", "summary", 0, 5).hits
+    hits = quick(done.db, settings, "Einstellungen", "summary", 0, 5).hits
     assert [hit.path for hit in hits][:1] == ["en/Settings.md"]
     reaches = done.db.execute("SELECT resolved FROM links WHERE target = 'Einstellungen'").fetchone()[0]
     assert reaches == "en/Settings.md"
