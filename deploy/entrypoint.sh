@@ -87,6 +87,11 @@ if [ "${1:-}" = init ]; then
     mkdir -p "$folder"
     [ "$(stat -c %u:%g "$folder")" = "$ids" ] || chown "$ids" "$folder"
   done
+  # Folders Docker itself created for a bind mount are root's: give the empty ones back (`make models` and
+  # `make up` write there from the host as the user).
+  for folder in /state /models; do
+    [ "$(stat -c %u "$folder")" != 0 ] || [ -n "$(ls -A "$folder" | grep -v '^stack$')" ] || chown "$ids" "$folder"
+  done
   embedding_model
   say "the stack runs as uid:gid $ids; Open WebUI's login: ${WEBUI_ADMIN_EMAIL:-admin@sentinel.local}, password: docker compose exec open-webui cat $run/WEBUI_ADMIN_PASSWORD"
   exit 0
