@@ -57,7 +57,7 @@ if [[ -z "${SENTINEL_VAULT:-}" && ! -e "$vault" ]]; then
   mkdir -p "$vault"/{notes,wiki,conversations,sources}
   cp deploy/vault-welcome.md "$vault/notes/Welcome to Sentinel.md"
   [[ "$(id -u)" != 0 || -z "${APP_UID:-}" ]] || chown -R "$APP_UID:${APP_GID:-$APP_UID}" "$vault"
-  echo "created the vault $vault (notes/ wiki/ conversations/ sources/, and notes/Welcome to Sentinel.md)"
+  echo "  created the vault $vault (notes/ wiki/ conversations/ sources/, and notes/Welcome to Sentinel.md)"
 fi
 if [[ ! -d "$vault" ]]; then
   missing+=("SENTINEL_VAULT=$vault: no such folder. Create it (mkdir -p \"$vault\"/{notes,wiki,conversations,sources}), fix the path, or remove the line to use ./vault")
