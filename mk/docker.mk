@@ -91,6 +91,7 @@ host_install = if [ "$(SENTINEL_INSTALL_HOST_DEPS)" = 1 ]; then \
 
 # The host packages the stack needs here, installed because you asked: the engine and Compose always, mmdebstrap
 # for the offline base image where no registry answers.
+host-deps: SENTINEL_INSTALL_HOST_DEPS := 1
 host-deps:
 	@$(MAKE) --no-print-directory SENTINEL_INSTALL_HOST_DEPS=1 docker-tools
 	@$(if $(filter local,$(STACK_IMAGE_MODE)),command -v mmdebstrap >/dev/null || { \
