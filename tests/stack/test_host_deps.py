@@ -96,3 +96,19 @@ def test_asked_for_it_make_up_installs_mmdebstrap(tmp_path: Path) -> None:
     done = _make_up(tmp_path, env)
     recorded = calls.read_text()
     assert "apt-get install -y -q mmdebstrap" in recorded, done.stdout + done.stderr
+
+
+@pytest.mark.skipif(os.getuid() != 0, reason="installing host packages needs root")
+def test_make_host_deps_is_the_asking(tmp_path: Path) -> None:
+    env, calls = _machine_without_mmdebstrap(tmp_path)
+    done = subprocess.run(
+        ["make", "-C", str(REPO), "--no-print-directory", "host-deps", "STACK_IMAGES=local", "GPU=0"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "apt-get install -y -q mmdebstrap" in calls.read_text()
+    assert "installing on the host (asked for): mmdebstrap" in done.stdout
