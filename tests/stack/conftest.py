@@ -8,8 +8,11 @@ The images are built first, as `make images` builds them here (no container regi
 Redis under the names compose.yaml uses, Sentinel's own images on the local base image. `make test-stack` (and
 `make test`) first starts the engine and builds the base images.
 
-Two things the command line carries that a user's would not, both because the engine is shared: `-p` (a project
-name of its own: compose.yaml's default, `sentinel`, may be running) and the three published ports (free ones).
+What the command line carries that a user's would not, all because the machine is shared: `-p` (a project name
+of its own: compose.yaml's default, `sentinel`, may be running), the three published ports (free ones), and
+STACK_LLM_THREADS=1: on a busy 2-core machine two llama.cpp threads spin against each other and generation
+collapses (measured: a maintenance call of the small model ran past its 600 s timeout at load 15 with two).
+None of them is needed for the stack to come up.
 
 As root (CI), the clone belongs to uid/gid 4242: the stack must come out running as the clone's (the vault's)
 owner, and with root as that owner a root-owned file would pass unnoticed.
@@ -98,6 +101,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     prefixes = ("SENTINEL_", "COMPOSE_", "STACK_", "WEBUI_", "APP_", "DOCKER_", "BASE_IMAGE", "OPENWEBUI_", "REDIS_")
     env = {key: value for key, value in os.environ.items() if not key.startswith(prefixes)}
     env.update(API_PORT=str(api_port), OPENWEBUI_PORT=str(openwebui_port), EMBEDDER_PORT=str(embedder_port))
+    env.update(STACK_LLM_THREADS="1")
     stack = Stack(
         project=f"h30-stacktest-{os.getpid()}",
         uid=uid,
