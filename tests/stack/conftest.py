@@ -74,12 +74,12 @@ def _build_images(clone: Path) -> None:
         capture_output=True,
         timeout=UP_TIMEOUT_S,
     )
-    # what make's stack-service-images does: drop the untagged previous builds compose left behind
-    subprocess.run(
-        ["docker", "image", "prune", "-f", "--filter", "label=com.docker.compose.image.builder=classic"],
-        capture_output=True,
-        check=False,
-    )
+    # what make's stack-service-images does: drop the untagged leftovers of the build (previous builds, sibling
+    # stages), by the labels only the stack's builds carry
+    for label in ("com.docker.compose.image.builder=classic", "org.sentinel.stack=1"):
+        subprocess.run(
+            ["docker", "image", "prune", "-f", "--filter", f"label={label}"], capture_output=True, check=False
+        )
 
 
 @pytest.fixture(scope="session")
