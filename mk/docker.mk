@@ -243,7 +243,7 @@ login:
 # `search` and get a hit from the welcome page. Exits 1 with the reason when it does not (make up reports it and
 # leaves the stack up); SELF_CHECK=0 skips it.
 check:
-	@$(if $(filter 0,$(SELF_CHECK)),echo "  self-check  skipped (SELF_CHECK=0)",$(COMPOSE) run --rm --no-deps -T openwebui-setup sentinel openwebui check)
+	@$(if $(filter 0,$(SELF_CHECK)),echo "  self-check  skipped (SELF_CHECK=0)",$(COMPOSE) --progress quiet run --rm --no-deps -T openwebui-setup sentinel openwebui check)
 
 # Every profile and orphans too: whatever model server and override services an earlier `up` started.
 down:
