@@ -8,7 +8,9 @@ questions, asked once make up's own check has run). Prints a table, never assert
 
 The clone is `git clone` of this checkout's HEAD into a scratch folder, so nothing of the working tree (its .env,
 its vault, its secrets) leaks in. The one thing it is given is the embedding model (`--models`, default this
-checkout's models/): a user downloads it or runs `make models`, which `make up` does not do. It runs under its own
+checkout's models/): `make up` would build it (`make models`, ~30 s-2.5 min), which is not what is measured here.
+Besides the times: how many lines `make up` printed (the quiet run: one per phase and the final block), and the
+untagged images the builds left behind (none should be). It runs under its own
 project name and ports so a stack you run yourself is left alone. Goals (issue 13, 2 cores, small model): cold
 <= 10 min, warm <= 60 s, first answer <= 30 s after healthy.
 """
@@ -63,11 +65,13 @@ def _make_up(clone: Path, env: dict[str, str], log: Path | None) -> dict[str, fl
     started = time.monotonic()
     marks: dict[str, float | str] = {}
     tail: list[str] = []
+    printed = 0
     with subprocess.Popen(
         ["make", "up"], cwd=clone, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
     ) as proc:
         assert proc.stdout is not None
         for line in proc.stdout:
+            printed += 1
             tail = [*tail[-40:], line.rstrip()]
             if log is not None:
                 with log.open("a") as out:
@@ -78,6 +82,7 @@ def _make_up(clone: Path, env: dict[str, str], log: Path | None) -> dict[str, fl
                 marks["answer_s"] = time.monotonic() - started
                 marks["self_check"] = line.strip()
     marks["total_s"] = time.monotonic() - started
+    marks["lines"] = printed
     marks["last_line"] = tail[-1] if tail else ""
     if "healthy_s" not in marks:
         sys.exit("make up did not bring the stack up:\n" + "\n".join(tail))
@@ -99,6 +104,13 @@ def _images(env: dict[str, str], clone: Path) -> list[tuple[str, str]]:
             ["docker", "image", "inspect", "--format", "{{.Size}}", image], capture_output=True, text=True, check=False
         ).stdout.strip()
         rows.append((f"image {image}", f"{int(size) / 1e6:.0f} MB" if size else "?"))
+    dangling = subprocess.run(
+        ["docker", "image", "ls", "-q", "--filter", "dangling=true", "--filter", "label=org.sentinel.stack=1"],
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout.split()
+    rows.append(("untagged images the build left (labelled as the stack's)", str(len(dangling))))
     return rows
 
 
@@ -116,6 +128,7 @@ def _next_questions(clone: Path, env: dict[str, str], count: int) -> list[tuple[
 
 def _rows(label: str, marks: dict[str, float | str]) -> list[tuple[str, str]]:
     rows = [(f"{label}: make up to healthy", f"{marks['healthy_s']:.0f} s")]
+    rows.append((f"{label}: lines make up printed", str(marks["lines"])))
     if "answer_s" in marks:
         after = float(marks["answer_s"]) - float(marks["healthy_s"])
         rows.append((f"{label}: first answer after healthy", f"{after:.0f} s"))

@@ -3,6 +3,10 @@
 # Settings come from the command line or the environment first, then from .env (STACK_DOTENV), then defaults:
 # STACK_IMAGES, STACK_OVERRIDES, APP_UID, APP_GID, GPU are read here exactly as compose reads the rest.
 #
+# Nothing is installed on the host unless asked: `sudo make host-deps` (or SENTINEL_INSTALL_HOST_DEPS=1, which CI
+# sets) installs what is missing (Docker Engine, the Compose plugin, mmdebstrap for the offline base image);
+# otherwise a missing tool stops make with what it would install and why.
+#
 # Two ways to get images (STACK_IMAGES):
 #   auto      (default) official when Docker Hub and ghcr.io answer (deploy/registry-reachable.sh), else local.
 #   official  python:3.11-slim, the official Open WebUI image, redis:7-alpine, ollama/ollama (compose.yaml's
@@ -19,10 +23,10 @@ setting = $(if $(filter undefined,$(origin $(1))),$(eval $(1) := $(or $(call dot
 
 $(call setting,STACK_IMAGES,auto)
 $(call setting,STACK_OVERRIDES,)
-# Compose runs every container as this user: files it writes into the vault stay the user's. Exported
-# explicitly: bash does not export UID, GID does not exist, and compose silently runs as root on a blank value.
-$(call setting,APP_UID,$(shell id -u))
-$(call setting,APP_GID,$(shell id -g))
+# The user the containers drop to: by default the vault folder's owner (the init service decides, see
+# deploy/entrypoint.sh); APP_UID/APP_GID, from the environment or .env, force one.
+$(call setting,APP_UID,)
+$(call setting,APP_GID,)
 export APP_UID APP_GID
 
 DOCKER_STATE := .cache/docker
@@ -41,7 +45,13 @@ OPENWEBUI_TORCH_WHEEL ?= $(firstword $(wildcard $(addsuffix /torch-2.13.0+cpu-*.
 # auto becomes official or local on first use (one probe per make run; sub-makes get the answer).
 STACK_IMAGE_MODE = $(if $(filter auto,$(STACK_IMAGES)),$(eval STACK_IMAGES := $(shell deploy/registry-reachable.sh \
 	&& echo official || echo local)))$(STACK_IMAGES)
-LOCAL_IMAGE_ENV := BASE_IMAGE=$(LOCAL_BASE_IMAGE) OPENWEBUI_IMAGE=$(LOCAL_OPENWEBUI_IMAGE) REDIS_IMAGE=$(LOCAL_REDIS_IMAGE)
+# The offline Open WebUI and Redis images are tagged with the names compose.yaml uses (a plain `docker compose up`
+# finds them); the base image is a build argument of Sentinel's own images.
+LOCAL_IMAGE_ENV := BASE_IMAGE=$(LOCAL_BASE_IMAGE)
+STACK_OPENWEBUI_IMAGE := sentinel-open-webui:local
+STACK_REDIS_IMAGE := sentinel-redis:local
+# Every image built here carries this label: `docker image prune` then removes our untagged leftovers, no others.
+IMAGE_LABEL := org.sentinel.stack=1
 STACK_IMAGE_ENV = $(if $(filter local,$(STACK_IMAGE_MODE)),$(LOCAL_IMAGE_ENV))
 STACK_BASE_IMAGES = $(if $(filter local,$(STACK_IMAGE_MODE)),docker-base-image docker-openwebui-image docker-redis-image)
 
@@ -56,24 +66,47 @@ STACK_ENV_FILES = $(foreach f,$(STACK_MODELS_FILE) $(STACK_SECRETS_FILE) $(STACK
 # A stack setting as compose sees it: .env, else what make up chose.
 stack_value = $(or $(call dotenv_of,$(1),$(STACK_DOTENV)),$(call dotenv_of,$(1),$(STACK_MODELS_FILE)))
 STACK_MODEL_SERVER = $(call stack_value,STACK_MODEL_SERVER)
-STACK_PROFILE = $(if $(filter ollama llamacpp,$(STACK_MODEL_SERVER)),--profile $(STACK_MODEL_SERVER))
+STACK_PROFILE = $(if $(filter ollama,$(STACK_MODEL_SERVER)),--profile $(STACK_MODEL_SERVER))
 # The nightly time (SENTINEL_MAINTAIN_AT) is local time: the containers get the host's zone.
 STACK_TZ ?= $(or $(TZ),$(shell cat /etc/timezone 2>/dev/null),$(shell readlink /etc/localtime 2>/dev/null | sed 's|.*zoneinfo/||'),UTC)
 COMPOSE_BASE = $(STACK_IMAGE_ENV) TZ=$(STACK_TZ) docker compose --project-directory $(CURDIR) $(STACK_ENV_FILES) $(COMPOSE_FILES)
 COMPOSE = $(COMPOSE_BASE) $(STACK_PROFILE)
 # Every profile: `down` must stop whichever model server an earlier `up` chose.
-COMPOSE_ALL = $(COMPOSE_BASE) --profile research --profile llamacpp --profile ollama
+COMPOSE_ALL = $(COMPOSE_BASE) --profile research --profile ollama
 
 .PHONY: docker-tools docker-engine docker-engine-stop docker-base-image docker-openwebui-image docker-redis-image \
-	stack-images stack-service-images stack-images-clean stack-settings up stack-up down logs ps embed check \
-	stack-test-prereqs test-stack
+	stack-images stack-service-images stack-images-clean stack-settings up stack-up stack-start stack-summary down logs ps embed check \
+	stack-test-prereqs test-stack host-deps images login
+
+# $(call host_install,PACKAGES,WHAT NEEDS THEM): apt-get install PACKAGES when the user asked for host packages
+# (make host-deps, SENTINEL_INSTALL_HOST_DEPS=1), else say what would be installed and why, and stop.
+host_install = if [ "$(SENTINEL_INSTALL_HOST_DEPS)" = 1 ]; then \
+	  [ "$$(id -u)" = 0 ] || { echo "installing $(1) needs root: sudo make host-deps"; exit 1; }; \
+	  echo "installing on the host (asked for): $(1)"; \
+	  export DEBIAN_FRONTEND=noninteractive NEEDRESTART_SUSPEND=1; \
+	  apt-get install -y -q $(1) || { apt-get update -q && apt-get install -y -q $(1); }; \
+	else echo "$(2) needs $(1), not installed on this machine. make up installs nothing on the host by itself:" \
+	  "run \`sudo make host-deps\` (apt-get install $(1)) or SENTINEL_INSTALL_HOST_DEPS=1 make up, or install it yourself"; \
+	  exit 1; fi
+
+# The host packages the stack needs here, installed because you asked: the engine and Compose always, mmdebstrap
+# for the offline base image where no registry answers.
+host-deps: SENTINEL_INSTALL_HOST_DEPS := 1
+host-deps:
+	@$(MAKE) --no-print-directory SENTINEL_INSTALL_HOST_DEPS=1 docker-tools
+	@$(if $(filter local,$(STACK_IMAGE_MODE)),command -v mmdebstrap >/dev/null || { \
+	  $(call host_install,mmdebstrap,the offline base image (no container registry answers)); })
+	@echo "host-deps: done"
 
 # --- engine and tools -----------------------------------------------------------------------------------------
 # Nothing here touches a machine whose Docker already works: each step first asks whether it is needed.
 docker-tools:
-	@command -v dockerd >/dev/null || { [ "$$(id -u)" = 0 ] || { echo "Docker is not installed: install Docker Engine (apt-get install docker.io, or docker-ce) and retry"; exit 1; }; \
-	  apt-get install -y -q docker.io || { apt-get update -q && apt-get install -y -q docker.io; }; }
-	@docker compose version >/dev/null 2>&1 || $(MAKE) --no-print-directory $(COMPOSE_PLUGIN)
+	@command -v dockerd >/dev/null || { $(call host_install,docker.io,the stack (Docker Engine)); }
+	@docker compose version >/dev/null 2>&1 || { [ "$(SENTINEL_INSTALL_HOST_DEPS)" = 1 ] || { \
+	  echo "the stack needs the Docker Compose plugin, not installed on this machine. make up installs nothing on the host" \
+	  "by itself: run \`sudo make host-deps\` (installs Compose v$(COMPOSE_PY_VERSION) into $(COMPOSE_PLUGIN))," \
+	  "SENTINEL_INSTALL_HOST_DEPS=1 make up, or install docker-compose-plugin yourself"; exit 1; }; \
+	  $(MAKE) --no-print-directory $(COMPOSE_PLUGIN); }
 
 # The Compose v5 plugin ships as a binary inside a PyPI wheel: take the binary out, install it as a CLI plugin.
 $(COMPOSE_PLUGIN):
@@ -108,7 +141,7 @@ docker-base-image: docker-engine
 	@docker image inspect $(LOCAL_BASE_IMAGE) >/dev/null 2>&1 && exit 0; \
 	set -eo pipefail; \
 	test -n "$(APT_SOURCES)" || { echo "the offline images need Debian apt sources (none in /etc/apt/sources.list.d/debian.sources or /etc/apt/sources.list): set APT_SOURCES=<file>, or use STACK_IMAGES=official where a container registry is reachable"; exit 1; }; \
-	command -v mmdebstrap >/dev/null || apt-get install -y -q mmdebstrap || { echo "the offline images need mmdebstrap (apt-get install mmdebstrap, as root), or use STACK_IMAGES=official where a container registry is reachable"; exit 1; }; \
+	command -v mmdebstrap >/dev/null || { $(call host_install,mmdebstrap,the offline base image (no container registry answers)); }; \
 	echo "building $(LOCAL_BASE_IMAGE) with mmdebstrap from $(APT_SOURCES)"; \
 	mmdebstrap --variant=minbase --include=ca-certificates,python3,python3-venv,python3-pip \
 	  --customize-hook='mkdir -p "$$1/usr/local/share/ca-certificates"' \
@@ -116,14 +149,14 @@ docker-base-image: docker-engine
 	  --customize-hook='chroot "$$1" update-ca-certificates' \
 	  --customize-hook='rm -rf "$$1"/var/lib/apt/lists/* "$$1"/var/cache/apt/*' \
 	  bookworm - $(APT_SOURCES) \
-	| docker import -c 'ENV PIP_CERT=/etc/ssl/certs/ca-certificates.crt' -c 'ENV LANG=C.UTF-8' \
+	| docker import -c 'LABEL $(IMAGE_LABEL)' -c 'ENV PIP_CERT=/etc/ssl/certs/ca-certificates.crt' -c 'ENV LANG=C.UTF-8' \
 	  -c 'CMD ["python3"]' - $(LOCAL_BASE_IMAGE)
 
 # Open WebUI from PyPI on the local base. The CPU torch wheel goes in first from a local file (PyPI's torch is
 # a multi-GB CUDA build): found under /opt/wheels or pip's find-links, else fetched from PyTorch's CPU index.
 # The build context is a scratch folder holding only that wheel.
 docker-openwebui-image: docker-base-image
-	@docker image inspect $(LOCAL_OPENWEBUI_IMAGE) >/dev/null 2>&1 && exit 0; \
+	@docker image inspect $(LOCAL_OPENWEBUI_IMAGE) >/dev/null 2>&1 && { docker tag $(LOCAL_OPENWEBUI_IMAGE) $(STACK_OPENWEBUI_IMAGE); exit 0; }; \
 	set -e; wheel="$(OPENWEBUI_TORCH_WHEEL)"; \
 	if [ -z "$$wheel" ]; then \
 	  python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.11 --platform manylinux_2_28_x86_64 \
@@ -132,16 +165,17 @@ docker-openwebui-image: docker-base-image
 	test -n "$$wheel" || { echo "no torch 2.13.0 CPU wheel (looked in: $(TORCH_WHEEL_DIRS); download.pytorch.org did not answer): put torch-2.13.0+cpu-cp311-*.whl in one of them or set OPENWEBUI_TORCH_WHEEL=<path>, or use STACK_IMAGES=official where a container registry is reachable"; exit 1; }; \
 	rm -rf $(DOCKER_STATE)/openwebui-context && mkdir -p $(DOCKER_STATE)/openwebui-context/wheels; \
 	ln $$wheel $(DOCKER_STATE)/openwebui-context/wheels/ 2>/dev/null || cp $$wheel $(DOCKER_STATE)/openwebui-context/wheels/; \
-	DOCKER_BUILDKIT=0 docker build -q --build-arg BASE_IMAGE=$(LOCAL_BASE_IMAGE) -t $(LOCAL_OPENWEBUI_IMAGE) \
-	  -f deploy/images/openwebui/Dockerfile $(DOCKER_STATE)/openwebui-context; \
+	DOCKER_BUILDKIT=0 docker build -q --label $(IMAGE_LABEL) --build-arg BASE_IMAGE=$(LOCAL_BASE_IMAGE) \
+	  -t $(LOCAL_OPENWEBUI_IMAGE) -t $(STACK_OPENWEBUI_IMAGE) -f deploy/images/openwebui/Dockerfile $(DOCKER_STATE)/openwebui-context; \
 	rm -rf $(DOCKER_STATE)/openwebui-context
 
 docker-redis-image: docker-base-image
-	@docker image inspect $(LOCAL_REDIS_IMAGE) >/dev/null 2>&1 && exit 0; \
-	DOCKER_BUILDKIT=0 docker build -q --build-arg BASE_IMAGE=$(LOCAL_BASE_IMAGE) -t $(LOCAL_REDIS_IMAGE) deploy/images/redis
+	@docker image inspect $(LOCAL_REDIS_IMAGE) >/dev/null 2>&1 && { docker tag $(LOCAL_REDIS_IMAGE) $(STACK_REDIS_IMAGE); exit 0; }; \
+	DOCKER_BUILDKIT=0 docker build -q --label $(IMAGE_LABEL) --build-arg BASE_IMAGE=$(LOCAL_BASE_IMAGE) \
+	  -t $(LOCAL_REDIS_IMAGE) -t $(STACK_REDIS_IMAGE) deploy/images/redis
 
 stack-images-clean:
-	-docker image rm $(LOCAL_OPENWEBUI_IMAGE) $(LOCAL_REDIS_IMAGE) $(LOCAL_BASE_IMAGE)
+	-docker image rm $(STACK_OPENWEBUI_IMAGE) $(STACK_REDIS_IMAGE) $(LOCAL_OPENWEBUI_IMAGE) $(LOCAL_REDIS_IMAGE) $(LOCAL_BASE_IMAGE)
 
 # The base images (local mode: the service images build on local/pybase, so it comes first), then Open WebUI's
 # (minutes of pip downloads) beside the stack's own. Compose reuses the layer cache: after the first build, a
@@ -150,61 +184,85 @@ stack-images: docker-engine
 	@$(MAKE) --no-print-directory STACK_IMAGES=$(STACK_IMAGE_MODE) $(filter docker-base-image,$(STACK_BASE_IMAGES)) _nothing
 	@$(MAKE) --no-print-directory STACK_IMAGES=$(STACK_IMAGE_MODE) -j3 $(filter-out docker-base-image,$(STACK_BASE_IMAGES)) stack-service-images
 
+# Every image the stack runs, once (`docker compose up` then needs no registry here).
+images: stack-images
+
 # A rebuild leaves the previous image untagged: drop those (only images compose built), not to fill the disk.
 stack-service-images:
-	DOCKER_BUILDKIT=0 $(COMPOSE) build -q
+	DOCKER_BUILDKIT=0 $(COMPOSE) build -q $(if $(filter local,$(STACK_IMAGE_MODE)),embedder api worker llm)
 	@docker image prune -f --filter label=com.docker.compose.image.builder=classic >/dev/null
+	@docker image prune -f --filter label=$(IMAGE_LABEL) >/dev/null
 
 .PHONY: _nothing
 _nothing:
 	@:
 
 # --- the stack ------------------------------------------------------------------------------------------------
-# Zero configuration: deploy/stack-prepare.sh generates what is missing (secrets, ./vault, the model server
-# choice); the second make reads what it wrote. It ends with the address, the login, the chat model and a real
-# question through Open WebUI (make check).
-# The embedding model first (built offline from PyPI packages when models/ has none; present: nothing to do).
-up: docker-engine models
+# Zero configuration, quiet: one line per phase (on a terminal with its seconds counting), everything the phases
+# print goes to the log whose path comes first (UP_LOG), and the block that matters comes last: the address, the
+# login, the chat model, the self-check. deploy/stack-prepare.sh prints what it decided (the model server and
+# why); the init service (deploy/entrypoint.sh) generates the secrets and creates ./vault at the first start.
+UP_LOG ?= .sentinel/logs/up.log
+PHASE = deploy/phase.sh $(UP_LOG)
+SUBMAKE = $(MAKE) --no-print-directory STACK_IMAGES=$(STACK_IMAGE_MODE)
+up:
+	@mkdir -p $(dir $(UP_LOG)) && : >$(UP_LOG) && echo "make up: the full log is $(UP_LOG)"
+	@$(PHASE) "Docker engine and tools" $(MAKE) --no-print-directory docker-engine
+	@$(PHASE) "embedding model (models/)" $(MAKE) --no-print-directory models
 	@STACK_IMAGES=$(STACK_IMAGE_MODE) GPU=$(GPU) STACK_DOTENV=$(STACK_DOTENV) STACK_SECRETS_FILE=$(STACK_SECRETS_FILE) \
 	  STACK_MODELS_FILE=$(STACK_MODELS_FILE) deploy/stack-prepare.sh
-	@$(MAKE) --no-print-directory STACK_IMAGES=$(STACK_IMAGE_MODE) stack-up
+	@$(PHASE) "images ($(STACK_IMAGE_MODE))" $(SUBMAKE) stack-images
+	@$(PHASE) "start and wait for health" $(SUBMAKE) stack-start
+	@$(SUBMAKE) stack-summary
 
 stack-up: stack-images
+	@$(MAKE) --no-print-directory stack-start stack-summary
+
+stack-start:
 	$(COMPOSE) up -d --wait --wait-timeout 900 --remove-orphans
 	@# --wait counts a running one-shot as ready: wait for the Open WebUI setup step to finish, and say if it failed.
 	@$(COMPOSE) wait openwebui-setup >/dev/null || { echo "the Open WebUI setup step failed: make logs s=openwebui-setup"; exit 1; }
+
+stack-summary:
 	@echo "Sentinel is up ($(STACK_IMAGE_MODE) images)"
 	@echo "  Open WebUI  http://$$($(COMPOSE) port open-webui 8080)   (tool API http://$$($(COMPOSE) port api 8000))"
-	@echo "  login       $$(sed -n 's/^WEBUI_ADMIN_EMAIL=//p' $(STACK_DOTENV) 2>/dev/null | tail -n1 | grep . || echo admin@sentinel.local)," \
-	  "password: $$(grep -q '^WEBUI_ADMIN_PASSWORD=' $(STACK_DOTENV) 2>/dev/null && echo 'WEBUI_ADMIN_PASSWORD in $(STACK_DOTENV)' || echo 'grep WEBUI_ADMIN_PASSWORD $(STACK_SECRETS_FILE)')"
+	@echo "  login       $$($(COMPOSE) exec -T open-webui printenv WEBUI_ADMIN_EMAIL), password: make login"
 	@echo "  chat        Sentinel (the model picker's default) wraps $(call stack_value,STACK_CHAT_MODEL)," \
 	  "served by $(STACK_MODEL_SERVER) at $(call stack_value,STACK_MODEL_URL)$(if $(call stack_value,SENTINEL_CHAT_UPSTREAM),; Open WebUI's connection: $(call stack_value,SENTINEL_CHAT_UPSTREAM))"
 	@# The warm-up (llm-warm) ran beside the other services' start; the setup step waited for it to finish.
 	@warmed=$$($(COMPOSE) logs --no-log-prefix llm-warm 2>/dev/null | tail -n1); \
 	  echo "  $${warmed:-warm-up: no line from it (make logs s=llm-warm)}"
-	@$(MAKE) --no-print-directory STACK_IMAGES=$(STACK_IMAGE_MODE) check || \
+	@$(SUBMAKE) check || \
 	  echo "  the stack is up, but chat through the Sentinel model did not search the vault: docs/stack.md (Troubleshooting)"
+
+# Open WebUI's admin login: the password init generated into the secrets volume (or .env's WEBUI_ADMIN_PASSWORD).
+login:
+	@echo "$$($(COMPOSE) exec -T open-webui printenv WEBUI_ADMIN_EMAIL) $$($(COMPOSE) exec -T open-webui cat /run/sentinel/WEBUI_ADMIN_PASSWORD)"
 
 # The one-line self-check: a real question to the Sentinel model through Open WebUI's API, which must call
 # `search` and get a hit from the welcome page. Exits 1 with the reason when it does not (make up reports it and
 # leaves the stack up); SELF_CHECK=0 skips it.
 check:
-	@$(if $(filter 0,$(SELF_CHECK)),echo "  self-check  skipped (SELF_CHECK=0)",$(COMPOSE) run --rm --no-deps -T openwebui-setup sentinel openwebui check)
+	@$(if $(filter 0,$(SELF_CHECK)),echo "  self-check  skipped (SELF_CHECK=0)",$(COMPOSE) --progress quiet run --rm --no-deps -T openwebui-setup sentinel openwebui check)
 
 # Every profile and orphans too: whatever model server and override services an earlier `up` started.
 down:
-	$(COMPOSE_ALL) down --remove-orphans
+	@$(COMPOSE_ALL) down --remove-orphans
 
-# make logs [s=worker] [f=1]: the last 200 lines of every service or one; f=1 follows.
+# make logs [s=worker] [f=1]: a line per service (state, health) first, then the last 200 lines of every service
+# or one; f=1 follows.
 logs:
-	$(COMPOSE_ALL) logs --tail=200 $(if $(f),-f) $(s)
+	@$(COMPOSE_ALL) ps -a --format 'table {{.Service}}\t{{.State}}\t{{.Status}}'
+	@echo
+	@$(COMPOSE_ALL) logs --tail=200 $(if $(f),-f) $(s)
 
 ps:
-	$(COMPOSE_ALL) ps -a
+	@$(COMPOSE_ALL) ps -a
 
-# Bring the vault's vectors up to date now (reembed=1: embed everything again, after changing the model).
+# Bring the vault's vectors up to date now (reembed=1: embed everything again, after changing the model). Through
+# the entrypoint, so it runs as the stack's user, not as root.
 embed:
-	$(COMPOSE) exec -T api sentinel embed $(if $(filter 1,$(reembed)),--reembed)
+	@$(COMPOSE) exec -T api /bin/sh /sentinel/entrypoint.sh sentinel embed $(if $(filter 1,$(reembed)),--reembed)
 
 # The compose command line make uses (for running docker compose by hand) and what it resolved.
 stack-settings:

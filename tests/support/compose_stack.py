@@ -13,7 +13,6 @@ from typing import Any
 import httpx
 
 REPO = Path(__file__).resolve().parents[2]
-COMPOSE_FILES = ("compose.yaml", "compose.test.yaml")
 
 
 @dataclass
@@ -31,16 +30,21 @@ class Stack:
     admin_password: str
     api_url: str
     openwebui_url: str
+    # The checkout compose runs in: a fresh copy of this one, with nothing but compose.yaml (plain `docker compose`).
+    project_dir: Path = REPO
     up_seconds: float = 0.0
     notes: dict[str, Any] = field(default_factory=dict)
 
     def compose(self, *args: str, check: bool = True, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-        command = ["docker", "compose", "--project-directory", str(REPO), "-p", self.project]
-        command += ["--env-file", self.env["STACK_ENV_FILE"]]  # never the developer's own .env
-        for name in COMPOSE_FILES:
-            command += ["-f", str(REPO / name)]
+        command = ["docker", "compose", "-p", self.project]
         done = subprocess.run(
-            [*command, *args], env=self.env, capture_output=True, text=True, timeout=timeout, check=False
+            [*command, *args],
+            cwd=self.project_dir,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
         )
         if check and done.returncode != 0:
             raise AssertionError(
