@@ -109,6 +109,8 @@ def open_webui(
         "ENABLE_TAGS_GENERATION": "false",
         "ENABLE_FOLLOW_UP_GENERATION": "false",
         "ENABLE_AUTOCOMPLETE_GENERATION": "false",
+        # as the stack runs it: no "What's New" dialog over the page on a first sign-in
+        "DEFAULT_INTERFACE_SETTINGS": '{"showChangelog": false}',
     }
     if max_tool_calls is not None:
         env["CHAT_RESPONSE_MAX_TOOL_CALL_ITERATIONS"] = str(max_tool_calls)
