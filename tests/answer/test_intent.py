@@ -79,7 +79,17 @@ def test_research_only_when_the_words_name_the_web(text: str) -> None:
     assert by_code(text).intent is Intent.RESEARCH
 
 
-@pytest.mark.parametrize("text", ["What is genmaicha?", "Research says what about tea?", "find my notes on tea"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "What is genmaicha?",
+        "Research says what about tea?",
+        "find my notes on tea",
+        "What does the Web Clipper keep of a page?",  # names the web, asks about the vault
+        "Welche Webseiten habe ich mir notiert?",
+        "¿Qué guardé sobre el internet de las cosas?",
+    ],
+)
 def test_no_web_words_no_research(text: str) -> None:
     assert by_code(text).intent is not Intent.RESEARCH
 

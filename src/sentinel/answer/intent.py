@@ -54,6 +54,15 @@ _HOW_TO = re.compile(
 # Words that name the web (the same loanwords in the four languages, or a URL): research is the one act that
 # leaves the vault, and only on the user's request; words naming where it goes are that request.
 _NAMES_THE_WEB = re.compile(r"\b(?:web|internet|online)|https?://", _I)
+# A request to look something up: naming the web is not enough for an answer to go there ("what does the Web
+# Clipper save?" is a question about the vault's pages on it).
+_LOOK_UP = re.compile(
+    r"\b(?:search|look\w*\s+up|look\s+(?:it|this|that)\s+up|research|find|google|browse|check"
+    r"|such\w*|recherchier\w*|find\w*|schau\w*\s+nach|nachschlagen"
+    r"|busca\w*|investiga\w*|encuentra\w*|averigua\w*"
+    r"|ara\b|ara[sşy]\w*|bul\b|bul[au]\w*|bak\b)",
+    _I,
+)
 _LINK = re.compile(
     r"\b(?:links?\s+to|linked\s+(?:to|from)|points?\s+(?:at|to)|connected\s+to|connects?\s+to|backlinks?"
     r"|verlinkt|verweist\s+auf|verbunden|enlaza\w*\s+(?:a|con)|conectad[oa]s?\s+con|apunta\w*\s+a"
@@ -123,7 +132,7 @@ def by_code(text: str) -> TurnIntent:
     words = " ".join(text.split())
     if asks_to_save(words):
         return TurnIntent(Intent.SAVE, "code", words_to_keep(words))
-    if names_the_web(words) and not _HOW_TO.search(words):
+    if names_the_web(words) and _LOOK_UP.search(words) and not _HOW_TO.search(words):
         return TurnIntent(Intent.RESEARCH, "code")
     if _LINK.search(words) and (subject := link_subject(words)):
         return TurnIntent(Intent.LINK, "code", subject)
