@@ -12,7 +12,7 @@ import time
 from typing import Any
 
 from fastapi import APIRouter, Request
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, Field, ValidationInfo, field_validator
 
 from sentinel.answer import Turn, answer_turn
 from sentinel.keys import Scope
@@ -30,15 +30,19 @@ _provider_lock = threading.Lock()
 
 
 class AskRequest(BaseModel):
-    question: str = Field("", description="The user's turn (or give messages, the user's turn last).")
     messages: list[Message] = Field(default_factory=list, description="The conversation so far, OpenAI shape.")
     chat_id: str = Field("", description="The chat's id: a save records the transcript under it.")
+    question: str = Field(
+        "", validate_default=True, description="The user's turn (or give messages, the user's turn last)."
+    )
 
-    @model_validator(mode="after")
-    def _has_a_turn(self) -> AskRequest:
-        if not self.question.strip() and not any(m.role == "user" for m in self.messages):
+    @field_validator("question")
+    @classmethod
+    def _has_a_turn(cls, question: str, info: ValidationInfo) -> str:
+        messages = info.data.get("messages") or []
+        if not question.strip() and not any(m.role == "user" for m in messages):
             raise ValueError("give question, or messages holding the user's turn")
-        return self
+        return question
 
 
 class CitationOut(BaseModel):

@@ -77,7 +77,7 @@ def test_chat_command_runs_the_loop_against_ollama(vault_settings: WriteVault, m
     # The tool result went back in Ollama's dialect: named by tool, not by call id.
     sent_back = [m for m in stub.requests[-1].body["messages"] if m["role"] == "tool"]
     assert sent_back[0]["tool_name"] == "search" and sent_back[0]["content"].startswith("[OK]")
-    assert "] Growth queue: " in sent_back[0]["content"]
+    assert "] Growth queue (" in sent_back[0]["content"]
     # Four requests: two probes, the turn's call and its answer; every turn request carried the seven schemas.
     assert len(stub.requests) == 4
     assert [len(r.body.get("tools") or []) for r in stub.requests] == [0, 7, 7, 7]

@@ -33,7 +33,7 @@ def test_steps_lists_the_last_turns_calls_with_their_statuses(make_session: Make
     assert "[OK]" in rows[0] and "ran" in rows[0] and 'query="growth queue"' in rows[0]
     assert "[DONE]" in rows[1]
     whole = command_output(session, "/steps 1")
-    assert "] Growth queue: " in whole and "step 1: search" in whole
+    assert "] Growth queue (" in whole and "step 1: search" in whole
     assert "no step 7: the last turn has 2 step(s)" in command_output(session, "/steps 7")
     assert "takes a step number" in command_output(session, "/steps all")
 

@@ -52,7 +52,7 @@ def test_a_repeated_search_is_answered_done_and_ends_the_chain(make_session: Mak
         (True, Status.DONE),
         (False, Status.DONE),
     ]
-    assert "] Growth queue: " in turn.steps[0].output  # the summary rung names the page as read takes it
+    assert "] Growth queue (" in turn.steps[0].output  # the summary rung names the page as read takes it
     assert "already ran this exact search" in turn.steps[1].output
     assert model.pending == 0
 
@@ -158,7 +158,7 @@ def test_a_tool_call_written_as_json_in_the_text_is_run_and_called_lenient(make_
     turn = session.ask("what is the growth queue?")
     (step,) = turn.steps
     assert step.lenient and step.ran and step.status is Status.OK
-    assert "] Growth queue: " in step.output
+    assert "] Growth queue (" in step.output
     assert turn.lenient_steps == 1
     # The history carries the call in the tool-call field, not a second time as text.
     call_message = model.requests[1].messages[-2]
