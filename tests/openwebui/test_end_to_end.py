@@ -148,7 +148,7 @@ def test_a_chat_searches_then_saves_into_the_vault(stack: Stack, base_model: str
     assert turn[0]["messages"][0] == {"role": "system", "content": SYSTEM_PROMPT}
     search_result, save_result = [m["content"] for m in turn[-1]["messages"] if m["role"] == "tool"]
     assert (
-        search_result.startswith(STATUS_MARKERS) and "Maintenance: " in search_result
+        search_result.startswith(STATUS_MARKERS) and "Maintenance (" in search_result
     )  # the summary rung names the page
     assert save_result.startswith("[OK"), save_result
 

@@ -26,6 +26,7 @@ from tests.support.llama import MODEL_ALIAS
 pytestmark = pytest.mark.slow
 
 PRIMITIVES = {"read", "search", "listing", "graph", "write", "relocate", "remove"}
+ANSWERS = {"ask"}  # MCP's read-only answer pipeline (sentinel.mcp.ask), offered to every scope
 PAGE = "# Maintenance\n\nThe growth queue lists the names that links reach for but no page defines yet.\n"
 PREFIX = f"{SERVER_ID}_"  # Open WebUI names an MCP tool <server id>_<tool name>
 ANSWER = "The growth queue lists names no page defines yet."
@@ -86,16 +87,16 @@ def test_a_chat_searches_the_vault_through_mcp(stack: Stack) -> None:
     backend = stack.backend
     message = mcp_turn(stack, "What is the growth queue?")
     assert ANSWER in message["content"]
-    assert offered(backend) == {PREFIX + name for name in PRIMITIVES}
+    assert offered(backend) == {PREFIX + name for name in PRIMITIVES | ANSWERS}
     (result,) = tool_results(backend)
-    assert result.startswith("[OK]") and "Maintenance: " in result  # only Sentinel's search says this
+    assert result.startswith("[OK]") and "Maintenance (" in result  # only Sentinel's search says this
 
 
 def test_a_read_key_offers_the_model_only_the_read_tools(stack: Stack) -> None:
     setup_output(stack, stack.read_key)
     try:
         mcp_turn(stack, "What is the growth queue?")
-        assert offered(stack.backend) == {PREFIX + name for name in ("read", "search", "listing", "graph")}
+        assert offered(stack.backend) == {PREFIX + name for name in ("read", "search", "listing", "graph", "ask")}
     finally:
         setup_output(stack, stack.write_key)
 

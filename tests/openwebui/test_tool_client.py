@@ -59,7 +59,7 @@ def api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Api]:
 
 def test_search_returns_the_api_text(api: Api) -> None:
     text = asyncio.run(tools_with(api.server.url, api.read_key).search("growth queue"))
-    assert text.startswith("[") and "Maintenance: " in text
+    assert text.startswith("[") and "Maintenance (" in text
 
 
 def test_a_repeated_search_in_one_turn_is_done(api: Api) -> None:
