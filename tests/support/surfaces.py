@@ -29,6 +29,13 @@ SLICE = [
     "tr/Eklentiler/Ses kaydedicisi.md",
     "tr/Eklentiler/Dosya Kurtarma.md",
     "tr/Eklentiler/Rastgele Not.md",
+    # English-only pages: with translations shown once per family, paging needs more than ten families
+    "en/Plugins/Word count.md",
+    "en/Plugins/Outline.md",
+    "en/Plugins/Bookmarks.md",
+    "en/Plugins/Tags view.md",
+    "en/Plugins/Page preview.md",
+    "en/Plugins/Workspaces.md",
 ]
 QUOTED = "The Command palette plugin lets you run any command directly from your keyboard."
 SEEDLING = "notes/Palette ideas.md"

@@ -9,10 +9,12 @@ stored vectors are read, so refreshing costs a scan of the table.
 
 from __future__ import annotations
 
+import functools
 import json
 import sqlite3
 from collections import Counter
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import numpy as np
 import py3langid
@@ -150,3 +152,24 @@ def _scan(db: sqlite3.Connection, table: str, dims: int) -> Iterator[tuple[list[
             return
         last = rows[-1][0]
         yield [r[0] for r in rows], restore([r[1] for r in rows], [r[2] for r in rows], dims)
+
+
+@functools.lru_cache(maxsize=8)
+def _identifier(languages: tuple[str, ...]) -> Any:
+    from py3langid.langid import MODEL_FILE, LanguageIdentifier
+
+    identifier = LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+    identifier.set_languages(list(languages))
+    return identifier
+
+
+def words_language(text: str, languages: tuple[str, ...]) -> tuple[str, float]:
+    """The language of ``text`` among ``languages`` by its words (py3langid), and how sure (0-1)."""
+    known = tuple(sorted(lang for lang in languages if lang))
+    if len(known) < 2 or not text.strip():
+        return "", 0.0
+    try:
+        label, probability = _identifier(known).classify(text)
+    except ValueError:  # a language the model does not know
+        return "", 0.0
+    return str(label), float(probability)

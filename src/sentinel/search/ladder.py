@@ -24,6 +24,7 @@ from sentinel.embed.base import Embedder, EmbedderUnavailable
 from sentinel.paths import SUMMARY_RUNG_ROLES
 from sentinel.search import fusion, graph
 from sentinel.search import results as r
+from sentinel.search.centres import words_language
 from sentinel.search.embedding import embed_command, identity_record
 from sentinel.search.families import collapse
 from sentinel.search.graph import walk as walk_graph
@@ -85,7 +86,7 @@ def _meaning(
     if view.chunks is None and view.summaries is None:
         return _Meaning(notes=[f"nothing has been embedded yet (run {embed_command()}); {WORDING_ONLY}"])
     vector = embedder.embed([query], "query").vectors[0]
-    out = _Meaning(notes=_coverage_notes(view), language=_language_of(view, vector), vector=vector)
+    out = _Meaning(notes=_coverage_notes(view), language=_language_of(view, vector, query), vector=vector)
     chunk_set = view.summary_role_chunks if rung == "summary" else view.chunks
     summary_set = view.summaries
     if only is not None:  # a faceted search ranks only the pages the facets allow
@@ -98,10 +99,19 @@ def _meaning(
     return out
 
 
-def _language_of(view: SearchView, vector: np.ndarray) -> str:
+WORDS_SURE = 0.9  # py3langid's normalised probability from which the query's words name its language
+
+
+def _language_of(view: SearchView, vector: np.ndarray, text: str) -> str:
+    """The query's language: its words' (py3langid among the vault's languages) when they are sure, else its
+    vector's nearest language centre (a short English question fell nearer the German centre on a vault where
+    adding six English pages moved the centres)."""
     centres = view.chunks.centres if view.chunks is not None else None
     if centres is None or len(centres.languages) < 2:
         return ""
+    by_words, sure = words_language(text, tuple(centres.languages))
+    if sure >= WORDS_SURE:
+        return by_words
     return centres.languages[int(centres.nearest(vector[None, :])[0])]
 
 
