@@ -146,9 +146,9 @@ def page_summaries(db: sqlite3.Connection, where: str = "1", params: Sequence[ob
 def excerpts_of_entries(db: sqlite3.Connection, paths: Sequence[str]) -> set[str]:
     """Those of ``paths`` whose summary vector stands for a few entries, not for the page: no summary of their
     own (``has_own_summary`` is false) and a first unit that is one entry of a run (``chunks.kind``; a chat
-    log's first turns). A prose page's excerpt is its opening sentences, which say what the page is about (the
-    help vault's pages have no description, and damping them all took held-out MRR@10 .814 -> .717 on the
-    whole eval vault), so it is not one of them."""
+    log's first turns). A prose page's excerpt is its opening sentences, which say what the page is about, so
+    it is not one of them: the rule had damped every page without a description, that is every page of the
+    help vault, whose strongest leg is this one (docs/retrieval.md)."""
     if not paths:
         return set()
     marks = ",".join("?" * len(paths))
