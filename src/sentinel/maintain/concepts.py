@@ -1,16 +1,18 @@
 """Concept pages: written to wiki/ only where the sources define the concept, quoting them.
 
-For a name in the growth queue: paragraphs that mention it are collected from non-derived pages (notes/,
-sources/, other: never wiki/, never conversations/). Sentences whose shape the definition gate's code checks
-let through are put to the model twice: "which say what X is?" and, for those, the contrary "which only use
-or mention X?"; the gate keeps a sentence only on yes-then-no plus its own checks. Two are enough, one is not,
-none leaves the name in the queue. The page quotes those sentences with links to their sources, lists every
-file it was written from, and records per quote where it was found (``trace.locate``) so ``sentinel trace``
-can check it later. A name that already resolves to a page, or whose page file exists, is left alone: the
-person may have created it. So is a name that is another spelling of a page's title or alias (``Core plugins``
-beside a page ``core plugin``): one thing gets one page, and name resolution decides whether the spelling becomes
-that page's alias. The growth queue is the derived gate's (``derived.growth_queue``), and a name
-that is not shaped like one (``concept_name``) is never asked about.
+For a name in the growth queue: paragraphs that mention it (or another spelling of it: the Glossary's singular
+for a plural title) are collected from non-derived pages (notes/, sources/, other: never wiki/, never
+conversations/). Sentences whose shape the definition gate's code checks let through are put to the model twice:
+"which say what X is?" and, for those, the contrary "which only use or mention X?"; the gate keeps a sentence
+only on yes-then-no plus its own checks. One is enough (a vault says what a thing is once: on its own page or in
+a glossary); none leaves the name in the queue. The page quotes those sentences with links to their sources,
+lists every file it was written from, and records per quote where it was found (``trace.locate``) so
+``sentinel trace`` can check it later. A name that already resolves to a page, or whose page file exists, is
+left alone: the person may have created it. So is a name that is another spelling of a page's title or alias
+(``Core plugins`` beside a page ``core plugin``; Workspace, the interface, beside Workspaces, the plugin): one
+thing gets one page, and name resolution decides whether the spelling becomes that page's alias. The growth
+queue is the derived gate's (``derived.growth_queue``), and a name that is not shaped like one (``concept_name``)
+is never asked about.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
 from sentinel.gates import concept_name, definition, derived, schema
-from sentinel.gates.verbatim import contains_verbatim, normalise
+from sentinel.gates.verbatim import normalise
 from sentinel.index.migrations import transaction
 from sentinel.index.queries import Unresolved
 from sentinel.index.resolve import resolve_keys
@@ -37,7 +39,7 @@ from sentinel.paths import DEFINING_ROLES, concept_path, page_name
 from sentinel.providers import ChatProvider, ChatResult, Message, ProviderError, ProviderUnavailable
 from sentinel.settings import Settings
 from sentinel.vault.links import text_without_link_markup
-from sentinel.vault.name_words import variant_key
+from sentinel.vault.name_words import folded, variant_key
 from sentinel.vault.parse import split_frontmatter
 from sentinel.vault.write import atomic_write
 
@@ -61,7 +63,7 @@ class MentioningReply(BaseModel):
 class Mention:
     source: str
     paragraph: str
-    sentences: list[str]  # the paragraph's sentences that carry the name verbatim
+    sentences: list[str]  # the paragraph's sentences that carry the name verbatim or another spelling of it
     language: str  # the paragraph's language, by its stop words ("" when they do not tell)
 
 
@@ -85,10 +87,13 @@ def mentions(db: sqlite3.Connection, name: str, limit: int) -> list[Mention]:
     if not words:
         return []
     roles = sorted(role.value for role in DEFINING_ROLES)
+    # The name as a phrase, or its folded words with the last as a prefix: its other spellings ("attachment"
+    # for Attachments, "Web viewer" for Web-Viewer), which ``definition.names_concept`` then checks.
+    spelt = '"' + " ".join(words) + '" OR "' + " ".join(folded(name)) + '" *'
     rows = db.execute(
         f"""SELECT c.path, c.text FROM chunks_fts f JOIN chunks c ON c.id = f.rowid JOIN pages p ON p.path = c.path
             WHERE chunks_fts MATCH ? AND p.role IN ({",".join("?" * len(roles))}) ORDER BY c.path, c.ordinal""",
-        ('"' + " ".join(words) + '"', *roles),
+        (spelt, *roles),
     )
     found: list[Mention] = []
     seen: set[str] = set()
@@ -96,7 +101,7 @@ def mentions(db: sqlite3.Connection, name: str, limit: int) -> list[Mention]:
         for raw in _PARAGRAPH.split(text):
             paragraph = text_without_link_markup(raw).strip()
             key = normalise(paragraph)
-            if key in seen or not contains_verbatim(key, name):
+            if key in seen or not definition.names_concept(paragraph, name):
                 continue
             seen.add(key)
             sentences = [_LIST_MARK.sub("", s).strip() for s in _SENTENCE_END.split(paragraph)]
@@ -276,7 +281,7 @@ def _one(
         report.undefined += not verdict.kept
         _remember(db, entry.key, fingerprint, outcome)
         if verdict.kept:
-            return f"{name}: skipped - one defining sentence in the sources; two are needed"
+            return f"{name}: skipped - {len(verdict.kept)} defining sentences in the sources; more are needed"
         return f"{name}: skipped - mentioned but never defined in the sources"
     quoted = verdict.kept
     text = page_text(name, relpath, quoted, settings)
