@@ -58,6 +58,21 @@ def test_one_defining_sentence_is_enough(vault_settings: WriteVault, run_maintai
     assert "growth queue: written wiki/growth queue.md from 1 defining sentences" in done.text
 
 
+def test_the_defining_paragraph_is_asked_about_before_the_mentions(
+    vault_settings: WriteVault, run_maintain: RunPass
+) -> None:
+    settings = vault_settings(
+        {
+            "notes/maintenance.md": QUEUE_NOTE,
+            "notes/a diary.md": MENTIONS,
+            "notes/b diary.md": "The growth queue was short on Monday.\n",
+            "notes/z glossary.md": DEFINES_ONE,
+        }
+    ).model_copy(update={"concept_max_paragraphs": 2})
+    done = run_maintain(settings, ScriptedModel(defining=every_sentence_mentioning_defines))
+    assert done.report.concept_pages_written == ["wiki/growth queue.md"]
+
+
 def test_a_glossary_singular_defines_the_plural_title(vault_settings: WriteVault, run_maintain: RunPass) -> None:
     settings = vault_settings(
         {
