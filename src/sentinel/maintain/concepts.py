@@ -21,7 +21,7 @@ import hashlib
 import re
 import sqlite3
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Annotated, Any
 
@@ -29,7 +29,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
 from sentinel.gates import concept_name, definition, derived, schema
-from sentinel.gates.verbatim import normalise
+from sentinel.gates.verbatim import contains_verbatim, normalise
 from sentinel.index.migrations import transaction
 from sentinel.index.queries import Unresolved
 from sentinel.index.resolve import resolve_keys
@@ -82,39 +82,59 @@ class ConceptReport:
 
 
 def mentions(db: sqlite3.Connection, name: str, limit: int) -> list[Mention]:
-    """Paragraphs of non-derived pages that carry ``name`` (or a spelling of it), at most ``limit``: those with a
+    """Paragraphs of non-derived pages that carry ``name`` verbatim, in path order, at most ``limit``: the name's
+    contexts, as name resolution reads them (a spelling there may be another thing: Workspace / Workspaces)."""
+    found: list[Mention] = []
+    for mention in _paragraphs(db, name, spellings=False):
+        found.append(mention)
+        if len(found) >= limit:
+            break
+    return found
+
+
+def defining_mentions(db: sqlite3.Connection, name: str, limit: int) -> list[Mention]:
+    """Paragraphs of non-derived pages that carry ``name`` or a spelling of it, at most ``limit``: those with a
     sentence of definitional shape first, then the rest, each in path order. A name mentioned in fifty
     paragraphs is defined in the Glossary or on a page late in path order; a cut in path order alone never
-    reached it (Core plugins, Tags, Hotkeys in the held-back bench)."""
+    reached it (Core plugins, Hotkeys in the held-back bench)."""
+    found = list(_paragraphs(db, name, spellings=True))
+    return sorted(found, key=lambda m: not any(definition.worth_asking(s, name, m.language) for s in m.sentences))[
+        :limit
+    ]
+
+
+def _paragraphs(db: sqlite3.Connection, name: str, spellings: bool) -> Iterator[Mention]:
     words = _WORD.findall(name)
     if not words:
-        return []
+        return
     roles = sorted(role.value for role in DEFINING_ROLES)
-    # The name as a phrase, or its folded words with the last as a prefix: its other spellings ("attachment"
-    # for Attachments, "Web viewer" for Web-Viewer), which ``definition.names_concept`` then checks.
-    spelt = '"' + " ".join(words) + '" OR "' + " ".join(folded(name)) + '" *'
+    query = '"' + " ".join(words) + '"'
+    if spellings:
+        # Or its folded words with the last as a prefix: its other spellings ("attachment" for Attachments, "Web
+        # viewer" for Web-Viewer), which ``definition.names_concept`` then checks.
+        query += ' OR "' + " ".join(folded(name)) + '" *'
+
+    def carries(text: str) -> bool:
+        return definition.names_concept(text, name) if spellings else contains_verbatim(normalise(text), name)
+
     rows = db.execute(
         f"""SELECT c.path, c.text FROM chunks_fts f JOIN chunks c ON c.id = f.rowid JOIN pages p ON p.path = c.path
             WHERE chunks_fts MATCH ? AND p.role IN ({",".join("?" * len(roles))}) ORDER BY c.path, c.ordinal""",
-        (spelt, *roles),
+        (query, *roles),
     )
-    found: list[Mention] = []
     seen: set[str] = set()
     for path, text in rows:
         for raw in _PARAGRAPH.split(text):
             paragraph = text_without_link_markup(raw).strip()
             key = normalise(paragraph)
-            if key in seen or not definition.names_concept(paragraph, name):
+            if key in seen or not carries(paragraph):
                 continue
             seen.add(key)
             sentences = [_LIST_MARK.sub("", s).strip() for s in _SENTENCE_END.split(paragraph)]
-            naming = [s for s in sentences if s and definition.names_concept(s, name)]
+            naming = [s for s in sentences if s and carries(s)]
             if not naming:
                 continue  # the name runs across a sentence break: no sentence of it could be quoted
-            found.append(Mention(path, paragraph, naming, definition.language_of(paragraph)))
-    return sorted(found, key=lambda m: not any(definition.worth_asking(s, name, m.language) for s in m.sentences))[
-        :limit
-    ]
+            yield Mention(path, paragraph, naming, definition.language_of(paragraph))
 
 
 def _sentences_question(system: str, name: str, paragraph: str, sentences: list[str], ask: str) -> list[Message]:
@@ -262,7 +282,7 @@ def _one(
     if resolve_keys(db, [entry.key]).get(entry.key) or (settings.vault / relpath).exists():
         report.left_alone += 1
         return f"{name}: left alone - a page already answers to this name"
-    found = mentions(db, name, settings.concept_max_paragraphs)
+    found = defining_mentions(db, name, settings.concept_max_paragraphs)
     fingerprint = _fingerprint(found)
     if not found or _already_checked(db, entry.key, fingerprint):
         report.unchanged += bool(found)
