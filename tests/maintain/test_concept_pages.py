@@ -5,6 +5,7 @@ from __future__ import annotations
 import frontmatter
 
 from sentinel.index.queries import unresolved
+from sentinel.maintain.health import health_line
 from tests.support.maintain_pass import RunPass, ScriptedModel
 from tests.support.vault import WriteVault
 
@@ -56,6 +57,9 @@ def test_one_defining_sentence_is_enough(vault_settings: WriteVault, run_maintai
     assert page.metadata["sources"] == ["sources/queues.md"]
     assert "looked at" not in page.content
     assert "growth queue: written wiki/growth queue.md from 1 defining sentences" in done.text
+    # The pass's yield says so where a person looks (the ledger and the health line share it).
+    assert done.report.work.pages_written == 1
+    assert "1 concept page written" in health_line(done.db)
 
 
 def test_the_defining_paragraph_is_asked_about_before_the_mentions(
