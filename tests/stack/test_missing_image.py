@@ -32,17 +32,13 @@ def test_a_missing_image_is_built_not_pulled() -> None:
     env.update(REDIS_IMAGE=image, REDIS_BASE_IMAGE=BASE)
     compose = ["docker", "compose", "-p", project, "--project-directory", str(REPO), "-f", str(REPO / "compose.yaml")]
     try:
-        done = subprocess.run(
-            [*compose, "create", "--no-deps", "redis"], env=env, capture_output=True, text=True, timeout=600
-        )
+        done = subprocess.run([*compose, "create", "redis"], env=env, capture_output=True, text=True, timeout=600)
         said = done.stdout + done.stderr
         assert done.returncode == 0, said
         assert "Pulling" not in said and "registry-1.docker.io" not in said, said
         labels = _docker("image", "inspect", "--format", "{{.Id}}", image)
         assert labels.returncode == 0, f"{image} was not built:\n{said}"
-        again = subprocess.run(
-            [*compose, "create", "--no-deps", "redis"], env=env, capture_output=True, text=True, timeout=600
-        )
+        again = subprocess.run([*compose, "create", "redis"], env=env, capture_output=True, text=True, timeout=600)
         assert "Building" not in again.stdout + again.stderr, "an image that exists was built again"
     finally:
         subprocess.run([*compose, "down"], env=env, capture_output=True, check=False, timeout=120)
