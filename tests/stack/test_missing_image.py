@@ -43,3 +43,31 @@ def test_a_missing_image_is_built_not_pulled() -> None:
     finally:
         subprocess.run([*compose, "down"], env=env, capture_output=True, check=False, timeout=120)
         _docker("image", "rm", "-f", image)
+
+
+def test_without_a_registry_the_failed_build_names_make_images() -> None:
+    """Where no registry answers (here), the missing image's build stops at its official base image with Docker's
+    own error; the step printed just before it says what to run. Every Dockerfile compose builds carries it."""
+    if subprocess.run([str(REPO / "deploy" / "registry-reachable.sh")], check=False).returncode == 0:
+        pytest.skip("a container registry answers here: the build would fetch its base image")
+    image = f"sentinel-missing-test:{os.getpid()}"
+    project = f"sentinel-missing-{os.getpid()}"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("COMPOSE_", "STACK_", "DOCKER_", "REDIS_"))}
+    env.update(REDIS_IMAGE=image)
+    compose = ["docker", "compose", "-p", project, "--project-directory", str(REPO), "-f", str(REPO / "compose.yaml")]
+    try:
+        done = subprocess.run([*compose, "create", "redis"], env=env, capture_output=True, text=True, timeout=600)
+    finally:
+        subprocess.run([*compose, "down"], env=env, capture_output=True, check=False, timeout=120)
+        _docker("image", "rm", "-f", image)
+    said = done.stdout + done.stderr
+    assert done.returncode != 0, said
+    assert "run make images once" in said, said
+    for dockerfile in (
+        "services/Dockerfile",
+        "deploy/images/llamacpp/Dockerfile",
+        "deploy/images/*/official.Dockerfile",
+    ):
+        for path in REPO.glob(dockerfile):
+            first_from = path.read_text().split("\nFROM ", 1)[0]
+            assert 'ARG NO_REGISTRY="no registry answers? run make images once' in first_from, path
