@@ -229,9 +229,11 @@ stack-summary:
 	@echo "  login       $$($(COMPOSE) exec -T open-webui printenv WEBUI_ADMIN_EMAIL), password: make login"
 	@echo "  chat        Sentinel (the model picker's default) wraps $(call stack_value,STACK_CHAT_MODEL)," \
 	  "served by $(STACK_MODEL_SERVER) at $(call stack_value,STACK_MODEL_URL)$(if $(call stack_value,SENTINEL_CHAT_UPSTREAM),; Open WebUI's connection: $(call stack_value,SENTINEL_CHAT_UPSTREAM))"
-	@# The warm-up (llm-warm) ran beside the other services' start; the setup step waited for it to finish.
+	@# The warm-up (llm-warm) runs beside the other services' start and nothing waits for it: on a busy machine
+	@# it may still be prefilling, and the first question then waits for it at the model server.
 	@warmed=$$($(COMPOSE) logs --no-log-prefix llm-warm 2>/dev/null | tail -n1); \
-	  echo "  $${warmed:-warm-up: no line from it (make logs s=llm-warm)}"
+	  case "$$warmed" in "warm-up: "*) echo "  $$warmed" ;; \
+	  *) echo "  warm-up: still prefilling the chat's prefix; the first question waits for it (make logs s=llm-warm)" ;; esac
 	@$(SUBMAKE) check || \
 	  echo "  the stack is up, but chat through the Sentinel model did not search the vault: docs/stack.md (Troubleshooting)"
 

@@ -79,15 +79,21 @@ def test_official_path_pulls_official_images_and_builds_only_sentinels_own(tmp_p
         assert "build" not in services[name], f"{name} must be pulled, not built"
     for name, (image, official) in RENAMED.items():
         assert services[name]["image"] == image, name
-        assert services[name]["build"]["dockerfile_inline"] == f"FROM {official}", name
+        # a file, not dockerfile_inline, which the classic builder ignores (it built the offline Dockerfile)
+        build = services[name]["build"]
+        assert (build["dockerfile"], build["args"]["IMAGE"]) == ("official.Dockerfile", official), name
+        assert (REPO / "deploy" / "images" / Path(build["context"]).name / build["dockerfile"]).is_file(), name
     for name, (image, built) in OWN.items():
         service = services[name]
         assert service["image"] == image, name
         if built is None:
-            assert "build" not in service and service["pull_policy"] == "never", name
+            assert "build" not in service, name
         else:
             assert (service["build"]["dockerfile"], service["build"].get("target")) == built, name
             assert service["build"]["args"]["BASE_IMAGE"] == "python:3.11-slim", name
+    # no registry has the images this file builds: a missing one is built, never first pulled
+    for name in (*RENAMED, *OWN):
+        assert services[name]["pull_policy"] == "never", name
 
 
 def test_each_service_image_is_a_target_of_the_one_dockerfile_with_known_extras(tmp_path: Path) -> None:
@@ -159,10 +165,11 @@ def test_the_warm_up_runs_once_beside_open_webui_s_start_on_its_chat_connection(
     WebUI is pointed at instead, with its key."""
     services = _config(tmp_path, "official")
     warm, owui = services["llm-warm"], services["open-webui"]["environment"]
-    assert warm["command"] == ["sentinel", "openwebui", "warm"] and warm["restart"] == "no"
-    # a dependent that expects it to finish: else `up --wait` takes its exit (0) for a failure when it ends first
-    setup_waits = services["openwebui-setup"]["depends_on"]["llm-warm"]
-    assert (setup_waits["condition"], setup_waits["required"]) == ("service_completed_successfully", False)
+    # it stays up once done (else `up --wait` takes its exit (0) for a failure when it ends before it looks), and
+    # nothing waits for it: the setup step once did, which put its prefill on the start's critical path
+    assert warm["command"] == ["sh", "-c", "sentinel openwebui warm && exec sleep infinity"]
+    assert warm["restart"] == "no"
+    assert not any("llm-warm" in service.get("depends_on", {}) for service in services.values())
     depends = {name: (d["condition"], d["required"]) for name, d in warm["depends_on"].items()}
     assert depends == {
         "init": ("service_completed_successfully", True),
@@ -258,3 +265,14 @@ def test_no_secret_is_a_compose_value_every_one_is_read_from_its_file(tmp_path: 
     for name, service in services.items():
         for key in ("WEBUI_SECRET_KEY", "WEBUI_ADMIN_PASSWORD", "STACK_API_KEY", "SENTINEL_API_KEYS"):
             assert not service.get("environment", {}).get(key), f"{name}: {key} is set by compose, not read from a file"
+
+
+def test_the_start_path_is_checked_every_few_seconds(tmp_path: Path) -> None:
+    """Engines before Docker 25 (Debian's 20.10) ignore start_interval: a service's first health check comes one
+    interval after it starts, and every `service_healthy` link of the start waits for it. Intervals of 15-30 s
+    made a warm start wait for them; the worker's costly ping is asked once a minute by its own script."""
+    services = _config(tmp_path, "local")
+    for name in ("redis", "embedder", "api", "worker", "beat", "open-webui", "llm"):
+        interval = services[name]["healthcheck"]["interval"]
+        assert interval == "5s", f"{name}: a health check every {interval}"
+    assert services["worker"]["healthcheck"]["test"] == ["CMD", "/bin/sh", "/sentinel/worker-health.sh"]
