@@ -15,8 +15,9 @@ from typing import Any
 import httpx
 from tenacity import Retrying, retry_if_exception_type, stop_after_delay, wait_fixed
 
-from sentinel.answer.probe import Probe, probe_tool_calling
+from sentinel.answer.probe import Probe, probe_key, probe_tool_calling, recorded_probe
 from sentinel.mcp.openwebui import SERVER_ID, register_mcp_server
+from sentinel.paths import probe_record_path
 from sentinel.providers import ProviderNotConfigured, provider_for
 from sentinel.settings import OpenWebUISettings, Settings
 
@@ -72,17 +73,22 @@ class SetupReport:
 
 
 def setup(
-    settings: Settings, create_key: Callable[[], str] | None = None, probe: Callable[[], Probe] | None = None
+    settings: Settings,
+    create_key: Callable[[], str] | None = None,
+    probe: Callable[[], Probe] | None = None,
+    *,
+    fresh_probe: bool = False,
 ) -> SetupReport:
     """Register tool, valves and model. ``create_key`` makes a write-scoped API key when none is configured;
-    ``probe`` decides how the model answers when ``answer.mode`` is auto (default: ask the conversation model)."""
+    ``probe`` decides how the model answers when ``answer.mode`` is auto (default: ask the conversation model, or
+    its recorded answer unless ``fresh_probe``)."""
     owui = settings.openwebui
     _check_inputs(settings)
     tool_source = _read_file(owui.tool_file, "tool_file")
     research_source = _read_file(owui.research_tool_file, "research_tool_file") if owui.searcher_url else ""
     system_prompt = system_prompt_of(owui)
     report = SetupReport(base_model=base_model_of(settings))
-    pipeline, report.answers = answer_mode(settings, probe)
+    pipeline, report.answers = answer_mode(settings, probe, fresh=fresh_probe)
     with signed_in_client(owui) as client:
         report.tool = _put_tool(client, owui, tool_source)
         report.key = _set_valves(client, owui, create_key)
@@ -260,8 +266,12 @@ def _put_mcp_server(client: httpx.Client, owui: OpenWebUISettings) -> str:
         raise SetupError(f"registering the MCP tool server failed: {_detail(err.response)}") from err
 
 
-def answer_mode(settings: Settings, probe: Callable[[], Probe] | None = None) -> tuple[bool, str]:
-    """Whether the Sentinel model answers through the pipeline (else the tool loop), and why."""
+def answer_mode(
+    settings: Settings, probe: Callable[[], Probe] | None = None, *, fresh: bool = False
+) -> tuple[bool, str]:
+    """Whether the Sentinel model answers through the pipeline (else the tool loop), and why. The default probe's
+    answer is recorded per model server and model (``paths.probe_record_path``), so a warm start does not ask
+    again; ``fresh`` asks anyway."""
     mode = settings.answer.mode
     if mode != "auto":
         return mode == "pipeline", f"{mode} (SENTINEL_ANSWER__MODE={mode})"
@@ -270,7 +280,9 @@ def answer_mode(settings: Settings, probe: Callable[[], Probe] | None = None) ->
             provider = provider_for(settings.conversation, "conversation")
         except ProviderNotConfigured as err:
             return True, f"pipeline: no conversation model to probe ({err})"
-        found = probe_tool_calling(provider)
+        conversation = settings.conversation
+        key = probe_key(conversation.kind, conversation.base_url, conversation.model)
+        found = recorded_probe(probe_record_path(settings), key, lambda: probe_tool_calling(provider), fresh=fresh)
     else:
         found = probe()
     if found.tools:

@@ -253,6 +253,11 @@ def keys_path(settings: Settings) -> Path:
     return index_path(settings).parent / "api-keys.json"
 
 
+def probe_record_path(settings: Settings) -> Path:
+    """Where setup records the tool-calling probe's answer for a model, beside the index (it outlives restarts)."""
+    return index_path(settings).parent / "answer-probe.json"
+
+
 def maintain_lock_path(settings: Settings) -> Path:
     """The file a maintenance pass holds locked so two passes never work on one index at once."""
     return index_path(settings).with_name(index_path(settings).name + ".maintain.lock")

@@ -27,6 +27,9 @@ def setup_command(
     tool_api_url: Annotated[
         str | None, typer.Option(help="Tool API as Open WebUI reaches it (env SENTINEL_OPENWEBUI__TOOL_API_URL).")
     ] = None,
+    probe: Annotated[
+        bool, typer.Option("--probe", help="Ask the model the tool-calling probe again, not its recorded answer.")
+    ] = False,
 ) -> None:
     """Create or update the Sentinel tool, its valves and the Sentinel model. Safe to run again."""
     settings = Settings()
@@ -38,7 +41,7 @@ def setup_command(
         return create_key(keys_path(settings), Scope.WRITE, label="open-webui tool")[1]
 
     try:
-        report = setup(settings, create_key=new_write_key)
+        report = setup(settings, create_key=new_write_key, fresh_probe=probe)
     except (SetupError, KeyFileError) as err:
         fail(str(err))
     for line in report.lines(settings.openwebui):
