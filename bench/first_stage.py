@@ -2,6 +2,7 @@
 
     python bench/first_stage.py --index .cache/bench/synth-100000.db --synthetic   # after search_latency.py
     python bench/first_stage.py --index /tmp/eval/index.db --queries ../shared/eval/queries.tsv
+    python bench/first_stage.py --vectors 950000    # bench/vector_scale.py's synthetic store, no vault
 
 For each vector set a search uses (body chunks, summary-rung chunks, page summaries) and each query, the top
 10 of ``vectors.nearest`` (``CANDIDATES`` Hamming candidates, rescored from int8) is compared with the top 10
@@ -12,7 +13,8 @@ Queries: ``--queries`` embeds the ``query`` column of a TSV with the real model 
 such as the eval vault's). ``--synthetic`` is for the synthetic vaults, whose vectors belong to no model:
 each query is a stored vector moved by the same noise the generator puts between pages of one topic, so it
 lands among the vault's clusters the way a real query does (a real query's vector would be a random point to
-synthetic vectors).
+synthetic vectors). ``--vectors N`` builds bench/vector_scale.py's store of N clustered vectors (950k: the
+chunks of a 100k-page vault) in a scratch file and takes its queries, drawn from the same clusters.
 """
 
 from __future__ import annotations
@@ -20,9 +22,11 @@ from __future__ import annotations
 import argparse
 import csv
 import os
+import resource
 import sqlite3
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -135,14 +139,18 @@ def measure(
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--index", type=Path, required=True)
+    parser.add_argument("--index", type=Path)
     how = parser.add_mutually_exclusive_group(required=True)
+    how.add_argument("--vectors", type=int, help="a synthetic store of this many vectors (bench/vector_scale.py)")
     how.add_argument("--queries", type=Path, help="TSV with a query column, embedded with the real model")
     how.add_argument("--synthetic", action="store_true", help="queries near stored vectors (synthetic vaults)")
     parser.add_argument("--count", type=int, default=60, help="queries at most")
     parser.add_argument("--embed-model", type=Path, default=ROOT / "models" / "multilingual-e5-small")
     args = parser.parse_args(argv)
+    if args.vectors:
+        return _scratch(args.vectors, args.count)
     db = sqlite3.connect(f"file:{args.index}?mode=ro", uri=True)
+    db.row_factory = sqlite3.Row  # as ``open_index`` sets it: the view reads columns by name
     db.execute("PRAGMA mmap_size = 268435456")
     view = current_view(db)
     queries = None if args.synthetic else _real_queries(args.queries, args.embed_model, args.count)
@@ -155,6 +163,23 @@ def main(argv: list[str] | None = None) -> int:
         if vectors is not None:
             rows += measure(db, name, vectors, queries, args.count)
     print_value_table(f"first stage against exhaustive ({args.index})", rows)
+    return 0
+
+
+def _scratch(n: int, count: int) -> int:
+    from vector_scale import build
+
+    with tempfile.TemporaryDirectory(prefix="first-stage-") as tmp:
+        started = time.perf_counter()
+        db, vectors, _, queries = build(Path(tmp) / "vectors.db", n)
+        rows = [
+            ("load average (1 min)", Path("/proc/loadavg").read_text().split(" ")[0]),
+            ("stored in (s)", f"{time.perf_counter() - started:.0f}"),
+        ]
+        rows += measure(db, "synthetic chunks", vectors, queries[:count], count)
+        rows.append(("peak RSS (MB)", f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f}"))
+        db.close()
+    print_value_table(f"first stage against exhaustive ({n} synthetic vectors)", rows)
     return 0
 
 
