@@ -111,3 +111,28 @@ def test_a_rebuild_lists_every_folder(vault_settings: WriteVault) -> None:
     sync(settings, db)
     time.sleep(TICK_S)
     assert sync(settings, db, rebuild=True).walk == "full"
+
+
+@pytest.mark.usefixtures("settled")
+def test_the_folder_walk_finds_what_the_full_walk_finds(vault_settings: WriteVault) -> None:
+    settings = vault_settings({f"f{i % 3}/g{i % 2}/p{i}.md": f"page {i}" for i in range(12)} | {"root.md": "r"})
+    db = open_index(settings)
+    full = sync(settings, db)
+    time.sleep(TICK_S)
+    vault = Path(settings.vault)
+    pages = [r[0] for r in db.execute("SELECT path FROM pages")]
+    walked = folders.walk(db, vault, pages)
+    assert (full.walk, walked.how) == ("full", "folders")
+    assert sorted(walked.walk.files, key=lambda f: f.relpath) == sorted(
+        folders.walk(db, vault, pages, full=True).walk.files, key=lambda f: f.relpath
+    )
+
+
+@pytest.mark.usefixtures("settled")
+def test_a_folder_holding_a_linked_page_is_always_listed(vault_settings: WriteVault) -> None:
+    settings = vault_settings({"a/real.md": "real", "b/other.md": "other"})
+    (Path(settings.vault) / "b/linked.md").symlink_to(Path(settings.vault) / "a/real.md")
+    db = open_index(settings)
+    sync(settings, db)
+    time.sleep(TICK_S)
+    assert sync(settings, db).walk == "full"

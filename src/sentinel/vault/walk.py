@@ -77,8 +77,9 @@ def walk_vault(vault: Path) -> VaultWalk:
             rel = os.path.relpath(full, root).replace(os.sep, "/")
             if not_vault_content(rel):
                 continue
-            plain = plain and not os.path.islink(full)
-            st = _examined(root, full, rel)
+            link = os.path.islink(full)
+            plain = plain and not link
+            st = _examined(root, full, rel, link)
             if isinstance(st, OSError):  # listed but not reachable (a folder with r but no x): not gone either
                 walk.unreadable.append((rel, f"cannot be read ({st.strerror}); kept as it was"))
                 continue
@@ -142,13 +143,13 @@ def walk_known(
     return walk
 
 
-def _examined(root: str, full: str, rel: str) -> os.stat_result | OSError | str:
+def _examined(root: str, full: str, rel: str, link: bool) -> os.stat_result | OSError | str:
     """A page-named file's stat, the error that kept it from being read, or why it is not indexed."""
     try:
         rel.encode("utf-8")
     except UnicodeEncodeError:  # os.walk hands undecodable name bytes over as lone surrogates
         return "the file name is not valid UTF-8; not indexed: rename it in a file manager"
-    if os.path.islink(full):
+    if link:
         real = os.path.realpath(full)
         if not real.startswith(root + os.sep):
             return "symbolic link to a file outside the vault; not indexed"
