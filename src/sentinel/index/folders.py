@@ -54,9 +54,9 @@ def remember(db: sqlite3.Connection, vault: Path, walked: Walked, *, complete: b
     """Record a full walk's folders once the index holds every page it found (``complete``: nothing withheld
     or kept stale): saved any earlier, the record could let a later sync skip a page the index never took in.
     The index's page count is recorded with it and checked on use."""
-    if walked.how != "full":
-        return
-    if not complete or not trusts_folder_times(vault):
+    if walked.how != "full" or not trusts_folder_times(vault):
+        return  # nothing to record (a record left from a trusted mount is not read while this one is untrusted)
+    if not complete:
         with transaction(db):
             db.execute("DELETE FROM meta WHERE key = ?", (KEY,))
         return
