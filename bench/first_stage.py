@@ -34,7 +34,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # BLAS threads fight ONNX Ru
 
 import numpy as np
 
-from sentinel.search.vectors import VectorSet, nearest
+from sentinel.search.vectors import CANDIDATES, VectorSet, nearest
 from sentinel.search.view import current_view
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -104,7 +104,12 @@ def _real_queries(path: Path, model: Path, count: int) -> np.ndarray:
 
 
 def measure(
-    db: sqlite3.Connection, name: str, vectors: VectorSet, queries: np.ndarray | None, count: int
+    db: sqlite3.Connection,
+    name: str,
+    vectors: VectorSet,
+    queries: np.ndarray | None,
+    count: int,
+    candidates: int = CANDIDATES,
 ) -> list[tuple[str, str]]:
     started = time.perf_counter()
     exhaustive = Exhaustive(db, vectors)
@@ -113,10 +118,10 @@ def measure(
         queries = _synthetic_queries(exhaustive, count)
     recalls, firsts, staged_s, full_s = [], [], [], []
     vector_of = dict(zip(vectors.items.tolist(), vectors.vector_ids.tolist(), strict=True))
-    nearest(db, vectors, queries[0], TOP)  # warm the page cache
+    nearest(db, vectors, queries[0], TOP, candidates)  # warm the page cache
     for query in queries:
         wall = time.perf_counter()
-        staged = nearest(db, vectors, query, TOP)
+        staged = nearest(db, vectors, query, TOP, candidates)
         staged_s.append(time.perf_counter() - wall)
         wall = time.perf_counter()
         truth = exhaustive.top(query, TOP)
@@ -145,10 +150,12 @@ def main(argv: list[str] | None = None) -> int:
     how.add_argument("--queries", type=Path, help="TSV with a query column, embedded with the real model")
     how.add_argument("--synthetic", action="store_true", help="queries near stored vectors (synthetic vaults)")
     parser.add_argument("--count", type=int, default=60, help="queries at most")
+    parser.add_argument("--candidates", type=int, default=CANDIDATES, help="Hamming candidates rescored")
+    parser.add_argument("--only", choices=("body", "summary-rung", "summaries"), help="one vector set")
     parser.add_argument("--embed-model", type=Path, default=ROOT / "models" / "multilingual-e5-small")
     args = parser.parse_args(argv)
     if args.vectors:
-        return _scratch(args.vectors, args.count)
+        return _scratch(args.vectors, args.count, args.candidates)
     db = sqlite3.connect(f"file:{args.index}?mode=ro", uri=True)
     db.row_factory = sqlite3.Row  # as ``open_index`` sets it: the view reads columns by name
     db.execute("PRAGMA mmap_size = 268435456")
@@ -156,17 +163,17 @@ def main(argv: list[str] | None = None) -> int:
     queries = None if args.synthetic else _real_queries(args.queries, args.embed_model, args.count)
     rows: list[tuple[str, str]] = [("load average (1 min)", Path("/proc/loadavg").read_text().split(" ")[0])]
     for name, vectors in (
-        ("body chunks", view.chunks),
-        ("summary-rung chunks", view.summary_role_chunks),
-        ("page summaries", view.summaries),
+        ("body", view.chunks),
+        ("summary-rung", view.summary_role_chunks),
+        ("summaries", view.summaries),
     ):
-        if vectors is not None:
-            rows += measure(db, name, vectors, queries, args.count)
-    print_value_table(f"first stage against exhaustive ({args.index})", rows)
+        if vectors is not None and args.only in (None, name):
+            rows += measure(db, name, vectors, queries, args.count, args.candidates)
+    print_value_table(f"first stage ({args.candidates} candidates) against exhaustive ({args.index})", rows)
     return 0
 
 
-def _scratch(n: int, count: int) -> int:
+def _scratch(n: int, count: int, candidates: int) -> int:
     from vector_scale import build
 
     with tempfile.TemporaryDirectory(prefix="first-stage-") as tmp:
@@ -176,10 +183,10 @@ def _scratch(n: int, count: int) -> int:
             ("load average (1 min)", Path("/proc/loadavg").read_text().split(" ")[0]),
             ("stored in (s)", f"{time.perf_counter() - started:.0f}"),
         ]
-        rows += measure(db, "synthetic chunks", vectors, queries[:count], count)
+        rows += measure(db, "synthetic chunks", vectors, queries[:count], count, candidates)
         rows.append(("peak RSS (MB)", f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f}"))
         db.close()
-    print_value_table(f"first stage against exhaustive ({n} synthetic vectors)", rows)
+    print_value_table(f"first stage ({candidates} candidates) against exhaustive ({n} synthetic vectors)", rows)
     return 0
 
 

@@ -24,9 +24,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-# Hamming candidates rescored exactly per query. Recall of the exhaustive int8 ranking's top 10
-# (bench/first_stage.py): .996 at 950k synthetic vectors, .995 / .991 on the eval vault's public / held-out queries.
-CANDIDATES = 400
+# Hamming candidates rescored exactly per query, chosen on the 100k-page synthetic vault (bench/first_stage.py,
+# body chunks: recall of the exhaustive int8 top 10 .793 at 400, .965 at 1000, .995 at 1500, 1.0 at 2500; 1500 cost
+# no more than 400). Reported on other sets in docs/scale.md.
+CANDIDATES = 1500
 
 
 def quantise(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -112,11 +113,13 @@ def nearest(
         rows = hamming_candidates(vectors.bits, sign_bits(centred_query[None, :])[0], candidates)
     else:
         rows = np.arange(len(vectors))
-    found = _fetch(db, vectors.table, vectors.vector_ids[rows].tolist())
-    rows = np.array([r for r in rows.tolist() if int(vectors.vector_ids[r]) in found], dtype=np.int64)
-    if not len(rows):
+    ids = vectors.vector_ids[rows].tolist()  # plain ints: indexing numpy per candidate costs ms at 1500
+    found = _fetch(db, vectors.table, ids)
+    kept = [i for i, vector_id in enumerate(ids) if vector_id in found]
+    if not kept:
         return []
-    blobs, scales = zip(*(found[int(vectors.vector_ids[r])] for r in rows), strict=True)
+    rows = rows[kept]
+    blobs, scales = zip(*(found[ids[i]] for i in kept), strict=True)
     centred = vectors.centres.centred(restore(blobs, scales, vectors.dims), vectors.centre_of[rows])
     scores = centred @ centred_query
     order = np.argsort(-scores, kind="stable")[:k]
