@@ -126,3 +126,20 @@ def test_a_corrupt_model_file_is_named(tmp_path: Path, onnx_embedder: OnnxEmbedd
 def test_bad_input_is_named(onnx_embedder: OnnxEmbedder, texts: object, kind: str, error: type, words: str) -> None:
     with pytest.raises(error, match=words):
         onnx_embedder.embed(texts, kind)  # type: ignore[arg-type]
+
+
+def test_a_build_that_offers_cuda_gets_it_first_and_the_same_self_check(
+    monkeypatch: pytest.MonkeyPatch, e5_dir: Path
+) -> None:
+    """This machine's onnxruntime has no CUDA: the session then runs on the CPU (onnxruntime's own fallback), and
+    the start-up self-check is made on whatever the session runs on."""
+    import onnxruntime as ort
+
+    from sentinel.embed import onnx
+
+    assert onnx.providers()[-1] == "CPUExecutionProvider"
+    monkeypatch.setattr(ort, "get_available_providers", lambda: ["CUDAExecutionProvider", "CPUExecutionProvider"])
+    assert onnx.providers() == ["CUDAExecutionProvider", "CPUExecutionProvider"]
+    with pytest.warns(UserWarning, match="CUDAExecutionProvider"):
+        embedder = OnnxEmbedder(e5_dir, threads=1)
+    assert embedder.self_check.worst_cosine >= embedder.self_check.floor

@@ -182,11 +182,19 @@ def _open_session(model: Path, threads: int) -> ort.InferenceSession:
     # (measured under load: ~20% less CPU per passage, no slower).
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     try:
-        return ort.InferenceSession(str(model), sess_options=options, providers=["CPUExecutionProvider"])
+        return ort.InferenceSession(str(model), sess_options=options, providers=providers())
     except Exception as exc:  # onnxruntime raises its own untyped errors for bad files
         raise EmbedderUnavailable(
             f"{model} is not a loadable ONNX model ({exc}); delete it and run `make models`"
         ) from exc
+
+
+def providers() -> list[str]:
+    """CUDA first where this onnxruntime build offers it (onnxruntime-gpu on a worker with a GPU), then the CPU.
+    A GPU's vectors pass the same start-up self-check as the CPU's (``verify_model`` embeds through this
+    session), so a GPU whose numerics drift is refused at load like a CPU would be."""
+    offered = ort.get_available_providers()
+    return [name for name in ("CUDAExecutionProvider", "CPUExecutionProvider") if name in offered]
 
 
 def _open_tokenizer(path: Path) -> tuple[Tokenizer, int, int, int]:

@@ -20,13 +20,14 @@ from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
 
+from sentinel.index import folders
 from sentinel.index.migrations import transaction
 from sentinel.index.resolve import keys_touching, refresh_links
 from sentinel.paths import LINK_PLACING_ROLES, page_name, role_of
 from sentinel.settings import Settings
 from sentinel.vault.links import key_base, link_key
 from sentinel.vault.parse import ParsedPage, parse_page
-from sentinel.vault.walk import FileStat, check_vault, walk_vault
+from sentinel.vault.walk import FileStat, check_vault
 from sentinel.vault.write import kind_of, read_regular
 
 Progress = Callable[[int, int], None]
@@ -48,6 +49,7 @@ class SyncReport:
     problems: list[tuple[str, str]] = field(default_factory=list)
     refused: str = ""  # why deletions were withheld (the mass-disappearance guard)
     changed_paths: list[str] = field(default_factory=list)  # re-read files (what the live watcher embeds)
+    walk: str = ""  # how the vault was walked: "folders" (unchanged folders not listed again) or "full"
     seconds: float = 0.0
 
     def as_dict(self) -> dict[str, object]:
@@ -294,12 +296,13 @@ def sync(
     """
     started = time.perf_counter()
     vault = check_vault(settings.vault)
-    walk = walk_vault(vault)
-    files = walk.files
-    report = SyncReport(problems=[*walk.skipped, *walk.unreadable])
-    _clean_leftovers(walk.leftovers)
     # the role is compared too, so a changed folder-name setting re-files pages at the next sync
     known = {r[0]: (r[1], r[2], r[3]) for r in db.execute("SELECT path, mtime_ns, size, role FROM pages")}
+    walked = folders.walk(db, vault, list(known), full=rebuild)
+    walk = walked.walk
+    files = walk.files
+    report = SyncReport(problems=[*walk.skipped, *walk.unreadable], walk=walked.how)
+    _clean_leftovers(walk.leftovers)
     # pages kept stale while their folder could not be read are read again once it can
     for (path,) in db.execute("SELECT path FROM pages WHERE problem LIKE 'stale: %'"):
         known[path] = (-1, -1, "")
@@ -323,6 +326,7 @@ def sync(
         apply_changes(db, settings, vault, changed, removed, report, progress)
     if stale:
         _mark_stale(db, stale, walk.unreadable)
+    folders.remember(db, vault, walked, complete=not (stale or report.refused))
     report.seconds = time.perf_counter() - started
     return report
 

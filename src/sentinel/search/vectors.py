@@ -11,7 +11,9 @@ Measured choices (bench/retrieval.py, bench/search_latency.py, ENVIRONMENT.md):
   set this took semantic cross-lingual hit@5 from 1/5 to 4/5 and nDCG@10 from .50 to .66.
 - A search holds only the sign bits of the centred vectors in memory (48 bytes a vector: 48 MB at 1M),
   takes the nearest ``CANDIDATES`` by Hamming distance, fetches their int8 vectors from SQLite and ranks
-  them by the exact centred cosine.
+  them by the exact centred cosine. The candidates are cut at a distance read off the histogram of the
+  distances (0..dims), not by a partial sort of every row: at 950k vectors 3.5 ms against argpartition's 18.
+  How often this first stage keeps the exhaustive ranking's top 10: ``bench/first_stage.py``.
 """
 
 from __future__ import annotations
@@ -22,7 +24,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-CANDIDATES = 400  # Hamming candidates rescored exactly per query: recall@10 >= .99 at 1M vectors
+# Hamming candidates rescored exactly per query, chosen on the 100k-page synthetic vault (bench/first_stage.py,
+# body chunks: recall of the exhaustive int8 top 10 .793 at 400, .965 at 1000, .995 at 1500, 1.0 at 2500; 1500 cost
+# no more than 400). Reported on other sets in docs/scale.md.
+CANDIDATES = 1500
 
 
 def quantise(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -94,7 +99,9 @@ class VectorSet:
         )
 
 
-def nearest(db: sqlite3.Connection, vectors: VectorSet, query: np.ndarray, k: int) -> list[int]:
+def nearest(
+    db: sqlite3.Connection, vectors: VectorSet, query: np.ndarray, k: int, candidates: int = CANDIDATES
+) -> list[int]:
     """The ``k`` items nearest to ``query`` (a unit vector from the same model), best first.
 
     Only the order leaves this function: fusion works on ranks, and no output carries a similarity.
@@ -102,23 +109,42 @@ def nearest(db: sqlite3.Connection, vectors: VectorSet, query: np.ndarray, k: in
     if not len(vectors) or k <= 0:
         return []
     centred_query = vectors.centres.centred(query[None, :])[0]
-    if len(vectors) > CANDIDATES:
-        qbits = sign_bits(centred_query[None, :])[0]
-        distance = np.zeros(len(vectors), dtype=np.uint16)
-        for word, query_word in zip(vectors.bits, qbits, strict=True):
-            distance += np.bitwise_count(word ^ query_word)  # 5x faster than one (n, words) pass at 1M
-        rows = np.argpartition(distance, CANDIDATES)[:CANDIDATES]
+    if len(vectors) > candidates:
+        rows = hamming_candidates(vectors.bits, sign_bits(centred_query[None, :])[0], candidates)
     else:
         rows = np.arange(len(vectors))
-    found = _fetch(db, vectors.table, vectors.vector_ids[rows].tolist())
-    rows = np.array([r for r in rows.tolist() if int(vectors.vector_ids[r]) in found], dtype=np.int64)
-    if not len(rows):
+    ids = vectors.vector_ids[rows].tolist()  # plain ints: indexing numpy per candidate costs ms at 1500
+    found = _fetch(db, vectors.table, ids)
+    kept = [i for i, vector_id in enumerate(ids) if vector_id in found]
+    if not kept:
         return []
-    blobs, scales = zip(*(found[int(vectors.vector_ids[r])] for r in rows), strict=True)
+    rows = rows[kept]
+    blobs, scales = zip(*(found[ids[i]] for i in kept), strict=True)
     centred = vectors.centres.centred(restore(blobs, scales, vectors.dims), vectors.centre_of[rows])
     scores = centred @ centred_query
     order = np.argsort(-scores, kind="stable")[:k]
     return [int(vectors.items[rows[i]]) for i in order]
+
+
+def hamming_candidates(bits: np.ndarray, query_bits: np.ndarray, count: int) -> np.ndarray:
+    """Rows (ascending) of the ``count`` sign-bit vectors nearest to ``query_bits`` by Hamming distance.
+
+    ``bits`` is word-major (words, n). Rows at the cut distance are taken in row order, so the same index
+    and query always give the same candidates.
+    """
+    n = bits.shape[1]
+    distance = np.zeros(n, dtype=np.uint16)
+    xored = np.empty(n, dtype=np.uint64)
+    ones = np.empty(n, dtype=np.uint8)
+    for word, query_word in zip(bits, query_bits, strict=True):  # 5x faster than one (n, words) pass at 1M
+        np.bitwise_xor(word, query_word, out=xored)
+        np.bitwise_count(xored, out=ones)
+        distance += ones
+    # distances are small integers: their running count says where the nearest ``count`` end
+    cut = int(np.searchsorted(np.cumsum(np.bincount(distance)), count))
+    inside = np.flatnonzero(distance < cut)
+    at_cut = np.flatnonzero(distance == cut)[: max(0, count - len(inside))]
+    return np.sort(np.concatenate([inside, at_cut]))
 
 
 def stored(db: sqlite3.Connection, table: str, ids: list[int]) -> dict[int, tuple[bytes, float]]:

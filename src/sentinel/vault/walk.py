@@ -40,6 +40,15 @@ class VaultWalk(NamedTuple):
     skipped: list[tuple[str, str]]  # (relpath, why): files passed over
     unreadable: list[tuple[str, str]]  # (folder or page relpath, why): what the walk could not read
     leftovers: list[str]  # absolute paths of temporary files an interrupted write left (``.sentinel-*.tmp``)
+    folders: dict[str, Folder]  # every folder listed, by relpath ("" is the vault): see ``walk_known``
+
+
+class Folder(NamedTuple):
+    """What one listing of a folder found, enough to skip listing it again while it has not changed."""
+
+    changed_ns: int  # the later of its mtime and ctime, taken after the listing
+    subfolders: tuple[str, ...]  # names of the visible folders the walk went into
+    plain: bool  # every entry was a page file (no link) or a folder: nothing skipped, unreadable or left over
 
 
 TEMP_PREFIX, TEMP_SUFFIX = ".sentinel-", ".tmp"  # ``atomic_write``'s temporary files
@@ -50,7 +59,7 @@ def walk_vault(vault: Path) -> VaultWalk:
     sockets and devices refused), the files passed over with the reason, and the folders that could not be
     listed (their pages are not gone: the caller keeps them)."""
     root = str(vault)
-    walk = VaultWalk([], [], [], [])
+    walk = VaultWalk([], [], [], [], {})
 
     def unlistable(err: OSError) -> None:
         folder = os.path.relpath(err.filename, root).replace(os.sep, "/") if err.filename else "."
@@ -58,6 +67,8 @@ def walk_vault(vault: Path) -> VaultWalk:
 
     for dirpath, dirnames, filenames in os.walk(root, onerror=unlistable):
         dirnames[:] = sorted(d for d in dirnames if not is_hidden(d))
+        noted = len(walk.skipped) + len(walk.unreadable) + len(walk.leftovers)
+        plain = True
         for name in filenames:
             full = os.path.join(dirpath, name)
             if name.startswith(TEMP_PREFIX) and name.endswith(TEMP_SUFFIX):
@@ -66,7 +77,9 @@ def walk_vault(vault: Path) -> VaultWalk:
             rel = os.path.relpath(full, root).replace(os.sep, "/")
             if not_vault_content(rel):
                 continue
-            st = _examined(root, full, rel)
+            link = os.path.islink(full)
+            plain = plain and not link
+            st = _examined(root, full, rel, link)
             if isinstance(st, OSError):  # listed but not reachable (a folder with r but no x): not gone either
                 walk.unreadable.append((rel, f"cannot be read ({st.strerror}); kept as it was"))
                 continue
@@ -75,16 +88,68 @@ def walk_vault(vault: Path) -> VaultWalk:
                 walk.skipped.append((shown, st))
                 continue
             walk.files.append(FileStat(rel, st.st_mtime_ns, st.st_size))
+        plain = plain and noted == len(walk.skipped) + len(walk.unreadable) + len(walk.leftovers)
+        folder = "" if dirpath == root else os.path.relpath(dirpath, root).replace(os.sep, "/")
+        walk.folders[folder] = Folder(_changed_ns(dirpath), tuple(dirnames), plain)
     return walk
 
 
-def _examined(root: str, full: str, rel: str) -> os.stat_result | OSError | str:
+def _changed_ns(path: str) -> int:
+    """When a folder's list of entries last changed, as far as its own times say (-1: cannot tell). ctime too:
+    a tool that sets mtime back (rsync -t, a restore) cannot set ctime."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return -1
+    return max(st.st_mtime_ns, st.st_ctime_ns)
+
+
+def walk_known(
+    vault: Path, folders: dict[str, Folder], pages: dict[str, list[str]], settled_before_ns: int
+) -> VaultWalk | None:
+    """The walk ``walk_vault`` would return, from the folders and pages the last full walk found, or None when
+    any folder may have changed since (the caller then walks in full).
+
+    Why this is safe: a folder's mtime and ctime move whenever an entry is created, removed or renamed in it,
+    so a folder whose times are as recorded holds the same names as when it was listed. What they do not
+    cover is a page edited in place (its folder's times stay): every known page is still stat'ed, so an edit
+    at any depth is seen by its own mtime and size; only the listing is skipped. A folder is trusted only
+    when its recorded time is older than ``settled_before_ns`` (the last full walk's start, less a settling
+    margin), so a change in the same clock tick as its listing, or during the walk, is never taken as none;
+    one that held a link, a skipped or unreadable file or a leftover is always listed again (those are judged
+    by the full walk). ``pages``: the indexed page names of each folder.
+    """
+    root = str(vault)
+    walk = VaultWalk([], [], [], [], folders)
+    pending = [""]  # a stack, children pushed in reverse: folders come in the order ``os.walk`` gives them
+    while pending:
+        folder = pending.pop()
+        known = folders.get(folder)
+        if known is None or not known.plain or not 0 <= known.changed_ns < settled_before_ns:
+            return None
+        full = os.path.join(root, folder) if folder else root
+        if _changed_ns(full) != known.changed_ns:
+            return None
+        for name in sorted(pages.get(folder, ())):
+            rel = f"{folder}/{name}" if folder else name
+            try:
+                st = os.stat(os.path.join(full, name))
+            except OSError:  # gone without its folder's times moving: do not trust this file system
+                return None
+            if not stat.S_ISREG(st.st_mode):
+                return None
+            walk.files.append(FileStat(rel, st.st_mtime_ns, st.st_size))
+        pending += [f"{folder}/{sub}" if folder else sub for sub in reversed(known.subfolders)]
+    return walk
+
+
+def _examined(root: str, full: str, rel: str, link: bool) -> os.stat_result | OSError | str:
     """A page-named file's stat, the error that kept it from being read, or why it is not indexed."""
     try:
         rel.encode("utf-8")
     except UnicodeEncodeError:  # os.walk hands undecodable name bytes over as lone surrogates
         return "the file name is not valid UTF-8; not indexed: rename it in a file manager"
-    if os.path.islink(full):
+    if link:
         real = os.path.realpath(full)
         if not real.startswith(root + os.sep):
             return "symbolic link to a file outside the vault; not indexed"

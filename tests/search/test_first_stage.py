@@ -1,0 +1,52 @@
+"""The semantic legs' first stage (sign-bit Hamming candidates) keeps the exhaustive ranking's best hit.
+
+Real e5 vectors of the eval slice; "exhaustive" is the same ``nearest`` with every row rescored at full width
+(what a vault smaller than ``CANDIDATES`` gets), the first stage is forced by asking for fewer candidates than
+the slice has rows. How often it keeps the whole top 10 on bigger sets: ``bench/first_stage.py``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from sentinel.embed.onnx import OnnxEmbedder
+from sentinel.search.vectors import hamming_candidates, nearest
+from sentinel.search.view import current_view
+from tests.support.vault import Indexed
+
+QUERIES = [
+    "how do I get back a deleted note",
+    "silinen bir notu nasıl geri getiririm",
+    "record a voice memo",
+    "keyboard shortcut to delete the current line",
+    "sync status icon is red",
+    "open a random page",
+]
+
+
+def test_first_stage_returns_the_exhaustive_top_hit(eval_index: Indexed, e5: OnnxEmbedder) -> None:
+    view = current_view(eval_index.db)
+    assert view.chunks is not None
+    rows = len(view.chunks)
+    candidates = max(10, rows // 4)
+    assert rows > candidates, "the slice must be bigger than the candidate count, or no first stage runs"
+    for query in QUERIES:
+        vector = e5.embed([query], "query").vectors[0]
+        exhaustive = nearest(eval_index.db, view.chunks, vector, 10, candidates=rows)
+        staged = nearest(eval_index.db, view.chunks, vector, 10, candidates=candidates)
+        assert staged[0] == exhaustive[0], query
+
+
+def test_hamming_candidates_are_the_nearest_by_bit_count() -> None:
+    rng = np.random.default_rng(5)
+    n, words = 5000, 6
+    bits = rng.integers(0, 2**63, (words, n), dtype=np.uint64)
+    bits[:, 100:140] = bits[:, 7:8]  # many ties at one distance: the cut must fall inside them
+    query = rng.integers(0, 2**63, words, dtype=np.uint64)
+    distance = np.unpackbits((bits ^ query[:, None]).T.copy().view(np.uint8), axis=1).sum(axis=1)
+    for count in (1, 20, 120, 4999):
+        got = hamming_candidates(bits, query, count)
+        assert len(got) == count and len(set(got.tolist())) == count
+        worst = distance[got].max()
+        assert (distance < worst).sum() <= count <= (distance <= worst).sum()
+        assert set(np.flatnonzero(distance < worst).tolist()) <= set(got.tolist())
