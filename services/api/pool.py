@@ -1,6 +1,6 @@
 """The model pool's HTTP face, included by ``create_app``: OpenAI- and Ollama-compatible inference over the
 pool, the cluster view, the maintenance lock's holder, wake-on-LAN, the analysis fan-out, Prometheus metrics.
-Thin: routing, failover and epochs are decided in ``sentinel.pool``; this maps them to HTTP. Every route takes
+Thin: routing, failover and epochs are decided in ``sentinel_pool``; this maps them to HTTP. Every route takes
 the API's keys like the tool routes do.
 """
 
@@ -24,18 +24,19 @@ from redis.exceptions import RedisError
 from sentinel.chat_prefix import PrefixRecorder
 from sentinel.keys import Scope
 from sentinel.maintain.cluster_lock import lock_holder, lock_key
-from sentinel.pool import face
-from sentinel.pool.agent import Agent, agent_thread
-from sentinel.pool.chat_first import ChatActivity
-from sentinel.pool.cluster import WakeRefused, cluster_view, wake
-from sentinel.pool.dispatch import Gateway
-from sentinel.pool.errors import GatewayError, RegistryUnavailable
-from sentinel.pool.registry import KnownNode, NodeRecord, PoolKeys, known_nodes, routes_in_memory
-from sentinel.pool.wake import EVERY_NETWORK
 from sentinel.settings import Settings
-from services.api.auth import require_write, scope_of
+from sentinel.tools.first_call import opening
+from sentinel_pool import face
+from sentinel_pool.agent import Agent, agent_thread
+from sentinel_pool.chat_first import ChatActivity
+from sentinel_pool.cluster import WakeRefused, cluster_view, wake
+from sentinel_pool.dispatch import Gateway
+from sentinel_pool.errors import GatewayError, RegistryUnavailable
+from sentinel_pool.registry import KnownNode, NodeRecord, PoolKeys, known_nodes, routes_in_memory
+from sentinel_pool.wake import EVERY_NETWORK
 from services.api.pool_metrics import PoolMetrics
-from services.worker.fanout_client import NoExtractionModel, queue_analyses
+from services.common.auth import require_write, scope_of
+from services.common.tasks import NoExtractionModel, queue_analyses
 
 REDIS_CONNECTIONS = 16
 
@@ -114,9 +115,13 @@ def pool_router(settings: Settings) -> APIRouter:
         session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=256))
         if in_memory:  # a one-machine stack: its own model servers, routed without Redis
             chats = ChatActivity(redis, keys, settings.pool.first_token_timeout_s + settings.pool.read_timeout_s)
-            running.gateway = Gateway.in_memory(settings, session, own_nodes, chats=chats, observer=metrics)
+            running.gateway = Gateway.in_memory(
+                settings, session, own_nodes, chats=chats, observer=metrics, first_call=opening
+            )
         else:
-            running.gateway = Gateway.on_redis(settings, redis, session, keys=keys, observer=metrics)
+            running.gateway = Gateway.on_redis(
+                settings, redis, session, keys=keys, observer=metrics, first_call=opening
+            )
         with ExitStack() as agent:
             if settings.pool.backends:  # this process probes (and, on Redis, registers) its model servers itself
                 registry = None if in_memory else Redis.from_url(settings.redis_url, decode_responses=True)

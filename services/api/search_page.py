@@ -28,7 +28,7 @@ from sentinel.search.summaries import page_summaries
 from sentinel.tools.arguments import unencodable_argument
 from sentinel.tools.context import ToolContext
 from sentinel.vault.plain import plain_text
-from services.api.auth import limits_of, scope_of
+from services.common.auth import limits_of, scope_of
 
 STATIC = Path(__file__).with_name("static")
 PAGE_HITS = 10  # a screen's worth: the tools' five (search_hits) left most of it empty

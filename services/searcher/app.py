@@ -30,7 +30,7 @@ from sentinel.research.record import RecordRefused
 from sentinel.research.run import MAX_QUESTION_CHARS, filter_model, prepare, report_text, research
 from sentinel.research.target import ResearchRefused, research_target
 from sentinel.settings import Settings
-from services.api.auth import StartupRefused, key_ring, scope_of
+from services.common.auth import StartupRefused, key_ring, scope_of
 
 log = logging.getLogger("sentinel.searcher")
 

@@ -21,6 +21,7 @@ from sentinel.maintain.models import models_from_settings
 from sentinel.maintain.run import run_pass
 from sentinel.maintain.schedule import NOT_STARTED, schedule_started
 from sentinel.settings import ProviderSettings, Settings
+from sentinel_pool.chat_first import serving_record
 
 Kind = Annotated[str | None, typer.Option(help="ollama or openai (any OpenAI-compatible endpoint).")]
 
@@ -115,6 +116,7 @@ def _run(settings: Settings, minutes: float, dry_run: bool, retry_failed: bool, 
             minutes=minutes,
             dry_run=dry_run,
             retry_failed=retry_failed,
+            serving=serving_record(settings),
             say=say,
         )
     except PassBusy as busy:

@@ -45,7 +45,7 @@ def agent(
         from redis import Redis
         from redis.exceptions import RedisError
 
-        from sentinel.pool.agent import Agent, AgentSettingsInvalid
+        from sentinel_pool.agent import Agent, AgentSettingsInvalid
     except ImportError as missing:
         fail(escape(f"the pool agent needs Redis' client ({missing}): pip install 'sentinel[api]'"))
     settings = Settings()
@@ -92,8 +92,9 @@ def daemon(
 ) -> None:
     """Front this machine's model servers in the pool; the elected daemon also leads it (see docs/pool.md)."""
     try:
-        from sentinel.pool.daemon import serve
-        from sentinel.pool.daemon_config import DaemonSettingsInvalid, daemon_config
+        from sentinel.tools.first_call import opening
+        from sentinel_pool.daemon import serve
+        from sentinel_pool.daemon_config import DaemonSettingsInvalid, daemon_config
     except ImportError as missing:
         fail(escape(f"the pool daemon needs the API extra ({missing}): pip install 'sentinel[api]'"))
     settings = Settings()
@@ -121,4 +122,4 @@ def daemon(
     except (DaemonSettingsInvalid, KeyFileError) as error:
         fail(str(error))
     configure_logging("pool-daemon")
-    serve(config)
+    serve(config, first_call=opening)

@@ -23,7 +23,7 @@ from typing import Any
 
 from redis.asyncio import Redis as AsyncRedis
 
-from sentinel.pool.registry import PoolKeys
+from sentinel_pool.registry import PoolKeys
 
 
 class StaleEpoch(RuntimeError):

@@ -18,8 +18,8 @@ from typing import Any
 
 import aiohttp
 
-from sentinel.pool.routing import Candidate
-from sentinel.pool.streaming import Framing
+from sentinel_pool.routing import Candidate
+from sentinel_pool.streaming import Framing
 
 # Fields an OpenAI-compatible server has no equivalent for (its context size is fixed when it starts).
 _NO_OPENAI_EQUIVALENT = ("keep_alive",)

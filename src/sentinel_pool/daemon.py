@@ -26,22 +26,23 @@ import httpx
 from aiohttp import web
 
 from sentinel.keys import LiveKeyRing
-from sentinel.pool import daemon_routes, resume
-from sentinel.pool.daemon_metrics import DaemonMetrics
-from sentinel.pool.discovery import Discovery
-from sentinel.pool.dispatch import Gateway
-from sentinel.pool.election import Claim, Election, Hardware
-from sentinel.pool.leader_jobs import LeaderJobs, PoolJob
-from sentinel.pool.ledger_memory import MemoryLedger, memory_snapshot
-from sentinel.pool.node_jobs import Fenced, NodeJobs, NotAllowed
-from sentinel.pool.peer_http import PeerClient, client_refused, relay
-from sentinel.pool.probe import BackendSpec, probe_backend
-from sentinel.pool.registry import BackendRecord, NodeRecord, Snapshot
-from sentinel.pool.routing import Candidate, rank
-from sentinel.pool.signing import HEADER, Unauthenticated, Verifier
-from sentinel.pool.streaming import NodeFailed
-from sentinel.pool.wake import Waker
 from sentinel.settings import PoolSettings
+from sentinel_pool import daemon_routes, resume
+from sentinel_pool.daemon_metrics import DaemonMetrics
+from sentinel_pool.discovery import Discovery
+from sentinel_pool.dispatch import Gateway
+from sentinel_pool.election import Claim, Election, Hardware
+from sentinel_pool.leader_jobs import LeaderJobs, PoolJob
+from sentinel_pool.ledger_memory import MemoryLedger, memory_snapshot
+from sentinel_pool.node_jobs import Fenced, NodeJobs, NotAllowed
+from sentinel_pool.peer_http import PeerClient, client_refused, relay
+from sentinel_pool.probe import BackendSpec, probe_backend
+from sentinel_pool.registry import BackendRecord, NodeRecord, Snapshot
+from sentinel_pool.repair import Opening
+from sentinel_pool.routing import Candidate, rank
+from sentinel_pool.signing import HEADER, Unauthenticated, Verifier
+from sentinel_pool.streaming import NodeFailed
+from sentinel_pool.wake import Waker
 
 log = logging.getLogger("sentinel.pool.daemon")
 BACKEND_HEADER = daemon_routes.BACKEND_HEADER
@@ -86,8 +87,8 @@ class Peer:
 
 
 class Daemon:
-    def __init__(self, config: DaemonConfig) -> None:
-        self.config = config
+    def __init__(self, config: DaemonConfig, first_call: Opening | None = None) -> None:
+        self.config, self.first_call = config, first_call
         self.hardware = Hardware(config.node, config.vram_free_mb, config.gpu)
         self.election = Election(self.hardware, config.advertise)
         self.peers: dict[str, Peer] = {}
@@ -379,7 +380,13 @@ class Daemon:
         # the snapshot is this process's memory: read afresh for every request
         routing = self.config.routing.model_copy(update={"registry_refresh_s": 0.0})
         self.gateway = Gateway(
-            routing, self.session, read=self._read, ledger=self.ledger, via=self._via, observer=self.metrics
+            routing,
+            self.session,
+            read=self._read,
+            ledger=self.ledger,
+            via=self._via,
+            observer=self.metrics,
+            first_call=self.first_call,
         )
         if self.config.keys is None:
             log.warning("clients are not asked for an API key: set SENTINEL_API_KEYS (the same on every daemon)")
@@ -414,6 +421,6 @@ class Daemon:
             await asyncio.sleep(self.config.heartbeat_s)
 
 
-def serve(config: DaemonConfig) -> None:
-    """Run the daemon until SIGTERM/SIGINT."""
-    web.run_app(Daemon(config).app(), host=config.host, port=config.port, print=None, access_log=None)
+def serve(config: DaemonConfig, first_call: Opening | None = None) -> None:
+    """Run the daemon until SIGTERM/SIGINT; ``first_call``: which calls may open a turn (the app's policy)."""
+    web.run_app(Daemon(config, first_call).app(), host=config.host, port=config.port, print=None, access_log=None)

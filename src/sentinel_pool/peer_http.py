@@ -19,8 +19,8 @@ import aiohttp
 from aiohttp import web
 
 from sentinel.keys import LiveKeyRing, Scope
-from sentinel.pool.signing import HEADER, sign
-from sentinel.pool.streaming import error_event
+from sentinel_pool.signing import HEADER, sign
+from sentinel_pool.streaming import error_event
 
 # Headers that describe one hop's connection, not the message (RFC 9110 section 7.6.1), plus what aiohttp sets.
 _HOP = {

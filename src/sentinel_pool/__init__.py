@@ -5,9 +5,11 @@ its client face in ``face``), with its job ledger fenced by epochs (``jobs`` in 
 memory). It runs in two homes: the daemon pool's elected leader (``daemon``, ``election``, ``discovery``,
 ``leader_jobs``, ``node_jobs``: seed 002, no Redis), and the API's gateway (FastAPI in ``services/api/pool.py``),
 over its own model servers in memory or over node agents' signed records in Redis (``agent``, ``registry``).
-Celery lives in ``services/worker``.
+Celery lives in ``services/worker``. It is a package of its own: it imports only the core's small public
+interfaces (settings, keys, the providers' wire types, ``sentinel.serving``), and implements what the core asks of
+it there (``chat_first.RedisServingRecord``); ``tests/test_import_rules.py`` keeps it so.
 """
 
-# The header a caller marks work nobody waits on with (a pass's own calls, the start's warm-up): the gateway does
-# not count it as a chat that a maintenance pass yields to.
-BACKGROUND_HEADER = "x-sentinel-background"
+from sentinel.serving import BACKGROUND_HEADER
+
+__all__ = ["BACKGROUND_HEADER"]

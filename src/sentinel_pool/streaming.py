@@ -20,8 +20,8 @@ from typing import Any, Protocol
 import aiohttp
 import anyio
 
-from sentinel.pool.jobs import Assignment
-from sentinel.pool.routing import Candidate
+from sentinel_pool.jobs import Assignment
+from sentinel_pool.routing import Candidate
 
 log = logging.getLogger("sentinel.pool")
 

@@ -17,12 +17,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sentinel import __version__
-from sentinel.pool import BACKGROUND_HEADER, ollama_api, ollama_native
-from sentinel.pool.admission import CONVERSATION_HEADER
-from sentinel.pool.dispatch import Gateway
-from sentinel.pool.errors import BadRequest, GatewayError
-from sentinel.pool.repair import constrain_call
-from sentinel.pool.streaming import Stream
+from sentinel_pool import BACKGROUND_HEADER, ollama_api, ollama_native
+from sentinel_pool.admission import CONVERSATION_HEADER
+from sentinel_pool.dispatch import Gateway
+from sentinel_pool.errors import BadRequest, GatewayError
+from sentinel_pool.repair import constrain_call
+from sentinel_pool.streaming import Stream
 
 IDEMPOTENT_HEADER = "x-sentinel-idempotent"
 IDEMPOTENCY_HEADER = "idempotency-key"
@@ -127,7 +127,7 @@ async def listing(gateway: Gateway, path: str) -> Reply:
 async def _openai(gateway: Gateway, endpoint: str, body: dict[str, Any], headers: Mapping[str, str]) -> Reply:
     """An OpenAI-shaped answer as the client asked for it: streamed as SSE or whole as JSON, naming the node."""
     if endpoint == "/chat/completions":
-        body = constrain_call(body, gateway.pool.constrain_first_call)
+        body = constrain_call(body, gateway.first_call)
     how = how_of(headers) if endpoint != "/embeddings" else {}
     if body.get("stream") and endpoint != "/embeddings":
         stream = await gateway.stream(body, endpoint=endpoint, **how)
@@ -147,7 +147,7 @@ async def _ollama(gateway: Gateway, endpoint: str, body: dict[str, Any], headers
     started = time.perf_counter()
     if endpoint == "/api/chat":
         openai_endpoint, (translated, streamed) = "/chat/completions", ollama_api.chat_request(body)
-        translated = constrain_call(translated, gateway.pool.constrain_first_call)
+        translated = constrain_call(translated, gateway.first_call)
         stream_out, answer_out = ollama_api.chat_stream, ollama_api.chat_response
     else:
         openai_endpoint, translated, streamed = ollama_api.generate_request(body)

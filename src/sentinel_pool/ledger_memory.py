@@ -15,8 +15,8 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from sentinel.pool.jobs import Assignment, NotReassignable, StaleEpoch
-from sentinel.pool.registry import NodeRecord, Snapshot
+from sentinel_pool.jobs import Assignment, NotReassignable, StaleEpoch
+from sentinel_pool.registry import NodeRecord, Snapshot
 
 PRUNE_EVERY_S = 60.0
 Key = tuple[str, str]  # (node, backend url)

@@ -13,15 +13,15 @@ from typing import TYPE_CHECKING, Any
 import aiohttp
 from aiohttp import web
 
-from sentinel.pool import face, resume
-from sentinel.pool.leader_jobs import QUEUED_NOTE
-from sentinel.pool.peer_http import relay, unavailable
-from sentinel.pool.routing import pool_models
-from sentinel.pool.wake import WakeRefused
+from sentinel_pool import face, resume
+from sentinel_pool.leader_jobs import QUEUED_NOTE
+from sentinel_pool.peer_http import relay, unavailable
+from sentinel_pool.routing import pool_models
+from sentinel_pool.wake import WakeRefused
 
 if TYPE_CHECKING:
-    from sentinel.pool.daemon import Daemon
-    from sentinel.pool.leader_jobs import LeaderJobs
+    from sentinel_pool.daemon import Daemon
+    from sentinel_pool.leader_jobs import LeaderJobs
 
 BACKEND_HEADER = "x-sentinel-backend"
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sentinel.pool.registry import BackendKind, BackendRecord, Snapshot
+from sentinel_pool.registry import BackendKind, BackendRecord, Snapshot
 
 LOADED = 1000.0  # the model is in memory: no load before the first token
 FULL = -500.0  # every slot is busy: the request would wait in the backend's queue

@@ -15,7 +15,7 @@ from typing import Any, cast
 
 import httpx
 
-from sentinel.pool.registry import BackendKind, BackendRecord
+from sentinel_pool.registry import BackendKind, BackendRecord
 
 KINDS: tuple[BackendKind, ...] = ("ollama", "openai")
 

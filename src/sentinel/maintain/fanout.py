@@ -1,5 +1,8 @@
 """The maintenance pass fanned out: each page analysis is a job that any worker with the model can take.
 
+The job ledger that fences executions by epoch is the pool's (``sentinel_pool.fanout.with_ledger``); this module
+is the pass's side, and takes a claim as anything with an epoch, an attempt, a node and a queue (``Claim``).
+
 The vault side (the worker or API next to the index) turns due pages into jobs; a worker on any machine that
 serves the extraction model analyses one (``analyse_job``: the same ``analyse_page`` the pass runs, with all of
 its model-side gates); the result travels back to the vault side, which stores it (``store_result``). Adding a
@@ -18,26 +21,20 @@ Analyses are idempotent, so a job may run up to three times (``pool.attempts``);
 
 from __future__ import annotations
 
-import asyncio
 import sqlite3
 import uuid
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Literal, TypeVar
+from typing import Literal, Protocol
 
 from pydantic import BaseModel
-from redis.asyncio import Redis as AsyncRedis
 
 from sentinel.gates import derived
 from sentinel.maintain import analysis, queue
 from sentinel.maintain.models import Models
 from sentinel.maintain.text import PageText, read_page_text
 from sentinel.paths import Role
-from sentinel.pool.jobs import Assignment, JobLedger
-from sentinel.pool.registry import PoolKeys
 from sentinel.settings import Settings
 
-T = TypeVar("T")
 Phase = Literal["non-derived", "wiki", "nothing due"]
 
 
@@ -66,8 +63,18 @@ class AnalysisResult(BaseModel):
     blind: bool = False
     wall_s: float = 0.0
 
-    def assignment(self) -> Assignment:
-        return Assignment(self.job.job, self.epoch, self.attempt, self.worker, self.queue)
+
+class Claim(Protocol):
+    """One execution of a job as the job ledger granted it."""
+
+    @property
+    def epoch(self) -> int: ...
+    @property
+    def attempt(self) -> int: ...
+    @property
+    def node(self) -> str: ...
+    @property
+    def url(self) -> str: ...
 
 
 @dataclass
@@ -96,20 +103,7 @@ def due_batch(settings: Settings, db: sqlite3.Connection) -> Batch:
     return batch
 
 
-def with_ledger(settings: Settings, call: Callable[[JobLedger], Awaitable[T]]) -> T:
-    """Run one ledger call from synchronous code (a Celery task), on a connection of its own."""
-
-    async def run() -> T:
-        redis = AsyncRedis.from_url(settings.redis_url, decode_responses=True)
-        try:
-            return await call(JobLedger(redis, PoolKeys.from_settings(settings), settings.pool.job_ttl_s))
-        finally:
-            await redis.aclose()  # type: ignore[attr-defined]  # types-redis predates aclose
-
-    return asyncio.run(run())
-
-
-def analyse_job(job: AnalysisJob, models: Models, settings: Settings, claim: Assignment) -> AnalysisResult:
+def analyse_job(job: AnalysisJob, models: Models, settings: Settings, claim: Claim) -> AnalysisResult:
     """Analyse one page on this worker under the epoch ``claim`` (``ProviderUnavailable`` propagates: the job
     is retried). The derived-page gate is left to the store step, so every verbatim concept comes back."""
     page = PageText(job.path, job.role, job.text, job.hash)

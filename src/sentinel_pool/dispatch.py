@@ -30,10 +30,11 @@ import anyio
 from redis.asyncio import Redis as AsyncRedis
 from redis.exceptions import RedisError
 
-from sentinel.pool.admission import Sticky, conversation_key
-from sentinel.pool.breaker import Breaker
-from sentinel.pool.chat_first import ChatActivity
-from sentinel.pool.errors import (
+from sentinel.settings import PoolSettings, Settings
+from sentinel_pool.admission import Sticky, conversation_key
+from sentinel_pool.breaker import Breaker
+from sentinel_pool.chat_first import ChatActivity
+from sentinel_pool.errors import (
     BackendRefused,
     BadRequest,
     PoolBusy,
@@ -43,16 +44,15 @@ from sentinel.pool.errors import (
     UnknownModel,
     job_id,
 )
-from sentinel.pool.jobs import Assignment, JobLedger, NotReassignable, StaleEpoch
-from sentinel.pool.ledger_memory import MemoryLedger, memory_snapshot
-from sentinel.pool.ollama_native import Target
-from sentinel.pool.ollama_native import show as show_openai
-from sentinel.pool.registry import NodeRecord, PoolKeys, Snapshot, snapshot
-from sentinel.pool.repair import RepairedStream, is_constrained, offered_tools, repair_answer
-from sentinel.pool.routing import Candidate, pool_models, rank
-from sentinel.pool.scheduler import Choice, Limits, NothingToChoose, RegistryView, Scheduler
-from sentinel.pool.streaming import SSE, TRANSPORT_ERRORS, NodeFailed, Observer, Stream
-from sentinel.settings import PoolSettings, Settings
+from sentinel_pool.jobs import Assignment, JobLedger, NotReassignable, StaleEpoch
+from sentinel_pool.ledger_memory import MemoryLedger, memory_snapshot
+from sentinel_pool.ollama_native import Target
+from sentinel_pool.ollama_native import show as show_openai
+from sentinel_pool.registry import NodeRecord, PoolKeys, Snapshot, snapshot
+from sentinel_pool.repair import Opening, RepairedStream, is_constrained, offered_tools, repair_answer
+from sentinel_pool.routing import Candidate, pool_models, rank
+from sentinel_pool.scheduler import Choice, Limits, NothingToChoose, RegistryView, Scheduler
+from sentinel_pool.streaming import SSE, TRANSPORT_ERRORS, NodeFailed, Observer, Stream
 
 log = logging.getLogger("sentinel.pool")
 
@@ -153,8 +153,11 @@ class Gateway:
         chats: ChatActivity | None = None,
         via: Via = _direct,
         observer: Observer | None = None,
+        first_call: Opening | None = None,
     ) -> None:
         self.pool, self.session, self.ledger, self.chats, self._via = pool, session, ledger, chats, via
+        # which calls may open a turn, when the pool constrains a turn's first answer (the app's to say)
+        self.first_call = first_call if pool.constrain_first_call else None
         self._read = read
         self.observer: Observer = observer or _Silent()
         self.owner = f"{socket.gethostname()}:{os.getpid()}"
@@ -177,6 +180,7 @@ class Gateway:
         *,
         keys: PoolKeys | None = None,
         observer: Observer | None = None,
+        first_call: Opening | None = None,
     ) -> Gateway:
         """The API's gateway: the registry and the job ledger in Redis, shared with every other gateway process;
         the chats in flight recorded there too, for a maintenance pass to yield to (``chat_first``)."""
@@ -188,7 +192,7 @@ class Gateway:
         # A chat a crashed gateway never closed stops counting after the longest a request may stay silent.
         chats = ChatActivity(redis, keys, pool.first_token_timeout_s + pool.read_timeout_s)
         ledger = JobLedger(redis, keys, pool.job_ttl_s)
-        return cls(pool, session, read=read, ledger=ledger, chats=chats, observer=observer)
+        return cls(pool, session, read=read, ledger=ledger, chats=chats, observer=observer, first_call=first_call)
 
     @classmethod
     def in_memory(
@@ -199,6 +203,7 @@ class Gateway:
         *,
         chats: ChatActivity | None = None,
         observer: Observer | None = None,
+        first_call: Opening | None = None,
     ) -> Gateway:
         """The API's gateway over its own model servers only (``records``: what its agent thread probed), with
         the job ledger in its memory: its routing needs no Redis (one process)."""
@@ -208,7 +213,7 @@ class Gateway:
             return memory_snapshot(records(), ledger)
 
         pool = settings.pool.model_copy(update={"registry_refresh_s": 0.0})  # memory: read afresh every time
-        return cls(pool, session, read=read, ledger=ledger, chats=chats, observer=observer)
+        return cls(pool, session, read=read, ledger=ledger, chats=chats, observer=observer, first_call=first_call)
 
     async def snapshot(self) -> Snapshot:
         return await self._read()

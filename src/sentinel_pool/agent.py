@@ -19,10 +19,10 @@ import httpx
 from redis import Redis
 from redis.exceptions import RedisError
 
-from sentinel.pool.probe import BackendSpec, probe_backend
-from sentinel.pool.registry import NodeRecord, PoolKeys, check_mac, check_node_name, publish, withdraw
-from sentinel.pool.vram import probe_vram
 from sentinel.settings import Settings
+from sentinel_pool.probe import BackendSpec, probe_backend
+from sentinel_pool.registry import NodeRecord, PoolKeys, check_mac, check_node_name, publish, withdraw
+from sentinel_pool.vram import probe_vram
 
 log = logging.getLogger("sentinel.pool.agent")
 

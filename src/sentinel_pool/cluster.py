@@ -7,8 +7,8 @@ from typing import Any
 
 import wakeonlan
 
-from sentinel.pool.registry import KnownNode, Snapshot
-from sentinel.pool.routing import pool_models
+from sentinel_pool.registry import KnownNode, Snapshot
+from sentinel_pool.routing import pool_models
 
 
 class WakeRefused(LookupError):

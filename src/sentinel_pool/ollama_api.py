@@ -17,9 +17,9 @@ from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from typing import Any
 
-from sentinel.pool.registry import Snapshot
-from sentinel.pool.routing import pool_models
-from sentinel.pool.streaming import DONE, sse_data
+from sentinel_pool.registry import Snapshot
+from sentinel_pool.routing import pool_models
+from sentinel_pool.streaming import DONE, sse_data
 
 # Ollama option -> OpenAI field (same meaning and unit).
 _OPTIONS = {

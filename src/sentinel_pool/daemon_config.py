@@ -9,13 +9,13 @@ import subprocess
 from urllib.parse import urlsplit
 
 from sentinel.keys import LiveKeyRing
-from sentinel.pool.addresses import reach
-from sentinel.pool.daemon import DaemonConfig
-from sentinel.pool.probe import BackendSpec
-from sentinel.pool.registry import check_mac, check_node_name
-from sentinel.pool.vram import probe_vram
-from sentinel.pool.wake import broadcast_of
 from sentinel.settings import PoolSettings
+from sentinel_pool.addresses import reach
+from sentinel_pool.daemon import DaemonConfig
+from sentinel_pool.probe import BackendSpec
+from sentinel_pool.registry import check_mac, check_node_name
+from sentinel_pool.vram import probe_vram
+from sentinel_pool.wake import broadcast_of
 
 
 class DaemonSettingsInvalid(ValueError):

@@ -20,11 +20,11 @@ import ifaddr
 import wakeonlan
 from aiohttp import web
 
-from sentinel.pool.cluster import WakeRefused
-from sentinel.pool.routing import rank
+from sentinel_pool.cluster import WakeRefused
+from sentinel_pool.routing import rank
 
 if TYPE_CHECKING:
-    from sentinel.pool.daemon import Daemon
+    from sentinel_pool.daemon import Daemon
 
 log = logging.getLogger("sentinel.pool.wake")
 POLL_S = 0.2

@@ -25,14 +25,11 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 import uuid
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from sentinel.answer.intent import names_the_web
-from sentinel.pool.streaming import DONE, Stream, sse_data
 from sentinel.providers.base import JsonSchema, ToolCall
 from sentinel.providers.toolcalls import (
     TextToolCalls,
@@ -41,8 +38,7 @@ from sentinel.providers.toolcalls import (
     undecided_from,
     without_call_text,
 )
-from sentinel.research import TOOL_NAME as RESEARCH
-from sentinel.tools.registry import TOOLS
+from sentinel_pool.streaming import DONE, Stream, sse_data
 
 log = logging.getLogger("sentinel.pool.repair")
 
@@ -94,23 +90,20 @@ def offered_tools(body: dict[str, Any]) -> dict[str, JsonSchema | None] | None:
     return tool_schemas([tool for tool in tools if isinstance(tool, dict)]) or None
 
 
-# Sentinel's primitives that change or remove a page the caller names (save only adds a new note).
-PAGE_CHANGING = frozenset(name for name, tool in TOOLS.items() if tool.writes)
-# Arguments that name a place in the vault (a page or a folder), and what words that name one show: a [[link]],
-# a .md file, or a folder/ path.
-PLACE_ARGUMENTS = frozenset({"path", "target", "source", "folder"})
-_NAMES_A_PLACE = re.compile(r"\[\[[^\]]+\]\]|\S+\.md\b|\w/")
-# Arguments whose values come from a tool result: a cursor from a [more] line, a hash from read.
-RESULT_ARGUMENTS = frozenset({"cursor", "expected_hash"})
+# What the app allows a turn's first call to be (``sentinel.tools.first_call.opening``): given a tool's name, its
+# arguments schema and the user's words, the schema the call may take, or None to leave that tool out. The pool
+# knows only the tools a request offers; which of them may open a turn is the app's to say, handed in by a door.
+Opening = Callable[[str, JsonSchema | None, str], JsonSchema | None]
 # The name of the schema ``constrain_call`` adds: how the answer's verdict knows the call was constrained.
 CALL_SCHEMA = "sentinel_tool_call"
 
 
-def constrain_call(body: dict[str, Any], first_call: bool) -> dict[str, Any]:
+def constrain_call(body: dict[str, Any], first_call: Opening | None) -> dict[str, Any]:
     """``body`` with its answer constrained to one call of an offered tool, when the request asks for a call
-    (``tool_choice`` ``required`` or a named function) or, with ``first_call``, when it starts a turn (its last
-    message is the user's) and leaves the choice to the model. A request with its own ``response_format``, with
-    ``tool_choice: none``, or offering no tools is sent as it came."""
+    (``tool_choice`` ``required`` or a named function) or, given a ``first_call`` policy, when it starts a turn
+    (its last message is the user's) and leaves the choice to the model: then only to the calls that policy
+    allows. A request with its own ``response_format``, with ``tool_choice: none``, or offering no tools is sent
+    as it came."""
     tools = offered_tools(body)
     choice = body.get("tool_choice", "auto")
     if tools is None or body.get("response_format") is not None or choice == "none":
@@ -121,13 +114,11 @@ def constrain_call(body: dict[str, Any], first_call: bool) -> dict[str, Any]:
     elif choice != "required":
         messages = body.get("messages")
         last = messages[-1] if isinstance(messages, list) and messages else {}
-        if not (first_call and isinstance(last, dict) and last.get("role") == "user"):
+        if first_call is None or not (isinstance(last, dict) and last.get("role") == "user"):
             return body
-        # A turn's first call has no tool result to take a path from, so a page-changing primitive there can
-        # only guess one (measured: the small Qwen's first call on a wifi question was relocate), and one that
-        # takes a page or folder (read, graph, listing) can take it only from the user's words. Left out of the
-        # schema, still offered: a later round may call them.
-        tools = {name: _from_words(schema) for name, schema in tools.items() if _first_call_can(name, schema, last)}
+        words = _text_of(last)
+        allowed = {name: first_call(name, schema, words) for name, schema in tools.items()}
+        tools = {name: schema for name, schema in allowed.items() if schema is not None}
         if not tools:
             return body
     calls = [
@@ -141,30 +132,6 @@ def constrain_call(body: dict[str, Any], first_call: bool) -> dict[str, Any]:
     ]
     schema = {"name": CALL_SCHEMA, "strict": True, "schema": {"oneOf": calls} if len(calls) > 1 else calls[0]}
     return body | {"response_format": {"type": "json_schema", "json_schema": schema}}
-
-
-def _first_call_can(name: str, schema: JsonSchema | None, message: dict[str, Any]) -> bool:
-    """Whether a turn's first call may be ``name``: never a page-changing primitive, one that takes a page or a
-    folder only when the user's message names one (measured with the small Qwen through Open WebUI: "when is my
-    vault backed up?" opened with ``read`` of an invented path, then with ``listing`` of notes/; a wifi question
-    with ``graph``), and research only when it names the web (measured: with research offered, the same
-    backups question opened with research of an invented question). What is left is what needs nothing from the
-    vault yet: search, save."""
-    if name in PAGE_CHANGING:
-        return False
-    if name == RESEARCH:
-        return names_the_web(_text_of(message))
-    takes = set((schema or {}).get("properties") or ())
-    return not (takes & PLACE_ARGUMENTS) or bool(_NAMES_A_PLACE.search(_text_of(message)))
-
-
-def _from_words(schema: JsonSchema | None) -> JsonSchema:
-    """A first call's arguments without those only a tool result gives (measured: the small Qwen's first
-    search took ``cursor: 10`` from the description's example and skipped the page it was after)."""
-    schema = schema or {"type": "object"}
-    properties = {k: v for k, v in (schema.get("properties") or {}).items() if k not in RESULT_ARGUMENTS}
-    required = [k for k in schema.get("required") or () if k not in RESULT_ARGUMENTS]
-    return {**schema, "properties": properties, "required": required, "additionalProperties": False}
 
 
 def _text_of(message: dict[str, Any]) -> str:

@@ -30,10 +30,10 @@ from typing import TYPE_CHECKING, Any
 import aiohttp
 from aiohttp import web
 
-from sentinel.pool.peer_http import HopLost, relay, unavailable
+from sentinel_pool.peer_http import HopLost, relay, unavailable
 
 if TYPE_CHECKING:
-    from sentinel.pool.daemon import Daemon
+    from sentinel_pool.daemon import Daemon
 
 REQUEST_HEADER = "x-sentinel-request"
 REQUEST_ID: contextvars.ContextVar[str | None] = contextvars.ContextVar("sentinel_pool_request", default=None)

@@ -25,12 +25,12 @@ from collections import Counter, deque
 from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass, replace
 
-from sentinel.pool.admission import Sticky
-from sentinel.pool.breaker import Breaker, Key
-from sentinel.pool.errors import PoolBusy
-from sentinel.pool.jobs import Assignment
-from sentinel.pool.registry import Snapshot
-from sentinel.pool.routing import Candidate, rank
+from sentinel_pool.admission import Sticky
+from sentinel_pool.breaker import Breaker, Key
+from sentinel_pool.errors import PoolBusy
+from sentinel_pool.jobs import Assignment
+from sentinel_pool.registry import Snapshot
+from sentinel_pool.routing import Candidate, rank
 
 
 class RegistryView:

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from sentinel.pool.routing import Candidate
+from sentinel_pool.routing import Candidate
 
 CONVERSATION_HEADER = "x-sentinel-conversation"
 STICKY_REMEMBERED = 4096  # conversations whose node is remembered (the least recently used is forgotten)

@@ -1,0 +1,29 @@
+"""The pool's side of the fanned-out maintenance pass (``sentinel.maintain.fanout``): the job ledger, whose
+epochs fence each execution of an analysis job, reached from synchronous code (a Celery task)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+
+from redis.asyncio import Redis as AsyncRedis
+
+from sentinel.settings import Settings
+from sentinel_pool.jobs import JobLedger
+from sentinel_pool.registry import PoolKeys
+
+T = TypeVar("T")
+
+
+def with_ledger(settings: Settings, call: Callable[[JobLedger], Awaitable[T]]) -> T:
+    """Run one ledger call from synchronous code (a Celery task), on a connection of its own."""
+
+    async def run() -> T:
+        redis = AsyncRedis.from_url(settings.redis_url, decode_responses=True)
+        try:
+            return await call(JobLedger(redis, PoolKeys.from_settings(settings), settings.pool.job_ttl_s))
+        finally:
+            await redis.aclose()  # type: ignore[attr-defined]  # types-redis predates aclose
+
+    return asyncio.run(run())
