@@ -20,7 +20,14 @@ REPO = Path(__file__).resolve().parents[1]
 # what the pool may know of the core: its settings, the key ring, the providers' wire types and the interfaces the
 # core defines for whoever serves its models
 POOL_MAY_NAME = ("sentinel", "sentinel.__version__")  # the package itself, for its version
-POOL_MAY_IMPORT = ("sentinel.settings", "sentinel.keys", "sentinel.providers", "sentinel.serving", "sentinel.errors")
+POOL_MAY_IMPORT = (
+    "sentinel.settings",
+    "sentinel.keys",
+    "sentinel.providers",
+    "sentinel.serving",
+    "sentinel.errors",
+    "sentinel.redis_client",
+)
 STORAGE = ("sentinel.vault", "sentinel.index")
 STORAGE_MAY_IMPORT = (*STORAGE, "sentinel.paths", "sentinel.settings", "sentinel.errors")
 DOORS = ("sentinel.cli",)  # the command line is a door, like the services: it may start the pool's daemon

@@ -6,12 +6,12 @@ import time
 from typing import Any
 
 from fastapi import APIRouter, Response
-from redis import Redis
 from redis.exceptions import RedisError
 
 from sentinel import __version__
 from sentinel.index.queries import stats
 from sentinel.paths import index_path
+from sentinel.redis_client import redis_bytes_client
 from sentinel.tools.capture import capture
 from services.api.deps import AppSettings, CallerScope, Context
 from services.api.request_log import log_tool_call
@@ -23,7 +23,7 @@ router = APIRouter()
 
 def _redis_state(url: str) -> str:
     """``ok``, or why Redis (the pool's registry, the queue of maintenance passes) cannot be used."""
-    client = Redis.from_url(url, socket_connect_timeout=1, socket_timeout=1)
+    client = redis_bytes_client(url, timeout_s=1, connect_timeout_s=1)
     try:
         client.ping()
     except RedisError as error:

@@ -16,7 +16,6 @@ import aiohttp
 from fastapi import APIRouter, Depends, FastAPI, HTTPException, Request, Response
 from fastapi.responses import JSONResponse, StreamingResponse
 from fastapi.routing import APIRoute
-from redis import Redis
 from redis.asyncio import BlockingConnectionPool
 from redis.asyncio import Redis as AsyncRedis
 from redis.exceptions import RedisError
@@ -24,6 +23,7 @@ from redis.exceptions import RedisError
 from sentinel.chat_prefix import PrefixRecorder
 from sentinel.keys import Scope
 from sentinel.maintain.cluster_lock import lock_holder, lock_key
+from sentinel.redis_client import redis_client
 from sentinel.settings import Settings
 from sentinel.tools.first_call import opening
 from sentinel_pool import face
@@ -124,7 +124,9 @@ def pool_router(settings: Settings) -> APIRouter:
             )
         with ExitStack() as agent:
             if settings.pool.backends:  # this process probes (and, on Redis, registers) its model servers itself
-                registry = None if in_memory else Redis.from_url(settings.redis_url, decode_responses=True)
+                registry = (
+                    None if in_memory else redis_client(settings.redis_url, timeout_s=None, connect_timeout_s=None)
+                )
                 running.agent = Agent(settings, registry)
                 await asyncio.to_thread(agent.enter_context, agent_thread(running.agent))
             yield

@@ -14,6 +14,7 @@ import time
 import uuid
 from typing import TYPE_CHECKING
 
+from sentinel.redis_client import redis_client
 from sentinel.serving import RecordUnavailable, ServerState, server_key
 from sentinel.settings import Settings
 
@@ -74,13 +75,10 @@ class RedisServingRecord:
     """The pool's ``ServingRecord``: the chat record above and the free VRAM node agents publish, in Redis."""
 
     def __init__(self, settings: Settings) -> None:
-        from redis import Redis
-
         from sentinel_pool.registry import PoolKeys
 
         self.keys, self.where = PoolKeys.from_settings(settings), settings.redis_url
-        self.redis = Redis.from_url(settings.redis_url, decode_responses=True, socket_timeout=5,
-                                    socket_connect_timeout=2)  # fmt: skip
+        self.redis = redis_client(settings.redis_url, timeout_s=5, connect_timeout_s=2)
 
     def chat_state(self, server: str, now: float | None = None) -> ServerState:
         from redis.exceptions import RedisError

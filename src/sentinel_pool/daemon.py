@@ -26,6 +26,7 @@ import httpx
 from aiohttp import web
 
 from sentinel.keys import LiveKeyRing
+from sentinel.serving import root_url
 from sentinel.settings import PoolSettings
 from sentinel_pool import daemon_routes, resume
 from sentinel_pool.daemon_metrics import DaemonMetrics
@@ -231,7 +232,7 @@ class Daemon:
         daemon_url = self.urls().get(candidate.node)
         if daemon_url is None:
             raise NodeFailed(f"the daemon of {candidate.node} is no longer heard from", reached=False)
-        base, root = candidate.url.rstrip("/"), candidate.url.rstrip("/").removesuffix("/v1")
+        base, root = candidate.url.rstrip("/"), root_url(candidate.url)
         tail = url.removeprefix(base + "/") if url.startswith(base + "/") else url.removeprefix(root + "/")
         path = f"/pool/v1/serve/{tail}"
         term = self.election.claim.term if self.election.claim else 0

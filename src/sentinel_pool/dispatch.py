@@ -30,6 +30,7 @@ import anyio
 from redis.asyncio import Redis as AsyncRedis
 from redis.exceptions import RedisError
 
+from sentinel.serving import root_url
 from sentinel.settings import PoolSettings, Settings
 from sentinel_pool.admission import Sticky, conversation_key
 from sentinel_pool.breaker import Breaker
@@ -352,7 +353,7 @@ class Gateway:
             raise UnknownModel(f"no live node serves model {model!r}; GET /api/tags lists the pool's models")
         failures = []
         for candidate in [c for c in ranked if c.kind == "ollama"][: self.pool.attempts]:
-            url = candidate.url.removesuffix("/v1") + "/api/show"
+            url = root_url(candidate.url) + "/api/show"
             try:
                 async with await self._post(candidate, url, {"model": candidate.model}) as response:
                     text = await response.text()

@@ -7,8 +7,7 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
-from redis.asyncio import Redis as AsyncRedis
-
+from sentinel.redis_client import async_redis_client
 from sentinel.settings import Settings
 from sentinel_pool.jobs import JobLedger
 from sentinel_pool.registry import PoolKeys
@@ -20,7 +19,7 @@ def with_ledger(settings: Settings, call: Callable[[JobLedger], Awaitable[T]]) -
     """Run one ledger call from synchronous code (a Celery task), on a connection of its own."""
 
     async def run() -> T:
-        redis = AsyncRedis.from_url(settings.redis_url, decode_responses=True)
+        redis = async_redis_client(settings.redis_url)
         try:
             return await call(JobLedger(redis, PoolKeys.from_settings(settings), settings.pool.job_ttl_s))
         finally:

@@ -18,6 +18,7 @@ from typing import Any
 
 import aiohttp
 
+from sentinel.serving import root_url
 from sentinel_pool.routing import Candidate
 from sentinel_pool.streaming import Framing
 
@@ -90,7 +91,7 @@ def native(endpoint: str, body: dict[str, Any]) -> Target:
     def target(candidate: Candidate) -> Outgoing | None:
         if candidate.kind != "ollama":
             return None
-        return Outgoing(candidate.url.removesuffix("/v1") + endpoint, body | {"model": candidate.model})
+        return Outgoing(root_url(candidate.url) + endpoint, body | {"model": candidate.model})
 
     return target
 

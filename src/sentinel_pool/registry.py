@@ -27,7 +27,7 @@ import re
 import secrets
 import time
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, Field, field_validator
 from redis import Redis
@@ -43,7 +43,7 @@ _refused: set[str] = set()  # nodes whose unverifiable records were already logg
 NODE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$")
 MAC = re.compile(r"^[0-9A-Fa-f]{2}([:-][0-9A-Fa-f]{2}){5}$")
 
-BackendKind = Literal["ollama", "openai"]
+BackendKind = str  # a kind registered in sentinel.providers.servers
 
 
 def check_node_name(name: str) -> str:

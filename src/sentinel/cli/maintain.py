@@ -20,6 +20,7 @@ from sentinel.maintain.lock import PassBusy
 from sentinel.maintain.models import models_from_settings
 from sentinel.maintain.run import run_pass
 from sentinel.maintain.schedule import NOT_STARTED, schedule_started
+from sentinel.providers.servers import kind_names
 from sentinel.settings import ProviderSettings, Settings
 from sentinel_pool.chat_first import serving_record
 
@@ -28,8 +29,8 @@ Kind = Annotated[str | None, typer.Option(help="ollama or openai (any OpenAI-com
 
 def _role(current: ProviderSettings, **flags: Any) -> ProviderSettings:
     given = {key: value for key, value in flags.items() if value is not None}
-    if given.get("kind") not in (None, "ollama", "openai"):
-        fail(f"provider must be 'ollama' or 'openai', got {given['kind']!r}")
+    if given.get("kind") not in (None, *kind_names()):
+        fail(f"provider must be one of {', '.join(kind_names())}, got {given['kind']!r}")
     return current.model_copy(update=given)
 
 

@@ -20,7 +20,8 @@ from dataclasses import dataclass
 import httpx
 
 from sentinel.maintain import queue, schedule
-from sentinel.serving import ServingRecord, root_url, server_key
+from sentinel.providers.servers import ModelServer
+from sentinel.serving import ServingRecord, server_key
 from sentinel.settings import ProviderSettings, Settings
 from sentinel.vault.walk import check_vault, walk_vault
 
@@ -49,24 +50,20 @@ def chat_quiet_s(serving: ServingRecord, settings: Settings, now: float | None =
 
 def model_fits(serving: ServingRecord, role: ProviderSettings) -> Chance:
     """Whether the analysis model can run beside the conversation model, as its server and the pool report."""
-    root = root_url(role.base_url)
+    server = ModelServer.of(role)
+    root = server.root
     try:
-        if role.kind == "ollama":
-            loaded = httpx.get(f"{root}/api/ps", timeout=STATUS_TIMEOUT_S).raise_for_status().json()
-            if any(m.get("name") == role.model or m.get("model") == role.model for m in loaded.get("models") or []):
-                return Chance(True, f"{role.model} is already in memory on {root}")
-            tags = httpx.get(f"{root}/api/tags", timeout=STATUS_TIMEOUT_S).raise_for_status().json()
-            size = next(
-                (m.get("size") for m in tags.get("models") or [] if role.model in (m.get("name"), m.get("model"))), None
-            )
-        else:  # llama.cpp and other OpenAI-shaped servers do not report model sizes
-            props = httpx.get(f"{root}/props", timeout=STATUS_TIMEOUT_S)
-            awake = props.status_code == 200 and not props.json().get("is_sleeping")
-            reason = f"{role.model} is loaded on {root}" if awake else f"{root} reports no model size to compare"
-            return Chance(awake, reason)
+        with httpx.Client(timeout=STATUS_TIMEOUT_S) as http:
+            probe = server.probe(http)
     except (httpx.HTTPError, ValueError) as error:
         return Chance(False, f"the model server {root} did not report its models ({error})")
-    if not isinstance(size, int):
+    if not probe.sizes:  # llama.cpp and other OpenAI-shaped servers do not report model sizes
+        reason = f"{role.model} is loaded on {root}" if probe.awake else f"{root} reports no model size to compare"
+        return Chance(bool(probe.awake), reason)
+    if role.model in probe.loaded:
+        return Chance(True, f"{role.model} is already in memory on {root}")
+    size = probe.sizes.get(role.model)
+    if size is None:
         return Chance(False, f"{root} does not list {role.model} with a size")
     free = serving.free_vram_mb(role.base_url)
     if free is None:
