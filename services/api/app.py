@@ -21,6 +21,7 @@ from services.api import admin, ask, tools
 from services.api.mcp import mount_mcp
 from services.api.pool import pool_router
 from services.api.search_page import mount_search_page
+from services.common import errors
 from services.common.auth import key_ring
 
 
@@ -47,6 +48,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     mcp_running = mount_mcp(app, ctx)
 
     app.add_middleware(RequestLog, logger="sentinel.api")
+    errors.install(app)
 
     @app.exception_handler(RequestValidationError)
     async def invalid_request(_: Request, err: RequestValidationError) -> Response:

@@ -13,7 +13,7 @@ from contextlib import ExitStack, asynccontextmanager
 from typing import Any
 
 import aiohttp
-from fastapi import APIRouter, Depends, FastAPI, HTTPException, Request, Response
+from fastapi import APIRouter, Depends, FastAPI, Request, Response
 from fastapi.responses import JSONResponse, StreamingResponse
 from fastapi.routing import APIRoute
 from redis.asyncio import BlockingConnectionPool
@@ -29,14 +29,14 @@ from sentinel.tools.first_call import opening
 from sentinel_pool import face
 from sentinel_pool.agent import Agent, agent_thread
 from sentinel_pool.chat_first import ChatActivity
-from sentinel_pool.cluster import WakeRefused, cluster_view, wake
+from sentinel_pool.cluster import cluster_view, wake
 from sentinel_pool.dispatch import Gateway
 from sentinel_pool.errors import GatewayError, RegistryUnavailable
 from sentinel_pool.registry import KnownNode, NodeRecord, PoolKeys, known_nodes, routes_in_memory
 from sentinel_pool.wake import EVERY_NETWORK
 from services.api.pool_metrics import PoolMetrics
 from services.common.auth import require_write, scope_of
-from services.common.tasks import NoExtractionModel, queue_analyses
+from services.common.tasks import queue_analyses
 
 REDIS_CONNECTIONS = 16
 
@@ -172,10 +172,7 @@ def pool_router(settings: Settings) -> APIRouter:
     async def wake_node(node: str, scope: Scope = Depends(caller_scope)) -> dict[str, Any]:
         require_write(scope, "wake")
         pool = settings.pool
-        try:
-            mac = wake(await known(), node, pool.wake_address or EVERY_NETWORK, pool.wake_port)
-        except WakeRefused as refused:
-            raise HTTPException(404, str(refused)) from refused
+        mac = wake(await known(), node, pool.wake_address or EVERY_NETWORK, pool.wake_port)  # unknown: 404
         return {
             "node": node,
             "mac": mac,
@@ -196,10 +193,7 @@ def pool_router(settings: Settings) -> APIRouter:
     @router.post("/api/pool/analyses", status_code=202, summary="Fan the due page analyses out to the workers")
     def fan_out(scope: Scope = Depends(caller_scope)) -> dict[str, Any]:
         require_write(scope, "fan-out")
-        try:
-            return queue_analyses(settings)
-        except NoExtractionModel as missing:
-            raise HTTPException(409, str(missing)) from missing
+        return queue_analyses(settings)  # no extraction model: 409 (services.common.errors)
 
     @router.get("/metrics", summary="Prometheus metrics of the pool", include_in_schema=False)
     async def prometheus() -> Response:

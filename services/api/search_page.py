@@ -21,7 +21,6 @@ from pydantic import BaseModel, Field
 
 from sentinel.keys import Scope
 from sentinel.maintain.trace import GENERATED_BY, trace_page
-from sentinel.search import SearchInputError
 from sentinel.search.modes import Mode, answer
 from sentinel.search.scope import limited_to
 from sentinel.search.summaries import page_summaries
@@ -121,13 +120,10 @@ def search_router() -> APIRouter:
         ctx: ToolContext = request.app.state.ctx
         if problem := unencodable_argument(body.model_dump()):
             raise HTTPException(400, problem)
-        try:
-            with limited_to(limits_of(request)):
-                found = answer(
-                    ctx.reader(), ctx.settings, ctx.embedder, body.mode, body.query, body.rung, body.cursor, PAGE_HITS
-                )
-        except SearchInputError as err:
-            raise HTTPException(400, str(err)) from err
+        with limited_to(limits_of(request)):  # bad input answers 400 (services.common.errors)
+            found = answer(
+                ctx.reader(), ctx.settings, ctx.embedder, body.mode, body.query, body.rung, body.cursor, PAGE_HITS
+            )
         data = found.as_dict()
         data.pop("legs_used")
         _for_a_screen(ctx, data["hits"])  # type: ignore[arg-type]

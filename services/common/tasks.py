@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 
 from celery import Celery, chain
 
+from sentinel.errors import Conflict
 from sentinel.index.db import open_index
 from sentinel.maintain.cluster_lock import lock_holder
 from sentinel.maintain.fanout import due_batch, queue_for
@@ -51,7 +52,7 @@ def trigger_maintenance(settings: Settings, minutes: float | None = None) -> dic
     return {"queued": True, "task_id": result.id}
 
 
-class NoExtractionModel(ValueError):
+class NoExtractionModel(Conflict, ValueError):
     """Fan-out needs the extraction model's name: it names the queue that workers serving it consume."""
 
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
+from sentinel.errors import Unavailable
+
 # The header a caller marks work nobody waits on with (a pass's own calls, the start's warm-up): the gateway does
 # not count it as a chat that a maintenance pass yields to.
 BACKGROUND_HEADER = "x-sentinel-background"
@@ -31,7 +33,7 @@ class ServerState:
     idle_s: float | None  # seconds since the last chat started or ended; None: none was ever seen
 
 
-class RecordUnavailable(ConnectionError):
+class RecordUnavailable(Unavailable, ConnectionError):
     """The record of the model servers cannot be read now (its store is down)."""
 
 

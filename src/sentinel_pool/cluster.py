@@ -7,11 +7,12 @@ from typing import Any
 
 import wakeonlan
 
+from sentinel.errors import NotFound
 from sentinel_pool.registry import KnownNode, Snapshot
 from sentinel_pool.routing import pool_models
 
 
-class WakeRefused(LookupError):
+class WakeRefused(NotFound, LookupError):
     """The node cannot be woken from here; the message says why and what to do."""
 
 

@@ -18,6 +18,7 @@ from datetime import datetime
 import redis
 from redis.exceptions import LockError
 
+from sentinel.errors import Conflict
 from sentinel.redis_client import redis_bytes_client
 from sentinel.settings import Settings
 
@@ -53,7 +54,7 @@ def lock_holder(settings: Settings, client: redis.Redis | None = None) -> Holder
         return Holder(holder=raw.decode(errors="replace") if isinstance(raw, bytes) else str(raw), since="", task_id="")
 
 
-class PassRunning(RuntimeError):
+class PassRunning(Conflict, RuntimeError):
     """Another worker holds the maintenance lock."""
 
     def __init__(self, holder: Holder | None) -> None:

@@ -21,6 +21,7 @@ from mcp.server import Server
 from mcp.server.context import ServerRequestContext
 
 from sentinel import __version__
+from sentinel.errors import SentinelError, described
 from sentinel.keys import Scope
 from sentinel.maintain.health import health_line
 from sentinel.mcp import ask
@@ -103,7 +104,13 @@ def build_server(ctx: ToolContext, scope_of: ScopeOf, observe: Observer | None =
     async def list_tools(_: Context, __: Paging) -> types.ListToolsResult:
         return types.ListToolsResult(tools=[mcp_tool(tool) for tool in visible(scope_of())] + [ask.TOOL])
 
-    async def call_tool(_: Context, params: types.CallToolRequestParams) -> types.CallToolResult:
+    async def call_tool(context: Context, params: types.CallToolRequestParams) -> types.CallToolResult:
+        try:
+            return await run_call(context, params)
+        except SentinelError as error:  # MCP's one translation of the product's failures: an error result
+            return _refused(described(error))
+
+    async def run_call(_: Context, params: types.CallToolRequestParams) -> types.CallToolResult:
         if params.name == ask.NAME:
             arguments = dict(params.arguments or {})
             return await anyio.to_thread.run_sync(lambda: ask.run_ask(ctx, answers, arguments))

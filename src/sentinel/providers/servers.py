@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import httpx
 
+from sentinel.errors import BadInput
 from sentinel.serving import root_url
 
 if TYPE_CHECKING:
@@ -78,7 +79,7 @@ def kind_names() -> tuple[str, ...]:
     return tuple(_kinds())
 
 
-class UnknownKind(ValueError):
+class UnknownKind(BadInput, ValueError):
     """A kind no module registered; the message lists the known ones."""
 
 
