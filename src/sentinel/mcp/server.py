@@ -27,7 +27,7 @@ from sentinel.maintain.health import health_line
 from sentinel.mcp import ask
 from sentinel.settings import Folders
 from sentinel.tools.context import ToolContext
-from sentinel.tools.policy import stop
+from sentinel.tools.policy import Status, markers, stop
 from sentinel.tools.registry import TOOLS, Tool, ToolOutput, run_tool
 
 Context = ServerRequestContext[Any]
@@ -45,8 +45,8 @@ Observer = Callable[[str, dict[str, Any], str, float, tuple[str, ...]], None]
 
 INSTRUCTIONS = (
     "Sentinel: a markdown vault behind seven tools. Search first (rung='summary'), open pages with read, follow "
-    "links with graph, enumerate with listing. Every result opens with a status: [OK], [OK → next], [DONE], "
-    "[RETRY], [STOP], [more], [note]; on [DONE] or [STOP] do not repeat the call. The prompt 'ladder' explains it."
+    f"links with graph, enumerate with listing. Every result opens with a status: {markers()}; on "
+    f"{Status.DONE} or {Status.STOP} do not repeat the call. The prompt 'ladder' explains it."
 )
 
 
