@@ -69,14 +69,14 @@ def register_kind(kind: Callable[[], K]) -> Callable[[], K]:
 
 
 def _kinds() -> dict[str, ServerKind]:
-    if not _KINDS:
-        for module in KIND_MODULES:
-            importlib.import_module(module)
+    for module in KIND_MODULES:  # every one, whichever was imported first (importing again costs a dict lookup)
+        importlib.import_module(module)
     return _KINDS
 
 
 def kind_names() -> tuple[str, ...]:
-    return tuple(_kinds())
+    """The registered kinds, sorted: the same order however the modules happened to be imported."""
+    return tuple(sorted(_kinds()))
 
 
 class UnknownKind(BadInput, ValueError):
@@ -86,7 +86,7 @@ class UnknownKind(BadInput, ValueError):
 def server_kind(name: str) -> ServerKind:
     kinds = _kinds()
     if name not in kinds:
-        raise UnknownKind(f"no model server kind {name!r}: known kinds are {', '.join(kinds)}")
+        raise UnknownKind(f"no model server kind {name!r}: known kinds are {', '.join(kind_names())}")
     return kinds[name]
 
 
