@@ -22,7 +22,7 @@ from sentinel.gates.verbatim import normalise
 from sentinel.index.db import open_index
 from sentinel.index.sync import sync
 from sentinel.maintain import analysis, ledger, queue
-from sentinel.maintain.concepts import mentions
+from sentinel.maintain.concepts import defining_mentions
 from sentinel.maintain.models import Models
 from sentinel.maintain.run import run_pass
 from sentinel.paths import ledger_dir
@@ -66,7 +66,7 @@ def askable(settings: Settings) -> dict[str, list[tuple[str, str]]]:
     found: dict[str, list[tuple[str, str]]] = {}
     for entry in derived.growth_queue(db, settings.concept_pages_per_pass).kept:
         seen: dict[str, tuple[str, str]] = {}
-        for mention in mentions(db, entry.name, settings.concept_max_paragraphs):
+        for mention in defining_mentions(db, entry.name, settings.concept_max_paragraphs):
             for sentence in mention.sentences:
                 if definition.worth_asking(sentence, entry.name, mention.language):
                     seen.setdefault(normalise(sentence), (mention.source, sentence))

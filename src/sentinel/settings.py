@@ -251,13 +251,14 @@ class SearchSettings(BaseModel):
         "weighted", description="weighted: RRF with the leg weights below (measured better); rrf: plain RRF, k=60."
     )
     rrf_k: float = Field(10.0, gt=0, description="RRF constant of the weighted fusion; smaller favours top ranks.")
-    weight_lexical: float = Field(0.95, ge=0, description="Weight of the FTS5 (wording) leg.")
-    weight_chunks: float = Field(1.5, ge=0, description="Weight of the semantic leg over body chunks.")
-    weight_summaries: float = Field(1.5, ge=0, description="Weight of the semantic leg over page summaries.")
+    weight_lexical: float = Field(1.25, ge=0, description="Weight of the FTS5 (wording) leg.")
+    weight_chunks: float = Field(2.0, ge=0, description="Weight of the semantic leg over body chunks.")
+    weight_summaries: float = Field(1.0, ge=0, description="Weight of the semantic leg over page summaries.")
     weight_excerpts: float = Field(
         1.0,
         ge=0,
-        description="The summary leg's weight for a page whose summary is only an excerpt of its first lines.",
+        description="The summary leg's weight for a page whose summary is only an excerpt of entries (a chat log's "
+        "first turns: no description, no analysis, a first unit that is an entry).",
     )
     leg_depth: int = Field(100, ge=10, description="Candidates each leg contributes to the fusion.")
     timeout_s: float = Field(

@@ -127,14 +127,29 @@ def _candidate(sentence: str, yes: bool, contrary: bool) -> definition.Candidate
     return definition.Candidate(sentence, "notes/a.md", "en", yes, contrary)
 
 
-def test_two_answer_pairs_are_needed_and_both_must_agree() -> None:
+def test_one_answer_pair_is_enough_and_both_must_agree() -> None:
     one, two = DEFINES[0][0], DEFINES[1][0]
     both = definition.judge_definitions([_candidate(one, True, False), _candidate(two, True, False)], "growth queue")
     assert both.passed and len(both.kept) == 2
-    contrary = definition.judge_definitions([_candidate(one, True, False), _candidate(two, True, True)], "growth queue")
-    assert not contrary.passed and contrary.reason.startswith("one defining sentence")
-    repeated = definition.judge_definitions([_candidate(one, True, False)] * 2, "growth queue")
-    assert not repeated.passed
+    single = definition.judge_definitions([_candidate(one, True, False), _candidate(two, True, True)], "growth queue")
+    assert single.passed and [c.sentence for c in single.kept] == [one]
+    contrary = definition.judge_definitions(
+        [_candidate(one, True, True), _candidate(two, False, False)], "growth queue"
+    )
+    assert not contrary.passed and contrary.reason.startswith("0 defining sentences")
+    mention = definition.judge_definitions([_candidate("We looked at the growth queue.", True, False)], "growth queue")
+    assert not mention.passed
+
+
+def test_another_spelling_of_the_name_may_be_the_subject() -> None:
+    assert definition.spellings("An **attachment** is a file added later.", "Attachments") == ["attachment"]
+    assert definition.worth_asking("An **attachment** is a file added later.", "Attachments", "en")
+    assert definition.worth_asking("Der Web-Viewer ist eine integrierte Erweiterung.", "Web viewer", "de")
+    # Case alone is not another spelling: the name's own casing rule still holds (the noun is not the verb).
+    assert definition.spellings("suchen ist eine Funktion.", "Suchen") == []
+    assert not definition.worth_asking("Die tags sind Wörter mit Rautezeichen.", "Tags", "de")
+    # A progressive is an event, not what the thing is (the definitions set's out-of-page rows).
+    assert not definition.worth_asking("The Markdown is being processed outside of the HTML context.", "Markdown", "en")
 
 
 def test_language_by_stop_words() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import frontmatter
 
 from sentinel.index.queries import unresolved
+from sentinel.maintain.health import health_line
 from tests.support.maintain_pass import RunPass, ScriptedModel
 from tests.support.vault import WriteVault
 
@@ -46,15 +47,62 @@ def test_two_defining_sentences_write_a_quoted_page_with_sources(
     assert "growth queue: written wiki/growth queue.md from 2 defining sentences" in done.text
 
 
-def test_one_defining_sentence_is_not_enough(vault_settings: WriteVault, run_maintain: RunPass) -> None:
+def test_one_defining_sentence_is_enough(vault_settings: WriteVault, run_maintain: RunPass) -> None:
     settings = vault_settings(
         {"notes/maintenance.md": QUEUE_NOTE, "sources/queues.md": DEFINES_ONE, "notes/diary.md": MENTIONS}
     )
     done = run_maintain(settings, ScriptedModel(defining=every_sentence_mentioning_defines))
-    assert not (settings.vault / "wiki").exists()
-    assert done.report.concepts_one_definition == 1
-    assert "growth queue: skipped - one defining sentence in the sources; two are needed" in done.text
-    assert "growth queue" in [u.name for u in unresolved(done.db)]
+    assert done.report.concept_pages_written == ["wiki/growth queue.md"]
+    page = frontmatter.loads((settings.vault / "wiki/growth queue.md").read_text(encoding="utf-8"))
+    assert page.metadata["sources"] == ["sources/queues.md"]
+    assert "looked at" not in page.content
+    assert "growth queue: written wiki/growth queue.md from 1 defining sentences" in done.text
+    # The pass's yield says so where a person looks (the ledger and the health line share it).
+    assert done.report.work.pages_written == 1
+    assert "1 concept page written" in health_line(done.db)
+
+
+def test_the_defining_paragraph_is_asked_about_before_the_mentions(
+    vault_settings: WriteVault, run_maintain: RunPass
+) -> None:
+    settings = vault_settings(
+        {
+            "notes/maintenance.md": QUEUE_NOTE,
+            "notes/a diary.md": MENTIONS,
+            "notes/b diary.md": "The growth queue was short on Monday.\n",
+            "notes/z glossary.md": DEFINES_ONE,
+        }
+    ).model_copy(update={"concept_max_paragraphs": 2})
+    done = run_maintain(settings, ScriptedModel(defining=every_sentence_mentioning_defines))
+    assert done.report.concept_pages_written == ["wiki/growth queue.md"]
+
+
+def test_a_glossary_singular_defines_the_plural_title(vault_settings: WriteVault, run_maintain: RunPass) -> None:
+    settings = vault_settings(
+        {
+            "notes/maintenance.md": "Old scans go with the [[Attachments]].\n",
+            "notes/glossary.md": "An **attachment** is a file added to the vault from outside it.\n",
+        }
+    )
+    done = run_maintain(settings, ScriptedModel(defining=lambda name, sentences: [1]))
+    assert done.report.concept_pages_written == ["wiki/Attachments.md"]
+    page = frontmatter.loads((settings.vault / "wiki/Attachments.md").read_text(encoding="utf-8"))
+    assert "> An **attachment** is a file added to the vault from outside it.\n" in page.content
+    assert page.metadata["sources"] == ["notes/glossary.md"]
+
+
+def test_a_spelling_with_a_page_of_its_own_defines_nothing(vault_settings: WriteVault, run_maintain: RunPass) -> None:
+    # Workspaces, the plugin, has a page; Workspace, the interface, is another thing that only its spelling shares.
+    settings = vault_settings(
+        {
+            "notes/maintenance.md": "Drag the pane across the [[Workspace]].\n",
+            "notes/Workspaces.md": "Workspaces is a core plugin that saves layouts.\n",
+        }
+    )
+    model = ScriptedModel(defining=lambda name, sentences: [1])
+    done = run_maintain(settings, model)
+    assert done.report.concept_pages_written == []
+    assert model.asked_about("defining") == []
 
 
 def test_mentioned_but_never_defined_stays_in_the_queue(vault_settings: WriteVault, run_maintain: RunPass) -> None:
@@ -85,7 +133,10 @@ def test_derived_pages_and_transcripts_are_never_sources(vault_settings: WriteVa
     # This model calls anything with " is " a definition: the derived page and the transcript would pass.
     model = ScriptedModel(defining=lambda name, sentences: [i for i, s in enumerate(sentences, 1) if " is " in s])
     done = run_maintain(settings, model)
-    assert done.report.concept_pages_written == []  # only one page that may define it does
+    # Only the source may define it: the page quotes it alone.
+    assert done.report.concept_pages_written == ["wiki/growth queue.md"]
+    page = frontmatter.loads((settings.vault / "wiki/growth queue.md").read_text(encoding="utf-8"))
+    assert page.metadata["sources"] == ["sources/queues.md"]
     definition_prompts = [p for p in model.prompts if p.startswith("Term:") and '"defining"' in p]
     assert len(definition_prompts) == 1  # the source's (the note's sentence has no definitional shape)
     assert not any("derived idea" in p or "what I say" in p for p in definition_prompts)

@@ -1,4 +1,4 @@
-"""The definition gate: a concept page is written only from two sentences of the sources that define it.
+"""The definition gate: a concept page is written only from sentences of the sources that define it.
 
 Protects wiki/ from pages about names the vault merely mentions: mentioned a hundred times is still not
 defined once. The model's word is never enough, because a model that says yes to everything would define
@@ -18,9 +18,13 @@ everything. A sentence counts only when every check below passes:
   do ("X allows you to ...") is not what it is: the same shape carries a single capability, and no code
   tells the two apart.
 
-Two distinct such sentences are enough, one is not (``judge_definitions``), and none leaves the concept in
-the growth queue as "mentioned but never defined". Languages: en, de, es, tr; a sentence whose language the
-stop words do not tell is held to the patterns of all four.
+The name may be spelt otherwise in the sentence (singular, plural, hyphen; ``spellings``): the help vault's
+Glossary defines "An **attachment**" where links reach for ``Attachments``. One such sentence is enough
+(``judge_definitions``): a vault says what a thing is once, on the thing's own page or in a glossary, and
+the shape check lets no mention through on the labelled definitions set, the sentences on other pages than
+the name's own included (docs/maintain.md; those are the ones that decide when the page is missing). None
+leaves the concept in the growth queue as "mentioned but never defined". Languages: en, de, es, tr; a sentence
+whose language the stop words do not tell is held to the patterns of all four.
 """
 
 from __future__ import annotations
@@ -31,8 +35,9 @@ from dataclasses import dataclass
 
 from sentinel.gates import Verdict
 from sentinel.gates.verbatim import contains_verbatim, normalise
+from sentinel.vault.name_words import raw_words, variant_key
 
-REQUIRED_DEFINITIONS = 2
+REQUIRED_DEFINITIONS = 1
 LANGUAGES = ("en", "de", "es", "tr")
 
 
@@ -46,8 +51,30 @@ class Candidate:
 
 
 def names_concept(sentence: str, name: str) -> bool:
-    """True when the sentence carries the concept's name verbatim (case-folded: the cheap first filter)."""
-    return contains_verbatim(normalise(sentence), name)
+    """True when the sentence carries the concept's name verbatim (case-folded: the cheap first filter) or
+    another spelling of it (``spellings``)."""
+    return contains_verbatim(normalise(sentence), name) or bool(spellings(sentence, name))
+
+
+_NAME_WORD = re.compile(r"[^\W_]+")
+
+
+def spellings(sentence: str, name: str) -> list[str]:
+    """The spans of the sentence that spell ``name`` otherwise: equal ``variant_key`` (the Glossary's singular
+    "An **attachment** is ..." for the title ``Attachments``, ``Web viewer`` for ``Web-Viewer``), but not the
+    name itself up to case, which keeps its own casing rule (``suchen`` the verb is not ``Suchen``).
+
+    A spelling is another name only where it has a page of its own (Workspace, the interface, beside Workspaces,
+    the plugin): the concept step leaves a name alone whose spelling has a page before anything is asked
+    (``concepts.write_concept_pages``), so a spelling reaching this gate has none."""
+    words = list(_NAME_WORD.finditer(sentence))
+    size, key = len(raw_words(name)), variant_key(name)
+    found = []
+    for i in range(len(words) - size + 1):
+        span = sentence[words[i].start() : words[i + size - 1].end()]
+        if span.casefold() != name.casefold() and variant_key(span) == key:
+            found.append(span)
+    return list(dict.fromkeys(found))
 
 
 _STOP_WORDS = {
@@ -166,9 +193,10 @@ _EN_BARE_PLURAL = (
     r"(?:\s*\.?$|\s+(?:that|which|who|created|added|built|made|written|for|of|to|in|on|with)\b)"
 )
 # "is a thing that ...": up to four words before what the thing is for or does, but not a participle with its
-# preposition ("are added to the root of your vault", "are stored in YAML").
+# preposition ("are added to the root of your vault", "are stored in YAML") nor a progressive ("The Markdown is
+# being processed outside of the HTML context": found by the definitions set's out-of-page rows).
 _EN_WHAT_FOLLOWS = (
-    rf"(?!\S+ed\s+{_EN_PREPOSITION}){_EN_WORD}(?:\s+{_EN_WORD}){{0,3}}\s+"
+    rf"(?!\S+ed\s+{_EN_PREPOSITION}|being\b){_EN_WORD}(?:\s+{_EN_WORD}){{0,3}}\s+"
     r"(?:that|which|who|where|for|of|used|made|designed)\b"
 )
 _VERB = {
@@ -228,10 +256,23 @@ def _shaped(text: str, name: str, lang: str) -> bool:
     return re.search(introduced, text) is not None
 
 
-def name_as_subject(sentence: str, name: str, language: str) -> Verdict[str]:
-    """The sentence has the definitional shape of its language with ``name`` as the thing defined."""
+def subject(sentence: str, name: str, language: str) -> str | None:
+    """How the sentence spells ``name`` where it has the definitional shape of its language with the name as the
+    thing defined: the name itself, else one of its ``spellings`` (in German only with the name's capital, which
+    is what makes it the noun), else None."""
     text = _plain(sentence)
-    if any(_shaped(text, name, lang) for lang in ([language] if language else LANGUAGES)):
+    for written in [name, *spellings(text, name)]:
+        if language == "de" and written[:1].isupper() != name[:1].isupper():
+            continue
+        if any(_shaped(text, written, lang) for lang in ([language] if language else LANGUAGES)):
+            return written
+    return None
+
+
+def name_as_subject(sentence: str, name: str, language: str) -> Verdict[str]:
+    """The sentence has the definitional shape of its language with ``name`` (or a spelling of it, see
+    ``spellings``) as the thing defined."""
+    if subject(sentence, name, language) is not None:
         return Verdict(True, kept=[sentence])
     return Verdict(
         False, f"no definitional shape with {name!r} (as the sources spell it) as its subject", dropped=[sentence]
@@ -244,7 +285,8 @@ def worth_asking(sentence: str, name: str, language: str) -> bool:
 
 
 def judge_definitions(candidates: Iterable[Candidate], name: str) -> Verdict[Candidate]:
-    """Keep the distinct candidates every check lets through; passed when at least two are kept."""
+    """Keep the distinct candidates every check lets through; passed when at least ``REQUIRED_DEFINITIONS``
+    are kept."""
     kept: list[Candidate] = []
     dropped: list[Candidate] = []
     seen: set[str] = set()
@@ -261,5 +303,6 @@ def judge_definitions(candidates: Iterable[Candidate], name: str) -> Verdict[Can
         (kept if all(check.passed for check in checks) else dropped).append(candidate)
     if len(kept) >= REQUIRED_DEFINITIONS:
         return Verdict(True, kept=kept, dropped=dropped)
-    found = "one defining sentence" if kept else "no defining sentence"
-    return Verdict(False, f"{found} in the sources; {REQUIRED_DEFINITIONS} are needed", kept, dropped)
+    return Verdict(
+        False, f"{len(kept)} defining sentences in the sources; {REQUIRED_DEFINITIONS} needed", kept, dropped
+    )

@@ -11,7 +11,7 @@ def may_create(relpath: str, exists: bool, settings: Settings) -> Verdict[str]:
     """Passed when a model may create (or edit) ``relpath``; refused, saying why, for a new page under wiki/.
 
     Protects the meaning of wiki/: "concepts the sources define". Pages appear there only when the maintenance
-    pass finds two defining sentences, or when the person creates the file (clicking the faded link in
+    pass finds a defining sentence, or when the person creates the file (clicking the faded link in
     Obsidian). Editing a wiki page that already exists is allowed.
     """
     if role_of(relpath, settings) is Role.WIKI and not exists:

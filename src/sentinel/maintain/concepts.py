@@ -1,16 +1,18 @@
 """Concept pages: written to wiki/ only where the sources define the concept, quoting them.
 
-For a name in the growth queue: paragraphs that mention it are collected from non-derived pages (notes/,
-sources/, other: never wiki/, never conversations/). Sentences whose shape the definition gate's code checks
-let through are put to the model twice: "which say what X is?" and, for those, the contrary "which only use
-or mention X?"; the gate keeps a sentence only on yes-then-no plus its own checks. Two are enough, one is not,
-none leaves the name in the queue. The page quotes those sentences with links to their sources, lists every
-file it was written from, and records per quote where it was found (``trace.locate``) so ``sentinel trace``
-can check it later. A name that already resolves to a page, or whose page file exists, is left alone: the
-person may have created it. So is a name that is another spelling of a page's title or alias (``Core plugins``
-beside a page ``core plugin``): one thing gets one page, and name resolution decides whether the spelling becomes
-that page's alias. The growth queue is the derived gate's (``derived.growth_queue``), and a name
-that is not shaped like one (``concept_name``) is never asked about.
+For a name in the growth queue: paragraphs that mention it (or another spelling of it: the Glossary's singular
+for a plural title) are collected from non-derived pages (notes/, sources/, other: never wiki/, never
+conversations/). Sentences whose shape the definition gate's code checks let through are put to the model twice:
+"which say what X is?" and, for those, the contrary "which only use or mention X?"; the gate keeps a sentence
+only on yes-then-no plus its own checks. One is enough (a vault says what a thing is once: on its own page or in
+a glossary); none leaves the name in the queue. The page quotes those sentences with links to their sources,
+lists every file it was written from, and records per quote where it was found (``trace.locate``) so
+``sentinel trace`` can check it later. A name that already resolves to a page, or whose page file exists, is
+left alone: the person may have created it. So is a name that is another spelling of a page's title or alias
+(``Core plugins`` beside a page ``core plugin``; Workspace, the interface, beside Workspaces, the plugin): one
+thing gets one page, and name resolution decides whether the spelling becomes that page's alias. The growth
+queue is the derived gate's (``derived.growth_queue``), and a name that is not shaped like one (``concept_name``)
+is never asked about.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import hashlib
 import re
 import sqlite3
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Annotated, Any
 
@@ -37,7 +39,7 @@ from sentinel.paths import DEFINING_ROLES, concept_path, page_name
 from sentinel.providers import ChatProvider, ChatResult, Message, ProviderError, ProviderUnavailable
 from sentinel.settings import Settings
 from sentinel.vault.links import text_without_link_markup
-from sentinel.vault.name_words import variant_key
+from sentinel.vault.name_words import folded, variant_key
 from sentinel.vault.parse import split_frontmatter
 from sentinel.vault.write import atomic_write
 
@@ -61,7 +63,7 @@ class MentioningReply(BaseModel):
 class Mention:
     source: str
     paragraph: str
-    sentences: list[str]  # the paragraph's sentences that carry the name verbatim
+    sentences: list[str]  # the paragraph's sentences that carry the name verbatim or another spelling of it
     language: str  # the paragraph's language, by its stop words ("" when they do not tell)
 
 
@@ -80,33 +82,59 @@ class ConceptReport:
 
 
 def mentions(db: sqlite3.Connection, name: str, limit: int) -> list[Mention]:
-    """Paragraphs of non-derived pages that carry ``name`` verbatim, in path order, at most ``limit``."""
+    """Paragraphs of non-derived pages that carry ``name`` verbatim, in path order, at most ``limit``: the name's
+    contexts, as name resolution reads them (a spelling there may be another thing: Workspace / Workspaces)."""
+    found: list[Mention] = []
+    for mention in _paragraphs(db, name, spellings=False):
+        found.append(mention)
+        if len(found) >= limit:
+            break
+    return found
+
+
+def defining_mentions(db: sqlite3.Connection, name: str, limit: int) -> list[Mention]:
+    """Paragraphs of non-derived pages that carry ``name`` or a spelling of it, at most ``limit``: those with a
+    sentence of definitional shape first, then the rest, each in path order. A name mentioned in fifty
+    paragraphs is defined in the Glossary or on a page late in path order; a cut in path order alone never
+    reached it (Core plugins, Hotkeys in the held-back bench)."""
+    found = list(_paragraphs(db, name, spellings=True))
+    return sorted(found, key=lambda m: not any(definition.worth_asking(s, name, m.language) for s in m.sentences))[
+        :limit
+    ]
+
+
+def _paragraphs(db: sqlite3.Connection, name: str, spellings: bool) -> Iterator[Mention]:
     words = _WORD.findall(name)
     if not words:
-        return []
+        return
     roles = sorted(role.value for role in DEFINING_ROLES)
+    query = '"' + " ".join(words) + '"'
+    if spellings:
+        # Or its folded words with the last as a prefix: its other spellings ("attachment" for Attachments, "Web
+        # viewer" for Web-Viewer), which ``definition.names_concept`` then checks.
+        query += ' OR "' + " ".join(folded(name)) + '" *'
+
+    def carries(text: str) -> bool:
+        return definition.names_concept(text, name) if spellings else contains_verbatim(normalise(text), name)
+
     rows = db.execute(
         f"""SELECT c.path, c.text FROM chunks_fts f JOIN chunks c ON c.id = f.rowid JOIN pages p ON p.path = c.path
             WHERE chunks_fts MATCH ? AND p.role IN ({",".join("?" * len(roles))}) ORDER BY c.path, c.ordinal""",
-        ('"' + " ".join(words) + '"', *roles),
+        (query, *roles),
     )
-    found: list[Mention] = []
     seen: set[str] = set()
     for path, text in rows:
         for raw in _PARAGRAPH.split(text):
             paragraph = text_without_link_markup(raw).strip()
             key = normalise(paragraph)
-            if key in seen or not contains_verbatim(key, name):
+            if key in seen or not carries(paragraph):
                 continue
             seen.add(key)
             sentences = [_LIST_MARK.sub("", s).strip() for s in _SENTENCE_END.split(paragraph)]
-            naming = [s for s in sentences if s and definition.names_concept(s, name)]
+            naming = [s for s in sentences if s and carries(s)]
             if not naming:
                 continue  # the name runs across a sentence break: no sentence of it could be quoted
-            found.append(Mention(path, paragraph, naming, definition.language_of(paragraph)))
-            if len(found) >= limit:
-                return found
-    return found
+            yield Mention(path, paragraph, naming, definition.language_of(paragraph))
 
 
 def _sentences_question(system: str, name: str, paragraph: str, sentences: list[str], ask: str) -> list[Message]:
@@ -254,7 +282,7 @@ def _one(
     if resolve_keys(db, [entry.key]).get(entry.key) or (settings.vault / relpath).exists():
         report.left_alone += 1
         return f"{name}: left alone - a page already answers to this name"
-    found = mentions(db, name, settings.concept_max_paragraphs)
+    found = defining_mentions(db, name, settings.concept_max_paragraphs)
     fingerprint = _fingerprint(found)
     if not found or _already_checked(db, entry.key, fingerprint):
         report.unchanged += bool(found)
@@ -276,7 +304,7 @@ def _one(
         report.undefined += not verdict.kept
         _remember(db, entry.key, fingerprint, outcome)
         if verdict.kept:
-            return f"{name}: skipped - one defining sentence in the sources; two are needed"
+            return f"{name}: skipped - {len(verdict.kept)} defining sentences in the sources; more are needed"
         return f"{name}: skipped - mentioned but never defined in the sources"
     quoted = verdict.kept
     text = page_text(name, relpath, quoted, settings)

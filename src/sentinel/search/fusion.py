@@ -59,10 +59,11 @@ def fuse_legs(
 ) -> dict[str, float]:
     """Fused weights of the legs' ranked pages (best first): plain RRF, or RRF weighted per leg.
 
-    ``excerpts``: pages whose summary is only an excerpt of their first lines (no description, no analysis
-    yet). Their summary vector stands for those lines, not for the page (a chat log's first turns), so their
-    vote in the summary leg weighs ``weight_excerpts`` (1.0 against 1.5: chosen on the public set's de+tr part
-    and the conversation set's choosing part, docs/retrieval.md)."""
+    ``excerpts``: pages whose summary is only an excerpt of a few entries (no description, no analysis yet, a
+    first unit that is an entry: a chat log's first turns; ``summaries.excerpts_of_entries``). Their summary
+    vector stands for those lines, not for the page, so their vote in the summary leg weighs
+    ``weight_excerpts``. The weights (lexical 1.25, chunks 2.0, summaries and excerpts 1.0) were chosen on the
+    public set and the conversation set's choosing part of the whole eval vault (docs/retrieval.md)."""
     if search.fusion == "rrf":
         return rrf_weights(list(legs.values()))
     weights = {

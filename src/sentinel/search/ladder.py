@@ -35,7 +35,7 @@ from sentinel.search.query_facets import Filter, FilterError, page_filter, split
 from sentinel.search.rerank import reranked
 from sentinel.search.results import Hit, Rung, SearchResult
 from sentinel.search.scope import boundary_note, kept_out
-from sentinel.search.summaries import without_own_summary
+from sentinel.search.summaries import excerpts_of_entries
 from sentinel.search.vectors import nearest
 from sentinel.search.view import SearchView, chunk_count, current_view
 from sentinel.settings import Settings
@@ -244,7 +244,7 @@ def fuse(
     """The fused page ranking: RRF of the legs, then (``graph``) the PageRank rerank, then the quality
     penalty (the policies are ``fusion``'s), then (``SearchSettings.rerank``, with the query's ``vector``)
     the second stage over the top pages (``sentinel.search.rerank``)."""
-    weights = fusion.fuse_legs(settings.search, legs, without_own_summary(db, legs.get(r.LEG_SUMMARIES, [])))
+    weights = fusion.fuse_legs(settings.search, legs, excerpts_of_entries(db, legs.get(r.LEG_SUMMARIES, [])))
     found = set(weights)
     if graph:
         weights = fusion.with_walk(settings.search, list(weights), walk_graph(db, list(weights), roles))

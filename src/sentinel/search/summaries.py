@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
+from sentinel.vault.entries import ENTRY_UNIT
 from sentinel.vault.links import text_without_link_markup
 
 LEAD_WORDS = 40
@@ -142,15 +143,24 @@ def page_summaries(db: sqlite3.Connection, where: str = "1", params: Sequence[ob
     ]
 
 
-def without_own_summary(db: sqlite3.Connection, paths: Sequence[str]) -> set[str]:
-    """Those of ``paths`` whose summary line is an excerpt or their title (``has_own_summary`` is false)."""
+def excerpts_of_entries(db: sqlite3.Connection, paths: Sequence[str]) -> set[str]:
+    """Those of ``paths`` whose summary vector stands for a few entries, not for the page: no summary of their
+    own (``has_own_summary`` is false) and a first unit that is one entry of a run (``chunks.kind``; a chat
+    log's first turns). A prose page's excerpt is its opening sentences, which say what the page is about, so
+    it is not one of them: the rule had damped every page without a description, that is every page of the
+    help vault, whose strongest leg is this one (docs/retrieval.md)."""
     if not paths:
         return set()
     marks = ",".join("?" * len(paths))
     rows = db.execute(
         f"""SELECT p.path, p.description, COALESCE((SELECT a.summary FROM analysis a
-               WHERE a.path = p.path AND a.hash = p.hash AND a.status = 'ok'), '') FROM pages p
-            WHERE p.path IN ({marks})""",
+               WHERE a.path = p.path AND a.hash = p.hash AND a.status = 'ok'), ''),
+               COALESCE((SELECT c.kind FROM chunks c WHERE c.path = p.path ORDER BY c.ordinal LIMIT 1), '')
+            FROM pages p WHERE p.path IN ({marks})""",
         list(paths),
     ).fetchall()
-    return {str(path) for path, described, analysed in rows if not has_own_summary(described or "", analysed or "")}
+    return {
+        str(path)
+        for path, described, analysed, first_kind in rows
+        if first_kind == ENTRY_UNIT and not has_own_summary(described or "", analysed or "")
+    }
