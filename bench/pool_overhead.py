@@ -37,7 +37,7 @@ from rich.table import Table
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from sentinel.pool.registry import BackendRecord, NodeRecord, PoolKeys, publish  # noqa: E402
+from sentinel_pool.registry import BackendRecord, NodeRecord, PoolKeys, publish  # noqa: E402
 from tests.support.servers import free_port  # noqa: E402
 
 REDIS_URL = "redis://127.0.0.1:6379/0"

@@ -22,9 +22,10 @@ from typing import Any
 import httpx
 
 from sentinel.openwebui import system_prompt_of
-from sentinel.pool.repair import CALL_SCHEMA, constrain_call
 from sentinel.research import TOOL_NAME
 from sentinel.settings import OpenWebUISettings
+from sentinel.tools.first_call import opening
+from sentinel_pool.repair import CALL_SCHEMA, constrain_call
 from tests.openwebui.servers import OWUI_PYTHON, REPO, owui_environment
 from tests.support.llama import MODEL_ALIAS, llama_server
 
@@ -91,7 +92,7 @@ def main() -> None:
         print("|---|---|---|---|---|---|")
         for language, web, words in PHRASINGS:
             messages = [{"role": "system", "content": system}, {"role": "user", "content": words}]
-            body = constrain_call({"model": MODEL_ALIAS, "messages": messages, "tools": tools, **CHAT_PARAMS}, True)
+            body = constrain_call({"model": MODEL_ALIAS, "messages": messages, "tools": tools, **CHAT_PARAMS}, opening)
             started = time.perf_counter()
             called = first_call(base_url, body)
             seconds = time.perf_counter() - started

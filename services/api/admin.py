@@ -6,24 +6,24 @@ import time
 from typing import Any
 
 from fastapi import APIRouter, Response
-from redis import Redis
 from redis.exceptions import RedisError
 
 from sentinel import __version__
 from sentinel.index.queries import stats
 from sentinel.paths import index_path
+from sentinel.redis_client import redis_bytes_client
 from sentinel.tools.capture import capture
-from services.api.auth import require_write
 from services.api.deps import AppSettings, CallerScope, Context
 from services.api.request_log import log_tool_call
 from services.api.schemas import CaptureRequest, ToolText
+from services.common.auth import require_write
 
 router = APIRouter()
 
 
 def _redis_state(url: str) -> str:
     """``ok``, or why Redis (the pool's registry, the queue of maintenance passes) cannot be used."""
-    client = Redis.from_url(url, socket_connect_timeout=1, socket_timeout=1)
+    client = redis_bytes_client(url, timeout_s=1, connect_timeout_s=1)
     try:
         client.ping()
     except RedisError as error:
@@ -54,7 +54,7 @@ def health(ctx: Context, settings: AppSettings, response: Response) -> dict[str,
 def maintain_route(scope: CallerScope, settings: AppSettings, minutes: float | None = None) -> dict[str, object]:
     """Queue a maintenance pass now. 202 means queued, not done: a worker takes it when one is free."""
     require_write(scope, "maintain")
-    from services.worker.trigger import trigger_maintenance  # the one Celery app, on the API's settings
+    from services.common.tasks import trigger_maintenance  # the one Celery app, on the API's settings
 
     return trigger_maintenance(settings, minutes)
 

@@ -18,10 +18,11 @@ from sentinel.logs import RequestLog, configure_logging
 from sentinel.settings import Settings
 from sentinel.tools.context import ToolContext
 from services.api import admin, ask, tools
-from services.api.auth import key_ring
 from services.api.mcp import mount_mcp
 from services.api.pool import pool_router
 from services.api.search_page import mount_search_page
+from services.common import errors
+from services.common.auth import key_ring
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -47,6 +48,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     mcp_running = mount_mcp(app, ctx)
 
     app.add_middleware(RequestLog, logger="sentinel.api")
+    errors.install(app)
 
     @app.exception_handler(RequestValidationError)
     async def invalid_request(_: Request, err: RequestValidationError) -> Response:

@@ -20,10 +20,10 @@ from sentinel.providers import ProviderNotConfigured, provider_for
 from sentinel.providers.base import ChatProvider
 from sentinel.search.scope import limited_to
 from sentinel.settings import Settings
-from services.api.auth import limits_of
 from services.api.deps import CallerScope, Context
 from services.api.request_log import log_tool_call
 from services.api.schemas import Message
+from services.common.auth import limits_of
 
 router = APIRouter(tags=["answers"])
 _provider_lock = threading.Lock()

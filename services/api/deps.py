@@ -10,7 +10,7 @@ from fastapi import Depends, Request
 from sentinel.keys import Scope
 from sentinel.settings import Settings
 from sentinel.tools.context import ToolContext
-from services.api.auth import scope_of
+from services.common.auth import scope_of
 
 
 def tool_context(request: Request) -> ToolContext:

@@ -22,8 +22,8 @@ from sentinel.keys import Scope as KeyScope
 from sentinel.mcp.server import build_server
 from sentinel.search.scope import limited_to
 from sentinel.tools.context import ToolContext
-from services.api.auth import limits_of, scope_of
 from services.api.request_log import log_tool_call
+from services.common.auth import limits_of, scope_of
 
 PATH = "/mcp"
 _caller: ContextVar[KeyScope] = ContextVar("sentinel_mcp_caller")

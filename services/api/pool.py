@@ -1,6 +1,6 @@
 """The model pool's HTTP face, included by ``create_app``: OpenAI- and Ollama-compatible inference over the
 pool, the cluster view, the maintenance lock's holder, wake-on-LAN, the analysis fan-out, Prometheus metrics.
-Thin: routing, failover and epochs are decided in ``sentinel.pool``; this maps them to HTTP. Every route takes
+Thin: routing, failover and epochs are decided in ``sentinel_pool``; this maps them to HTTP. Every route takes
 the API's keys like the tool routes do.
 """
 
@@ -13,10 +13,9 @@ from contextlib import ExitStack, asynccontextmanager
 from typing import Any
 
 import aiohttp
-from fastapi import APIRouter, Depends, FastAPI, HTTPException, Request, Response
+from fastapi import APIRouter, Depends, FastAPI, Request, Response
 from fastapi.responses import JSONResponse, StreamingResponse
 from fastapi.routing import APIRoute
-from redis import Redis
 from redis.asyncio import BlockingConnectionPool
 from redis.asyncio import Redis as AsyncRedis
 from redis.exceptions import RedisError
@@ -24,18 +23,20 @@ from redis.exceptions import RedisError
 from sentinel.chat_prefix import PrefixRecorder
 from sentinel.keys import Scope
 from sentinel.maintain.cluster_lock import lock_holder, lock_key
-from sentinel.pool import face
-from sentinel.pool.agent import Agent, agent_thread
-from sentinel.pool.chat_first import ChatActivity
-from sentinel.pool.cluster import WakeRefused, cluster_view, wake
-from sentinel.pool.dispatch import Gateway
-from sentinel.pool.errors import GatewayError, RegistryUnavailable
-from sentinel.pool.registry import KnownNode, NodeRecord, PoolKeys, known_nodes, routes_in_memory
-from sentinel.pool.wake import EVERY_NETWORK
+from sentinel.redis_client import redis_client
 from sentinel.settings import Settings
-from services.api.auth import require_write, scope_of
+from sentinel.tools.first_call import opening
+from sentinel_pool import face
+from sentinel_pool.agent import Agent, agent_thread
+from sentinel_pool.chat_first import ChatActivity
+from sentinel_pool.cluster import cluster_view, wake
+from sentinel_pool.dispatch import Gateway
+from sentinel_pool.errors import GatewayError, RegistryUnavailable
+from sentinel_pool.registry import KnownNode, NodeRecord, PoolKeys, known_nodes, routes_in_memory
+from sentinel_pool.wake import EVERY_NETWORK
 from services.api.pool_metrics import PoolMetrics
-from services.worker.fanout_client import NoExtractionModel, queue_analyses
+from services.common.auth import require_write, scope_of
+from services.common.tasks import queue_analyses
 
 REDIS_CONNECTIONS = 16
 
@@ -114,12 +115,18 @@ def pool_router(settings: Settings) -> APIRouter:
         session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=256))
         if in_memory:  # a one-machine stack: its own model servers, routed without Redis
             chats = ChatActivity(redis, keys, settings.pool.first_token_timeout_s + settings.pool.read_timeout_s)
-            running.gateway = Gateway.in_memory(settings, session, own_nodes, chats=chats, observer=metrics)
+            running.gateway = Gateway.in_memory(
+                settings, session, own_nodes, chats=chats, observer=metrics, first_call=opening
+            )
         else:
-            running.gateway = Gateway.on_redis(settings, redis, session, keys=keys, observer=metrics)
+            running.gateway = Gateway.on_redis(
+                settings, redis, session, keys=keys, observer=metrics, first_call=opening
+            )
         with ExitStack() as agent:
             if settings.pool.backends:  # this process probes (and, on Redis, registers) its model servers itself
-                registry = None if in_memory else Redis.from_url(settings.redis_url, decode_responses=True)
+                registry = (
+                    None if in_memory else redis_client(settings.redis_url, timeout_s=None, connect_timeout_s=None)
+                )
                 running.agent = Agent(settings, registry)
                 await asyncio.to_thread(agent.enter_context, agent_thread(running.agent))
             yield
@@ -165,10 +172,7 @@ def pool_router(settings: Settings) -> APIRouter:
     async def wake_node(node: str, scope: Scope = Depends(caller_scope)) -> dict[str, Any]:
         require_write(scope, "wake")
         pool = settings.pool
-        try:
-            mac = wake(await known(), node, pool.wake_address or EVERY_NETWORK, pool.wake_port)
-        except WakeRefused as refused:
-            raise HTTPException(404, str(refused)) from refused
+        mac = wake(await known(), node, pool.wake_address or EVERY_NETWORK, pool.wake_port)  # unknown: 404
         return {
             "node": node,
             "mac": mac,
@@ -189,10 +193,7 @@ def pool_router(settings: Settings) -> APIRouter:
     @router.post("/api/pool/analyses", status_code=202, summary="Fan the due page analyses out to the workers")
     def fan_out(scope: Scope = Depends(caller_scope)) -> dict[str, Any]:
         require_write(scope, "fan-out")
-        try:
-            return queue_analyses(settings)
-        except NoExtractionModel as missing:
-            raise HTTPException(409, str(missing)) from missing
+        return queue_analyses(settings)  # no extraction model: 409 (services.common.errors)
 
     @router.get("/metrics", summary="Prometheus metrics of the pool", include_in_schema=False)
     async def prometheus() -> Response:

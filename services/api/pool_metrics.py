@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from prometheus_client import Gauge, generate_latest
 
-from sentinel.pool.metrics import RouterMetrics
-from sentinel.pool.registry import Snapshot
+from sentinel_pool.metrics import RouterMetrics
+from sentinel_pool.registry import Snapshot
 
 
 class PoolMetrics(RouterMetrics):

@@ -21,14 +21,13 @@ from pydantic import BaseModel, Field
 
 from sentinel.keys import Scope
 from sentinel.maintain.trace import GENERATED_BY, trace_page
-from sentinel.search import SearchInputError
 from sentinel.search.modes import Mode, answer
 from sentinel.search.scope import limited_to
 from sentinel.search.summaries import page_summaries
 from sentinel.tools.arguments import unencodable_argument
 from sentinel.tools.context import ToolContext
 from sentinel.vault.plain import plain_text
-from services.api.auth import limits_of, scope_of
+from services.common.auth import limits_of, scope_of
 
 STATIC = Path(__file__).with_name("static")
 PAGE_HITS = 10  # a screen's worth: the tools' five (search_hits) left most of it empty
@@ -121,13 +120,10 @@ def search_router() -> APIRouter:
         ctx: ToolContext = request.app.state.ctx
         if problem := unencodable_argument(body.model_dump()):
             raise HTTPException(400, problem)
-        try:
-            with limited_to(limits_of(request)):
-                found = answer(
-                    ctx.reader(), ctx.settings, ctx.embedder, body.mode, body.query, body.rung, body.cursor, PAGE_HITS
-                )
-        except SearchInputError as err:
-            raise HTTPException(400, str(err)) from err
+        with limited_to(limits_of(request)):  # bad input answers 400 (services.common.errors)
+            found = answer(
+                ctx.reader(), ctx.settings, ctx.embedder, body.mode, body.query, body.rung, body.cursor, PAGE_HITS
+            )
         data = found.as_dict()
         data.pop("legs_used")
         _for_a_screen(ctx, data["hits"])  # type: ignore[arg-type]

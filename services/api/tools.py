@@ -14,10 +14,10 @@ from sentinel.search.scope import limited_to
 from sentinel.tools.context import ToolContext
 from sentinel.tools.faults import IndexFailure
 from sentinel.tools.registry import ARGUMENTS, TOOLS, run_tool
-from services.api.auth import limits_of, require_write
 from services.api.deps import CallerScope, Context
 from services.api.request_log import log_tool_call
 from services.api.schemas import ToolText
+from services.common.auth import limits_of, require_write
 
 router = APIRouter(tags=["tools"])
 log = logging.getLogger("sentinel.api")

@@ -29,6 +29,7 @@ from sentinel.embed.base import EmbedderUnavailable, EmbedKind, ModelIdentity
 from sentinel.embed.onnx import OnnxEmbedder
 from sentinel.logs import LOG_FIELDS, RequestLog, configure_logging
 from sentinel.settings import Settings
+from services.common import errors
 
 
 class ModelOut(BaseModel):
@@ -107,6 +108,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         yield
 
     app = FastAPI(title="Sentinel embedder", lifespan=lifespan)
+    errors.install(app)
 
     app.add_middleware(RequestLog, logger="sentinel.embedder")
 

@@ -24,13 +24,12 @@ from fastapi import FastAPI, HTTPException, Request
 from pydantic import BaseModel, Field
 
 from sentinel.keys import Scope
-from sentinel.providers import ProviderError
 from sentinel.research.backends import BackendFailed, backend_from_settings
-from sentinel.research.record import RecordRefused
 from sentinel.research.run import MAX_QUESTION_CHARS, filter_model, prepare, report_text, research
 from sentinel.research.target import ResearchRefused, research_target
 from sentinel.settings import Settings
-from services.api.auth import StartupRefused, key_ring, scope_of
+from services.common import errors
+from services.common.auth import StartupRefused, key_ring, scope_of
 
 log = logging.getLogger("sentinel.searcher")
 
@@ -76,6 +75,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         yield
 
     app = FastAPI(title="Sentinel Searcher", lifespan=lifespan)
+    errors.install(app)
 
     @app.get("/health")
     def health(request: Request) -> dict[str, Any]:
@@ -87,18 +87,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             raise HTTPException(403, "research writes a source record: it needs a write-scoped key")
         state = request.app.state
         with state.lock:
-            try:
-                report = research(
-                    body.question,
-                    state.settings,
-                    embedder=state.embedder,
-                    backend=state.backend,
-                    provider=state.provider,
-                )
-            except (ResearchRefused, RecordRefused) as err:
-                raise HTTPException(422, str(err)) from err
-            except (BackendFailed, ProviderError) as err:
-                raise HTTPException(503, str(err)) from err
+            report = research(  # a refusal answers 422, a backend or model down 503 (services.common.errors)
+                body.question,
+                state.settings,
+                embedder=state.embedder,
+                backend=state.backend,
+                provider=state.provider,
+            )
         return ResearchOut(
             text=report_text(report),
             record=report.relpath,

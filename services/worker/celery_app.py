@@ -1,4 +1,5 @@
-"""The one Celery app: the worker, beat, the on-demand trigger and the fan-out client all use ``celery_app``.
+"""The one Celery app: the worker and beat use ``celery_app``; producers (the on-demand trigger and the fan-out
+client, ``services.common.tasks``) send its tasks by name on the same broker settings (``on_broker``).
 
 Celery's ``proj/celery.py`` pattern, with the settings passed in rather than read at import: producers (the
 API) build it from their own settings; the worker and beat get it from the environment when Celery asks for
@@ -11,7 +12,7 @@ API) build it from their own settings; the worker and beat get it from the envir
   stack was down), it queues one at once. The last completed pass is recorded in the index itself.
 - One pass at a time: the task takes a Redis lock that names its holder; a second one is refused and says who
   holds it. A killed worker's lock lapses by itself (``maintain_lock_ttl_s``).
-- On demand: ``services.worker.trigger.trigger_maintenance`` (what the API calls).
+- On demand: ``services.common.tasks.trigger_maintenance`` (what the API calls).
 - One JSON log line per event, with the task id.
 """
 
@@ -38,10 +39,10 @@ from sentinel.maintain.models import models_from_settings
 from sentinel.maintain.run import run_pass
 from sentinel.maintain.schedule import NOT_STARTED, missed_run, parse_at, schedule_started
 from sentinel.settings import Settings
+from sentinel_pool.chat_first import RedisServingRecord
+from services.common.tasks import IDLE_TASK, TASK_NAME, on_broker
 from services.worker import fanout
 
-TASK_NAME = "sentinel.maintain"
-IDLE_TASK = "sentinel.maintain_if_idle"
 IDLE_CHECK_S = 60.0  # how often beat asks whether the machine is free for an unscheduled pass
 UNREQUESTED = ("schedule", "catch-up")  # passes nobody asked for just now: wait for a first chat, retry
 RETRY_CAP_S = 3600.0
@@ -65,12 +66,9 @@ def local_zone() -> str:
 def celery_app(settings: Settings) -> SentinelCelery:
     """The app on ``settings``' broker and key prefix, with the nightly schedule and every Sentinel task."""
     at = parse_at(settings.maintain_at)
-    app = SentinelCelery("sentinel", broker=settings.redis_url, set_as_current=False)
+    app = on_broker(settings, SentinelCelery)
     app.settings = settings
     app.conf.update(
-        broker_transport_options={"global_keyprefix": settings.redis_prefix},
-        broker_connection_retry_on_startup=True,
-        task_ignore_result=True,
         worker_prefetch_multiplier=1,
         timezone=local_zone(),
         enable_utc=False,
@@ -129,7 +127,7 @@ def maintain_if_idle(task: Any) -> dict[str, object]:
     settings: Settings = task.app.settings
     db = open_index(settings)
     try:
-        moment = opportunity.chance(settings, db)
+        moment = opportunity.chance(settings, db, RedisServingRecord(settings))
     finally:
         db.close()
     if not moment.go:
@@ -160,6 +158,7 @@ def maintain(task: Any, trigger: str = "on-demand", minutes: float | None = None
                     models=lambda: models_from_settings(settings),
                     embedder=lambda: embedder_from_settings(settings),
                     minutes=minutes if minutes is not None else settings.maintain_minutes,
+                    serving=RedisServingRecord(settings),
                     say=lambda line: log.info(line.strip(), extra={"event": "progress"}),
                 )
             finally:

@@ -1,10 +1,10 @@
 """The page-analysis jobs of a fanned-out maintenance pass, as tasks on the one Celery app (``celery_app``).
 
-- ``sentinel.pool.analyse_page`` runs on any worker that consumes ``sentinel.analyse.<model>``. Every worker
+- ``sentinel_pool.analyse_page`` runs on any worker that consumes ``sentinel.analyse.<model>``. Every worker
   consumes the queue of the extraction model its settings name (added when it starts); on a model machine run
   one with that queue only: ``celery -A services.worker.celery_app worker -Q sentinel.analyse.<model>``.
-- ``sentinel.pool.store_analysis`` runs on Celery's default queue, i.e. on the worker next to the vault and its
-  index, which stores each result if its epoch is still current (see ``sentinel.pool.fanout``).
+- ``sentinel_pool.store_analysis`` runs on Celery's default queue, i.e. on the worker next to the vault and its
+  index, which stores each result if its epoch is still current (see ``sentinel.maintain.fanout``).
 """
 
 from __future__ import annotations
@@ -16,15 +16,14 @@ from celery import Celery
 from celery.signals import celeryd_after_setup
 
 from sentinel.index.db import open_index
+from sentinel.maintain.fanout import AnalysisJob, AnalysisResult, analyse_job, queue_for, store_result
 from sentinel.maintain.models import models_from_settings
-from sentinel.pool.fanout import AnalysisJob, AnalysisResult, analyse_job, queue_for, store_result, with_ledger
-from sentinel.pool.jobs import NotReassignable
 from sentinel.providers import ProviderUnavailable
 from sentinel.settings import Settings
+from sentinel_pool.fanout import with_ledger
+from sentinel_pool.jobs import Assignment, NotReassignable
+from services.common.tasks import ANALYSE, STORE
 
-ANALYSE = "sentinel.pool.analyse_page"
-STORE = "sentinel.pool.store_analysis"
-STORE_QUEUE = "celery"  # Celery's default queue: the worker next to the vault and its index consumes it
 log = logging.getLogger("sentinel.worker.fanout")
 
 
@@ -77,7 +76,8 @@ def store_analysis(task: Any, result: dict[str, Any] | None) -> str:
         return "nothing to store"
     settings: Settings = task.app.settings
     parsed = AnalysisResult.model_validate(result)
-    if not with_ledger(settings, lambda ledger: ledger.done(parsed.assignment())):
+    done = Assignment(parsed.job.job, parsed.epoch, parsed.attempt, parsed.worker, parsed.queue)
+    if not with_ledger(settings, lambda ledger: ledger.done(done)):
         log.warning("a stale result was discarded: a newer run of the job owns it",
                     extra={"event": "stale", "path": parsed.job.path, "epoch": parsed.epoch})  # fmt: skip
         return "stale"

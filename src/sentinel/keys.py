@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
 
+from sentinel.errors import BadInput
 from sentinel.vault.write import atomic_write
 
 
@@ -33,7 +34,7 @@ class KeyRecord:
     kept_out: list[str] = field(default_factory=list)
 
 
-class KeyFileError(ValueError):
+class KeyFileError(BadInput, ValueError):
     """The key file cannot be read, with what to do about it."""
 
 

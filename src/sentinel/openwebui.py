@@ -19,6 +19,7 @@ from sentinel.answer.probe import Probe, probe_key, probe_tool_calling, recorded
 from sentinel.mcp.openwebui import SERVER_ID, register_mcp_server
 from sentinel.paths import probe_record_path
 from sentinel.providers import ProviderNotConfigured, provider_for
+from sentinel.providers.servers import ModelServer
 from sentinel.settings import OpenWebUISettings, Settings
 
 ENV_PREFIX = "SENTINEL_OPENWEBUI__"
@@ -355,14 +356,8 @@ def _put_model(
 
 
 def _runtime_params(settings: Settings) -> dict[str, Any]:
-    """Ollama's num_ctx and num_gpu (seed 000: left unset, part of the model silently runs on the CPU)."""
-    conversation = settings.conversation
-    if conversation.kind != "ollama":
-        return {}
-    params: dict[str, Any] = {"num_ctx": conversation.num_ctx}
-    if conversation.num_gpu is not None:
-        params["num_gpu"] = conversation.num_gpu
-    return params
+    """What the conversation model's server takes per request (Ollama: num_ctx and num_gpu)."""
+    return ModelServer.of(settings.conversation).spec.runtime_params(settings.conversation)
 
 
 def _json(response: httpx.Response, doing: str) -> Any:

@@ -18,7 +18,7 @@ import httpx
 
 from sentinel.chat_prefix import ChatPrefix, KnownPrefix, prefix_to_warm
 from sentinel.openwebui import base_model_of
-from sentinel.pool import BACKGROUND_HEADER
+from sentinel.serving import BACKGROUND_HEADER
 from sentinel.settings import Settings
 
 WARM_QUESTION = "hi"

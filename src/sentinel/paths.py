@@ -14,6 +14,7 @@ import unicodedata
 from enum import StrEnum
 from pathlib import Path, PurePosixPath
 
+from sentinel.errors import Refused
 from sentinel.settings import Folders, Settings
 
 MAX_NAME_BYTES = 255
@@ -40,7 +41,7 @@ ANALYSED_ROLES = frozenset({Role.NOTE, Role.WIKI, Role.SOURCE, Role.OTHER})
 ALIAS_TARGET_ROLES = frozenset({Role.NOTE, Role.WIKI, Role.OTHER})
 
 
-class PathRefused(ValueError):
+class PathRefused(Refused, ValueError):
     """A model- or user-supplied path that may not be used, with the reason and what to do instead."""
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, Field, SecretStr
+from pydantic import BaseModel, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from sentinel.prompts import RESEARCH_PROMPT, SYSTEM_PROMPT
@@ -27,7 +27,7 @@ class Folders(BaseModel):
 class ProviderSettings(BaseModel):
     """One model role: where it is served and how it is called."""
 
-    kind: Literal["ollama", "openai"] = Field("ollama", description="Ollama API or any OpenAI-compatible one.")
+    kind: str = Field("ollama", description="The server's kind: ollama, or openai for any OpenAI-compatible one.")
     base_url: str = Field("http://localhost:11434", description="Server root (OpenAI kind: up to /v1).")
     model: str = Field("", description="Model name as the server knows it. Empty: role not configured.")
     api_key_env: str = Field("", description="Name of the environment variable holding the API key, if any.")
@@ -35,6 +35,14 @@ class ProviderSettings(BaseModel):
     num_gpu: int | None = Field(None, description="Ollama: layers on the GPU. Set it high to keep all layers.")
     keep_alive: str = Field("5m", description="Ollama: how long the model stays loaded after a call.")
     timeout_s: float = Field(600.0, description="Per-call timeout in seconds.")
+
+    @field_validator("kind")
+    @classmethod
+    def _a_known_kind(cls, kind: str) -> str:
+        from sentinel.providers.servers import server_kind  # the kinds register themselves there
+
+        server_kind(kind)  # raises UnknownKind (a ValueError) naming the known ones
+        return kind
 
 
 class OpenWebUISettings(BaseModel):

@@ -15,7 +15,7 @@ from sentinel.keys import Scope, create_key, revoke_key
 from sentinel.paths import keys_path
 from sentinel.settings import Settings
 from services.api.app import create_app
-from services.api.auth import StartupRefused
+from services.common.auth import StartupRefused
 from tests.support.servers import serve
 from tests.support.vault import WriteVault
 

@@ -17,10 +17,12 @@ from redis import Redis
 from sentinel.index.db import open_index
 from sentinel.index.sync import sync
 from sentinel.maintain import opportunity, schedule
-from sentinel.pool.chat_first import server_key
-from sentinel.pool.registry import BackendRecord, NodeRecord, PoolKeys, publish
+from sentinel.serving import server_key
 from sentinel.settings import ProviderSettings, Settings
-from services.worker.celery_app import IDLE_TASK, celery_app
+from sentinel_pool.chat_first import RedisServingRecord
+from sentinel_pool.registry import BackendRecord, NodeRecord, PoolKeys, publish
+from services.common.tasks import IDLE_TASK
+from services.worker.celery_app import celery_app
 from tests.support.http_stub import HttpStub, RecordedRequest
 from tests.support.vault import WriteVault
 
@@ -91,11 +93,11 @@ def test_an_idle_machine_with_room_runs_a_pass(vault_settings: WriteVault, prefi
         settings, redis = _setup(_quiet_vault(vault_settings, 30), server.url, prefix, free_mb=8 * 1024)
         db = _indexed(settings)
         redis.set(PoolKeys.from_settings(settings).last_chat(server_key(server.url)), time.time() - 20 * 60)
-        moment = opportunity.chance(settings, db)
+        moment = opportunity.chance(settings, db, RedisServingRecord(settings))
         assert moment.go, moment.reason
         assert "2 pages owed" in moment.reason and "5120 MiB" in moment.reason and "8192 MiB" in moment.reason
         ollama.loaded = [ANALYSIS]
-        assert "already in memory" in opportunity.chance(settings, db).reason
+        assert "already in memory" in opportunity.chance(settings, db, RedisServingRecord(settings)).reason
 
 
 @pytest.mark.parametrize(
@@ -114,7 +116,7 @@ def test_a_busy_or_full_machine_waits_and_says_why(
         settings, redis = _setup(_quiet_vault(vault_settings, vault_minutes), server.url, prefix, free_mb)
         db = _indexed(settings)
         redis.set(PoolKeys.from_settings(settings).last_chat(server_key(server.url)), time.time() - chat_minutes * 60)
-        moment = opportunity.chance(settings, db)
+        moment = opportunity.chance(settings, db, RedisServingRecord(settings))
         assert not moment.go and why in moment.reason, moment.reason
 
 
@@ -126,20 +128,20 @@ def test_a_chat_in_flight_or_nothing_owed_or_the_setting_off_runs_nothing(
         db = _indexed(settings)
         keys = PoolKeys.from_settings(settings)
         redis.zadd(keys.chats(server_key(server.url)), {"a-chat": time.time() + 60})
-        assert "or has one now" in opportunity.chance(settings, db).reason
+        assert "or has one now" in opportunity.chance(settings, db, RedisServingRecord(settings)).reason
         redis.delete(keys.chats(server_key(server.url)))
-        assert opportunity.chance(settings, db).go
+        assert opportunity.chance(settings, db, RedisServingRecord(settings)).go
         db.execute("INSERT INTO analysis (path, hash, status, analysed_at) SELECT path, hash, 'ok', 0 FROM pages")
-        assert "nothing is owed" in opportunity.chance(settings, db).reason
+        assert "nothing is owed" in opportunity.chance(settings, db, RedisServingRecord(settings)).reason
         off = settings.model_copy(update={"maintain_idle_minutes": 0.0})
-        assert "off" in opportunity.chance(off, db).reason
+        assert "off" in opportunity.chance(off, db, RedisServingRecord(off)).reason
 
 
 def test_a_server_that_reports_nothing_is_a_no(vault_settings: WriteVault, prefix: str, tmp_path: Path) -> None:
     with HttpStub(lambda request: (500, {"error": "boom"})) as server:
         settings, _ = _setup(_quiet_vault(vault_settings, 30), server.url, prefix, free_mb=8192)
         db = _indexed(settings)
-        moment = opportunity.chance(settings, db)
+        moment = opportunity.chance(settings, db, RedisServingRecord(settings))
         assert not moment.go and "did not report its models" in moment.reason
 
 

@@ -361,3 +361,23 @@ def test_stdio_with_keep_out_never_reaches_that_scope(vault_settings: WriteVault
 
     asked, read = anyio.run(main)
     assert "Growth diary" not in asked and read.startswith("[STOP]")
+
+
+def test_a_failure_of_the_product_is_an_error_result_that_names_its_kind(
+    api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """MCP's one translation (``sentinel.mcp.server``): a ``SentinelError`` is an error result with its words."""
+    from sentinel.embed.base import EmbedderUnavailable
+    from sentinel.mcp import server
+
+    def down(*_: Any) -> Any:
+        raise EmbedderUnavailable("the embedder at http://127.0.0.1:9 does not answer")
+
+    monkeypatch.setattr(server, "run_tool", down)
+
+    async def work(client: Client) -> types.CallToolResult:
+        return await client.call_tool("search", {"query": "growth queue"})
+
+    failed = run(http_client(api, api.read_key), work)
+    assert failed.is_error
+    assert text_of(failed) == "unavailable: the embedder at http://127.0.0.1:9 does not answer"

@@ -154,7 +154,7 @@ def test_the_model_calls_research_and_the_record_is_found_at_the_body_rung(stack
     turn = stack.backend.requests[seen:]
     assert "research" in {tool["function"]["name"] for tool in turn[0]["tools"]}
     (told,) = [m["content"] for m in turn[-1]["messages"] if m["role"] == "tool"]
-    assert told.startswith("[OK → search rung=body] Research recorded in sources/"), told
+    assert told.startswith("[OK → next] Research recorded in sources/"), told
 
     relpath = told.split("recorded in ", 1)[1].split(":", 1)[0]
     record = frontmatter.loads((stack.vault / relpath).read_text(encoding="utf-8"))

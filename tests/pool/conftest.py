@@ -7,8 +7,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from sentinel.pool.registry import PoolKeys
 from sentinel.settings import PoolSettings, Settings
+from sentinel_pool.registry import PoolKeys
 from services.api.app import create_app
 from tests.support.redis_prefix import REDIS_URL
 from tests.support.servers import serve

@@ -16,7 +16,7 @@ from typing import Any
 
 import httpx
 
-from sentinel.pool.signing import HEADER, sign
+from sentinel_pool.signing import HEADER, sign
 
 SECRET = "test-pool-secret-0123456789abcdef"
 _MAIN = "from sentinel.cli import main; main()"

@@ -18,8 +18,8 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, StreamingResponse
 from redis import Redis
 
-from sentinel.pool.agent import Agent, agent_thread
 from sentinel.settings import Settings
+from sentinel_pool.agent import Agent, agent_thread
 from tests.support.servers import serve
 
 

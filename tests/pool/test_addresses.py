@@ -8,7 +8,7 @@ import ipaddress
 
 import pytest
 
-from sentinel.pool.addresses import ipv4_addresses, reach
+from sentinel_pool.addresses import ipv4_addresses, reach
 
 
 def test_a_given_listen_address_is_advertised_as_it_is() -> None:

@@ -16,8 +16,8 @@ import openai
 import pytest
 from redis import Redis
 
-from sentinel.pool.registry import BackendRecord, NodeRecord, PoolKeys, publish
 from sentinel.settings import Settings
+from sentinel_pool.registry import BackendRecord, NodeRecord, PoolKeys, publish
 from services.api.app import create_app
 from tests.pool.nodes import completion, recorded_node
 from tests.support.http_stub import HttpStub, RecordedRequest

@@ -17,10 +17,11 @@ from redis import Redis
 from sentinel.index.db import open_index
 from sentinel.maintain.models import Models
 from sentinel.maintain.run import run_pass
-from sentinel.pool.chat_first import server_key, server_state
-from sentinel.pool.registry import BackendRecord, NodeRecord, PoolKeys, publish
 from sentinel.providers import ChatResult
+from sentinel.serving import server_key
 from sentinel.settings import ProviderSettings, Settings
+from sentinel_pool.chat_first import RedisServingRecord, server_state
+from sentinel_pool.registry import BackendRecord, NodeRecord, PoolKeys, publish
 from services.api.app import create_app
 from tests.pool.nodes import recorded_node, wait_for
 from tests.support.scripted import ChatRequest, ScriptedProvider
@@ -70,7 +71,11 @@ def test_a_pass_pauses_while_a_chat_is_in_flight_and_resumes_after(
             asked_at: list[float] = []
             lines: list[str] = []
             report = run_pass(
-                settings, open_index(settings), models=lambda: _scripted_pass_model(asked_at), say=lines.append
+                settings,
+                open_index(settings),
+                models=lambda: _scripted_pass_model(asked_at),
+                serving=RedisServingRecord(settings),
+                say=lines.append,
             )
             talking.join(30)
 
@@ -86,5 +91,11 @@ def test_a_pass_with_no_chat_around_does_not_pause(pool_settings: Settings) -> N
     model_server = ProviderSettings(kind="openai", base_url="http://127.0.0.1:9/v1", model=MODEL)
     settings = pool_settings.model_copy(update={"extraction": model_server, "summary": model_server})
     lines: list[str] = []
-    report = run_pass(settings, open_index(settings), models=lambda: _scripted_pass_model([]), say=lines.append)
+    report = run_pass(
+        settings,
+        open_index(settings),
+        models=lambda: _scripted_pass_model([]),
+        serving=RedisServingRecord(settings),
+        say=lines.append,
+    )
     assert report.analysed == 1 and not any("paused" in line for line in lines)

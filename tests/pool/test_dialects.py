@@ -15,7 +15,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import StreamingResponse
 from redis import Redis
 
-from sentinel.pool.registry import BackendRecord, NodeRecord, PoolKeys, publish
+from sentinel_pool.registry import BackendRecord, NodeRecord, PoolKeys, publish
 from tests.support.http_stub import HttpStub, RecordedRequest
 from tests.support.servers import serve
 

@@ -7,8 +7,8 @@ import time
 
 import pytest
 
-from sentinel.pool.election import Claim, Election, Hardware
-from sentinel.pool.signing import Unauthenticated, Verifier, sign
+from sentinel_pool.election import Claim, Election, Hardware
+from sentinel_pool.signing import Unauthenticated, Verifier, sign
 
 BIG, MID, SMALL = Hardware("big", 48_000, "H100"), Hardware("mid", 24_000, ""), Hardware("small", 8_000, "")
 

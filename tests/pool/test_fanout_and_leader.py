@@ -9,11 +9,12 @@ import httpx
 from sentinel.index.db import open_index
 from sentinel.index.sync import sync
 from sentinel.maintain.cluster_lock import maintenance_lock
+from sentinel.maintain.fanout import AnalysisResult, due_batch, store_result
 from sentinel.maintain.queue import awaiting_analysis
 from sentinel.paths import Role
-from sentinel.pool.fanout import AnalysisResult, due_batch, store_result, with_ledger
-from sentinel.pool.jobs import JobLedger
 from sentinel.settings import Settings
+from sentinel_pool.fanout import with_ledger
+from sentinel_pool.jobs import JobLedger
 from tests.support.redis_prefix import REDIS_URL
 from tests.support.vault import WriteVault
 

@@ -10,8 +10,8 @@ from typing import Any
 import httpx
 from redis import Redis
 
-from sentinel.pool.registry import BackendRecord, NodeRecord, PoolKeys, publish
 from sentinel.settings import Settings
+from sentinel_pool.registry import BackendRecord, NodeRecord, PoolKeys, publish
 from services.api.app import create_app
 from tests.support.http_stub import HttpStub, RecordedRequest
 from tests.support.servers import free_port, serve

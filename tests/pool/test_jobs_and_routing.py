@@ -10,12 +10,12 @@ import pytest
 from redis import Redis
 from redis.asyncio import Redis as AsyncRedis
 
-from sentinel.pool.dispatch import Ledger
-from sentinel.pool.jobs import Assignment, JobLedger, NotReassignable, StaleEpoch
-from sentinel.pool.ledger_memory import MemoryLedger
-from sentinel.pool.registry import BackendRecord, NodeRecord, PoolKeys, Snapshot, publish, snapshot
-from sentinel.pool.routing import FULL, LOADED, rank
-from sentinel.pool.scheduler import RegistryView
+from sentinel_pool.dispatch import Ledger
+from sentinel_pool.jobs import Assignment, JobLedger, NotReassignable, StaleEpoch
+from sentinel_pool.ledger_memory import MemoryLedger
+from sentinel_pool.registry import BackendRecord, NodeRecord, PoolKeys, Snapshot, publish, snapshot
+from sentinel_pool.routing import FULL, LOADED, rank
+from sentinel_pool.scheduler import RegistryView
 from tests.support.redis_prefix import REDIS_URL
 
 Scenario = Callable[[Ledger, Ledger], Awaitable[None]]

@@ -8,8 +8,8 @@ import httpx
 import pytest
 from redis import Redis
 
-from sentinel.pool.registry import PoolKeys
 from sentinel.settings import Settings
+from sentinel_pool.registry import PoolKeys
 from services.api.app import create_app
 from tests.pool.nodes import recorded_node
 from tests.support.servers import free_port, serve

@@ -14,9 +14,10 @@ import pytest
 from redis import Redis
 from redis.asyncio import Redis as AsyncRedis
 
-from sentinel.pool.agent import Agent, AgentSettingsInvalid
-from sentinel.pool.probe import BackendSpec, BackendSpecInvalid, probe_backend
-from sentinel.pool.registry import (
+from sentinel.settings import Settings
+from sentinel_pool.agent import Agent, AgentSettingsInvalid
+from sentinel_pool.probe import BackendSpec, BackendSpecInvalid, probe_backend
+from sentinel_pool.registry import (
     BackendRecord,
     KnownNode,
     NodeRecord,
@@ -27,8 +28,7 @@ from sentinel.pool.registry import (
     snapshot,
     withdraw,
 )
-from sentinel.pool.vram import Vram, probe_vram
-from sentinel.settings import Settings
+from sentinel_pool.vram import Vram, probe_vram
 from tests.support.http_stub import HttpStub, RecordedRequest
 from tests.support.redis_prefix import REDIS_URL
 

@@ -9,8 +9,8 @@ from typing import Any
 import httpx
 from redis import Redis
 
-from sentinel.pool.registry import BackendRecord, NodeRecord, PoolKeys, publish, signed
 from sentinel.settings import Settings
+from sentinel_pool.registry import BackendRecord, NodeRecord, PoolKeys, publish, signed
 from services.api.app import create_app
 from tests.pool.nodes import recorded_node
 from tests.support.servers import serve

@@ -18,8 +18,12 @@ import httpx
 import pytest
 from redis import Redis
 
-from sentinel.pool.registry import BackendRecord, NodeRecord, PoolKeys, publish
-from sentinel.pool.repair import (
+from sentinel.providers.toolcalls import parse_text_tool_calls, without_call_text
+from sentinel.research import TOOL_NAME
+from sentinel.tools.first_call import opening
+from sentinel.tools.registry import tool_schemas
+from sentinel_pool.registry import BackendRecord, NodeRecord, PoolKeys, publish
+from sentinel_pool.repair import (
     CALL_SCHEMA,
     CUT_NOTE,
     NOT_RUN,
@@ -29,9 +33,6 @@ from sentinel.pool.repair import (
     offered_tools,
     repair_answer,
 )
-from sentinel.providers.toolcalls import parse_text_tool_calls, without_call_text
-from sentinel.research import TOOL_NAME
-from sentinel.tools.registry import tool_schemas
 from tests.pool.nodes import completion, recorded_node, stream_payloads
 
 TOOLS = offered_tools({"tools": tool_schemas()})
@@ -213,7 +214,7 @@ def _call_names(body: dict[str, Any]) -> list[str]:
 
 
 def test_a_turn_s_first_answer_is_constrained_to_the_offered_calls() -> None:
-    constrained = constrain_call(FIRST, first_call=True)
+    constrained = constrain_call(FIRST, first_call=opening)
     # the primitives that change a page need a path from a tool result: never a turn's first call; those that
     # take a page or a folder (read, listing, graph) only when the user's words name one
     assert _call_names(constrained) == ["search"]
@@ -230,7 +231,7 @@ def test_a_turn_s_first_answer_is_constrained_to_the_offered_calls() -> None:
 )
 def test_a_first_call_may_need_a_page_when_the_user_names_one(words: str) -> None:
     named = FIRST | {"messages": [{"role": "user", "content": [{"type": "text", "text": words}]}]}
-    assert _call_names(constrain_call(named, first_call=True)) == ["search", "read", "listing", "graph"]
+    assert _call_names(constrain_call(named, first_call=opening)) == ["search", "read", "listing", "graph"]
 
 
 # The research tool as Open WebUI sends it (tool/openwebui_research_tool.py; its spec: tests/openwebui).
@@ -263,7 +264,7 @@ def _with_research(words: str) -> dict[str, Any]:
     ],
 )
 def test_a_first_call_may_be_research_when_the_user_s_words_name_the_web(words: str) -> None:
-    names = _call_names(constrain_call(_with_research(words), first_call=True))
+    names = _call_names(constrain_call(_with_research(words), first_call=opening))
     assert names[0] == "search" and names[-1] == TOOL_NAME and not set(names) & {"write", "relocate", "remove"}
 
 
@@ -279,7 +280,7 @@ def test_a_first_call_may_be_research_when_the_user_s_words_name_the_web(words: 
 )
 def test_a_first_call_is_not_research_when_the_user_s_words_do_not_name_the_web(words: str) -> None:
     # measured: with research offered, the small Qwen opened the backups question with research
-    assert _call_names(constrain_call(_with_research(words), first_call=True)) == ["search"]
+    assert _call_names(constrain_call(_with_research(words), first_call=opening)) == ["search"]
 
 
 @pytest.mark.parametrize(
@@ -295,23 +296,23 @@ def test_a_first_call_is_not_research_when_the_user_s_words_do_not_name_the_web(
 )
 def test_a_request_that_does_not_ask_for_a_call_goes_as_it_came(case: str) -> None:
     body, first_call = {
-        "a later round": (ASK, True),
-        "the setting off": (FIRST, False),
-        "tool_choice none": (FIRST | {"tool_choice": "none"}, True),
-        "its own response_format": (FIRST | {"response_format": {"type": "json_object"}}, True),
-        "no tools": (FIRST | {"tools": []}, True),
+        "a later round": (ASK, opening),
+        "the setting off": (FIRST, None),
+        "tool_choice none": (FIRST | {"tool_choice": "none"}, opening),
+        "its own response_format": (FIRST | {"response_format": {"type": "json_object"}}, opening),
+        "no tools": (FIRST | {"tools": []}, opening),
         "only page-changing tools": (
             FIRST | {"tools": [t for t in tool_schemas() if t["function"]["name"] == "remove"]},
-            True,
+            opening,
         ),
     }[case]
     assert constrain_call(body, first_call) is body
 
 
 def test_tool_choice_required_or_named_constrains_any_round() -> None:
-    assert _call_names(constrain_call(ASK | {"tool_choice": "required"}, first_call=False)) == list(TOOLS)
+    assert _call_names(constrain_call(ASK | {"tool_choice": "required"}, first_call=None)) == list(TOOLS)
     named = {"type": "function", "function": {"name": "read"}}
-    assert _call_names(constrain_call(ASK | {"tool_choice": named}, first_call=False)) == ["read"]
+    assert _call_names(constrain_call(ASK | {"tool_choice": named}, first_call=None)) == ["read"]
 
 
 def test_a_constrained_answer_is_a_call_counted_as_constrained_and_one_that_is_not_stays_text() -> None:

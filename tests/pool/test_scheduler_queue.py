@@ -10,11 +10,11 @@ from collections import Counter
 
 import pytest
 
-from sentinel.pool.admission import Sticky, conversation_key
-from sentinel.pool.breaker import Breaker
-from sentinel.pool.errors import PoolBusy
-from sentinel.pool.registry import BackendRecord, NodeRecord, Snapshot
-from sentinel.pool.scheduler import Limits, RegistryView, Scheduler
+from sentinel_pool.admission import Sticky, conversation_key
+from sentinel_pool.breaker import Breaker
+from sentinel_pool.errors import PoolBusy
+from sentinel_pool.registry import BackendRecord, NodeRecord, Snapshot
+from sentinel_pool.scheduler import Limits, RegistryView, Scheduler
 
 MODEL = "m"
 URL = "http://x/v1"

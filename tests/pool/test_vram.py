@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from sentinel.pool.registry import BackendRecord, NodeRecord, Snapshot
-from sentinel.pool.routing import rank
-from sentinel.pool.vram import (
+from sentinel_pool.registry import BackendRecord, NodeRecord, Snapshot
+from sentinel_pool.routing import rank
+from sentinel_pool.vram import (
     UNKNOWN,
     Vram,
     parse_apple,

@@ -106,7 +106,7 @@ def test_open_webuis_research_tool_calls_the_service_which_writes_the_record(
             tool.valves.api_url, tool.valves.api_key = url, KEY
             text = asyncio.run(tool.research(QUESTION))
             assert asyncio.run(tool.research("")).startswith("[RETRY]")
-    assert text.startswith("[OK → search rung=body] Research recorded in sources/"), text
+    assert text.startswith("[OK → next] Research recorded in sources/"), text
     relpath = text.split("recorded in ", 1)[1].split(":", 1)[0]
     record = frontmatter.loads((settings.vault / relpath).read_text(encoding="utf-8"))
     assert recorded_passages(record.content) and record.metadata["urls"] == [site.page_url(0)]

@@ -86,7 +86,7 @@ class Stack:
         the one that sees the pages the tests wrote."""
         code = (
             "import json; from sentinel.settings import Settings; "
-            "from services.worker.trigger import trigger_maintenance; "
+            "from services.common.tasks import trigger_maintenance; "
             "print(json.dumps(trigger_maintenance(Settings())))"
         )
         deadline = time.monotonic() + timeout

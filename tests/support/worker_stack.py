@@ -141,7 +141,9 @@ def worker_stack(tmp_path: Path) -> Iterator[Callable[..., WorkerStack]]:
                 "maintain_lock_ttl_s": 6,
             },
         )
-        made.append(WorkerStack(settings, {**os.environ, **values, "PYTHONPATH": str(ROOT)}, tmp_path / "logs", []))
+        # this checkout's code first (a worktree's, not what the venv's editable install points at)
+        path = os.pathsep.join([str(ROOT / "src"), str(ROOT)])
+        made.append(WorkerStack(settings, {**os.environ, **values, "PYTHONPATH": path}, tmp_path / "logs", []))
         return made[-1]
 
     yield make

@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 
 from sentinel.settings import Settings
-from services.worker.celery_app import TASK_NAME, celery_app
-from services.worker.fanout import ANALYSE, STORE
+from services.common.tasks import ANALYSE, STORE, TASK_NAME
+from services.worker.celery_app import celery_app
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -35,7 +35,7 @@ def test_each_app_carries_its_own_settings_schedule_and_every_task(tmp_path: Pat
 
 
 def test_importing_reads_no_settings_and_the_celery_command_builds_the_app_from_the_environment() -> None:
-    broken = _python("import services.worker.celery_app, services.worker.trigger", SENTINEL_MAINTAIN_AT="noon")
+    broken = _python("import services.worker.celery_app, services.common.tasks", SENTINEL_MAINTAIN_AT="noon")
     assert broken.returncode == 0, broken.stderr  # the bad setting is not read at import
     found = _python(
         "from celery.app.utils import find_app; app = find_app('services.worker.celery_app'); "

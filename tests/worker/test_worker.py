@@ -19,8 +19,8 @@ from sentinel.index.db import open_index
 from sentinel.maintain.cluster_lock import lock_holder
 from sentinel.maintain.schedule import last_run, record_run
 from sentinel.settings import ProviderSettings
-from services.worker.celery_app import TASK_NAME, celery_app
-from services.worker.trigger import trigger_maintenance
+from services.common.tasks import TASK_NAME, trigger_maintenance
+from services.worker.celery_app import celery_app
 from tests.support.http_stub import HttpStub
 from tests.support.servers import free_port
 from tests.support.worker_stack import NOTES, WorkerStack, pass_finished, slow_model

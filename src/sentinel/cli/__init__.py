@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import typer
+from typer.core import TyperGroup
 
 from sentinel.cli import ask, chat, deploy, index, keys, maintain, openwebui
 from sentinel.cli import evals as eval_cli
@@ -10,8 +13,24 @@ from sentinel.cli import mcp as mcp_cli
 from sentinel.cli import pool as pool_cli
 from sentinel.cli import research as research_cli
 from sentinel.cli import search as search_cli
+from sentinel.cli.common import said
+from sentinel.errors import SentinelError
 
-app = typer.Typer(no_args_is_help=True, add_completion=False, help="Sentinel: a local model in front of your vault.")
+
+class _Translated(TyperGroup):
+    """The CLI's one translation of the product's failures: a ``SentinelError`` no command words itself is said
+    as every error is, and its kind decides the exit code (``sentinel.cli.common.said``)."""
+
+    def invoke(self, ctx: Any) -> Any:  # typer vendors click: its Context is typer._click.core.Context
+        try:
+            return super().invoke(ctx)
+        except SentinelError as error:
+            raise typer.Exit(said(error)) from error
+
+
+app = typer.Typer(
+    cls=_Translated, no_args_is_help=True, add_completion=False, help="Sentinel: a local model in front of your vault."
+)
 app.add_typer(index.app, name="index")
 app.add_typer(keys.app, name="keys")
 app.add_typer(maintain.app, name="maintain")

@@ -54,9 +54,7 @@ def ask_command(
     index: IndexOption = None,
     model: Annotated[str | None, typer.Option(help="Conversation model, as the server names it.")] = None,
     num_ctx: Annotated[int | None, typer.Option(min=1, help="Context window in tokens.")] = None,
-    provider: Annotated[
-        ProviderKind | None, typer.Option(help="ollama, or openai for any OpenAI-compatible server.")
-    ] = None,
+    provider: ProviderKind = None,
     base_url: Annotated[str | None, typer.Option(help="Server root (openai: up to /v1).")] = None,
     embed_model: Annotated[
         Path | None, typer.Option(help="multilingual-e5-small ONNX folder; without it search is lexical-only.")
@@ -65,7 +63,7 @@ def ask_command(
 ) -> None:
     """Answer one question from the vault, with citations checked against the passages they cite."""
     settings = load_settings(vault, index, embed_model_dir=embed_model)
-    given = {"kind": provider.value if provider else None, "model": model, "num_ctx": num_ctx, "base_url": base_url}
+    given = {"kind": provider, "model": model, "num_ctx": num_ctx, "base_url": base_url}
     settings = conversation_role(settings, **given)
     chat_model = reachable_provider(settings.conversation)
     ctx = ToolContext(settings=settings, embedder=embedder_or_fail(settings), origin=Origin.USER)

@@ -7,7 +7,6 @@ prints. Everything it shows comes from ``sentinel.chat``.
 from __future__ import annotations
 
 import sys
-from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -24,18 +23,21 @@ from sentinel.embed.base import Embedder, EmbedderUnavailable
 from sentinel.embed.factory import embedder_from_settings
 from sentinel.index.sync import sync
 from sentinel.providers import ContextExceeded, ProviderError, ProviderNotConfigured, provider_for
+from sentinel.providers.servers import server_kind
 from sentinel.settings import Settings
 from sentinel.tools.context import ToolContext
 from sentinel.tools.registry import tool_schemas
 
-
-class ProviderKind(StrEnum):
-    ollama = "ollama"
-    openai = "openai"
+# --provider: a model server kind, as registered in sentinel.providers.servers (an unknown one is bad input)
+ProviderKind = Annotated[
+    str | None, typer.Option(help="The server's kind: ollama, or openai for any OpenAI-compatible one.")
+]
 
 
 def conversation_role(settings: Settings, **flags: object) -> Settings:
     given = {key: value for key, value in flags.items() if value is not None}
+    if "kind" in given:
+        server_kind(str(given["kind"]))  # raises UnknownKind, naming the known kinds
     return settings.model_copy(update={"conversation": settings.conversation.model_copy(update=given)})
 
 
@@ -128,9 +130,7 @@ def chat(
     num_ctx: Annotated[
         int | None, typer.Option(min=1, help="Context window in tokens (what /budget measures against).")
     ] = None,
-    provider: Annotated[
-        ProviderKind | None, typer.Option(help="ollama, or openai for any OpenAI-compatible server.")
-    ] = None,
+    provider: ProviderKind = None,
     base_url: Annotated[str | None, typer.Option(help="Server root (openai: up to /v1).")] = None,
     api_key_env: Annotated[
         str | None, typer.Option(help="Name of the environment variable holding the API key.")
@@ -148,7 +148,7 @@ def chat(
     settings = load_settings(vault, index, embed_model_dir=embed_model)
     settings = conversation_role(
         settings,
-        kind=provider.value if provider else None,
+        kind=provider,
         model=model,
         num_ctx=num_ctx,
         base_url=base_url,

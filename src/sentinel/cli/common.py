@@ -12,8 +12,10 @@ from typing import Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
+from sentinel.errors import BadInput, Conflict, NotFound, Refused, SentinelError, Unavailable, described, kind_of
 from sentinel.index.db import IndexUnavailable, open_index
 from sentinel.settings import Settings
 from sentinel.vault.walk import VaultMissing, check_vault
@@ -52,6 +54,18 @@ _SEARCH_OPTIONS = [
 def fail(message: str, code: int = 2) -> NoReturn:
     err_console.print(f"[bold red]error:[/] {message}")
     raise typer.Exit(code)
+
+
+# The CLI's one translation of the product's failures: 2 the caller can fix or was refused, 3 the state was not
+# the one assumed (a pass runs already), 1 something it needs is down.
+EXIT_CODES: dict[type[SentinelError], int] = {BadInput: 2, NotFound: 2, Refused: 2, Conflict: 3, Unavailable: 1}
+
+
+def said(error: SentinelError) -> int:
+    """Say ``error`` as every command says an error, and the exit code its kind has."""
+    err_console.print(f"[bold red]error:[/] {escape(described(error))}")
+    kind = kind_of(error)
+    return EXIT_CODES[kind] if kind is not None else 1
 
 
 def load_settings(vault: Path | None = None, index: Path | None = None, **overrides: Any) -> Settings:

@@ -16,19 +16,20 @@ from sentinel.cli.common import IndexOption, JsonOption, VaultOption, console, f
 from sentinel.embed.factory import embedder_from_settings
 from sentinel.index.sync import sync_paths
 from sentinel.maintain import ledger, trace
-from sentinel.maintain.lock import PassBusy
 from sentinel.maintain.models import models_from_settings
 from sentinel.maintain.run import run_pass
 from sentinel.maintain.schedule import NOT_STARTED, schedule_started
+from sentinel.providers.servers import kind_names
 from sentinel.settings import ProviderSettings, Settings
+from sentinel_pool.chat_first import serving_record
 
 Kind = Annotated[str | None, typer.Option(help="ollama or openai (any OpenAI-compatible endpoint).")]
 
 
 def _role(current: ProviderSettings, **flags: Any) -> ProviderSettings:
     given = {key: value for key, value in flags.items() if value is not None}
-    if given.get("kind") not in (None, "ollama", "openai"):
-        fail(f"provider must be 'ollama' or 'openai', got {given['kind']!r}")
+    if given.get("kind") not in (None, *kind_names()):
+        fail(f"provider must be one of {', '.join(kind_names())}, got {given['kind']!r}")
     return current.model_copy(update=given)
 
 
@@ -106,19 +107,17 @@ def _run(settings: Settings, minutes: float, dry_run: bool, retry_failed: bool, 
         if as_json
         else (lambda line: console.print(line, markup=False, highlight=False, soft_wrap=True))
     )
-    try:
-        report = run_pass(
-            settings,
-            db,
-            models=lambda: models_from_settings(settings),
-            embedder=lambda: embedder_from_settings(settings),
-            minutes=minutes,
-            dry_run=dry_run,
-            retry_failed=retry_failed,
-            say=say,
-        )
-    except PassBusy as busy:
-        fail(str(busy), code=3)
+    report = run_pass(  # another pass holding the index is a Conflict: exit 3 (sentinel.cli.common.said)
+        settings,
+        db,
+        models=lambda: models_from_settings(settings),
+        embedder=lambda: embedder_from_settings(settings),
+        minutes=minutes,
+        dry_run=dry_run,
+        retry_failed=retry_failed,
+        serving=serving_record(settings),
+        say=say,
+    )
     if as_json:
         print_json(report.as_dict())
     else:

@@ -17,6 +17,7 @@ from sentinel.cli.common import console, fail
 from sentinel.keys import KeyFileError, LiveKeyRing
 from sentinel.logs import configure_logging
 from sentinel.paths import keys_path
+from sentinel.redis_client import redis_client
 from sentinel.settings import Settings
 
 app = typer.Typer(no_args_is_help=True, help="The model pool: many machines' models behind one endpoint.")
@@ -42,10 +43,9 @@ def agent(
 ) -> None:
     """Register this machine's model servers in the pool, with a heartbeat, until stopped."""
     try:  # the pool's parts come with an extra: the rest of the CLI runs without them
-        from redis import Redis
         from redis.exceptions import RedisError
 
-        from sentinel.pool.agent import Agent, AgentSettingsInvalid
+        from sentinel_pool.agent import Agent, AgentSettingsInvalid
     except ImportError as missing:
         fail(escape(f"the pool agent needs Redis' client ({missing}): pip install 'sentinel[api]'"))
     settings = Settings()
@@ -53,7 +53,7 @@ def agent(
     pool = settings.pool.model_copy(update={key: value for key, value in flags.items() if value})
     settings = settings.model_copy(update={"pool": pool, "redis_url": redis_url or settings.redis_url})
     try:
-        worker = Agent(settings, Redis.from_url(settings.redis_url, decode_responses=True))
+        worker = Agent(settings, redis_client(settings.redis_url, timeout_s=None, connect_timeout_s=None))
         record = worker.beat()
     except AgentSettingsInvalid as error:
         fail(str(error))
@@ -92,8 +92,9 @@ def daemon(
 ) -> None:
     """Front this machine's model servers in the pool; the elected daemon also leads it (see docs/pool.md)."""
     try:
-        from sentinel.pool.daemon import serve
-        from sentinel.pool.daemon_config import DaemonSettingsInvalid, daemon_config
+        from sentinel.tools.first_call import opening
+        from sentinel_pool.daemon import serve
+        from sentinel_pool.daemon_config import DaemonSettingsInvalid, daemon_config
     except ImportError as missing:
         fail(escape(f"the pool daemon needs the API extra ({missing}): pip install 'sentinel[api]'"))
     settings = Settings()
@@ -121,4 +122,4 @@ def daemon(
     except (DaemonSettingsInvalid, KeyFileError) as error:
         fail(str(error))
     configure_logging("pool-daemon")
-    serve(config)
+    serve(config, first_call=opening)

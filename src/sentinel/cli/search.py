@@ -22,7 +22,7 @@ from sentinel.embed.base import Embedder, EmbedderUnavailable
 from sentinel.embed.factory import embedder_from_settings
 from sentinel.index.sync import sync
 from sentinel.paths import vectors_export_dir
-from sentinel.search import SearchInputError, VectorsFromAnotherModel, embed_pending, search
+from sentinel.search import VectorsFromAnotherModel, embed_pending, search
 from sentinel.search.export import ExportRefused, export_vectors
 from sentinel.search.results import Hit, SearchResult
 from sentinel.settings import Settings
@@ -79,10 +79,7 @@ def search_command(
         embedder = embedder_from_settings(settings)
     except EmbedderUnavailable as err:
         unavailable = f"meaning search is unavailable ({err}); these hits match wording only"
-    try:
-        found = search(db, settings, embedder, query, rung=rung, cursor=cursor, limit=limit)  # type: ignore[arg-type]
-    except SearchInputError as err:
-        fail(str(err))
+    found = search(db, settings, embedder, query, rung=rung, cursor=cursor, limit=limit)  # type: ignore[arg-type]
     if unavailable:
         found.notes.insert(0, unavailable)
     if synced.refused:

@@ -12,6 +12,8 @@ from typing import Literal, Protocol
 
 import numpy as np
 
+from sentinel.errors import Unavailable
+
 EmbedKind = Literal["query", "passage"]
 EMBED_KINDS: tuple[EmbedKind, ...] = ("query", "passage")
 
@@ -46,7 +48,7 @@ class Embedder(Protocol):
         ...
 
 
-class EmbedderUnavailable(RuntimeError):
+class EmbedderUnavailable(Unavailable, RuntimeError):
     """The embedder cannot serve: service unreachable or failing, model files missing, runtime not installed."""
 
 

@@ -23,6 +23,7 @@ from typing import Generic, TypeVar
 from pydantic import BaseModel, ValidationError
 from tenacity import RetryError, Retrying, retry_if_exception_type, stop_after_attempt
 
+from sentinel.errors import Refused
 from sentinel.gates import Verdict, truncation
 from sentinel.providers import ChatProvider, ChatResult, Message
 
@@ -36,7 +37,7 @@ class SchemaRejected(ValueError):
 
 
 @dataclass
-class CallRefused(Exception):
+class CallRefused(Refused):
     """A gate refused the call's reply (schema or truncation): the page or question fails with ``reason``."""
 
     reason: str

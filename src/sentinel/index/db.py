@@ -10,6 +10,7 @@ import sqlite3
 import time
 from pathlib import Path
 
+from sentinel.errors import Unavailable
 from sentinel.index import fold
 from sentinel.index.migrations import migrate
 from sentinel.paths import index_path
@@ -22,7 +23,7 @@ log = logging.getLogger("sentinel.index")
 _CORRUPT_CODES = {11, 26}
 
 
-class IndexUnavailable(RuntimeError):
+class IndexUnavailable(Unavailable, RuntimeError):
     """The index cannot be opened or the interpreter cannot load SQLite extensions."""
 
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from sentinel.errors import BadInput
 from sentinel.paths import Role
 
 TOKEN = re.compile(r'(\w[\w-]*):("[^"]*"|\S+)')
 
 
-class FacetError(ValueError):
+class FacetError(BadInput, ValueError):
     """A filter the listing cannot understand, with what would work instead."""
 
 

@@ -14,24 +14,46 @@ no event announced, the watcher says so once in the log and polls every ``watch_
 from __future__ import annotations
 
 import logging
+import sqlite3
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, Protocol, cast
 
-from sentinel.embed.base import EmbedderUnavailable
 from sentinel.index.sync import SyncReport, sync, sync_paths
 from sentinel.paths import not_vault_content
-from sentinel.search.embedding import VectorsFromAnotherModel, embed_pending
-from sentinel.search.view import current_view
-from sentinel.tools.context import ToolContext
+from sentinel.settings import Settings
 
 log = logging.getLogger("sentinel.watch")
 
 # a poll that finds a path an event named this recently is a race with that event, not a missing one
 RECENT_EVENT_S = 30.0
+
+
+class Watched(Protocol):
+    """The index the watcher keeps current, and what follows its changes: the watcher publishes the paths a
+    round changed, and the layers above subscribe (``sentinel.tools.context.ToolContext``: search embeds their
+    chunks and brings its view up to date). The storage layer never imports them."""
+
+    settings: Settings
+    write_lock: threading.Lock
+
+    @property
+    def embedder(self) -> object | None:
+        """Whether changed chunks can be embedded at all (None: no embedder in this process)."""
+        ...
+
+    def writer(self) -> sqlite3.Connection: ...
+
+    def embed_changed(self, paths: list[str]) -> tuple[int, str]:
+        """Embed the chunks of ``paths`` that have no vector, under ``write_lock``; (chunks embedded, why not)."""
+        ...
+
+    def refresh_view(self) -> str:
+        """Bring the search view up to date after a change; how ("in place" or "whole")."""
+        ...
 
 
 @dataclass
@@ -60,7 +82,7 @@ BACKLOG_PAGES = 16
 BACKLOG_RETRY_S = 30.0
 
 
-def freshen(ctx: ToolContext, paths: set[str] | None = None, *, embed: bool = True) -> Freshened:
+def freshen(ctx: Watched, paths: set[str] | None = None, *, embed: bool = True) -> Freshened:
     """Re-index ``paths`` (None: the whole vault, guard applied) and, with ``embed``, the chunks that changed.
 
     A batch with a vanished path runs the full sync, so deletions always pass the mass-disappearance guard."""
@@ -74,28 +96,18 @@ def freshen(ctx: ToolContext, paths: set[str] | None = None, *, embed: bool = Tr
             report = sync(ctx.settings, db)
         done = Freshened(report)
         if embed:
-            done.embedded, done.embed_problem = _embed(ctx, report.changed_paths)
+            done.embedded, done.embed_problem = ctx.embed_changed(report.changed_paths)
     viewed = time.perf_counter()
-    done.view = current_view(ctx.reader()).made  # update the search view now, not in the next query's time
+    done.view = ctx.refresh_view()  # update the search view now, not in the next query's time
     done.view_s = time.perf_counter() - viewed
     done.seconds = time.perf_counter() - started
     return done
 
 
-def _embed(ctx: ToolContext, paths: list[str]) -> tuple[int, str]:
-    """Embed the chunks of ``paths`` that have no vector; (chunks embedded, why not)."""
-    if ctx.embedder is None or not paths:
-        return 0, ""
-    try:
-        return embed_pending(ctx.writer(), ctx.embedder, paths=paths).chunks, ""
-    except (EmbedderUnavailable, VectorsFromAnotherModel) as error:
-        return 0, str(error)
-
-
 class VaultWatcher:
     """Keeps one API process's index current. ``start`` returns at once; ``stop`` ends the thread."""
 
-    def __init__(self, ctx: ToolContext, on_round: Callable[[Freshened], None] | None = None) -> None:
+    def __init__(self, ctx: Watched, on_round: Callable[[Freshened], None] | None = None) -> None:
         self.ctx = ctx
         self.settings = ctx.settings
         self.on_round = on_round
@@ -201,7 +213,7 @@ class VaultWatcher:
     def _embed_backlog(self) -> None:
         step, self._backlog = self._backlog[:BACKLOG_PAGES], self._backlog[BACKLOG_PAGES:]
         with self.ctx.write_lock:
-            _, problem = _embed(self.ctx, step)
+            _, problem = self.ctx.embed_changed(step)
         if problem:  # e.g. the embedder service still starting: try again later, said once
             self._backlog = step + self._backlog
             self._backlog_at = time.monotonic() + BACKLOG_RETRY_S

@@ -18,6 +18,8 @@ from datetime import datetime
 import redis
 from redis.exceptions import LockError
 
+from sentinel.errors import Conflict
+from sentinel.redis_client import redis_bytes_client
 from sentinel.settings import Settings
 
 log = logging.getLogger("sentinel.maintain.lock")
@@ -38,7 +40,7 @@ def lock_key(settings: Settings) -> str:
 
 
 def redis_client(settings: Settings) -> redis.Redis:
-    return redis.Redis.from_url(settings.redis_url, socket_timeout=10, socket_connect_timeout=5)
+    return redis_bytes_client(settings.redis_url, timeout_s=10, connect_timeout_s=5)
 
 
 def lock_holder(settings: Settings, client: redis.Redis | None = None) -> Holder | None:
@@ -52,7 +54,7 @@ def lock_holder(settings: Settings, client: redis.Redis | None = None) -> Holder
         return Holder(holder=raw.decode(errors="replace") if isinstance(raw, bytes) else str(raw), since="", task_id="")
 
 
-class PassRunning(RuntimeError):
+class PassRunning(Conflict, RuntimeError):
     """Another worker holds the maintenance lock."""
 
     def __init__(self, holder: Holder | None) -> None:

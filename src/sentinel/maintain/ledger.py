@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sentinel.errors import NotFound
 from sentinel.paths import ledger_dir
 from sentinel.settings import Settings
 from sentinel.vault.write import atomic_write, read_text
@@ -91,7 +92,7 @@ def record(path: Path, before: str | None, after: str, evidence: dict[str, Any])
     book.writes += 1
 
 
-class UnknownPass(LookupError):
+class UnknownPass(NotFound, LookupError):
     """No ledger of that pass exists; the message lists the passes that do."""
 
 

@@ -11,11 +11,12 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from sentinel.errors import Conflict
 from sentinel.paths import maintain_lock_path
 from sentinel.settings import Settings
 
 
-class PassBusy(RuntimeError):
+class PassBusy(Conflict, RuntimeError):
     """Another maintenance pass holds this index."""
 
 

@@ -25,15 +25,16 @@ from sentinel.gates import derived
 from sentinel.index.queries import unresolved
 from sentinel.index.sync import sync
 from sentinel.maintain import analysis, ledger, pass_yield, queue, schedule, trace
+from sentinel.maintain.chat_wait import chat_waiter
 from sentinel.maintain.concepts import ConceptReport, write_concept_pages
 from sentinel.maintain.lock import local_pass_lock
 from sentinel.maintain.models import Models
 from sentinel.maintain.names import OUTCOMES, candidate_pairs, resolve_names
 from sentinel.maintain.progress import Timer, page_line
 from sentinel.maintain.text import read_page_text
-from sentinel.pool.chat_first import chat_waiter
 from sentinel.providers import ChatProvider, ProviderNotConfigured, ProviderUnavailable
 from sentinel.search.embedding import VectorsFromAnotherModel, embed_pending
+from sentinel.serving import ServingRecord
 from sentinel.settings import Settings
 
 Say = Callable[[str], None]
@@ -164,16 +165,18 @@ def run_pass(
     minutes: float | None = None,
     dry_run: bool = False,
     retry_failed: bool = False,
+    serving: ServingRecord | None = None,
     say: Say = print,
 ) -> PassReport:
     """Run one maintenance pass over the configured vault. ``models`` and ``embedder`` are called only when a
-    step needs them, so a pass with nothing to do (or a dry run) never touches a model. Raises ``PassBusy``
-    when another pass holds this index."""
+    step needs them, so a pass with nothing to do (or a dry run) never touches a model. ``serving`` is the pool's
+    record of chats, which the pass yields to (none: it sees no chats). Raises ``PassBusy`` when another pass
+    holds this index."""
     started = time.monotonic()
     deadline = started + minutes * 60 if minutes else None
     report = PassReport(dry_run=dry_run)
 
-    yield_to_chat = chat_waiter(settings, say)
+    yield_to_chat = chat_waiter(settings, serving, say)
 
     def out_of_time() -> bool:  # asked between pages by every model step: where a pass yields to a chat, too
         yield_to_chat()

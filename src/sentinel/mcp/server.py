@@ -21,12 +21,13 @@ from mcp.server import Server
 from mcp.server.context import ServerRequestContext
 
 from sentinel import __version__
+from sentinel.errors import SentinelError, described
 from sentinel.keys import Scope
 from sentinel.maintain.health import health_line
 from sentinel.mcp import ask
 from sentinel.settings import Folders
 from sentinel.tools.context import ToolContext
-from sentinel.tools.policy import stop
+from sentinel.tools.policy import Status, markers, stop
 from sentinel.tools.registry import TOOLS, Tool, ToolOutput, run_tool
 
 Context = ServerRequestContext[Any]
@@ -44,8 +45,8 @@ Observer = Callable[[str, dict[str, Any], str, float, tuple[str, ...]], None]
 
 INSTRUCTIONS = (
     "Sentinel: a markdown vault behind seven tools. Search first (rung='summary'), open pages with read, follow "
-    "links with graph, enumerate with listing. Every result opens with a status: [OK], [OK → next], [DONE], "
-    "[RETRY], [STOP], [more], [note]; on [DONE] or [STOP] do not repeat the call. The prompt 'ladder' explains it."
+    f"links with graph, enumerate with listing. Every result opens with a status: {markers()}; on "
+    f"{Status.DONE} or {Status.STOP} do not repeat the call. The prompt 'ladder' explains it."
 )
 
 
@@ -103,7 +104,13 @@ def build_server(ctx: ToolContext, scope_of: ScopeOf, observe: Observer | None =
     async def list_tools(_: Context, __: Paging) -> types.ListToolsResult:
         return types.ListToolsResult(tools=[mcp_tool(tool) for tool in visible(scope_of())] + [ask.TOOL])
 
-    async def call_tool(_: Context, params: types.CallToolRequestParams) -> types.CallToolResult:
+    async def call_tool(context: Context, params: types.CallToolRequestParams) -> types.CallToolResult:
+        try:
+            return await run_call(context, params)
+        except SentinelError as error:  # MCP's one translation of the product's failures: an error result
+            return _refused(described(error))
+
+    async def run_call(_: Context, params: types.CallToolRequestParams) -> types.CallToolResult:
         if params.name == ask.NAME:
             arguments = dict(params.arguments or {})
             return await anyio.to_thread.run_sync(lambda: ask.run_ask(ctx, answers, arguments))

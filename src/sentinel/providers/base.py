@@ -19,6 +19,7 @@ from typing import Any, Protocol, TypeVar
 import httpx
 from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait_exponential
 
+from sentinel.errors import BadInput, Unavailable
 from sentinel.settings import ProviderSettings
 
 Message = dict[str, Any]
@@ -36,7 +37,7 @@ _CONNECT_ERRORS = (httpx.ConnectError, httpx.ConnectTimeout, ConnectionError)
 _INLINE_THINKING = re.compile(r"^\s*<think>.*?(?:</think>|$)\s*", re.DOTALL)
 
 
-class ProviderError(RuntimeError):
+class ProviderError(Unavailable, RuntimeError):
     """The model server answered, but not with something usable (HTTP error, malformed body)."""
 
 
@@ -49,7 +50,7 @@ class ContextExceeded(ProviderError):
     silently instead, which the truncation gate catches from the usage)."""
 
 
-class ProviderNotConfigured(ValueError):
+class ProviderNotConfigured(BadInput, ValueError):
     """A role has no model configured; the message names the settings to set."""
 
 

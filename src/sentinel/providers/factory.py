@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from sentinel.providers.base import ChatProvider, ProviderNotConfigured
+from sentinel.providers.servers import ModelServer
 from sentinel.settings import ProviderSettings
 
 
@@ -21,11 +22,4 @@ def provider_for(role_settings: ProviderSettings, role: str | None = None) -> Ch
             f"No model is configured for the {role or 'requested'} role: set {where}, e.g. kind=openai, "
             "base_url=http://127.0.0.1:8080/v1, model=<name the server knows>."
         )
-    if role_settings.kind == "ollama":
-        # Imported here: the ollama client is an optional extra, needed only when a role uses it.
-        from sentinel.providers.ollama import OllamaProvider
-
-        return OllamaProvider(role_settings)
-    from sentinel.providers.openai_compat import OpenAICompatProvider
-
-    return OpenAICompatProvider(role_settings)
+    return ModelServer.of(role_settings).spec.provider(role_settings)

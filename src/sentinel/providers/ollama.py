@@ -12,9 +12,9 @@ import json
 import time
 from collections.abc import Sequence
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import ollama
+import httpx
 
 from sentinel.providers.base import (
     ChatResult,
@@ -29,8 +29,12 @@ from sentinel.providers.base import (
     call_with_connect_retries,
     strip_inline_thinking,
 )
+from sentinel.providers.servers import ModelServer, Probe, get_json, register_kind
 from sentinel.providers.toolcalls import with_text_tool_calls
 from sentinel.settings import ProviderSettings
+
+if TYPE_CHECKING:  # the client is the ``providers`` extra: imported when a provider is built, not to probe
+    import ollama
 
 _NS = 1e9
 
@@ -41,6 +45,8 @@ class OllamaProvider:
         self._endpoint = settings.base_url.rstrip("/")
         key = api_key_from_env(settings)
         headers = {"Authorization": f"Bearer {key}"} if key else None
+        import ollama
+
         self._client = ollama.Client(host=self._endpoint, timeout=settings.timeout_s, headers=headers)
         self._send_think = True
         self._notices = Notices(self._endpoint)
@@ -79,6 +85,8 @@ class OllamaProvider:
         return with_text_tool_calls(result, tools)
 
     def _chat_dropping_refused_think(self, request: dict[str, Any]) -> ollama.ChatResponse:
+        import ollama
+
         while True:
             think = {"think": False} if self._send_think else {}
             try:
@@ -154,3 +162,37 @@ def _to_ollama(message: Message) -> dict[str, Any]:
 def _arguments(function: dict[str, Any]) -> dict[str, Any]:
     arguments = function.get("arguments") or {}
     return json.loads(arguments) if isinstance(arguments, str) else dict(arguments)
+
+
+def _names(entries: list[dict[str, Any]]) -> list[str]:
+    return sorted({str(entry.get("name") or entry["model"]) for entry in entries})
+
+
+@register_kind
+class OllamaServer:
+    """Ollama: its own API at the root (what it has: ``/api/tags``, with sizes; what is in memory: ``/api/ps``),
+    and the OpenAI API under ``/v1``. It takes the context window and GPU layers per request."""
+
+    name = "ollama"
+    dialects = ("ollama", "openai")
+    describe = "'ollama=http://host:11434' (Ollama's root)"
+
+    def openai_base(self, url: str) -> str:
+        return f"{url.rstrip('/')}/v1"
+
+    def probe(self, http: httpx.Client, server: ModelServer) -> Probe:
+        tags = get_json(http, f"{server.root}/api/tags").get("models") or []
+        loaded = get_json(http, f"{server.root}/api/ps").get("models") or []
+        sized = [m for m in tags if isinstance(m.get("size"), int)]
+        sizes = {str(m.get(key)): m["size"] for m in sized for key in ("name", "model")}
+        return Probe(models=_names(tags), loaded=_names(loaded), sizes=sizes)
+
+    def runtime_params(self, role: ProviderSettings) -> dict[str, Any]:
+        """num_ctx and num_gpu (seed 000: left unset, part of the model silently runs on the CPU)."""
+        params: dict[str, Any] = {"num_ctx": role.num_ctx}
+        if role.num_gpu is not None:
+            params["num_gpu"] = role.num_gpu
+        return params
+
+    def provider(self, role: ProviderSettings) -> OllamaProvider:
+        return OllamaProvider(role)

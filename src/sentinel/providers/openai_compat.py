@@ -34,6 +34,7 @@ from sentinel.providers.base import (
     call_with_connect_retries,
     strip_inline_thinking,
 )
+from sentinel.providers.servers import ModelServer, Probe, get_json, register_kind
 from sentinel.providers.toolcalls import with_text_tool_calls
 from sentinel.settings import ProviderSettings
 
@@ -187,3 +188,37 @@ def server_timings(payload: dict[str, Any], total_s: float) -> Timings:
         if isinstance(prompt_ms, int | float) and isinstance(predicted_ms, int | float):
             return Timings(total_s=total_s, prefill_s=prompt_ms / 1000, generation_s=predicted_ms / 1000)
     return Timings(total_s=total_s)
+
+
+@register_kind
+class OpenAIServer:
+    """Any OpenAI-compatible server, configured as its base up to ``/v1``: it lists its models (``/models``);
+    llama.cpp's server also says (``/props`` at the root) how many slots it has and whether it has unloaded its
+    model to sleep. Its ``/slots`` is never read: that wakes a sleeping server and resets its idle timer. A server
+    that is not llama.cpp is taken to keep what it lists loaded, since there is no standard way to ask."""
+
+    name = "openai"
+    dialects = ("openai",)
+    describe = "'openai=http://host:8080/v1' (an OpenAI-compatible base up to /v1)"
+
+    def openai_base(self, url: str) -> str:
+        return url.rstrip("/")
+
+    def probe(self, http: httpx.Client, server: ModelServer) -> Probe:
+        listed = get_json(http, f"{server.openai_base}/models").get("data") or []
+        available = sorted({str(entry["id"]) for entry in listed})
+        probe = Probe(models=available, loaded=available)
+        props = http.get(f"{server.root}/props")
+        if props.status_code != 200:  # not llama.cpp: nothing more to learn
+            return probe
+        details = props.json()
+        probe.slots, probe.awake = details.get("total_slots"), not details.get("is_sleeping")
+        if not probe.awake:
+            probe.loaded = []
+        return probe
+
+    def runtime_params(self, role: ProviderSettings) -> dict[str, Any]:
+        return {}  # the server was started with its window and layers
+
+    def provider(self, role: ProviderSettings) -> OpenAICompatProvider:
+        return OpenAICompatProvider(role)

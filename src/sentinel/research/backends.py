@@ -13,10 +13,11 @@ from typing import Any, Protocol
 
 import httpx
 
+from sentinel.errors import Unavailable
 from sentinel.settings import ResearchSettings
 
 
-class BackendFailed(RuntimeError):
+class BackendFailed(Unavailable, RuntimeError):
     """The search backend could not answer; the message names it and what to check."""
 
 

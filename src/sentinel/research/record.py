@@ -20,6 +20,7 @@ from typing import Any
 
 import frontmatter
 
+from sentinel.errors import Refused
 from sentinel.vault.parse import split_frontmatter
 from sentinel.vault.write import atomic_write, read_exact
 
@@ -28,7 +29,7 @@ _PAGE_HEADING = re.compile(r"^#### (?P<title>.*)\nURL: <(?P<url>[^>\n]*)>", re.M
 _QUOTE_BLOCK = re.compile(r"(?:^>(?: .*)?(?:\n|\Z))+", re.MULTILINE)
 
 
-class RecordRefused(ValueError):
+class RecordRefused(Refused, ValueError):
     """The record cannot be written where it would go; the message says why and what to do."""
 
 

@@ -26,6 +26,7 @@ from sentinel.research.fetch import Fetched, Fetcher, PageUnusable, now_iso
 from sentinel.research.record import Passage, Run, Unusable, write_record
 from sentinel.research.target import ResearchRefused, research_target
 from sentinel.settings import Settings
+from sentinel.tools.policy import Status
 
 MAX_QUESTION_CHARS = 1000
 
@@ -176,12 +177,12 @@ def report_text(report: ResearchReport) -> str:
     if report.added:
         held = f"; {report.repeated} found were already recorded" if report.repeated else ""
         return (
-            f"[OK → search rung=body] Research recorded in {report.relpath}: {report.added} new passages from "
+            f"{Status.NEXT} Research recorded in {report.relpath}: {report.added} new passages from "
             f"{report.added_pages} pages ({pages}{held}). "
             "Read them with search rung='body' or read the record; cite the URLs it lists."
         )
     repeated = f" ({report.repeated} passages found were already recorded)" if report.repeated else ""
     return (
-        f"[DONE] Research found no new passage answering the question{repeated}: {pages}, each listed with its "
+        f"{Status.DONE} Research found no new passage answering the question{repeated}: {pages}, each listed with its "
         f"reason in {report.relpath}. Tell the user what the record says; do not research the same question again."
     )

@@ -11,12 +11,13 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from sentinel.errors import Refused
 from sentinel.paths import Role, index_path, role_of, sources_folder
 from sentinel.settings import Settings
 from sentinel.vault.walk import VaultMissing, check_vault
 
 
-class ResearchRefused(RuntimeError):
+class ResearchRefused(Refused, RuntimeError):
     """The Searcher will not run: the message says what is wrong with the target and how to fix it."""
 
 

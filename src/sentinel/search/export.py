@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
+from sentinel.errors import Refused
 from sentinel.search.embedding import recorded_identity
 from sentinel.search.results import LEG_SUMMARIES
 from sentinel.search.vectors import stored
@@ -32,7 +33,7 @@ MANIFEST = "manifest.json"
 VECTORS = "vectors.bin"
 
 
-class ExportRefused(RuntimeError):
+class ExportRefused(Refused, RuntimeError):
     """Nothing to export yet, with what to run."""
 
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from sentinel.embed.base import Embedder, EmbedderUnavailable
+from sentinel.errors import BadInput
 from sentinel.paths import SUMMARY_RUNG_ROLES
 from sentinel.search import fusion, graph
 from sentinel.search import results as r
@@ -45,7 +46,7 @@ WORDING_ONLY = "these hits match wording only"
 _pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="sentinel-search")
 
 
-class SearchInputError(ValueError):
+class SearchInputError(BadInput, ValueError):
     """A search request that cannot be answered as given, with what to send instead."""
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from sentinel.errors import BadInput
 from sentinel.index.facets import TOKEN, FacetError, Facets, parse_facets
 from sentinel.search.scope import scope_folders
 from sentinel.search.view import per_generation
@@ -21,7 +22,7 @@ from sentinel.settings import Settings
 ALWAYS = frozenset({"tag", "role", "scope"})  # scope: the boundary's facet, even where only folders have one
 
 
-class FilterError(ValueError):
+class FilterError(BadInput, ValueError):
     """A facet the index cannot apply, with what would work instead."""
 
 

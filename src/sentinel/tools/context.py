@@ -9,14 +9,13 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING
 
+from sentinel.embed.base import Embedder, EmbedderUnavailable
 from sentinel.index.db import open_index
 from sentinel.paths import index_path
+from sentinel.search.embedding import VectorsFromAnotherModel, embed_pending
+from sentinel.search.view import current_view
 from sentinel.settings import Settings
-
-if TYPE_CHECKING:
-    from sentinel.embed.base import Embedder
 
 log = logging.getLogger("sentinel.index")
 
@@ -97,6 +96,20 @@ class ToolContext:
         if self._writer is not None:
             self._writer.close()
             self._writer = None
+
+    def embed_changed(self, paths: list[str]) -> tuple[int, str]:
+        """The watcher's change, followed by search: the chunks of ``paths`` that have no vector embedded (call
+        while holding ``write_lock``); (chunks embedded, why not)."""
+        if self.embedder is None or not paths:
+            return 0, ""
+        try:
+            return embed_pending(self.writer(), self.embedder, paths=paths).chunks, ""
+        except (EmbedderUnavailable, VectorsFromAnotherModel) as error:
+            return 0, str(error)
+
+    def refresh_view(self) -> str:
+        """The watcher's change, followed by search: its view brought up to date now, not in the next query's time."""
+        return current_view(self.reader()).made
 
     def earlier(self, turn: str, key: str) -> str | None:
         """The answer already given to the same request in this turn, if any."""

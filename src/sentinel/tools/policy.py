@@ -1,13 +1,8 @@
 """One output policy for every primitive: a status first, never refuse for size, never truncate silently.
 
-Each status answers a different control-flow question for the model:
-  [OK]         done; here is the answer
-  [OK → next]  done, and here is the natural next step
-  [DONE]       nothing more to find: stop searching
-  [RETRY]      fixable: the text says how
-  [STOP]       impossible: no rewording will succeed, do not retry
-  [more]       cut here; the cursor to continue is given
-  [note]       side information (e.g. search is running on its lexical half only)
+Each status answers a different control-flow question for the model (``MEANINGS``). The markers are listed from
+``Status`` wherever they are told (MCP's instructions); the system prompt and the README are checked against it
+(tests/tools/test_status_markers.py).
 """
 
 from __future__ import annotations
@@ -26,6 +21,23 @@ class Status(StrEnum):
     STOP = "[STOP]"
     MORE = "[more]"
     NOTE = "[note]"
+
+
+# What each status tells the model to do: the one home of that decision.
+MEANINGS: dict[Status, str] = {
+    Status.OK: "done; here is the answer",
+    Status.NEXT: "done, and here is the natural next step",
+    Status.DONE: "nothing more to find: stop searching",
+    Status.RETRY: "fixable: the text says how",
+    Status.STOP: "impossible: no rewording will succeed, do not retry",
+    Status.MORE: "cut here; the cursor to continue is given",
+    Status.NOTE: "side information (e.g. search is running on its lexical half only)",
+}
+
+
+def markers() -> str:
+    """Every status marker, in order: ``[OK], [OK → next], ...``."""
+    return ", ".join(status.value for status in Status)
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
+from sentinel.errors import NotFound
 from sentinel.paths import is_hidden, not_vault_content
 from sentinel.vault.write import kind_of
 
@@ -19,7 +20,7 @@ class FileStat:
     size: int
 
 
-class VaultMissing(FileNotFoundError):
+class VaultMissing(NotFound, FileNotFoundError):
     """The configured vault is not a readable directory."""
 
 

@@ -12,6 +12,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from sentinel.errors import Conflict
+
 # The process umask, read once at import (reading it means setting it): new pages get the mode any editor
 # would give them, not mkstemp's private 0600.
 _UMASK = os.umask(0o022)
@@ -58,7 +60,7 @@ def read_regular(path: Path) -> bytes:
         os.close(fd)
 
 
-class PageChanged(RuntimeError):
+class PageChanged(Conflict, RuntimeError):
     """The page changed on disk (another editor wrote it) between reading it and renaming its new version over
     it; nothing was written, so that editor's text is not lost."""
 
