@@ -12,6 +12,7 @@ from sentinel import __version__
 from sentinel.index.queries import stats
 from sentinel.paths import index_path
 from sentinel.redis_client import redis_bytes_client
+from sentinel.search import filling
 from sentinel.tools.capture import capture
 from services.api.deps import AppSettings, CallerScope, Context
 from services.api.request_log import log_tool_call
@@ -47,6 +48,8 @@ def health(ctx: Context, settings: AppSettings, response: Response) -> dict[str,
         "pages": stats(ctx.reader())["pages"],
         "embedder": ctx.embedder.identity.name if ctx.embedder else None,
         "redis": redis,
+        # which search legs are still filling and how far (the view the watcher keeps current: no load here)
+        "search": filling.of_index(ctx.reader()).as_dict(),
     }
 
 

@@ -69,7 +69,8 @@ def test_partly_embedded_index_says_what_is_missing(vault_settings: WriteVault, 
     sync(settings, db)
     found = search(db, settings, e5, "espresso")
     assert "notes/Coffee.md" in _paths(found)
-    assert any(note.startswith("vectors pending for notes/Coffee.md (1 of 2 text chunks") for note in found.notes)
+    (note,) = [n for n in found.notes if n.startswith("meaning search is still filling")]
+    assert "chunks 1 of 2 pages (50%), summaries 1 of 2 pages (50%); waiting: notes/Coffee.md (" in note
 
 
 def test_time_budget_overrun_answers_from_wording(eval_index: Indexed, e5: OnnxEmbedder) -> None:

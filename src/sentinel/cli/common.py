@@ -8,17 +8,22 @@ import json
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.progress_bar import ProgressBar
+from rich.table import Table
 
 from sentinel.errors import BadInput, Conflict, NotFound, Refused, SentinelError, Unavailable, described, kind_of
 from sentinel.index.db import IndexUnavailable, open_index
 from sentinel.settings import Settings
 from sentinel.vault.walk import VaultMissing, check_vault
+
+if TYPE_CHECKING:  # the search package (numpy and all) is loaded only by the commands that search
+    from sentinel.search.filling import Filling
 
 console = Console()
 err_console = Console(stderr=True, soft_wrap=True)
@@ -103,6 +108,17 @@ def progress_bar(label: str, hidden: bool) -> Progress:
     """How a long command shows how far it is: one bar on the console, gone when done, none with --json."""
     columns = (TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TimeRemainingColumn())
     return Progress(*columns, console=console, transient=True, disable=hidden)
+
+
+def print_filling(filled: Filling) -> None:
+    """Each search leg with a bar of how many pages it can find by meaning (the lexical leg is always whole)."""
+    table = Table("leg", "", "pages", box=None, title="search legs", title_justify="left")
+    table.add_row("lexical", ProgressBar(total=1, completed=1, width=30), f"{filled.pages:,} (whole)")
+    for leg in filled.legs:
+        bar = ProgressBar(total=max(leg.total, 1), completed=leg.done if leg.total else 1, width=30)
+        state = "whole" if leg.complete else "filling"
+        table.add_row(leg.name, bar, f"{leg.done:,} of {leg.total:,} ({leg.percent()}%, {state})")
+    console.print(table)
 
 
 def open_db(settings: Settings) -> sqlite3.Connection:

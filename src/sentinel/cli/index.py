@@ -15,6 +15,7 @@ from sentinel.cli.common import (
     fail,
     load_settings,
     open_db,
+    print_filling,
     print_json,
     progress_bar,
 )
@@ -72,17 +73,22 @@ def rebuild_command(vault: VaultOption = None, index: IndexOption = None, as_jso
 
 @app.command("stats")
 def stats_command(vault: VaultOption = None, index: IndexOption = None, as_json: JsonOption = False) -> None:
-    """Counts of pages, links, unresolved names, chunks, and pages with problems."""
+    """Counts of pages, links, unresolved names, chunks, and pages with problems; how far each search leg has
+    filled (pages findable by meaning, while vectors are still being embedded)."""
+    from sentinel.search import filling  # loads the search view: only this command of the group needs it
+
     db = open_db(load_settings(vault, index))
     stats = queries.stats(db)
     problems = queries.problems(db)
+    filled = filling.of_index(db)
     if as_json:
-        print_json({**stats, "problems": [{"path": p, "problem": r} for p, r in problems]})
+        print_json({**stats, "problems": [{"path": p, "problem": r} for p, r in problems], "search": filled.as_dict()})
         return
     table = Table("what", "count")
     for key, value in stats.items():
         table.add_row(key, ", ".join(f"{k} {v}" for k, v in value.items()) if isinstance(value, dict) else str(value))
     console.print(table)
+    print_filling(filled)
     for path, problem in problems:
         console.print(f"[yellow]problem[/] {path}: {problem}")
 

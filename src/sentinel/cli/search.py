@@ -14,6 +14,7 @@ from sentinel.cli.common import (
     err_console,
     fail,
     open_db,
+    print_filling,
     print_json,
     progress_bar,
     with_search_settings,
@@ -22,7 +23,7 @@ from sentinel.embed.base import Embedder, EmbedderUnavailable
 from sentinel.embed.factory import embedder_from_settings
 from sentinel.index.sync import sync
 from sentinel.paths import vectors_export_dir
-from sentinel.search import VectorsFromAnotherModel, embed_pending, search
+from sentinel.search import VectorsFromAnotherModel, embed_pending, filling, search
 from sentinel.search.export import ExportRefused, export_vectors
 from sentinel.search.results import Hit, SearchResult
 from sentinel.settings import Settings
@@ -84,6 +85,7 @@ def search_command(
         found.notes.insert(0, unavailable)
     if synced.refused:
         found.notes.insert(0, f"the index may be stale: {synced.refused}")
+    filled = filling.of_index(db)  # the view the search just read: no second load
     if as_json:
         print_json(
             {
@@ -91,10 +93,13 @@ def search_command(
                 "legs_used": found.legs_used,
                 "next_cursor": found.next_cursor,
                 "hits": [_hit_json(h, legs) for h in found.hits],
+                "filling": filled.as_dict(),
             }
         )
         return
     _print_result(found, legs)
+    if filled.filling:
+        print_filling(filled)
 
 
 @with_search_settings

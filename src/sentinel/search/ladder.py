@@ -23,7 +23,7 @@ import numpy as np
 from sentinel.embed.base import Embedder, EmbedderUnavailable
 from sentinel.errors import BadInput
 from sentinel.paths import SUMMARY_RUNG_ROLES
-from sentinel.search import fusion, graph
+from sentinel.search import filling, fusion, graph
 from sentinel.search import results as r
 from sentinel.search.centres import words_language
 from sentinel.search.embedding import embed_command, identity_record
@@ -117,14 +117,16 @@ def _language_of(view: SearchView, vector: np.ndarray, text: str) -> str:
 
 
 def _coverage_notes(view: SearchView) -> list[str]:
-    missing = view.chunk_count - view.embedded_chunks
-    if missing <= 0:
+    filled = filling.of_view(view)
+    if not filled.filling:
         return []
-    named, pages = view.pages_pending_vectors()
-    more = f" and {pages - len(named)} more" if pages > len(named) else ""
+    left = filled.chunks.total - filled.chunks.done
+    more = f" and {left - len(filled.waiting)} more" if left > len(filled.waiting) else ""
+    waiting = f"; waiting: {', '.join(filled.waiting)}{more}" if filled.waiting else ""
     return [
-        f"vectors pending for {', '.join(named)}{more} ({missing} of {view.chunk_count} text chunks; edits are "
-        f"embedded within seconds, the rest by the maintenance pass or {embed_command()}): found by wording only"
+        f"meaning search is still filling: {filled.figures()}{waiting} (edits are embedded within seconds, the "
+        f"rest by the maintenance pass or {embed_command()}); a page not yet embedded is found by wording only, "
+        "so results may be thin"
     ]
 
 
