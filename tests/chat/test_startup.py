@@ -40,4 +40,5 @@ def test_search_mode_names_each_reason_for_lexical_only_search(vault_settings: W
     sync(settings, db)
     mode = search_mode(ctx)
     assert mode.lexical_only is None
-    assert mode.partial is not None and "text chunks have no vector yet" in mode.partial
+    assert mode.partial is not None
+    assert "still filling: chunks 3 of 4 pages (75%), summaries 2 of 3 pages (66%)" in mode.partial

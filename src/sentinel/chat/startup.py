@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sentinel.embed.base import EmbedderUnavailable
+from sentinel.search import filling
 from sentinel.search.embedding import embed_command, identity_record
 from sentinel.search.view import current_view
 from sentinel.tools.context import ToolContext
@@ -39,7 +40,7 @@ def search_mode(ctx: ToolContext) -> SearchMode:
         return SearchMode(
             f"the index's vectors come from another model than the embedder (run {embed_command(reembed=True)})"
         )
-    missing = view.chunk_count - view.embedded_chunks
-    if missing > 0:
-        return SearchMode(partial=f"{missing} of {view.chunk_count} text chunks have no vector yet ({embed_command()})")
+    filled = filling.of_view(view)
+    if filled.filling:
+        return SearchMode(partial=f"meaning search is still filling: {filled.figures()} ({embed_command()})")
     return SearchMode()

@@ -64,7 +64,7 @@ def _open_session(settings: Settings, temperature: float | None) -> ChatSession:
     if mode.lexical_only:
         console.print(lexical_only_warning(mode.lexical_only))
     if mode.partial:
-        console.print(Text(f"search: {mode.partial}; those are found by wording only", style="yellow"))
+        console.print(Text(f"search: {mode.partial}; a page not yet embedded is found by wording only", style="yellow"))
     try:
         cost = measure_schema_cost(provider, system_prompt, tool_schemas())
     except ProviderError as error:
