@@ -1,5 +1,9 @@
 """Real chunks for the embedding benches, and a vault's time to searchable (indexed, then every chunk embedded).
 
+Summaries are embedded first (one vector per summary-rung page), so a vault is searchable by meaning at page
+level well before its chunks are in: ``pages_s`` is that moment, measured (in sample mode every summary is
+still embedded and timed; only the chunks are sampled).
+
 Used by ``bench/embed_throughput.py``: ``vault_chunks`` indexes a vault into a scratch index and returns the
 passages ``sentinel embed`` would send (``chunk_passage``: trail, then text), so chunks/s is measured on what
 is really embedded. ``time_to_searchable`` indexes a vault and embeds its chunks in process; with
@@ -19,7 +23,7 @@ from pathlib import Path
 from sentinel.embed.onnx import OnnxEmbedder
 from sentinel.index.db import open_index
 from sentinel.index.sync import sync
-from sentinel.search.embedding import chunk_passage, embed_pending
+from sentinel.search.embedding import chunk_passage, embed_pending, summary_passages
 from sentinel.settings import Settings
 
 
@@ -31,6 +35,7 @@ class Searchable:
     embed_s: float  # measured, or extrapolated from ``embedded`` chunks
     embedded: int  # chunks really embedded (all of them unless sampled)
     truncated: int  # of those, cut at e5's 512 tokens
+    pages_s: float = 0.0  # embedding time until every summary vector was in: searchable by meaning per page
 
     @property
     def how(self) -> str:
@@ -80,16 +85,28 @@ def time_to_searchable(vault: Path, embedder: OnnxEmbedder, sample: int = 0) -> 
         report = sync(settings, db)
         index_s = time.perf_counter() - started
         total = int(db.execute("SELECT COUNT(*) FROM (SELECT 1 FROM chunks GROUP BY text_hash, trail)").fetchone()[0])
+        summaries = list(summary_passages(db))
         if sample and sample < total:
             passages = spread(_passages(db), sample)
             started = time.perf_counter()
+            embedder.embed(summaries, "passage")
+            pages_s = time.perf_counter() - started
+            started = time.perf_counter()
             result = embedder.embed(passages, "passage")
-            embed_s = (time.perf_counter() - started) * total / len(passages)
+            embed_s = pages_s + (time.perf_counter() - started) * total / len(passages)
             embedded, truncated = len(passages), sum(result.truncated)
         else:
-            counts = embed_pending(db, embedder)
+            started = time.perf_counter()
+            reached: list[float] = []
+
+            def progress(done: int, _: int) -> None:
+                if done >= len(summaries) and not reached:
+                    reached.append(time.perf_counter() - started)
+
+            counts = embed_pending(db, embedder, progress=progress)
             embed_s, embedded, truncated = counts.seconds, counts.chunks, len(counts.truncated)
+            pages_s = reached[0] if reached else embed_s
         db.close()
-        return Searchable(len(report.changed_paths), total, index_s, embed_s, embedded, truncated)
+        return Searchable(len(report.changed_paths), total, index_s, embed_s, embedded, truncated, pages_s)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)

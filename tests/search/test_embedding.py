@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Sequence
+from functools import partial
 
 import numpy as np
 import pytest
@@ -13,8 +14,8 @@ from sentinel.embed.base import Embedding, EmbedKind
 from sentinel.embed.onnx import OnnxEmbedder
 from sentinel.index.db import open_index
 from sentinel.index.sync import sync
-from sentinel.search import VectorsFromAnotherModel, embed_pending, search
-from sentinel.search.embedding import chunk_passage
+from sentinel.search import VectorsFromAnotherModel, centres, embed_pending, search
+from sentinel.search.embedding import _texts_of, chunk_passage, summary_passages
 from sentinel.search.vectors import restore
 from tests.support.embedder import E5_DIR
 from tests.support.vault import WriteVault
@@ -124,3 +125,48 @@ def test_truncation_is_reported(vault_settings: WriteVault, e5: OnnxEmbedder) ->
     counts = embed_pending(db, e5)
     assert counts.truncated == ["notes/Codes.md > Codes > Codes"]
     assert db.execute("SELECT truncated FROM chunk_vectors WHERE trail = 'Codes > Codes'").fetchone()[0] == 1
+
+
+EN = [
+    ("Bread", "Bake the bread at a high heat until the crust is dark and sounds hollow when you knock on it."),
+    ("Garden", "Water the tomatoes early in the morning and never in the heat of the afternoon sun."),
+    ("Bicycle", "Check the pressure of both tyres every week and oil the chain after riding in the rain."),
+    ("Taxes", "Keep every receipt in one folder during the year so the tax return takes an evening."),
+]
+DE = [
+    ("Brot", "Das Brot wird bei hoher Hitze gebacken, bis die Kruste dunkel ist und hohl klingt."),
+    ("Garten", "Die Tomaten werden früh am Morgen gegossen und niemals in der Hitze des Nachmittags."),
+    ("Fahrrad", "Den Druck beider Reifen jede Woche prüfen und die Kette nach einer Fahrt im Regen ölen."),
+    (
+        "Steuern",
+        "Alle Belege das ganze Jahr über in einem Ordner sammeln, dann dauert die Steuererklärung einen Abend.",
+    ),
+]
+
+
+def _sections(title: str, sentence: str) -> str:
+    return f"# {title}\n\n{sentence}\n\n## 1\n\n{sentence}\n\n## 2\n\n{sentence}\n\n## 3\n\n{sentence}\n"
+
+
+def test_summaries_go_first_and_end_on_the_chunk_tables_languages(vault_settings: WriteVault, e5: OnnxEmbedder) -> None:
+    """Summaries are embedded before chunks (one vector per page first); once the chunks are in, the summary
+    table's centres are the chunk table's languages moved onto its own vectors, as when chunks went first: a
+    forced refresh on those seeds changes nothing. Four pages a language are too few for the summaries to tell
+    languages apart on their own, so without the re-seed they would keep a single centre."""
+    settings = vault_settings({f"notes/{t}.md": _sections(t, s) for t, s in EN + DE})
+    db = open_index(settings)
+    sync(settings, db)
+    recording = Recording(e5)
+    embed_pending(db, recording)
+    assert sorted(recording.calls[0][1]) == sorted(summary_passages(db))  # the first batch: every page's summary
+    chunk_centres, _ = centres.load(db, "chunk_vectors") or (None, 0)
+    summary_centres, _ = centres.load(db, "summary_vectors") or (None, 0)
+    assert chunk_centres is not None and summary_centres is not None
+    assert chunk_centres.languages == summary_centres.languages == ("de", "en")
+    rows = db.execute("SELECT id, centre, bits FROM summary_vectors ORDER BY id").fetchall()
+    centres.refresh_if_grown(
+        db, "summary_vectors", partial(_texts_of, db, "summary_vectors"), seeds=chunk_centres, force=True
+    )
+    again, _ = centres.load(db, "summary_vectors") or (None, 0)
+    assert again is not None and np.array_equal(again.vectors, summary_centres.vectors)
+    assert db.execute("SELECT id, centre, bits FROM summary_vectors ORDER BY id").fetchall() == rows

@@ -1,7 +1,7 @@
 """How far the search legs have filled, part-way through embedding a small vault (real e5, real index).
 
 The figures are checked against counts made straight from the index's tables (no search view), at three points:
-nothing embedded, some chunk batches embedded, chunks whole and summaries part-way; then on the search note, the
+nothing embedded, summaries part-way, summaries whole and chunks part-way; then on the search note, the
 CLI and the API's health.
 """
 
@@ -71,37 +71,33 @@ def _figures(filled: filling.Filling) -> dict[str, tuple[int, int]]:
 
 @pytest.fixture
 def part_way(vault_settings: WriteVault, e5: OnnxEmbedder, monkeypatch: pytest.MonkeyPatch) -> Settings:
+    """Summaries whole, chunks part-way (summaries are embedded first: one vector per page)."""
     monkeypatch.setattr(embedding, "BATCH", 3)  # small batches, so a run can stop between pages
     settings = vault_settings(PAGES)
     db = open_index(settings)
     sync(settings, db)
     assert _figures(filling.of_index(db)) == _counted(db) == {"chunks": (0, 9), "summaries": (0, 8)}
 
-    embed_pending(db, e5, out_of_time=_batches(2))  # 6 chunks: some pages whole, one maybe half
-    counted = _counted(db)
-    assert 0 < counted["chunks"][0] < 9 and counted["summaries"] == (0, 8)
-    assert _figures(filling.of_index(db)) == counted
+    embed_pending(db, e5, out_of_time=_batches(2))  # 6 of the 8 summaries, no chunk yet
+    assert _figures(filling.of_index(db)) == _counted(db) == {"chunks": (0, 9), "summaries": (6, 8)}
 
-    left = db.execute(
-        """SELECT COUNT(*) FROM chunks c WHERE NOT EXISTS (SELECT 1 FROM chunk_vectors v
-               WHERE v.text_hash = c.text_hash AND v.trail = c.trail)"""
-    ).fetchone()[0]
-    chunk_batches = -(-left // 3)
-    embed_pending(db, e5, out_of_time=_batches(chunk_batches + 1))  # every chunk, then one batch of summaries
+    embed_pending(db, e5, out_of_time=_batches(3))  # the last 2 summaries, then 6 chunks
     counted = _counted(db)
-    assert counted == {"chunks": (9, 9), "summaries": (3, 8)}
+    assert 0 < counted["chunks"][0] < 9 and counted["summaries"] == (8, 8)
     filled = filling.of_index(db)
     assert _figures(filled) == counted
-    assert [leg.name for leg in filled.filling] == ["summaries"] and filled.summaries.percent() == 37
+    assert [leg.name for leg in filled.filling] == ["chunks"] and filled.waiting
     db.close()
     return settings
 
 
 def test_part_way_the_search_note_gives_each_legs_figures(part_way: Settings, e5: OnnxEmbedder) -> None:
     db = open_index(part_way)
+    done = _counted(db)["chunks"][0]
     found = search(db, part_way, e5, "what to try with sourdough")
     (note,) = [n for n in found.notes if n.startswith("meaning search is still filling")]
-    assert "chunks 9 of 9 pages (100%), summaries 3 of 8 pages (37%)" in note and "results may be thin" in note
+    assert f"chunks {done} of 9 pages ({done * 100 // 9}%), summaries 8 of 8 pages (100%); waiting: " in note
+    assert "results may be thin" in note
 
     embed_pending(db, e5)  # the rest
     assert _figures(filling.of_index(db)) == _counted(db) == {"chunks": (9, 9), "summaries": (8, 8)}
@@ -122,21 +118,23 @@ def test_a_fresh_edit_names_its_page_as_waiting(part_way: Settings, e5: OnnxEmbe
 
 
 def test_the_cli_shows_the_legs(part_way: Settings) -> None:
+    done = _counted(open_index(part_way))["chunks"][0]
     where = ["--vault", str(part_way.vault), "--index", str(part_way.index_path)]
     result = CliRunner().invoke(cli_app, ["index", "stats", "--json", *where])
     assert result.exit_code == 0, result.stdout
     legs = json.loads(result.stdout)["search"]
-    assert legs["filling"] == ["summaries"]
-    assert legs["summaries"] == {"pages_done": 3, "pages": 8, "complete": False}
-    assert legs["chunks"]["pages_done"] == legs["chunks"]["pages"] == 9 and legs["lexical"]["pages"] == 9
+    assert legs["filling"] == ["chunks"]
+    assert legs["chunks"]["pages_done"] == done and legs["chunks"]["pages"] == 9 and not legs["chunks"]["complete"]
+    assert legs["summaries"] == {"pages_done": 8, "pages": 8, "complete": True} and legs["lexical"]["pages"] == 9
 
     result = CliRunner().invoke(cli_app, ["index", "stats", *where])
-    assert "summaries" in result.stdout and "3 of 8 (37%, filling)" in result.stdout
-    assert "9 of 9 (100%, whole)" in result.stdout
+    assert f"{done} of 9 ({done * 100 // 9}%, filling)" in result.stdout
+    assert "8 of 8 (100%, whole)" in result.stdout
 
 
 def test_the_api_health_says_which_legs_are_filling(part_way: Settings) -> None:
+    done = _counted(open_index(part_way))["chunks"][0]
     create_key(keys_path(part_way), Scope.READ, "test")
     with serve(create_app(part_way)) as url:
         legs = httpx.get(f"{url}/health").json()["search"]
-    assert legs["filling"] == ["summaries"] and legs["summaries"]["pages_done"] == 3
+    assert legs["filling"] == ["chunks"] and legs["chunks"]["pages_done"] == done
