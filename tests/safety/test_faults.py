@@ -20,6 +20,7 @@ from sentinel.index.consistency import differences
 from sentinel.index.db import open_index
 from sentinel.index.sync import sync
 from sentinel.search import embed_pending
+from sentinel.search.embedding import summary_passages
 from sentinel.settings import Settings
 from sentinel.tools.capture import capture
 from sentinel.tools.context import Origin, ToolContext
@@ -193,8 +194,11 @@ def test_stopping_the_embedder_mid_embed_keeps_finished_batches_and_the_next_run
 
         with pytest.raises(EmbedderUnavailable):
             embed_pending(db, embedder, progress=stop_after_first_batch)
-    kept = db.execute("SELECT COUNT(*) FROM chunk_vectors").fetchone()[0]
-    assert 0 < kept < chunks  # the finished batches were committed, the rest was not half-stored
+    passages = chunks + len(summary_passages(db))
+    kept = db.execute(
+        "SELECT (SELECT COUNT(*) FROM chunk_vectors) + (SELECT COUNT(*) FROM summary_vectors)"
+    ).fetchone()[0]
+    assert 0 < kept < passages  # the finished batches (summaries go first) were committed, the rest not half-stored
     with embedder_service(E5_DIR, tmp_path / "embedder.log", batch=8) as service:
         embed_pending(db, HttpEmbedder(service.url, batch=8))
     assert db.execute("SELECT COUNT(*) FROM chunk_vectors").fetchone()[0] == chunks
