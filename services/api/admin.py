@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 import time
 from typing import Any
 
@@ -34,6 +35,11 @@ def _redis_state(url: str) -> str:
     return "ok"
 
 
+def _filling(db: sqlite3.Connection) -> dict[str, object] | None:
+    held = filling.as_loaded(db)
+    return None if held is None else held.as_dict()
+
+
 @router.get("/health")
 def health(ctx: Context, settings: AppSettings, response: Response) -> dict[str, Any]:
     """503 while Redis is down: chat through the pool and queued passes cannot work then, and saying 200 while
@@ -48,8 +54,8 @@ def health(ctx: Context, settings: AppSettings, response: Response) -> dict[str,
         "pages": stats(ctx.reader())["pages"],
         "embedder": ctx.embedder.identity.name if ctx.embedder else None,
         "redis": redis,
-        # which search legs are still filling and how far (the view the watcher keeps current: no load here)
-        "search": filling.of_index(ctx.reader()).as_dict(),
+        # which search legs are still filling and how far, from the view already held (never loaded here)
+        "search": _filling(ctx.reader()),
     }
 
 

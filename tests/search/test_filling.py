@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Callable
+from pathlib import Path
 
 import httpx
 import pytest
@@ -138,3 +139,15 @@ def test_the_api_health_says_which_legs_are_filling(part_way: Settings) -> None:
     with serve(create_app(part_way)) as url:
         legs = httpx.get(f"{url}/health").json()["search"]
     assert legs["filling"] == ["chunks"] and legs["chunks"]["pages_done"] == done
+
+
+def test_the_health_figures_never_load_a_view(part_way: Settings, tmp_path: Path) -> None:
+    """A copy of the index is a new index to this process: no view held, so no figures (and no load) until a
+    search or the watcher loads one; then the held figures are the loaded ones."""
+    copy = tmp_path / "copy.db"
+    with sqlite3.connect(copy) as target:
+        open_index(part_way).backup(target)
+    db = open_index(part_way.model_copy(update={"index_path": copy}))
+    assert filling.as_loaded(db) is None
+    loaded = filling.of_index(db)
+    assert filling.as_loaded(db) == loaded

@@ -13,7 +13,7 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass
 
-from sentinel.search.view import SearchView, current_view
+from sentinel.search.view import SearchView, current_view, loaded_view
 
 
 @dataclass(frozen=True)
@@ -82,3 +82,10 @@ def of_view(view: SearchView) -> Filling:
 def of_index(db: sqlite3.Connection) -> Filling:
     """The index's figures now (the search view is loaded if this process has none yet)."""
     return of_view(current_view(db))
+
+
+def as_loaded(db: sqlite3.Connection) -> Filling | None:
+    """The figures of the view this process already holds (None before its first load): a health check must not
+    wait for a whole view to load, which takes seconds on a big vault straight after a re-embed."""
+    view = loaded_view(db)
+    return None if view is None else of_view(view)

@@ -89,6 +89,12 @@ def current_view(db: sqlite3.Connection) -> SearchView:
     return view
 
 
+def loaded_view(db: sqlite3.Connection) -> SearchView | None:
+    """This process's view of the index as it is, possibly a generation behind, never loaded or refreshed here:
+    for callers that must answer at once (a health check) whatever the size of the vault."""
+    return _views.get(_index_file(db))
+
+
 def refreshed(db: sqlite3.Connection, view: SearchView | None) -> SearchView:
     """``view`` brought to the index's current generation: in place when the change log says what changed
     since its own, else loaded whole (``view`` None: the first load)."""
