@@ -18,6 +18,7 @@ from tenacity import Retrying, retry_if_exception_type, stop_after_delay, wait_f
 from sentinel.answer.probe import Probe, probe_key, probe_tool_calling, recorded_probe
 from sentinel.mcp.openwebui import SERVER_ID, register_mcp_server
 from sentinel.paths import probe_record_path
+from sentinel.prompts import PromptMissing, read_prompt
 from sentinel.providers import ProviderNotConfigured, provider_for
 from sentinel.providers.servers import ModelServer
 from sentinel.settings import OpenWebUISettings, Settings
@@ -198,10 +199,13 @@ def _sign_in(client: httpx.Client, owui: OpenWebUISettings) -> str:
 def system_prompt_of(owui: OpenWebUISettings) -> str:
     """The Sentinel model's system prompt: the base prompt, plus when research applies only where a Searcher is
     configured (a prompt describing a tool the model does not have makes it reach for it)."""
-    base = _read_file(owui.system_prompt_file, "system_prompt_file").strip()
-    if not owui.searcher_url:
-        return base + "\n"
-    return base + "\n\n" + _read_file(owui.research_prompt_file, "research_prompt_file").strip() + "\n"
+    try:
+        base = read_prompt(owui.system_prompt_file, f"{ENV_PREFIX}SYSTEM_PROMPT_FILE")
+        if not owui.searcher_url:
+            return base + "\n"
+        return base + "\n\n" + read_prompt(owui.research_prompt_file, f"{ENV_PREFIX}RESEARCH_PROMPT_FILE") + "\n"
+    except PromptMissing as err:
+        raise SetupError(str(err)) from err
 
 
 def tool_ids(owui: OpenWebUISettings) -> list[str]:

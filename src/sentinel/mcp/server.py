@@ -25,7 +25,8 @@ from sentinel.errors import SentinelError, described
 from sentinel.keys import Scope
 from sentinel.maintain.health import health_line
 from sentinel.mcp import ask
-from sentinel.settings import Folders
+from sentinel.prompts import read_prompt
+from sentinel.settings import Folders, Settings
 from sentinel.tools.context import ToolContext
 from sentinel.tools.policy import Status, markers, stop
 from sentinel.tools.registry import TOOLS, Tool, ToolOutput, run_tool
@@ -48,6 +49,12 @@ INSTRUCTIONS = (
     f"links with graph, enumerate with listing. Every result opens with a status: {markers()}; on "
     f"{Status.DONE} or {Status.STOP} do not repeat the call. The prompt 'ladder' explains it."
 )
+
+
+def ladder_text(settings: Settings) -> str:
+    """The ``ladder`` prompt: the system prompt Open WebUI's Sentinel model gets (without research, which MCP
+    does not offer)."""
+    return read_prompt(settings.openwebui.system_prompt_file, "SENTINEL_OPENWEBUI__SYSTEM_PROMPT_FILE")
 
 
 def visible(scope: Scope) -> list[Tool]:
@@ -167,10 +174,7 @@ def build_server(ctx: ToolContext, scope_of: ScopeOf, observe: Observer | None =
     async def get_prompt(_: Context, params: types.GetPromptRequestParams) -> types.GetPromptResult:
         if params.name != LADDER_PROMPT:
             raise ValueError(f"no prompt {params.name}; there is '{LADDER_PROMPT}'")
-        path = ctx.settings.openwebui.system_prompt_file
-        if not path.is_file():
-            raise ValueError(f"the system prompt file {path} is missing: set SENTINEL_OPENWEBUI__SYSTEM_PROMPT_FILE")
-        text = path.read_text(encoding="utf-8").strip()
+        text = ladder_text(ctx.settings)
         return types.GetPromptResult(
             description="Sentinel's system prompt",
             messages=[types.PromptMessage(role="user", content=types.TextContent(text=text))],
