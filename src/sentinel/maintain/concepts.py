@@ -17,7 +17,6 @@ is never asked about.
 
 from __future__ import annotations
 
-import hashlib
 import re
 import sqlite3
 import time
@@ -38,6 +37,7 @@ from sentinel.maintain import ledger, trace
 from sentinel.paths import DEFINING_ROLES, concept_path, page_name
 from sentinel.providers import ChatProvider, ChatResult, Message, ProviderError, ProviderUnavailable
 from sentinel.settings import Settings
+from sentinel.vault.hashes import body_hash, mentions_fingerprint
 from sentinel.vault.links import text_without_link_markup
 from sentinel.vault.name_words import folded, variant_key
 from sentinel.vault.parse import split_frontmatter
@@ -242,15 +242,8 @@ def page_text(name: str, relpath: str, quoted: list[definition.Candidate], setti
     if page_name(relpath) != name:
         meta["aliases"] = [name]
     meta["quotes"] = [trace.locate(settings.vault, item.source, item.sentence) for item in quoted]
-    meta["body_sha256"] = trace.body_hash(body)
+    meta["body_sha256"] = body_hash(body)
     return "---\n" + yaml.safe_dump(meta, allow_unicode=True, sort_keys=False) + "---\n" + body
-
-
-def _fingerprint(found: list[Mention]) -> str:
-    digest = hashlib.sha256()
-    for mention in found:
-        digest.update(f"{mention.source}\0{mention.paragraph}\0".encode())
-    return digest.hexdigest()
 
 
 def _already_checked(db: sqlite3.Connection, key: str, fingerprint: str) -> bool:
@@ -283,7 +276,7 @@ def _one(
         report.left_alone += 1
         return f"{name}: left alone - a page already answers to this name"
     found = defining_mentions(db, name, settings.concept_max_paragraphs)
-    fingerprint = _fingerprint(found)
+    fingerprint = mentions_fingerprint((mention.source, mention.paragraph) for mention in found)
     if not found or _already_checked(db, entry.key, fingerprint):
         report.unchanged += bool(found)
         report.undefined += not found

@@ -18,7 +18,6 @@ the record with no stamp was edited outside Sentinel (by hand).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 import sqlite3
@@ -31,6 +30,7 @@ import yaml
 from sentinel.index.migrations import transaction
 from sentinel.paths import transcript_folder
 from sentinel.settings import Settings
+from sentinel.vault.hashes import body_hash, source_hash
 from sentinel.vault.links import text_without_link_markup
 from sentinel.vault.parse import split_frontmatter
 from sentinel.vault.write import read_text
@@ -40,10 +40,6 @@ CLAIMS = ("generated_by", "sources")  # what a page says only while its body is 
 RECORD = ("quotes", "body_sha256")  # what the pass wrote, kept through edits so the trace can still walk it
 _QUOTE = re.compile(r"^> (?!— )(.*)\n> — \[\[([^|\]]+)", re.MULTILINE)
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$", re.MULTILINE)
-
-
-def body_hash(body: str) -> str:
-    return hashlib.sha256(body.strip().encode()).hexdigest()
 
 
 def _traceable(meta: dict[str, Any]) -> bool:
@@ -100,7 +96,7 @@ def locate(vault: Path, source: str, sentence: str) -> dict[str, Any]:
         "source": source,
         "heading": _heading_trail(visible, span[0]) if span else "",
         "span": list(span) if span else None,
-        "source_sha256": hashlib.sha256(text.encode()).hexdigest(),
+        "source_sha256": source_hash(text),
     }
 
 
@@ -155,7 +151,7 @@ def _check(settings: Settings, sentence: str, source: str, record: dict[str, Any
         return QuoteCheck(sentence, source, "the source is gone", heading)
     text = read_text(path)
     now_span = _find(sentence, _visible(text))
-    changed = hashlib.sha256(text.encode()).hexdigest() != record.get("source_sha256")
+    changed = source_hash(text) != record.get("source_sha256")
     if now_span is None:
         why = "the source changed and no longer says it" if changed else "the quote is not in the source"
         return QuoteCheck(sentence, source, why, heading)
