@@ -34,7 +34,7 @@ from sentinel.index.queries import Unresolved
 from sentinel.index.resolve import resolve_keys
 from sentinel.index.sync import sync_paths
 from sentinel.maintain import ledger, trace
-from sentinel.paths import DEFINING_ROLES, concept_path, page_name
+from sentinel.paths import DEFINING_ROLES, concept_path, page_name, without_md
 from sentinel.providers import ChatProvider, ChatResult, Message, ProviderError, ProviderUnavailable
 from sentinel.settings import Settings
 from sentinel.vault.hashes import body_hash, mentions_fingerprint
@@ -220,10 +220,6 @@ def _defining(
     return candidates
 
 
-def _link_target(path: str) -> str:
-    return path[:-3] if path.endswith(".md") else path
-
-
 def page_text(name: str, relpath: str, quoted: list[definition.Candidate], settings: Settings) -> str:
     """The concept page: the defining sentences quoted with links to their sources, then the Sources list.
 
@@ -235,8 +231,8 @@ def page_text(name: str, relpath: str, quoted: list[definition.Candidate], setti
     sources = list(dict.fromkeys(d.source for d in quoted))
     lines = [f"# {name}", ""]
     for item in quoted:
-        lines += [f"> {item.sentence}", f"> — [[{_link_target(item.source)}|{page_name(item.source)}]]", ""]
-    lines += ["## Sources", "", *(f"- [[{_link_target(source)}]]" for source in sources), ""]
+        lines += [f"> {item.sentence}", f"> — [[{without_md(item.source)}|{page_name(item.source)}]]", ""]
+    lines += ["## Sources", "", *(f"- [[{without_md(source)}]]" for source in sources), ""]
     body = "\n".join(lines)
     meta: dict[str, object] = {"generated_by": trace.GENERATED_BY, "sources": sources}
     if page_name(relpath) != name:
