@@ -86,9 +86,9 @@ def setup(
     its recorded answer unless ``fresh_probe``)."""
     owui = settings.openwebui
     _check_inputs(settings)
-    tool_source = _read_file(owui.tool_file, "tool_file")
+    tool_source = settings.folders.in_text(_read_file(owui.tool_file, "tool_file"))
     research_source = _read_file(owui.research_tool_file, "research_tool_file") if owui.searcher_url else ""
-    system_prompt = system_prompt_of(owui)
+    system_prompt = system_prompt_of(settings)
     report = SetupReport(base_model=base_model_of(settings))
     pipeline, report.answers = answer_mode(settings, probe, fresh=fresh_probe)
     with signed_in_client(owui) as client:
@@ -196,14 +196,16 @@ def _sign_in(client: httpx.Client, owui: OpenWebUISettings) -> str:
     return str(user["token"])
 
 
-def system_prompt_of(owui: OpenWebUISettings) -> str:
+def system_prompt_of(settings: Settings) -> str:
     """The Sentinel model's system prompt: the base prompt, plus when research applies only where a Searcher is
     configured (a prompt describing a tool the model does not have makes it reach for it)."""
+    owui, folders = settings.openwebui, settings.folders
     try:
-        base = read_prompt(owui.system_prompt_file, f"{ENV_PREFIX}SYSTEM_PROMPT_FILE")
+        base = read_prompt(owui.system_prompt_file, f"{ENV_PREFIX}SYSTEM_PROMPT_FILE", folders)
         if not owui.searcher_url:
             return base + "\n"
-        return base + "\n\n" + read_prompt(owui.research_prompt_file, f"{ENV_PREFIX}RESEARCH_PROMPT_FILE") + "\n"
+        research = read_prompt(owui.research_prompt_file, f"{ENV_PREFIX}RESEARCH_PROMPT_FILE", folders)
+        return base + "\n\n" + research + "\n"
     except PromptMissing as err:
         raise SetupError(str(err)) from err
 

@@ -34,8 +34,10 @@ def system_prompt_of(settings: Settings) -> str:
     """The system prompt Open WebUI's Sentinel model gets (or the one chat.system_prompt_file names), with the
     terminal's difference appended."""
     if settings.chat.system_prompt_file is not None:
-        return read_prompt(settings.chat.system_prompt_file, "SENTINEL_CHAT__SYSTEM_PROMPT_FILE") + HARNESS_NOTE
-    return read_prompt(settings.openwebui.system_prompt_file, "SENTINEL_OPENWEBUI__SYSTEM_PROMPT_FILE") + HARNESS_NOTE
+        path, setting = settings.chat.system_prompt_file, "SENTINEL_CHAT__SYSTEM_PROMPT_FILE"
+    else:
+        path, setting = settings.openwebui.system_prompt_file, "SENTINEL_OPENWEBUI__SYSTEM_PROMPT_FILE"
+    return read_prompt(path, setting, settings.folders) + HARNESS_NOTE
 
 
 def transcript_messages(messages: list[Message]) -> list[dict[str, str]]:
@@ -65,7 +67,7 @@ class ChatSession:
     context_turns: list[Turn] = field(default_factory=list)  # the turns the current context holds
 
     def __post_init__(self) -> None:
-        self.schemas = tool_schemas()
+        self.schemas = tool_schemas(self.ctx.settings.folders)
         self.messages = self.messages or [{"role": "system", "content": self.system_prompt}]
 
     def _run_tool(self, name: str, arguments: dict[str, Any], turn_id: str) -> ToolOutput:

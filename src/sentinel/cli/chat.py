@@ -67,7 +67,7 @@ def _open_session(settings: Settings, temperature: float | None) -> ChatSession:
     if mode.partial:
         console.print(Text(f"search: {mode.partial}; those are found by wording only", style="yellow"))
     try:
-        cost = measure_schema_cost(provider, system_prompt, tool_schemas())
+        cost = measure_schema_cost(provider, system_prompt, tool_schemas(settings.folders))
     except ProviderError as error:
         fail(f"the conversation model did not answer: {error}")
     role = settings.conversation

@@ -29,7 +29,7 @@ from sentinel.prompts import read_prompt
 from sentinel.settings import Folders, Settings
 from sentinel.tools.context import ToolContext
 from sentinel.tools.policy import Status, markers, stop
-from sentinel.tools.registry import TOOLS, Tool, ToolOutput, run_tool
+from sentinel.tools.registry import TOOLS, Tool, ToolOutput, in_folders, run_tool
 
 Context = ServerRequestContext[Any]
 Paging = types.PaginatedRequestParams | None
@@ -54,7 +54,9 @@ INSTRUCTIONS = (
 def ladder_text(settings: Settings) -> str:
     """The ``ladder`` prompt: the system prompt Open WebUI's Sentinel model gets (without research, which MCP
     does not offer)."""
-    return read_prompt(settings.openwebui.system_prompt_file, "SENTINEL_OPENWEBUI__SYSTEM_PROMPT_FILE")
+    return read_prompt(
+        settings.openwebui.system_prompt_file, "SENTINEL_OPENWEBUI__SYSTEM_PROMPT_FILE", settings.folders
+    )
 
 
 def visible(scope: Scope) -> list[Tool]:
@@ -62,7 +64,7 @@ def visible(scope: Scope) -> list[Tool]:
     return [tool for tool in TOOLS.values() if scope is Scope.WRITE or not tool.writes]
 
 
-def mcp_tool(tool: Tool) -> types.Tool:
+def mcp_tool(tool: Tool, folders: Folders) -> types.Tool:
     """The tool as MCP lists it. Hints are sent only where they differ from the protocol's defaults (not read-only,
     destructive, not idempotent, open world): a client reads the same meaning, and the list costs fewer tokens."""
     hints = types.ToolAnnotations(open_world_hint=False)  # the vault is a closed world
@@ -71,7 +73,12 @@ def mcp_tool(tool: Tool) -> types.Tool:
     else:
         hints.destructive_hint = False if not tool.destructive else None
         hints.idempotent_hint = True if tool.idempotent else None
-    return types.Tool(name=tool.name, description=tool.description, input_schema=tool.parameters, annotations=hints)
+    return types.Tool(
+        name=tool.name,
+        description=folders.in_text(tool.description),
+        input_schema=in_folders(tool.parameters, folders),
+        annotations=hints,
+    )
 
 
 def _result(output: ToolOutput) -> types.CallToolResult:
@@ -109,7 +116,9 @@ def build_server(ctx: ToolContext, scope_of: ScopeOf, observe: Observer | None =
     answers = ask.conversation_model(ctx)
 
     async def list_tools(_: Context, __: Paging) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=[mcp_tool(tool) for tool in visible(scope_of())] + [ask.TOOL])
+        return types.ListToolsResult(
+            tools=[mcp_tool(tool, ctx.settings.folders) for tool in visible(scope_of())] + [ask.TOOL]
+        )
 
     async def call_tool(context: Context, params: types.CallToolRequestParams) -> types.CallToolResult:
         try:
