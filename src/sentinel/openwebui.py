@@ -88,6 +88,7 @@ def setup(
     _check_inputs(settings)
     tool_source = settings.folders.in_text(_read_file(owui.tool_file, "tool_file"))
     research_source = _read_file(owui.research_tool_file, "research_tool_file") if owui.searcher_url else ""
+    research_source = settings.folders.in_text(research_source)
     system_prompt = system_prompt_of(settings)
     report = SetupReport(base_model=base_model_of(settings))
     pipeline, report.answers = answer_mode(settings, probe, fresh=fresh_probe)
