@@ -99,7 +99,7 @@ class KnownPrefix:
 def prefix_to_warm(settings: Settings) -> KnownPrefix | str:
     """The prefix the next Sentinel chat will send (recorded, else shipped), or why none is known."""
     try:
-        prompt = system_prompt_of(settings.openwebui)
+        prompt = system_prompt_of(settings)
     except SetupError as err:
         return str(err)
     candidates = (
@@ -130,7 +130,7 @@ class PrefixRecorder:
     def __init__(self, settings: Settings) -> None:
         self.path = chat_prefix_path(settings)
         try:
-            self._prompt: str | None = system_prompt_of(settings.openwebui)
+            self._prompt: str | None = system_prompt_of(settings)
         except SetupError as err:
             log.info("chat prefix not recorded: %s", err)
             self._prompt = None

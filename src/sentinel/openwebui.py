@@ -18,6 +18,7 @@ from tenacity import Retrying, retry_if_exception_type, stop_after_delay, wait_f
 from sentinel.answer.probe import Probe, probe_key, probe_tool_calling, recorded_probe
 from sentinel.mcp.openwebui import SERVER_ID, register_mcp_server
 from sentinel.paths import probe_record_path
+from sentinel.prompts import PromptMissing, read_prompt
 from sentinel.providers import ProviderNotConfigured, provider_for
 from sentinel.providers.servers import ModelServer
 from sentinel.settings import OpenWebUISettings, Settings
@@ -85,9 +86,10 @@ def setup(
     its recorded answer unless ``fresh_probe``)."""
     owui = settings.openwebui
     _check_inputs(settings)
-    tool_source = _read_file(owui.tool_file, "tool_file")
+    tool_source = settings.folders.in_text(_read_file(owui.tool_file, "tool_file"))
     research_source = _read_file(owui.research_tool_file, "research_tool_file") if owui.searcher_url else ""
-    system_prompt = system_prompt_of(owui)
+    research_source = settings.folders.in_text(research_source)
+    system_prompt = system_prompt_of(settings)
     report = SetupReport(base_model=base_model_of(settings))
     pipeline, report.answers = answer_mode(settings, probe, fresh=fresh_probe)
     with signed_in_client(owui) as client:
@@ -195,13 +197,18 @@ def _sign_in(client: httpx.Client, owui: OpenWebUISettings) -> str:
     return str(user["token"])
 
 
-def system_prompt_of(owui: OpenWebUISettings) -> str:
+def system_prompt_of(settings: Settings) -> str:
     """The Sentinel model's system prompt: the base prompt, plus when research applies only where a Searcher is
     configured (a prompt describing a tool the model does not have makes it reach for it)."""
-    base = _read_file(owui.system_prompt_file, "system_prompt_file").strip()
-    if not owui.searcher_url:
-        return base + "\n"
-    return base + "\n\n" + _read_file(owui.research_prompt_file, "research_prompt_file").strip() + "\n"
+    owui, folders = settings.openwebui, settings.folders
+    try:
+        base = read_prompt(owui.system_prompt_file, f"{ENV_PREFIX}SYSTEM_PROMPT_FILE", folders)
+        if not owui.searcher_url:
+            return base + "\n"
+        research = read_prompt(owui.research_prompt_file, f"{ENV_PREFIX}RESEARCH_PROMPT_FILE", folders)
+        return base + "\n\n" + research + "\n"
+    except PromptMissing as err:
+        raise SetupError(str(err)) from err
 
 
 def tool_ids(owui: OpenWebUISettings) -> list[str]:

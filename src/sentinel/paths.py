@@ -104,6 +104,24 @@ def role_folder_misspelt(relpath: str, folders: Folders) -> str:
     )
 
 
+PAGE_SUFFIX = ".md"
+
+
+def is_page_file(name: str) -> bool:
+    """Whether a file name or path names a page: ``.md`` in any case (``Note.MD`` is a page on every system)."""
+    return name.lower().endswith(PAGE_SUFFIX)
+
+
+def without_md(path: str) -> str:
+    """A page path or link target without its ``.md`` (in any case): the one place it is taken off."""
+    return path[: -len(PAGE_SUFFIX)] if is_page_file(path) else path
+
+
+def with_md(target: str) -> str:
+    """A page path from a link target that may leave out ``.md``."""
+    return target if is_page_file(target) else target + PAGE_SUFFIX
+
+
 def is_hidden(name: str) -> bool:
     """Hidden files and folders (.obsidian/, .git/, .trash/, .sentinel/) are never part of the vault."""
     return name.startswith(".")
@@ -115,7 +133,7 @@ def not_vault_content(relpath: str) -> str:
     parts = relpath.split("/")
     if any(is_hidden(part) for part in parts):
         return f"'{relpath}' is inside a hidden folder or names a hidden file, which is not vault content"
-    if not parts[-1].lower().endswith(".md"):
+    if not is_page_file(parts[-1]):
         return f"'{relpath}' is not a markdown page: only .md files are vault pages"
     return ""
 
@@ -204,8 +222,7 @@ def _refuse_what_is_no_page(path: Path, literal: str) -> None:
 
 def page_name(relpath: str) -> str:
     """The name Obsidian shows for a page: its file name without .md."""
-    name = relpath.rsplit("/", 1)[-1]
-    return name[:-3] if name.lower().endswith(".md") else name
+    return without_md(relpath.rsplit("/", 1)[-1])
 
 
 _UNSAFE_NAME = re.compile(r'[\\/:*?"<>|#^\[\]\x00-\x1f]')
@@ -245,6 +262,12 @@ def source_record_path(question: str, settings: Settings) -> str:
 def transcript_folder(settings: Settings) -> str:
     """The folder transcripts are written to (only by the capture path)."""
     return settings.folders.conversations
+
+
+def transcript_path(name: str, settings: Settings) -> str:
+    """The vault path of the transcript called ``name`` (a new one's ``<date>-<n>``, or the target of a note's
+    record line: only its last component counts, transcripts are never in subfolders)."""
+    return f"{transcript_folder(settings)}/{without_md(name.strip().rsplit('/', 1)[-1])}{PAGE_SUFFIX}"
 
 
 def keys_path(settings: Settings) -> Path:

@@ -6,6 +6,7 @@ Entry points build one ``Settings`` and pass it down; nothing reads the environm
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Literal
 
@@ -22,6 +23,18 @@ class Folders(BaseModel):
     wiki: str = Field("wiki", description="Concept pages; derived: may only point at concepts the graph has.")
     conversations: str = Field("conversations", description="Verbatim transcripts: read-only, silent.")
     sources: str = Field("sources", description="Web research records and pasted material: body rung only.")
+
+    def in_text(self, text: str) -> str:
+        """A text the model reads (a tool description, a prompt), written with the default folder names
+        (``notes/``, ``conversations/``, ...), in the names these settings give the folders."""
+        renamed = {str(field.default): getattr(self, name) for name, field in Folders.model_fields.items()}
+        if all(default == name for default, name in renamed.items()):
+            return text
+        return _DEFAULT_FOLDER.sub(lambda found: renamed[found.group(1)] + "/", text)
+
+
+# a default folder name where a text names the folder: not inside a word or a longer path (search_notes, /x/notes/)
+_DEFAULT_FOLDER = re.compile(r"(?<![\w/.-])(notes|wiki|conversations|sources)/")
 
 
 class ProviderSettings(BaseModel):

@@ -149,4 +149,4 @@ def test_chat_started_outside_the_repository_finds_the_shipped_system_prompt(
     assert result.exit_code == 0, result.output
     system = stub.requests[0].body["messages"][0]
     assert system["role"] == "system"
-    assert system["content"].startswith(prompts.SYSTEM_PROMPT.read_text(encoding="utf-8").strip())
+    assert system["content"].startswith(prompts.read_prompt(prompts.SYSTEM_PROMPT, "unused"))

@@ -11,8 +11,8 @@ from sentinel.maintain import trace
 from sentinel.maintain.health import health_line
 from sentinel.settings import Settings
 from sentinel.tools.context import Origin, ToolContext
-from sentinel.tools.pages import short_hash
 from sentinel.tools.write import write
+from sentinel.vault.hashes import edit_hash
 from tests.support.maintain_pass import Pass, RunPass, ScriptedModel
 from tests.support.vault import WriteVault
 
@@ -110,7 +110,7 @@ def test_a_chat_replace_takes_off_generated_by_and_sources_and_says_it_was_a_cha
     # record too): what lands keeps the pass's record as the pass wrote it and claims nothing.
     forged = before.replace(FIRST, LIE).replace(recorded["body_sha256"], "0" * 64)
     ctx = ToolContext(settings=settings, origin=Origin.MODEL)
-    assert write(ctx, PAGE, forged, mode="replace", expected_hash=short_hash(before)).status.name == "OK"
+    assert write(ctx, PAGE, forged, mode="replace", expected_hash=edit_hash(before)).status.name == "OK"
     written = frontmatter.loads(page.read_text(encoding="utf-8"))
     assert "generated_by" not in written.metadata and "sources" not in written.metadata
     assert written.metadata["edited_by"] == "chat" and written.metadata["edited_at"]

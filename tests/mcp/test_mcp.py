@@ -257,7 +257,7 @@ def test_stdio_started_outside_the_repository_serves_the_ladder_prompt(
             return prompt.text
 
     text = anyio.run(main)
-    assert text == prompts.SYSTEM_PROMPT.read_text(encoding="utf-8").strip() and "[more]" in text
+    assert text == prompts.read_prompt(prompts.SYSTEM_PROMPT, "unused") and "[more]" in text
 
 
 def _stdio_session(client: AbstractAsyncContextManager[Client]) -> tuple[set[str], str, str]:

@@ -18,7 +18,7 @@ from sentinel.settings import OpenWebUISettings, Settings
 
 REPO = Path(__file__).resolve().parents[2]
 SHIPPED = REPO / "tool" / "chat_prefix.json"
-PROMPT = prompts.SYSTEM_PROMPT.read_text()
+PROMPT = prompts.read_prompt(prompts.SYSTEM_PROMPT, "unused") + "\n"  # as Open WebUI sends it
 
 
 def _settings(tmp_path: Path, **owui: object) -> Settings:

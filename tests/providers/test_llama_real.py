@@ -8,18 +8,9 @@ import pytest
 
 from sentinel.providers import ContextExceeded, provider_for
 from sentinel.settings import ProviderSettings
+from tests.support.cassettes import PAGE, SCHEMA
 
 pytestmark = pytest.mark.slow
-
-ANALYSIS_SCHEMA = {
-    "type": "object",
-    "properties": {"summary": {"type": "string"}, "concepts": {"type": "array", "items": {"type": "string"}}},
-    "required": ["summary", "concepts"],
-}
-PAGE = (
-    "Obsidian Sync is a paid add-on service that keeps a vault identical across devices. It encrypts notes "
-    "end to end, keeps version history for each file, and lets several people share one remote vault."
-)
 
 
 def test_json_schema_request_returns_parseable_json_with_usage(llama_settings: ProviderSettings) -> None:
@@ -28,7 +19,7 @@ def test_json_schema_request_returns_parseable_json_with_usage(llama_settings: P
             {"role": "system", "content": "Answer with JSON: a one-sentence summary and the concepts named."},
             {"role": "user", "content": PAGE},
         ],
-        json_schema=ANALYSIS_SCHEMA,
+        json_schema=SCHEMA,
         max_tokens=200,
     )
     reply = json.loads(result.content)

@@ -1,5 +1,6 @@
 """The OpenAI-compatible provider against loopback servers that force what a real one will not do on cue:
-refusing the thinking-off fields, reasoning anyway, omitting usage, failing."""
+refusing the thinking-off fields, reasoning anyway, omitting usage, failing. What a real llama.cpp answers is
+replayed from recordings (tests/providers/test_recorded.py)."""
 
 from __future__ import annotations
 
@@ -48,14 +49,6 @@ def test_request_shape_thinking_off_and_total_only_timings() -> None:
     assert (result.prompt_tokens, result.completion_tokens, result.finish_reason) == (40, 7, "stop")
     assert not result.split_timings and result.timings.total_s > 0
     assert result.timings.prefill_s is None and result.timings.load_s is None
-
-
-def test_llama_cpp_timings_split_prefill_and_generation() -> None:
-    reported = {"prompt_n": 40, "prompt_ms": 250.0, "predicted_n": 7, "predicted_ms": 1500.0}
-    with HttpStub(lambda request: (200, {**completion(), "timings": reported})) as stub:
-        result = provider_for(settings(stub.url)).chat(USER, json_schema=SCHEMA)
-    assert result.split_timings
-    assert (result.timings.prefill_s, result.timings.generation_s, result.timings.load_s) == (0.25, 1.5, None)
 
 
 def test_refused_thinking_field_is_dropped_and_said_once(caplog: pytest.LogCaptureFixture) -> None:

@@ -22,7 +22,7 @@ from sentinel.cli import app as cli
 from sentinel.openwebui import system_prompt_of, tool_ids
 from sentinel.research.backends import BackendFailed, BraveBackend, backend_from_settings
 from sentinel.research.record import recorded_passages
-from sentinel.settings import OpenWebUISettings, ResearchSettings
+from sentinel.settings import OpenWebUISettings, ResearchSettings, Settings
 from services.searcher.app import create_app
 from tests.support.embedder import E5_DIR
 from tests.support.http_stub import HttpStub, RecordedRequest
@@ -148,11 +148,11 @@ def test_the_system_prompt_mentions_research_only_with_a_searcher() -> None:
         "system_prompt_file": prompts.SYSTEM_PROMPT,
         "research_prompt_file": prompts.RESEARCH_PROMPT,
     }
-    without = OpenWebUISettings(**files)
-    with_searcher = OpenWebUISettings(**files, searcher_url="http://searcher:8002")
+    without = Settings(openwebui=OpenWebUISettings(**files))
+    with_searcher = Settings(openwebui=OpenWebUISettings(**files, searcher_url="http://searcher:8002"))
     assert "research" not in system_prompt_of(without).lower()
-    assert tool_ids(without) == ["sentinel"]
+    assert tool_ids(without.openwebui) == ["sentinel"]
     prompt = system_prompt_of(with_searcher)
     assert prompt.startswith(system_prompt_of(without).strip())
     assert "research tool" in prompt and "empty vault" in prompt and "only when the user asks" in prompt
-    assert tool_ids(with_searcher) == ["sentinel", "sentinel_research"]
+    assert tool_ids(with_searcher.openwebui) == ["sentinel", "sentinel_research"]

@@ -10,10 +10,10 @@ import pytest
 from sentinel.index.sync import sync
 from sentinel.maintain.aliases import AliasRefused, add_alias
 from sentinel.tools.capture import capture
-from sentinel.tools.pages import short_hash
 from sentinel.tools.policy import Status
 from sentinel.tools.relocate import relocate
 from sentinel.tools.write import write
+from sentinel.vault.hashes import edit_hash
 from tests.support.tool_context import MakeContext
 
 LATIN1 = b"caf\xe9 [[Target]]\n"
@@ -66,7 +66,7 @@ def test_append_and_replace_keep_bom_and_crlf(make_ctx: MakeContext) -> None:
     sync(ctx.settings, ctx.writer())
     assert write(ctx, "notes/Win.md", "added\nand more", mode="append").status is Status.OK
     assert page.read_bytes() == b"\xef\xbb\xbfline one\r\nline two\r\nadded\r\nand more\r\n"
-    seen = short_hash(page.read_bytes())
+    seen = edit_hash(page.read_bytes())
     assert write(ctx, "notes/Win.md", "new\nbody", mode="replace", expected_hash=seen).status is Status.OK
     assert page.read_bytes() == b"\xef\xbb\xbfnew\r\nbody\r\n"
 

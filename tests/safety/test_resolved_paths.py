@@ -5,11 +5,11 @@ from __future__ import annotations
 import os
 
 from sentinel.tools.context import Origin
-from sentinel.tools.pages import short_hash
 from sentinel.tools.policy import Status
 from sentinel.tools.relocate import relocate
 from sentinel.tools.remove import remove
 from sentinel.tools.write import write
+from sentinel.vault.hashes import edit_hash
 from tests.support.tool_context import MakeContext
 
 TRANSCRIPT = "---\nchat_id: c1\n---\n## user\nhi\n"
@@ -68,10 +68,10 @@ def test_stale_guard_sees_a_link_retarget(make_ctx: MakeContext) -> None:
     """Defect 6: the person retargets a link after the model's read; the replace must not discard it."""
     ctx = make_ctx({"notes/a.md": "See [[A|the page]] here.\n", "notes/A.md": "a\n", "notes/B.md": "b\n"})
     page = ctx.settings.vault / "notes/a.md"
-    seen = short_hash(page.read_bytes())
+    seen = edit_hash(page.read_bytes())
     page.write_text("See [[B|the page]] here.\n")
     stale = write(ctx, "notes/a.md", "model text", mode="replace", expected_hash=seen)
-    assert stale.status is Status.RETRY and short_hash(page.read_bytes()) in stale.body
+    assert stale.status is Status.RETRY and edit_hash(page.read_bytes()) in stale.body
     assert page.read_text() == "See [[B|the page]] here.\n"
     # the index's content hash stays link-insensitive: a link-only edit does not requeue analysis
     from sentinel.index.sync import sync

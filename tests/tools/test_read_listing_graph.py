@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from sentinel.tools.graph import graph
 from sentinel.tools.listing import listing
-from sentinel.tools.pages import short_hash
 from sentinel.tools.policy import Status
 from sentinel.tools.read import read
+from sentinel.vault.hashes import edit_hash
 from tests.support.tool_context import MakeContext
 
 LONG = (
@@ -19,7 +19,7 @@ def test_read_outline_then_section_then_pages_with_cursor(make_ctx: MakeContext)
     outline = read(ctx, "notes/Long.md")
     assert outline.status is Status.NEXT
     assert "3 sections" in outline.body and "2. Details (4400 words)" in outline.body
-    assert short_hash(LONG) in outline.body
+    assert edit_hash(LONG) in outline.body
     section = read(ctx, "notes/Long.md", depth="section", section="end")
     assert section.status is Status.OK and section.body.endswith("# End\nbye")
     pieces, cursor = [], 0

@@ -1,5 +1,8 @@
 """The status markers have one home, ``Status`` (``sentinel.tools.policy``): every place that tells the model or a
-person what they are lists exactly those, and no tool output opens with a marker ``Status`` does not know."""
+person what they are lists exactly those, and no tool output opens with a marker ``Status`` does not know.
+
+Adding a marker touches ``policy.py`` (``Status``, ``MEANINGS``) and the README line checked here; MCP's
+instructions and every system prompt are written from ``Status``."""
 
 from __future__ import annotations
 
@@ -34,9 +37,13 @@ def test_the_readme_lists_exactly_the_markers() -> None:
     assert _listed(line) == [status.value for status in Status], line
 
 
-def test_the_system_prompt_tells_every_marker() -> None:
-    told = set(_listed(prompts.SYSTEM_PROMPT.read_text(encoding="utf-8")))
-    assert told == {status.value for status in Status}
+def test_the_system_prompt_tells_the_markers_from_status_only() -> None:
+    """The prompt file leaves the markers to ``MEANINGS`` (its slot); read, it tells each once, in order."""
+    raw = prompts.SYSTEM_PROMPT.read_text(encoding="utf-8")
+    assert prompts.MARKERS_SLOT in raw and _listed(raw) == []
+    told = prompts.read_prompt(prompts.SYSTEM_PROMPT, "unused")
+    assert _listed(told) == [status.value for status in Status]
+    assert all(f"{status} {MEANINGS[status]}" in told for status in Status)
 
 
 def test_no_output_opens_with_a_marker_status_does_not_know() -> None:

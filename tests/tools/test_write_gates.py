@@ -8,11 +8,11 @@ import pytest
 
 from sentinel.index.sync import sync
 from sentinel.tools.context import Origin
-from sentinel.tools.pages import short_hash
 from sentinel.tools.policy import Status
 from sentinel.tools.relocate import relocate
 from sentinel.tools.remove import remove
 from sentinel.tools.write import write
+from sentinel.vault.hashes import edit_hash
 from tests.support.tool_context import MakeContext
 
 VAULT = {
@@ -32,7 +32,7 @@ def test_create_append_replace_round_trip(make_ctx: MakeContext) -> None:
     assert write(ctx, "notes/New.md", "second line", mode="append").status is Status.OK
     text = (ctx.settings.vault / "notes/New.md").read_text()
     assert text == "first line\nsecond line\n"
-    replaced = write(ctx, "notes/New.md", "fresh", mode="replace", expected_hash=short_hash(text))
+    replaced = write(ctx, "notes/New.md", "fresh", mode="replace", expected_hash=edit_hash(text))
     assert replaced.status is Status.OK
     assert ctx.reader().execute("SELECT COUNT(*) FROM chunks WHERE path = 'notes/New.md'").fetchone()[0] == 1
 
@@ -67,9 +67,9 @@ def test_model_cannot_create_a_wiki_page_but_can_edit_one(make_ctx: MakeContext)
 def test_stale_write_is_refused_with_the_fresh_hash(make_ctx: MakeContext) -> None:
     ctx = make_ctx(VAULT)
     path = ctx.settings.vault / "notes/Topic.md"
-    seen = short_hash(path.read_text())
+    seen = edit_hash(path.read_text())
     path.write_text(path.read_text() + "\nEdited in Obsidian meanwhile.\n")
-    fresh = short_hash(path.read_text())
+    fresh = edit_hash(path.read_text())
     stale = write(ctx, "notes/Topic.md", "overwrite", mode="replace", expected_hash=seen)
     assert stale.status is Status.RETRY and fresh in stale.body
     assert "Edited in Obsidian" in path.read_text()
@@ -83,7 +83,7 @@ def test_adding_links_makes_a_replace_stale_but_keeps_the_content_hash(make_ctx:
     while the index's content hash (what requeues analysis) stays blind to link markup."""
     ctx = make_ctx({"notes/a.md": "Ada Lovelace wrote notes.\n"})
     path = ctx.settings.vault / "notes/a.md"
-    seen = short_hash(path.read_text())
+    seen = edit_hash(path.read_text())
     before = ctx.reader().execute("SELECT hash FROM pages WHERE path = 'notes/a.md'").fetchone()[0]
     path.write_text("[[Ada Lovelace]] wrote notes.\n")
     assert write(ctx, "notes/a.md", "replaced", mode="replace", expected_hash=seen).status is Status.RETRY

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from sentinel.vault.hashes import content_hash
 from sentinel.vault.links import link_key
-from sentinel.vault.parse import content_hash, parse_page
+from sentinel.vault.parse import parse_page
 
 PAGE = """---
 aliases: [Ex, "Why Not"]

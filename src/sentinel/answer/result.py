@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from urllib.parse import quote
 
+from sentinel.paths import without_md
+
 
 @dataclass(frozen=True)
 class Citation:
@@ -47,5 +49,5 @@ class Answer:
 
 def obsidian_url(vault_name: str, path: str, heading: str = "") -> str:
     """The link that opens ``path`` (at ``heading``) in Obsidian, as the search page writes it."""
-    file = path.removesuffix(".md") + (f"#{heading}" if heading else "")
+    file = without_md(path) + (f"#{heading}" if heading else "")
     return f"obsidian://open?vault={quote(vault_name, safe='')}&file={quote(file, safe='')}"

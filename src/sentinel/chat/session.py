@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from sentinel.chat.accounting import Budget, CallUsage, SchemaCost, Usage, budget, usage_of
 from sentinel.chat.control import TurnControl
 from sentinel.chat.loop import OnStep, Turn, run_turn
+from sentinel.prompts import read_prompt
 from sentinel.providers import ChatProvider, Message
 from sentinel.settings import Settings
 from sentinel.tools.capture import capture
@@ -30,21 +30,14 @@ HARNESS_NOTE = (
 )
 
 
-class SystemPromptMissing(FileNotFoundError):
-    """The system prompt file the settings name is not there."""
-
-
 def system_prompt_of(settings: Settings) -> str:
     """The system prompt Open WebUI's Sentinel model gets (or the one chat.system_prompt_file names), with the
     terminal's difference appended."""
-    path = settings.chat.system_prompt_file or settings.openwebui.system_prompt_file
-    if not Path(path).is_file():
-        raise SystemPromptMissing(
-            f"system prompt file {path} does not exist (relative paths start at {Path.cwd()}): pass --system-prompt "
-            "/ set SENTINEL_CHAT__SYSTEM_PROMPT_FILE to the file, or unset SENTINEL_OPENWEBUI__SYSTEM_PROMPT_FILE "
-            "for the one the package ships"
-        )
-    return Path(path).read_text(encoding="utf-8").strip() + HARNESS_NOTE
+    if settings.chat.system_prompt_file is not None:
+        path, setting = settings.chat.system_prompt_file, "SENTINEL_CHAT__SYSTEM_PROMPT_FILE"
+    else:
+        path, setting = settings.openwebui.system_prompt_file, "SENTINEL_OPENWEBUI__SYSTEM_PROMPT_FILE"
+    return read_prompt(path, setting, settings.folders) + HARNESS_NOTE
 
 
 def transcript_messages(messages: list[Message]) -> list[dict[str, str]]:
@@ -74,7 +67,7 @@ class ChatSession:
     context_turns: list[Turn] = field(default_factory=list)  # the turns the current context holds
 
     def __post_init__(self) -> None:
-        self.schemas = tool_schemas()
+        self.schemas = tool_schemas(self.ctx.settings.folders)
         self.messages = self.messages or [{"role": "system", "content": self.system_prompt}]
 
     def _run_tool(self, name: str, arguments: dict[str, Any], turn_id: str) -> ToolOutput:

@@ -16,12 +16,13 @@ from rich.text import Text
 from sentinel.chat.accounting import measure_schema_cost
 from sentinel.chat.commands import parse_command, run_command
 from sentinel.chat.render import budget_warning, lexical_only_warning, step_line, turn_footer
-from sentinel.chat.session import ChatSession, SystemPromptMissing, system_prompt_of
+from sentinel.chat.session import ChatSession, system_prompt_of
 from sentinel.chat.startup import search_mode
 from sentinel.cli.common import IndexOption, VaultOption, console, fail, load_settings
 from sentinel.embed.base import Embedder, EmbedderUnavailable
 from sentinel.embed.factory import embedder_from_settings
 from sentinel.index.sync import sync
+from sentinel.prompts import PromptMissing
 from sentinel.providers import ContextExceeded, ProviderError, ProviderNotConfigured, provider_for
 from sentinel.providers.servers import server_kind
 from sentinel.settings import Settings
@@ -54,7 +55,7 @@ def _open_session(settings: Settings, temperature: float | None) -> ChatSession:
     try:
         system_prompt = system_prompt_of(settings)
         provider = provider_for(settings.conversation, "conversation")
-    except (SystemPromptMissing, ProviderNotConfigured) as error:
+    except (PromptMissing, ProviderNotConfigured) as error:
         fail(str(error))
     ctx = ToolContext(settings=settings, embedder=embedder_or_fail(settings))
     with ctx.write_lock:
@@ -66,7 +67,7 @@ def _open_session(settings: Settings, temperature: float | None) -> ChatSession:
     if mode.partial:
         console.print(Text(f"search: {mode.partial}; a page not yet embedded is found by wording only", style="yellow"))
     try:
-        cost = measure_schema_cost(provider, system_prompt, tool_schemas())
+        cost = measure_schema_cost(provider, system_prompt, tool_schemas(settings.folders))
     except ProviderError as error:
         fail(f"the conversation model did not answer: {error}")
     role = settings.conversation

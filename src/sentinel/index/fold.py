@@ -34,17 +34,28 @@ def _bigrams(match: re.Match[str]) -> str:
     return " " + " ".join([*pairs, *run]) + " "  # bigrams first: a long query keeps them under its term cap
 
 
+def _strip_marks(text: str, length: int) -> str:
+    # casefold keeps ı (Turkish readers write and search it as i); NFKD also unifies compatibility forms
+    decomposed = unicodedata.normalize("NFKD", text.replace("ı", "i"))
+    stripped = _LATIN_MARKS.sub("", decomposed)
+    if len(stripped) != length:  # something was decomposed: compose what remains (Hangul, kana)
+        stripped = unicodedata.normalize("NFC", stripped)
+    return stripped
+
+
+def without_latin_marks(text: str) -> str:
+    """``text`` without Latin diacritics, Turkish dotless ``ı`` as ``i``, compatibility forms unified; marks that
+    carry meaning stay on their letters (``が`` is not ``か``). The fold's rules, for the name fold
+    (``sentinel.vault.name_words``)."""
+    return _strip_marks(text, len(text))
+
+
 def fold(text: str) -> str:
     """``text`` as the lexical leg compares it: compatibility forms unified, case folded (``ß`` -> ``ss``),
     Latin diacritics and Turkish dotless ``ı`` dropped, CJK runs split into characters and bigrams."""
     if text.isascii():
         return text.lower()  # most text of most vaults takes this path
-    # casefold keeps ı (Turkish readers write and search it as i); NFKD also unifies compatibility forms
-    decomposed = unicodedata.normalize("NFKD", text.replace("ı", "i").casefold())
-    stripped = _LATIN_MARKS.sub("", decomposed)
-    if len(stripped) != len(text):  # something was decomposed: compose what remains (Hangul, kana)
-        stripped = unicodedata.normalize("NFC", stripped)
-    return _CJK_RUN.sub(_bigrams, stripped)
+    return _CJK_RUN.sub(_bigrams, _strip_marks(text.casefold(), len(text)))
 
 
 def register(db: sqlite3.Connection) -> None:

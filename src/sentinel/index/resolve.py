@@ -12,7 +12,7 @@ import sqlite3
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 
-from sentinel.paths import page_name
+from sentinel.paths import page_name, without_md
 from sentinel.vault.links import key_base, link_key
 
 _BATCH = 500
@@ -101,7 +101,7 @@ def shortest_names(db: sqlite3.Connection, paths: Iterable[str]) -> dict[str, st
     names: dict[str, str] = {}
     for path in paths:
         key = link_key(path)
-        parts = path[: -len(".md")].split("/") if path.lower().endswith(".md") else path.split("/")
+        parts = without_md(path).split("/")
         for depth in range(1, len(parts) + 1):
             suffix = "/".join(parts[-depth:]).casefold()
             reached = [k for k in namesakes[key_base(key)] if k == suffix or k.endswith("/" + suffix)]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import hashlib
 import json
 import multiprocessing
 import os
@@ -25,6 +24,7 @@ from sentinel.index.migrations import transaction
 from sentinel.index.resolve import keys_touching, refresh_links
 from sentinel.paths import LINK_PLACING_ROLES, page_name, role_of
 from sentinel.settings import Settings
+from sentinel.vault.hashes import chunk_hash, unreadable_page_hash
 from sentinel.vault.links import key_base, link_key
 from sentinel.vault.parse import ParsedPage, parse_page
 from sentinel.vault.walk import FileStat, check_vault
@@ -93,7 +93,7 @@ def _read(vault: Path, stat: FileStat, settings: Settings) -> _Read:
     except OSError as err:  # unreadable, or swapped for a FIFO since the walk
         return _Read(stat, None, "", f"skipped: unreadable ({err.strerror})")
     if b"\x00" in data:
-        return _Read(stat, None, hashlib.sha256(data).hexdigest(), "skipped: binary data (NUL bytes) in a .md file")
+        return _Read(stat, None, unreadable_page_hash(data), "skipped: binary data (NUL bytes) in a .md file")
     problem = None
     try:
         text = data.decode("utf-8")
@@ -205,10 +205,7 @@ def _store(db: sqlite3.Connection, read: _Read, settings: Settings, now: float) 
     )
     db.executemany(
         f"INSERT INTO temp.staged_chunks ({CHUNK_COLUMNS}) VALUES (?,?,?,?,?,?,?,?)",
-        [
-            (rel, c.ordinal, c.trail, c.heading, c.text, hashlib.sha256(c.text.encode()).hexdigest(), c.words, c.kind)
-            for c in parsed.chunks
-        ],
+        [(rel, c.ordinal, c.trail, c.heading, c.text, chunk_hash(c.text), c.words, c.kind) for c in parsed.chunks],
     )
     return keys
 

@@ -17,7 +17,6 @@ is never asked about.
 
 from __future__ import annotations
 
-import hashlib
 import re
 import sqlite3
 import time
@@ -35,9 +34,10 @@ from sentinel.index.queries import Unresolved
 from sentinel.index.resolve import resolve_keys
 from sentinel.index.sync import sync_paths
 from sentinel.maintain import ledger, trace
-from sentinel.paths import DEFINING_ROLES, concept_path, page_name
+from sentinel.paths import DEFINING_ROLES, concept_path, page_name, without_md
 from sentinel.providers import ChatProvider, ChatResult, Message, ProviderError, ProviderUnavailable
 from sentinel.settings import Settings
+from sentinel.vault.hashes import body_hash, mentions_fingerprint
 from sentinel.vault.links import text_without_link_markup
 from sentinel.vault.name_words import folded, variant_key
 from sentinel.vault.parse import split_frontmatter
@@ -220,10 +220,6 @@ def _defining(
     return candidates
 
 
-def _link_target(path: str) -> str:
-    return path[:-3] if path.endswith(".md") else path
-
-
 def page_text(name: str, relpath: str, quoted: list[definition.Candidate], settings: Settings) -> str:
     """The concept page: the defining sentences quoted with links to their sources, then the Sources list.
 
@@ -235,22 +231,15 @@ def page_text(name: str, relpath: str, quoted: list[definition.Candidate], setti
     sources = list(dict.fromkeys(d.source for d in quoted))
     lines = [f"# {name}", ""]
     for item in quoted:
-        lines += [f"> {item.sentence}", f"> — [[{_link_target(item.source)}|{page_name(item.source)}]]", ""]
-    lines += ["## Sources", "", *(f"- [[{_link_target(source)}]]" for source in sources), ""]
+        lines += [f"> {item.sentence}", f"> — [[{without_md(item.source)}|{page_name(item.source)}]]", ""]
+    lines += ["## Sources", "", *(f"- [[{without_md(source)}]]" for source in sources), ""]
     body = "\n".join(lines)
     meta: dict[str, object] = {"generated_by": trace.GENERATED_BY, "sources": sources}
     if page_name(relpath) != name:
         meta["aliases"] = [name]
     meta["quotes"] = [trace.locate(settings.vault, item.source, item.sentence) for item in quoted]
-    meta["body_sha256"] = trace.body_hash(body)
+    meta["body_sha256"] = body_hash(body)
     return "---\n" + yaml.safe_dump(meta, allow_unicode=True, sort_keys=False) + "---\n" + body
-
-
-def _fingerprint(found: list[Mention]) -> str:
-    digest = hashlib.sha256()
-    for mention in found:
-        digest.update(f"{mention.source}\0{mention.paragraph}\0".encode())
-    return digest.hexdigest()
 
 
 def _already_checked(db: sqlite3.Connection, key: str, fingerprint: str) -> bool:
@@ -283,7 +272,7 @@ def _one(
         report.left_alone += 1
         return f"{name}: left alone - a page already answers to this name"
     found = defining_mentions(db, name, settings.concept_max_paragraphs)
-    fingerprint = _fingerprint(found)
+    fingerprint = mentions_fingerprint((mention.source, mention.paragraph) for mention in found)
     if not found or _already_checked(db, entry.key, fingerprint):
         report.unchanged += bool(found)
         report.undefined += not found

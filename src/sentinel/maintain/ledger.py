@@ -12,7 +12,6 @@ another entry point is never attributed to a pass.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import time
 from contextvars import ContextVar, Token
@@ -23,11 +22,8 @@ from typing import Any
 from sentinel.errors import NotFound
 from sentinel.paths import ledger_dir
 from sentinel.settings import Settings
+from sentinel.vault.hashes import written_hash
 from sentinel.vault.write import atomic_write, read_text
-
-
-def text_hash(text: str) -> str:
-    return hashlib.sha256(text.encode()).hexdigest()
 
 
 @dataclass
@@ -86,7 +82,7 @@ def record(path: Path, before: str | None, after: str, evidence: dict[str, Any])
     if book is None:
         return
     relpath = path.relative_to(book.settings.vault).as_posix()
-    entry = {"path": relpath, "before": before, "after_sha256": text_hash(after), "evidence": evidence}
+    entry = {"path": relpath, "before": before, "after_sha256": written_hash(after), "evidence": evidence}
     with book.record_path.open("a", encoding="utf-8") as out:
         out.write(json.dumps(entry, ensure_ascii=False) + "\n")
     book.writes += 1
@@ -152,7 +148,7 @@ def revert(settings: Settings, pass_id: str) -> Reverted:
         if not path.is_file():
             result.left.append((entry["path"], "it is gone already"))
             continue
-        if text_hash(read_text(path)) != entry["after_sha256"]:
+        if written_hash(read_text(path)) != entry["after_sha256"]:
             result.left.append((entry["path"], "it was edited after the pass; left as it is"))
             continue
         if entry["before"] is None:

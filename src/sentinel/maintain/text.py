@@ -8,8 +8,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sentinel.paths import Role, page_name
+from sentinel.vault.hashes import content_hash
 from sentinel.vault.links import text_without_link_markup
-from sentinel.vault.parse import content_hash, split_frontmatter
+from sentinel.vault.parse import split_frontmatter
 from sentinel.vault.write import read_regular
 
 # Tokens the analysis instructions and chat template take around the page text (measured ~250 on Qwen's

@@ -18,7 +18,6 @@ the record with no stamp was edited outside Sentinel (by hand).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 import sqlite3
@@ -29,8 +28,9 @@ from typing import Any
 import yaml
 
 from sentinel.index.migrations import transaction
-from sentinel.paths import transcript_folder
+from sentinel.paths import Role, role_of, transcript_path, with_md, without_md
 from sentinel.settings import Settings
+from sentinel.vault.hashes import body_hash, source_hash
 from sentinel.vault.links import text_without_link_markup
 from sentinel.vault.parse import split_frontmatter
 from sentinel.vault.write import read_text
@@ -40,10 +40,6 @@ CLAIMS = ("generated_by", "sources")  # what a page says only while its body is 
 RECORD = ("quotes", "body_sha256")  # what the pass wrote, kept through edits so the trace can still walk it
 _QUOTE = re.compile(r"^> (?!— )(.*)\n> — \[\[([^|\]]+)", re.MULTILINE)
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$", re.MULTILINE)
-
-
-def body_hash(body: str) -> str:
-    return hashlib.sha256(body.strip().encode()).hexdigest()
 
 
 def _traceable(meta: dict[str, Any]) -> bool:
@@ -100,7 +96,7 @@ def locate(vault: Path, source: str, sentence: str) -> dict[str, Any]:
         "source": source,
         "heading": _heading_trail(visible, span[0]) if span else "",
         "span": list(span) if span else None,
-        "source_sha256": hashlib.sha256(text.encode()).hexdigest(),
+        "source_sha256": source_hash(text),
     }
 
 
@@ -133,13 +129,12 @@ class PageTrace:
 
 def _transcript_step(settings: Settings, source: str, text: str) -> str:
     """For a note: its record line (line number and text) and whether the transcript it names is there."""
-    if not source.startswith(f"{settings.folders.notes}/"):
+    if role_of(source, settings) is not Role.NOTE:
         return ""
     label = re.escape(settings.record_label)
     for number, line in enumerate(text.splitlines(), 1):
         if found := re.match(rf"\s*{label}\s*\[\[([^|\]]+)", line):
-            name = found.group(1).strip().removesuffix(".md")
-            transcript = f"{transcript_folder(settings)}/{name.rsplit('/', 1)[-1]}.md"
+            transcript = transcript_path(found.group(1), settings)
             there = "there" if (settings.vault / transcript).is_file() else "GONE"
             return f"{source} line {number} '{line.strip()}' -> {transcript}: {there}"
     return f"{source} has no '{settings.record_label}' line: no transcript recorded"
@@ -150,12 +145,12 @@ def _check(settings: Settings, sentence: str, source: str, record: dict[str, Any
     if record is None:
         return QuoteCheck(sentence, source, "not in the provenance record: the quote was written after generation")
     vault = settings.vault
-    path = vault / f"{source}.md" if not source.endswith(".md") else vault / source
+    path = vault / with_md(source)
     if not path.is_file():
         return QuoteCheck(sentence, source, "the source is gone", heading)
     text = read_text(path)
     now_span = _find(sentence, _visible(text))
-    changed = hashlib.sha256(text.encode()).hexdigest() != record.get("source_sha256")
+    changed = source_hash(text) != record.get("source_sha256")
     if now_span is None:
         why = "the source changed and no longer says it" if changed else "the quote is not in the source"
         return QuoteCheck(sentence, source, why, heading)
@@ -180,10 +175,10 @@ def trace_page(settings: Settings, relpath: str) -> PageTrace:
     }
     shown = [(m.group(1), m.group(2)) for m in _QUOTE.finditer(body)]
     for sentence, link in shown:
-        source = link if link.endswith(".md") else f"{link}.md"
+        source = with_md(link)
         result.quotes.append(_check(settings, sentence, source, records.get((sentence, source))))
     for sentence, source in records:
-        if (sentence, source.removesuffix(".md")) not in shown and (sentence, source) not in shown:
+        if (sentence, without_md(source)) not in shown and (sentence, source) not in shown:
             result.quotes.append(QuoteCheck(sentence, source, "removed from the page after generation"))
     return result
 

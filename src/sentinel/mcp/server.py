@@ -25,10 +25,11 @@ from sentinel.errors import SentinelError, described
 from sentinel.keys import Scope
 from sentinel.maintain.health import health_line
 from sentinel.mcp import ask
-from sentinel.settings import Folders
+from sentinel.prompts import read_prompt
+from sentinel.settings import Folders, Settings
 from sentinel.tools.context import ToolContext
 from sentinel.tools.policy import Status, markers, stop
-from sentinel.tools.registry import TOOLS, Tool, ToolOutput, run_tool
+from sentinel.tools.registry import TOOLS, Tool, ToolOutput, in_folders, run_tool
 
 Context = ServerRequestContext[Any]
 Paging = types.PaginatedRequestParams | None
@@ -50,12 +51,20 @@ INSTRUCTIONS = (
 )
 
 
+def ladder_text(settings: Settings) -> str:
+    """The ``ladder`` prompt: the system prompt Open WebUI's Sentinel model gets (without research, which MCP
+    does not offer)."""
+    return read_prompt(
+        settings.openwebui.system_prompt_file, "SENTINEL_OPENWEBUI__SYSTEM_PROMPT_FILE", settings.folders
+    )
+
+
 def visible(scope: Scope) -> list[Tool]:
     """The tools a caller of this scope may see and run."""
     return [tool for tool in TOOLS.values() if scope is Scope.WRITE or not tool.writes]
 
 
-def mcp_tool(tool: Tool) -> types.Tool:
+def mcp_tool(tool: Tool, folders: Folders) -> types.Tool:
     """The tool as MCP lists it. Hints are sent only where they differ from the protocol's defaults (not read-only,
     destructive, not idempotent, open world): a client reads the same meaning, and the list costs fewer tokens."""
     hints = types.ToolAnnotations(open_world_hint=False)  # the vault is a closed world
@@ -64,7 +73,12 @@ def mcp_tool(tool: Tool) -> types.Tool:
     else:
         hints.destructive_hint = False if not tool.destructive else None
         hints.idempotent_hint = True if tool.idempotent else None
-    return types.Tool(name=tool.name, description=tool.description, input_schema=tool.parameters, annotations=hints)
+    return types.Tool(
+        name=tool.name,
+        description=folders.in_text(tool.description),
+        input_schema=in_folders(tool.parameters, folders),
+        annotations=hints,
+    )
 
 
 def _result(output: ToolOutput) -> types.CallToolResult:
@@ -102,7 +116,9 @@ def build_server(ctx: ToolContext, scope_of: ScopeOf, observe: Observer | None =
     answers = ask.conversation_model(ctx)
 
     async def list_tools(_: Context, __: Paging) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=[mcp_tool(tool) for tool in visible(scope_of())] + [ask.TOOL])
+        return types.ListToolsResult(
+            tools=[mcp_tool(tool, ctx.settings.folders) for tool in visible(scope_of())] + [ask.TOOL]
+        )
 
     async def call_tool(context: Context, params: types.CallToolRequestParams) -> types.CallToolResult:
         try:
@@ -167,10 +183,7 @@ def build_server(ctx: ToolContext, scope_of: ScopeOf, observe: Observer | None =
     async def get_prompt(_: Context, params: types.GetPromptRequestParams) -> types.GetPromptResult:
         if params.name != LADDER_PROMPT:
             raise ValueError(f"no prompt {params.name}; there is '{LADDER_PROMPT}'")
-        path = ctx.settings.openwebui.system_prompt_file
-        if not path.is_file():
-            raise ValueError(f"the system prompt file {path} is missing: set SENTINEL_OPENWEBUI__SYSTEM_PROMPT_FILE")
-        text = path.read_text(encoding="utf-8").strip()
+        text = ladder_text(ctx.settings)
         return types.GetPromptResult(
             description="Sentinel's system prompt",
             messages=[types.PromptMessage(role="user", content=types.TextContent(text=text))],

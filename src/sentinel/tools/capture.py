@@ -14,7 +14,7 @@ from typing import Any
 import yaml
 
 from sentinel.gates import transcripts
-from sentinel.paths import PathRefused, jail, note_path, page_name, transcript_folder
+from sentinel.paths import PathRefused, jail, note_path, page_name, transcript_path
 from sentinel.tools.arguments import unencodable_argument
 from sentinel.tools.context import ToolContext
 from sentinel.tools.faults import reindex
@@ -58,11 +58,10 @@ def _transcript_for(ctx: ToolContext, chat_id: str) -> tuple[str | None, str]:
 
 
 def _new_transcript_path(ctx: ToolContext, today: str) -> str:
-    folder = ctx.settings.vault / transcript_folder(ctx.settings)
     n = 1
-    while (folder / f"{today}-{n}.md").exists():
+    while (ctx.settings.vault / transcript_path(f"{today}-{n}", ctx.settings)).exists():
         n += 1
-    return f"{transcript_folder(ctx.settings)}/{today}-{n}.md"
+    return transcript_path(f"{today}-{n}", ctx.settings)
 
 
 def capture(ctx: ToolContext, chat_id: str, messages: list[dict[str, Any]], subject: str, content: str) -> ToolResult:

@@ -2,21 +2,12 @@
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
+from sentinel.vault.hashes import edit_hash
 from sentinel.vault.parse import parse_page
 from sentinel.vault.write import read_regular, text_for_reading
-
-HASH_CHARS = 12  # enough to tell versions apart; short enough to cost the model few tokens
-
-
-def short_hash(page: bytes | str) -> str:
-    """The edit hash the model is shown and gives back to write: of the page's exact bytes (see
-    ``gates.stale_write`` for why it is not the link-blind content hash the index keeps)."""
-    data = page.encode("utf-8") if isinstance(page, str) else page
-    return hashlib.sha256(data).hexdigest()[:HASH_CHARS]
 
 
 @dataclass(frozen=True)
@@ -45,4 +36,4 @@ def sections(relpath: str, text: str) -> list[Section]:
 def load(path: Path) -> tuple[str, str]:
     """The page's text for reading (undecodable bytes shown as U+FFFD) and its edit hash."""
     data = read_regular(path)
-    return text_for_reading(data), short_hash(data)
+    return text_for_reading(data), edit_hash(data)

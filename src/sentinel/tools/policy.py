@@ -1,8 +1,8 @@
 """One output policy for every primitive: a status first, never refuse for size, never truncate silently.
 
 Each status answers a different control-flow question for the model (``MEANINGS``). The markers are listed from
-``Status`` wherever they are told (MCP's instructions); the system prompt and the README are checked against it
-(tests/tools/test_status_markers.py).
+``Status`` wherever they are told (MCP's instructions, the system prompt's slot); the README is checked against it
+(tests/tools/test_status_markers.py). A new marker is a line in ``Status``, one in ``MEANINGS`` and the README's.
 """
 
 from __future__ import annotations
@@ -23,15 +23,17 @@ class Status(StrEnum):
     NOTE = "[note]"
 
 
-# What each status tells the model to do: the one home of that decision.
+# What the model does on each status, in the words every prompt tells it (``sentinel.prompts`` writes these into
+# the prompt's ``{status_markers}`` slot): the one home of that decision.
 MEANINGS: dict[Status, str] = {
-    Status.OK: "done; here is the answer",
-    Status.NEXT: "done, and here is the natural next step",
-    Status.DONE: "nothing more to find: stop searching",
-    Status.RETRY: "fixable: the text says how",
-    Status.STOP: "impossible: no rewording will succeed, do not retry",
-    Status.MORE: "cut here; the cursor to continue is given",
-    Status.NOTE: "side information (e.g. search is running on its lexical half only)",
+    Status.OK: "done, use it.",
+    Status.NEXT: "done, and it names the natural next step.",
+    Status.DONE: "nothing more to find: stop searching and answer with what you have, or say the vault does not "
+    "cover it.",
+    Status.RETRY: "fixable: do what it says, once.",
+    Status.STOP: "impossible: do not retry or reword; tell the user.",
+    Status.MORE: "the answer is cut: continue with the cursor it gives only if you need the rest.",
+    Status.NOTE: "side information (for example that search ran on wording only); mention it if it matters.",
 }
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Literal
 
 from sentinel.index.resolve import page_for_link
-from sentinel.paths import PathRefused, jail
+from sentinel.paths import PathRefused, is_page_file, jail
 from sentinel.search.scope import refused_by_key
 from sentinel.tools.context import ToolContext
 from sentinel.tools.pages import load, sections
@@ -37,7 +37,7 @@ def _paged(ctx: ToolContext, label: str, text: str, cursor: int, args: dict[str,
 
 
 def read(ctx: ToolContext, path: str, depth: Depth = "outline", section: str = "", cursor: int = 0) -> ToolResult:
-    if isinstance(path, str) and path.strip() and not path.strip().lower().endswith(".md"):
+    if isinstance(path, str) and path.strip() and not is_page_file(path.strip()):
         path = page_for_link(ctx.reader(), path) or path  # a page name reaches its page as a link would
     try:
         full, rel = jail(ctx.settings.vault, path, must_exist=True)

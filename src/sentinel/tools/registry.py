@@ -15,6 +15,7 @@ from typing import Any, get_type_hints
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
 from sentinel.maintain.health import health_line
+from sentinel.settings import Folders
 from sentinel.tools import graph, listing, read, relocate, remove, search, write
 from sentinel.tools.arguments import unencodable_argument
 from sentinel.tools.context import ToolContext
@@ -134,10 +135,31 @@ def _arguments_model(tool: Tool) -> type[BaseModel]:
 ARGUMENTS = {name: _arguments_model(tool) for name, tool in TOOLS.items()}
 
 
-def tool_schemas() -> list[dict[str, Any]]:
-    """The seven tools in the OpenAI function-calling shape (Ollama accepts the same)."""
+def in_folders(value: Any, folders: Folders) -> Any:
+    """A description or a schema (its descriptions and examples) naming the folders as ``folders`` names them:
+    the tools are written with the default names, which are settings."""
+    if isinstance(value, str):
+        return folders.in_text(value)
+    if isinstance(value, dict):
+        return {key: in_folders(item, folders) for key, item in value.items()}
+    if isinstance(value, list):
+        return [in_folders(item, folders) for item in value]
+    return value
+
+
+def tool_schemas(folders: Folders | None = None) -> list[dict[str, Any]]:
+    """The seven tools in the OpenAI function-calling shape (Ollama accepts the same), in these folders' names
+    (none: the default ones)."""
+    folders = folders or Folders()
     return [
-        {"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.parameters}}
+        {
+            "type": "function",
+            "function": {
+                "name": t.name,
+                "description": folders.in_text(t.description),
+                "parameters": in_folders(t.parameters, folders),
+            },
+        }
         for t in TOOLS.values()
     ]
 

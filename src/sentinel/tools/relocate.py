@@ -6,7 +6,7 @@ import errno
 
 from sentinel.gates import transcripts, wiki_creation
 from sentinel.index.resolve import resolve_keys
-from sentinel.paths import PathRefused, Role, jail, page_name, role_of
+from sentinel.paths import PathRefused, Role, jail, page_name, role_of, without_md
 from sentinel.tools.context import Origin, ToolContext
 from sentinel.tools.faults import refused, reindex
 from sentinel.tools.policy import Status, ToolResult, retry, stop
@@ -65,7 +65,7 @@ def relocate(ctx: ToolContext, source: str, destination: str) -> ToolResult:
         notes = reindex(ctx, [old, new])
         # the plain name if it now reaches the moved page unambiguously, else the full path
         name = page_name(new)
-        target = name if resolve_keys(db, [link_key(name)])[link_key(name)] == new else new[:-3]
+        target = name if resolve_keys(db, [link_key(name)])[link_key(name)] == new else without_md(new)
         rewritten, count, failed = [], 0, ""
         for rel, page in linking.items():
             text, changed = retarget_links(page.text, by_source[rel], target, new)

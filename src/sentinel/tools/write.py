@@ -11,8 +11,8 @@ from sentinel.maintain import trace
 from sentinel.paths import PathRefused, jail
 from sentinel.tools.context import Origin, ToolContext
 from sentinel.tools.faults import refused, reindex
-from sentinel.tools.pages import short_hash
 from sentinel.tools.policy import Status, ToolResult, retry, stop
+from sentinel.vault.hashes import edit_hash
 from sentinel.vault.write import (
     PageChanged,
     PageUndecodable,
@@ -82,14 +82,14 @@ def _write_locked(
         return stop(verdict.reason)
     if mode == "create" and exists:
         return retry(
-            f"'{rel}' already exists (hash {short_hash(read_regular(full))}); use mode='append', or "
+            f"'{rel}' already exists (hash {edit_hash(read_regular(full))}); use mode='append', or "
             "mode='replace' with that expected_hash"
         )
     if mode in ("replace", "append") and not exists:
         return retry(f"'{rel}' does not exist; use mode='create'")
     if mode == "create":
         atomic_write(full, _stamped("", _with_newline(content).encode(), ctx.origin))
-        return short_hash(read_regular(full))
+        return edit_hash(read_regular(full))
     for _ in range(APPEND_TRIES if mode == "append" else 1):
         try:
             page = read_exact(full, rel)
@@ -97,7 +97,7 @@ def _write_locked(
             return stop(str(err))
         current = page.bytes_of(page.text)
         if (mode == "replace" or expected_hash) and not (
-            verdict := stale_write.read_current(expected_hash, short_hash(current), rel)
+            verdict := stale_write.read_current(expected_hash, edit_hash(current), rel)
         ).passed:
             return retry(verdict.reason)
         if mode == "append":
@@ -106,7 +106,7 @@ def _write_locked(
             if _stamped(page.text, whole, ctx.origin) == whole:
                 # in place, as an editor appends: text another writer appends meanwhile is never lost
                 append_in_place(full, page.appended(added))
-                return short_hash(read_regular(full))
+                return edit_hash(read_regular(full))
             data = _stamped(page.text, whole, ctx.origin)  # a generated page: its frontmatter changes too
         else:
             data = _stamped(page.text, page.bytes_of("", _with_newline(content)), ctx.origin)
@@ -114,5 +114,5 @@ def _write_locked(
             atomic_write(full, data, expect=current)
         except PageChanged:
             continue  # another editor wrote the page meanwhile: read it again, never rename over its text
-        return short_hash(data)
+        return edit_hash(data)
     return retry(f"'{rel}' kept changing while Sentinel wrote it (another editor is busy with it); try again")

@@ -7,6 +7,8 @@ import re
 from dataclasses import dataclass
 from urllib.parse import unquote
 
+from sentinel.paths import is_page_file, without_md
+
 # [[target]], [[target|label]], ![[embed]]; a table cell escapes the pipe as \|.
 WIKILINK = re.compile(r"(!?)\[\[([^\[\]\n]+?)\]\]")
 # [label](target.md) with an optional #fragment; external URLs are not vault links.
@@ -67,13 +69,9 @@ def split_wikilink(inner: str) -> tuple[str, str | None, str | None]:
     return target.strip(), (heading.strip() or None) if hash_ else None, label.strip() or None
 
 
-def strip_md_extension(target: str) -> str:
-    return target[:-3] if target.lower().endswith(".md") else target
-
-
 def link_key(target: str) -> str:
     """The lookup key of a link target: lower-cased, .md dropped, slashes normalised, no leading ./ or /."""
-    key = strip_md_extension(target.strip().replace("\\", "/")).lstrip("/")
+    key = without_md(target.strip().replace("\\", "/")).lstrip("/")
     while key.startswith("./"):
         key = key[2:]
     return key.casefold()
@@ -92,7 +90,7 @@ def wikilinks_in(text: str, line: int) -> list[Link]:
             continue
         display = label or (f"{target} > {heading}" if heading and target else target or heading or "")
         kind = "attachment" if is_attachment(target) else "embed" if bang else "wikilink"
-        links.append(Link(strip_md_extension(target), heading, display, kind, line))
+        links.append(Link(without_md(target), heading, display, kind, line))
     return links
 
 
@@ -106,9 +104,9 @@ def markdown_link(href: str, label: str, line: int, folder: str = "") -> Link | 
     if "://" in href or href.startswith("mailto:"):
         return None
     path, _, fragment = href.partition("#")
-    if not path.lower().endswith(".md"):
+    if not is_page_file(path):
         return None
-    target = strip_md_extension(unquote(path))
+    target = without_md(unquote(path))
     if target.startswith(("./", "../")):
         joined = posixpath.normpath(posixpath.join(folder, target))
         target = target if joined.startswith("..") else joined

@@ -2,6 +2,8 @@
 
 One fold for every place that asks "are these two spellings of one name?" (candidate pairing, the name gates,
 the concept step's variant check): case, diacritics, hyphen/underscore/space and a plural ending are ignored.
+Diacritics go by the lexical fold's rules (``sentinel.index.fold.without_latin_marks``): Latin accents and
+Turkish ``ı`` go, marks that make another letter stay (``が`` and ``か`` are two names' words).
 
 Plural endings, per word (a word of four letters or more, never cut below three):
 - en: ``-ies`` -> ``-y`` (entries/entry), ``-es`` after s/x/z/ch/sh (boxes/box), ``-s`` (plugins/plugin; not
@@ -20,6 +22,8 @@ import re
 import unicodedata
 from collections.abc import Mapping
 
+from sentinel.index.fold import without_latin_marks
+
 _WORD = re.compile(r"[^\W_]+")
 _SIBILANT_ES = re.compile(r"..(?:[sxz]|ch|sh)es$")
 _BACK, _FRONT = set("aıou"), set("eiöü")
@@ -29,11 +33,6 @@ def raw_words(name: str) -> list[str]:
     """The name's words, case-folded, with their diacritics (hyphens, underscores and punctuation split words)."""
     # Turkish İ case-folds to i + a combining dot, which is no word character: the dot goes (İkinci -> ikinci).
     return _WORD.findall(unicodedata.normalize("NFKC", name).casefold().replace("\u0307", ""))
-
-
-def _without_marks(word: str) -> str:
-    decomposed = unicodedata.normalize("NFKD", word)
-    return "".join(c for c in decomposed if not unicodedata.combining(c)).replace("ı", "i")
 
 
 def _turkish_plural(word: str) -> bool:
@@ -46,8 +45,8 @@ def _turkish_plural(word: str) -> bool:
 def singular(word: str) -> str:
     """``word`` (case-folded, with diacritics) without a plural ending of en/de/es/tr, and without diacritics."""
     if _turkish_plural(word):
-        return _without_marks(word[:-3])
-    plain = _without_marks(word)
+        return without_latin_marks(word[:-3])
+    plain = without_latin_marks(word)
     for ending, replacement in (("ies", "y"), ("iones", "ion"), ("ungen", "ung")):
         if plain.endswith(ending) and len(plain) - len(ending) + len(replacement) >= 3:
             return plain[: -len(ending)] + replacement

@@ -8,7 +8,6 @@ the UTF-8 body.
 from __future__ import annotations
 
 import bisect
-import hashlib
 import re
 from dataclasses import dataclass, field
 from datetime import date, datetime
@@ -21,6 +20,7 @@ import yaml
 from sentinel.paths import page_name
 from sentinel.vault.bounded_yaml import BoundedYAMLHandler, FrontmatterRefused
 from sentinel.vault.entries import kinded_units, page_date
+from sentinel.vault.hashes import content_hash
 from sentinel.vault.links import Link, markdown_link, text_without_link_markup, wikilinks_in
 
 _OPTIONS = pyromark.Options.ENABLE_TABLES | pyromark.Options.ENABLE_STRIKETHROUGH
@@ -61,12 +61,6 @@ class ParsedPage:
     content_hash: str
     problems: list[str] = field(default_factory=list)
     date: str = ""  # the page's own date (frontmatter, else its title), ISO; "" when it names none
-
-
-def content_hash(text: str) -> str:
-    """Hash of what a page says, not of its link markup: one field for the write guard, the analysis queue
-    and edit detection."""
-    return hashlib.sha256(text_without_link_markup(text).encode()).hexdigest()
 
 
 def _jsonable(value: Any) -> Any:
