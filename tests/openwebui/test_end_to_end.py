@@ -37,7 +37,8 @@ pytestmark = pytest.mark.slow
 
 PRIMITIVES = {"read", "search", "listing", "graph", "write", "relocate", "remove"}
 STATUS_MARKERS = ("[OK]", "[OK → next]", "[DONE]", "[RETRY]", "[STOP]", "[more]", "[note]")
-SYSTEM_PROMPT = prompts.SYSTEM_PROMPT.read_text()
+# What setup sends: the shipped file with its status-marker slot filled from Status (prompts.read_prompt).
+SYSTEM_PROMPT = prompts.read_prompt(prompts.SYSTEM_PROMPT, "SENTINEL_OPENWEBUI__SYSTEM_PROMPT_FILE") + "\n"
 ANSWER = "Saved it to your notes."
 PAGE = """---
 type: note
