@@ -246,8 +246,7 @@ def fuse(
     """The fused page ranking: RRF of the legs, then (``graph``) the PageRank rerank, then the quality
     penalty (the policies are ``fusion``'s), then (``SearchSettings.rerank``, with the query's ``vector``)
     the second stage over the top pages (``sentinel.search.rerank``)."""
-    lexical = legs.get(r.LEG_LEXICAL, [])
-    windows = windows_per_page(db, lexical) if settings.search.window_prior > 0 else {}
+    windows = windows_per_page(db, legs.get(r.LEG_LEXICAL, []))
     weights = fusion.fuse_legs(settings.search, legs, excerpts_of_entries(db, legs.get(r.LEG_SUMMARIES, [])), windows)
     found = set(weights)
     if graph:
