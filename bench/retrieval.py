@@ -4,8 +4,9 @@
                               [--save BEFORE.json] [--compare BEFORE.json]
 
 Indexes and embeds the eval vault (SENTINEL_EVAL_VAULT, default ../shared/eval/obsidian-help; incrementally: a
-second run embeds nothing), then ranks the pages of every answerable query in queries.tsv beside it (public) and
-bench/heldout_queries.tsv (written for this project, never tuned on) through the real search code, and prints
+second run embeds nothing), then ranks the pages of every answerable query in queries.tsv beside it (public),
+bench/heldout_queries.tsv (written for this project) and bench/vault_questions.tsv (fresh vault questions, split
+by sha256 into vault-choose and vault-report) through the real search code, and prints
 nDCG@10, MRR@10, hit@1 and hit@5 for each leg, the fusions, and nDCG@10 of every ranking per language and kind. A
 page counts as found where any of its chunks (or its summary) ranks; relevance is by page path, as labelled.
 ``--vault`` may be a part of the eval vault (e.g. a copy of its en/ folder, with its own ``--index``, when there
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import hashlib
 import itertools
 import json
 import math
@@ -51,6 +53,10 @@ QUERY_FILES = {"public": eval_data_file("queries.tsv"), "heldout": ROOT / "bench
 CONVO_FILE = ROOT / "bench" / "convo" / "questions.tsv"
 CONVO_VAULT = ROOT / "bench" / "convo" / "vault"
 CONVO_SETS = {"convo-choose": "choose", "convo-report": "report"}
+# Fresh vault questions (issue 32, round three) over the eval vault, split by each question's sha256
+# (``vault_split``): "choose" may choose weights, "report" never does.
+VAULT_FILE = ROOT / "bench" / "vault_questions.tsv"
+VAULT_SETS = {"vault-choose": "choose", "vault-report": "report"}
 METRICS = ("nDCG@10", "MRR@10", "hit@1", "hit@5")
 
 
@@ -63,12 +69,23 @@ class Query:
     relevant: set[str]
 
 
+def vault_split(query: str) -> str:
+    """The half a question belongs to, by its text alone: the first byte of its sha256 even chooses, odd
+    reports. A question that is reworded may change halves; one that is added moves no other."""
+    return "choose" if hashlib.sha256(query.encode("utf-8")).digest()[0] % 2 == 0 else "report"
+
+
+def row_split(row: dict[str, str]) -> str:
+    """A row's split: its ``split`` column where the file has one (the conversation set), else ``vault_split``."""
+    return row["split"] if row.get("split") else vault_split(row["query"])
+
+
 def load_queries(path: Path, present: set[str] | None = None, split: str | None = None) -> list[Query]:
     """The answerable queries of a file; with ``present`` (the pages of a part of the vault), each query's
     relevant pages are those present, and a query with none left is dropped. ``split``: only the rows of
-    that split (the conversation set's ``choose`` or ``report``)."""
+    that split (``choose`` or ``report``, ``row_split``)."""
     with path.open(encoding="utf-8") as f:
-        rows = [r for r in csv.DictReader(f, delimiter="\t") if split is None or r.get("split") == split]
+        rows = [r for r in csv.DictReader(f, delimiter="\t") if split is None or row_split(r) == split]
     queries = [
         Query(r["id"], r["lang"], r["kind"], r["query"], {p.strip() for p in r["relevant"].split(";")})
         for r in rows
@@ -190,7 +207,8 @@ class EvalSet:
     queries: list[Query]
 
 
-CHOOSING = ("public", "convo-choose")  # the sets any weight or threshold may be chosen on (the sweeps use only these)
+# The sets any weight or threshold may be chosen on (the sweeps use only these).
+CHOOSING = ("public", "convo-choose", "vault-choose")
 
 
 def evaluate(sets: list[EvalSet], embedder, before: Cells | None = None) -> Cells:  # type: ignore[no-untyped-def]
@@ -333,7 +351,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--convo-index", type=Path, default=ROOT / ".cache" / "bench" / "convo-index.db")
     parser.add_argument("--embed-model", type=Path, default=ROOT / "models" / "multilingual-e5-small")
     parser.add_argument("--reembed", action="store_true", help="the model changed: embed everything again")
-    parser.add_argument("--sets", default="public,heldout,convo-choose,convo-report", help="comma-separated")
+    parser.add_argument(
+        "--sets", default="public,heldout,vault-choose,vault-report,convo-choose,convo-report", help="comma-separated"
+    )
     parser.add_argument("--save", type=Path, help="write every cell to this JSON file")
     parser.add_argument("--compare", type=Path, help="show each cell's change against a file --save wrote")
     parser.add_argument("--sweep", action="store_true", help="also print the leg-weight grid (choosing sets)")
@@ -343,11 +363,15 @@ def main(argv: list[str] | None = None) -> int:
     wanted = args.sets.split(",")
     embedder = OnnxEmbedder(args.embed_model, threads=int(os.environ.get("EMBED_THREADS", "2")))
     sets: list[EvalSet] = []
-    if any(name in QUERY_FILES for name in wanted):
+    if any(name in QUERY_FILES or name in VAULT_SETS for name in wanted):
         db, settings = _indexed(args.vault, args.index, embedder, args.reembed)
         for name, path in QUERY_FILES.items():
             if name in wanted:
                 sets.append(EvalSet(name, path.name, db, settings, load_queries(path, vault_pages(db))))
+        for name, split in VAULT_SETS.items():
+            if name in wanted:
+                queries = load_queries(VAULT_FILE, vault_pages(db), split)
+                sets.append(EvalSet(name, f"{VAULT_FILE.name} {split}", db, settings, queries))
     if any(name in CONVO_SETS for name in wanted):
         db, settings = _indexed(CONVO_VAULT, args.convo_index, embedder, args.reembed)
         for name, split in CONVO_SETS.items():

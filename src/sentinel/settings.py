@@ -273,6 +273,14 @@ class SearchSettings(BaseModel):
         description="The summary leg's weight for a page whose summary is only an excerpt of entries (a chat log's "
         "first turns: no description, no analysis, a first unit that is an entry).",
     )
+    window_prior: float = Field(
+        0.1,
+        ge=0,
+        description="A page's vote in the wording leg is its weight times its count of prose windows to the power "
+        "-window_prior: a page of many windows holds some incidental word of almost any question, so it is found by "
+        "wording more often than its text answers. 0: off. Entries (chat turns, bullets) do not count. Chosen on "
+        "vault-choose (bench/vault_questions.tsv), with public and convo-choose not falling (docs/retrieval.md).",
+    )
     leg_depth: int = Field(100, ge=10, description="Candidates each leg contributes to the fusion.")
     timeout_s: float = Field(
         2.0, gt=0, description="Budget for query embedding and retrieval; past it the answer is lexical, with a note."

@@ -55,15 +55,21 @@ def rrf(rankings: Sequence[Sequence[K]], *, k: float = PLAIN_K, weights: Sequenc
 
 
 def fuse_legs(
-    search: SearchSettings, legs: Mapping[str, Sequence[str]], excerpts: Collection[str] = ()
+    search: SearchSettings,
+    legs: Mapping[str, Sequence[str]],
+    excerpts: Collection[str] = (),
+    windows: Mapping[str, int] | None = None,
 ) -> dict[str, float]:
     """Fused weights of the legs' ranked pages (best first): plain RRF, or RRF weighted per leg.
 
     ``excerpts``: pages whose summary is only an excerpt of a few entries (no description, no analysis yet, a
     first unit that is an entry: a chat log's first turns; ``summaries.excerpts_of_entries``). Their summary
     vector stands for those lines, not for the page, so their vote in the summary leg weighs
-    ``weight_excerpts``. The weights (lexical 1.25, chunks 2.0, summaries and excerpts 1.0) were chosen on the
-    public set and the conversation set's choosing part of the whole eval vault (docs/retrieval.md)."""
+    ``weight_excerpts``. ``windows``: each page's count of prose windows (``lexical.windows_per_page``); its
+    vote in the lexical leg is divided by that count to the power ``window_prior`` (``wording_votes``). The leg
+    weights (lexical 1.25, chunks 2.0, summaries and excerpts 1.0) were chosen on the public set and the
+    conversation set's choosing part of the whole eval vault; ``window_prior`` on vault-choose
+    (docs/retrieval.md)."""
     if search.fusion == "rrf":
         return rrf_weights(list(legs.values()))
     weights = {
@@ -71,13 +77,29 @@ def fuse_legs(
         r.LEG_CHUNKS: search.weight_chunks,
         r.LEG_SUMMARIES: search.weight_summaries,
     }
-    damped = dict.fromkeys(excerpts, search.weight_excerpts)
+    own = {
+        r.LEG_SUMMARIES: dict.fromkeys(excerpts, search.weight_excerpts),
+        r.LEG_LEXICAL: wording_votes(search, windows or {}),
+    }
     return rrf_weights(
         list(legs.values()),
         k=search.rrf_k,
         weights=[weights[name] for name in legs],
-        item_weights=[damped if name == r.LEG_SUMMARIES else {} for name in legs],
+        item_weights=[own.get(name, {}) for name in legs],
     )
+
+
+def wording_votes(search: SearchSettings, windows: Mapping[str, int]) -> dict[str, float]:
+    """The lexical leg's weight for each page cut into windows: ``weight_lexical * windows ** -window_prior``.
+
+    The leg ranks a page by its best-matching window, so a page of 30 windows has 30 chances to hold some
+    incidental word of a question (on vault-choose the Turkish Canvas page, 30 windows, came first for a
+    Turkish question on enabling two-factor sign-in, which no Turkish page answers). The prior takes back part
+    of those chances; entries (a chat turn, a bullet) are not counted: each is one short line, where a match
+    is specific."""
+    if search.window_prior <= 0:
+        return {}
+    return {page: search.weight_lexical * n**-search.window_prior for page, n in windows.items() if n > 1}
 
 
 def with_walk(search: SearchSettings, ranked: Sequence[str], walk: Sequence[str]) -> dict[str, float]:

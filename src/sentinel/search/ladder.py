@@ -30,7 +30,7 @@ from sentinel.search.embedding import embed_command, identity_record
 from sentinel.search.families import collapse
 from sentinel.search.graph import walk as walk_graph
 from sentinel.search.hits import build_hits, exact_pages, quality_flags
-from sentinel.search.lexical import lexical_chunks, lexical_terms
+from sentinel.search.lexical import lexical_chunks, lexical_terms, windows_per_page
 from sentinel.search.query_facets import Filter, FilterError, page_filter, split_query
 from sentinel.search.rerank import reranked
 from sentinel.search.results import Hit, Rung, SearchResult
@@ -246,7 +246,8 @@ def fuse(
     """The fused page ranking: RRF of the legs, then (``graph``) the PageRank rerank, then the quality
     penalty (the policies are ``fusion``'s), then (``SearchSettings.rerank``, with the query's ``vector``)
     the second stage over the top pages (``sentinel.search.rerank``)."""
-    weights = fusion.fuse_legs(settings.search, legs, excerpts_of_entries(db, legs.get(r.LEG_SUMMARIES, [])))
+    windows = windows_per_page(db, legs.get(r.LEG_LEXICAL, []))
+    weights = fusion.fuse_legs(settings.search, legs, excerpts_of_entries(db, legs.get(r.LEG_SUMMARIES, [])), windows)
     found = set(weights)
     if graph:
         weights = fusion.with_walk(settings.search, list(weights), walk_graph(db, list(weights), roles))

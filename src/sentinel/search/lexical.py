@@ -6,6 +6,7 @@ import sqlite3
 
 from sentinel.index.facets import Facets
 from sentinel.search.fts_query import Terms, document_frequencies, match_expression, prune_common, query_terms
+from sentinel.vault.entries import WINDOW_UNIT
 
 VOCAB_TABLE = "chunks_vocab"
 
@@ -54,3 +55,20 @@ def _ranked(db: sqlite3.Connection, expression: str, limit: int, facets: Facets 
         )
     rows = db.execute(sql, [expression, *params, limit]).fetchall()
     return [int(r[0]) for r in rows]
+
+
+def windows_per_page(db: sqlite3.Connection, paths: list[str]) -> dict[str, int]:
+    """How many prose windows each of ``paths`` is cut into (pages with none are left out): the wording leg
+    ranks a page by its best window, so a page of many windows has as many chances to hold a query's word."""
+    found: dict[str, int] = {}
+    for start in range(0, len(paths), 500):
+        batch = paths[start : start + 500]
+        marks = ",".join("?" * len(batch))
+        found.update(
+            (str(path), int(n))
+            for path, n in db.execute(
+                f"SELECT path, count(*) FROM chunks WHERE kind = ? AND path IN ({marks}) GROUP BY path",
+                [WINDOW_UNIT, *batch],
+            )
+        )
+    return found
