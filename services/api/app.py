@@ -19,7 +19,7 @@ from sentinel.settings import Settings
 from sentinel.tools.context import ToolContext
 from services.api import admin, ask, tools
 from services.api.mcp import mount_mcp
-from services.api.pool import pool_router
+from services.api.pool import install_pool_errors, pool_router
 from services.api.search_page import mount_search_page
 from services.common import errors
 from services.common.auth import key_ring
@@ -49,6 +49,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     app.add_middleware(RequestLog, logger="sentinel.api")
     errors.install(app)
+    install_pool_errors(app)
 
     @app.exception_handler(RequestValidationError)
     async def invalid_request(_: Request, err: RequestValidationError) -> Response:

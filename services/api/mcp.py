@@ -11,8 +11,7 @@ from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from contextvars import ContextVar
 
-from fastapi import FastAPI, HTTPException, Request
-from fastapi.responses import JSONResponse
+from fastapi import FastAPI, Request
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.routing import Route
@@ -37,18 +36,14 @@ _LOOPBACK = TransportSecuritySettings(
 
 
 class _KeyedDoor:
-    """ASGI endpoint: 401 without a known key, else the MCP session manager with the caller's scope set."""
+    """ASGI endpoint: the MCP session manager with the caller's scope set. Without a known key ``scope_of`` raises,
+    before anything is sent, and the app's one translator answers 401 (``services.common.errors``)."""
 
     def __init__(self, manager: StreamableHTTPSessionManager) -> None:
         self.manager = manager
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        try:
-            caller = scope_of(Request(scope))
-        except HTTPException as err:
-            refusal = JSONResponse({"detail": err.detail}, err.status_code, headers={"WWW-Authenticate": "Bearer"})
-            await refusal(scope, receive, send)
-            return
+        caller = scope_of(Request(scope))
         token = _caller.set(caller)
         try:
             with limited_to(limits_of(Request(scope))):  # scopes the key never reaches (sentinel.search.scope)

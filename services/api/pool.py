@@ -53,23 +53,32 @@ def _response(reply: face.Reply) -> Response:
     return JSONResponse(reply.body, status_code=reply.status, headers=reply.headers)
 
 
+async def pool_error(request: Request, error: Exception) -> Response:
+    """The API's one answer to what the pool cannot serve, on every route: OpenAI's or Ollama's error shape, with
+    its status and headers (``face.error_reply``). A route raises it before its answer starts (a stream's later
+    failure is the stream's own last event), so no path answers it as a bare 500."""
+    assert isinstance(error, GatewayError)  # registered for GatewayError only
+    return _response(face.error_reply(error, request.url.path))
+
+
+def install_pool_errors(app: FastAPI) -> None:
+    app.add_exception_handler(GatewayError, pool_error)
+
+
 class _PoolRoute(APIRoute):
-    """What the face does not answer itself: the registry (Redis) down, and a pool error on a listing."""
+    """On a pool route, Redis failing is the pool's registry being down: said as such (``pool_error``)."""
 
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
-        handler, ollama = super().get_route_handler(), self.path.startswith("/api/")
+        handler = super().get_route_handler()
 
         async def answer(request: Request) -> Response:
             try:
                 return await handler(request)
             except RedisError as error:
-                down = RegistryUnavailable(
+                raise RegistryUnavailable(
                     f"the pool's registry (Redis) could not be read: {error}; retry in a moment, and check that "
                     "Redis is up (SENTINEL_REDIS_URL)"
-                )
-                return _response(face.error_reply(down, ollama))
-            except GatewayError as error:
-                return _response(face.error_reply(error, ollama))
+                ) from error
 
         return answer
 

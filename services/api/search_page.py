@@ -14,11 +14,12 @@ from html import escape
 from pathlib import Path
 from typing import Any, Literal
 
-from fastapi import APIRouter, Depends, HTTPException, Request
+from fastapi import APIRouter, Depends, Request
 from fastapi.responses import FileResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 
+from sentinel.errors import BadInput
 from sentinel.keys import Scope
 from sentinel.maintain.trace import GENERATED_BY, trace_page
 from sentinel.search.modes import Mode, answer
@@ -119,7 +120,7 @@ def search_router() -> APIRouter:
         """The search page's search: one mode's hits as data, in rank order, with no score."""
         ctx: ToolContext = request.app.state.ctx
         if problem := unencodable_argument(body.model_dump()):
-            raise HTTPException(400, problem)
+            raise BadInput(problem)
         with limited_to(limits_of(request)):  # bad input answers 400 (services.common.errors)
             found = answer(
                 ctx.reader(), ctx.settings, ctx.embedder, body.mode, body.query, body.rung, body.cursor, PAGE_HITS

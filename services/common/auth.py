@@ -5,9 +5,9 @@ from __future__ import annotations
 import ipaddress
 import logging
 
-from fastapi import HTTPException, Request
+from fastapi import Request
 
-from sentinel.keys import KeyFileError, LiveKeyRing, Scope
+from sentinel.keys import KeyFileError, KeyUnknown, LiveKeyRing, NotPermitted, Scope
 from sentinel.paths import keys_path
 from sentinel.settings import Settings
 
@@ -66,15 +66,14 @@ def host_name(host_header: str) -> str:
 
 
 def scope_of(request: Request) -> Scope:
-    """The caller's scope from ``Authorization: Bearer <key>``; 401 when missing or unknown. Local-only mode
-    (no keys) answers only requests addressed to a loopback name: a web page the user visits could otherwise
-    rebind its own DNS name to 127.0.0.1 and read the vault through the user's browser."""
+    """The caller's scope from ``Authorization: Bearer <key>``; ``KeyUnknown`` (401) when missing or unknown.
+    Local-only mode (no keys) answers only requests addressed to a loopback name: a web page the user visits could
+    otherwise rebind its own DNS name to 127.0.0.1 and read the vault through the user's browser."""
     ring: LiveKeyRing | None = request.app.state.keys
     if ring is None:
         host = request.headers.get("host", "")
         if not is_loopback(host_name(host)):
-            raise HTTPException(
-                403,
+            raise NotPermitted(
                 f"this API runs local-only (no keys) and answers only requests addressed to 127.0.0.1, ::1 or "
                 f"localhost, not Host {host!r}: open it by one of those names, or create a key with "
                 "`sentinel keys create`",
@@ -84,7 +83,7 @@ def scope_of(request: Request) -> Scope:
     scheme, _, key = header.partition(" ")
     scope = ring.scope_of(key.strip()) if scheme.lower() == "bearer" else None
     if scope is None:
-        raise HTTPException(401, "missing or unknown API key: send 'Authorization: Bearer <key>'")
+        raise KeyUnknown("missing or unknown API key: send 'Authorization: Bearer <key>'")
     return scope
 
 
@@ -100,4 +99,4 @@ def limits_of(request: Request) -> tuple[str, ...]:
 def require_write(scope: Scope, verb: str) -> None:
     """The scope gate: a read-only key calling a write verb is refused before anything runs."""
     if scope is not Scope.WRITE:
-        raise HTTPException(403, f"{verb} needs a write-scoped key; this key is read-only")
+        raise NotPermitted(f"{verb} needs a write-scoped key; this key is read-only")

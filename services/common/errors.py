@@ -7,6 +7,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
 from sentinel.errors import BadInput, Conflict, NotFound, Refused, SentinelError, Unavailable, kind_of
+from sentinel.keys import KeyUnknown, NotPermitted
 
 STATUS: dict[type[SentinelError], int] = {
     BadInput: 400,
@@ -16,15 +17,26 @@ STATUS: dict[type[SentinelError], int] = {
     Unavailable: 503,
 }
 
+# The refusals HTTP names more closely than 422: who the caller is (401) and what a known caller may reach (403).
+REFUSALS: dict[type[Refused], int] = {KeyUnknown: 401, NotPermitted: 403}
+
+# RFC 9110: a 401 names the scheme that would be accepted.
+CHALLENGE = {"WWW-Authenticate": "Bearer"}
+
 
 def status_of(error: SentinelError) -> int:
+    refusal = next((status for refused, status in REFUSALS.items() if isinstance(error, refused)), None)
+    if refusal is not None:
+        return refusal
     kind = kind_of(error)
     return STATUS[kind] if kind is not None else 500
 
 
 async def handle_exception(_: Request, error: Exception) -> JSONResponse:
+    """The one answer a failure gets: its status, its words as ``detail``, and the challenge on a 401."""
     assert isinstance(error, SentinelError)  # registered for SentinelError only
-    return JSONResponse({"detail": str(error)}, status_code=status_of(error))
+    headers = CHALLENGE if isinstance(error, KeyUnknown) else None
+    return JSONResponse({"detail": str(error)}, status_code=status_of(error), headers=headers)
 
 
 def install(app: FastAPI) -> None:

@@ -22,11 +22,12 @@ from contextlib import asynccontextmanager
 from dataclasses import asdict
 from typing import Literal
 
-from fastapi import FastAPI, HTTPException, Request
+from fastapi import FastAPI, Request
 from pydantic import BaseModel
 
 from sentinel.embed.base import EmbedderUnavailable, EmbedKind, ModelIdentity
 from sentinel.embed.onnx import OnnxEmbedder
+from sentinel.errors import Refused
 from sentinel.logs import LOG_FIELDS, RequestLog, configure_logging
 from sentinel.settings import Settings
 from services.common import errors
@@ -127,8 +128,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     def embed(body: EmbedIn, request: Request) -> EmbedOut:
         state = request.app.state
         if len(body.texts) > state.max_texts:
-            raise HTTPException(
-                422,
+            raise Refused(  # the service's own limit, a policy: 422 (services.common.errors)
                 f"{len(body.texts)} texts in one request; the limit is {state.max_texts} "
                 "(send smaller batches or raise SENTINEL_EMBED_MAX_REQUEST_TEXTS)",
             )

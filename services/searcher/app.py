@@ -20,16 +20,15 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-from fastapi import FastAPI, HTTPException, Request
+from fastapi import FastAPI, Request
 from pydantic import BaseModel, Field
 
-from sentinel.keys import Scope
 from sentinel.research.backends import BackendFailed, backend_from_settings
 from sentinel.research.run import MAX_QUESTION_CHARS, filter_model, prepare, report_text, research
 from sentinel.research.target import ResearchRefused, research_target
 from sentinel.settings import Settings
 from services.common import errors
-from services.common.auth import StartupRefused, key_ring, scope_of
+from services.common.auth import StartupRefused, key_ring, require_write, scope_of
 
 log = logging.getLogger("sentinel.searcher")
 
@@ -83,8 +82,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.post("/v1/research")
     def run_research(body: ResearchIn, request: Request) -> ResearchOut:
-        if scope_of(request) is not Scope.WRITE:
-            raise HTTPException(403, "research writes a source record: it needs a write-scoped key")
+        require_write(scope_of(request), "research (it writes a source record)")
         state = request.app.state
         with state.lock:
             report = research(  # a refusal answers 422, a backend or model down 503 (services.common.errors)

@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
 
-from sentinel.errors import BadInput
+from sentinel.errors import BadInput, Refused
 from sentinel.vault.write import atomic_write
 
 
@@ -36,6 +36,15 @@ class KeyRecord:
 
 class KeyFileError(BadInput, ValueError):
     """The key file cannot be read, with what to do about it."""
+
+
+class KeyUnknown(Refused):
+    """No key was sent, or one no ring holds: the caller must say who it is (HTTP's 401, with its challenge)."""
+
+
+class NotPermitted(Refused):
+    """The caller is known, or needs no key, and may not do this: a read key on a write verb, a local-only server
+    addressed by a name that is not loopback (HTTP's 403)."""
 
 
 def _digest(key: str) -> str:

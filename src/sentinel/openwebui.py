@@ -16,6 +16,7 @@ import httpx
 from tenacity import Retrying, retry_if_exception_type, stop_after_delay, wait_fixed
 
 from sentinel.answer.probe import Probe, probe_key, probe_tool_calling, recorded_probe
+from sentinel.errors import BadInput
 from sentinel.mcp.openwebui import SERVER_ID, register_mcp_server
 from sentinel.paths import probe_record_path
 from sentinel.prompts import PromptMissing, read_prompt
@@ -42,7 +43,7 @@ CAPABILITIES = {
 }
 
 
-class SetupError(RuntimeError):
+class SetupError(BadInput, RuntimeError):
     """Setup cannot go on; the message says which input is wrong and what to do."""
 
 

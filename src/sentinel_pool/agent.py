@@ -19,6 +19,7 @@ import httpx
 from redis import Redis
 from redis.exceptions import RedisError
 
+from sentinel.errors import BadInput
 from sentinel.settings import Settings
 from sentinel_pool.probe import BackendSpec, probe_backend
 from sentinel_pool.registry import NodeRecord, PoolKeys, check_mac, check_node_name, publish, withdraw
@@ -27,7 +28,7 @@ from sentinel_pool.vram import probe_vram
 log = logging.getLogger("sentinel.pool.agent")
 
 
-class AgentSettingsInvalid(ValueError):
+class AgentSettingsInvalid(BadInput, ValueError):
     """The agent's settings cannot describe a node; the message says which one and how to fix it."""
 
 

@@ -360,7 +360,7 @@ class Daemon:
 
     # -- life ----------------------------------------------------------------------------------------------------
     def app(self) -> web.Application:
-        app = web.Application(client_max_size=64 * 1024 * 1024)
+        app = web.Application(client_max_size=64 * 1024 * 1024, middlewares=[daemon_routes.pool_errors])
         app.router.add_post("/pool/v1/hello", self.on_hello)
         app.router.add_post("/pool/v1/run", self.on_run)
         app.router.add_get("/pool/v1/jobs/{job}/{epoch:[0-9]+}", self.on_poll)

@@ -8,6 +8,7 @@ import socket
 import subprocess
 from urllib.parse import urlsplit
 
+from sentinel.errors import BadInput
 from sentinel.keys import LiveKeyRing
 from sentinel.settings import PoolSettings
 from sentinel_pool.addresses import reach
@@ -18,7 +19,7 @@ from sentinel_pool.vram import probe_vram
 from sentinel_pool.wake import broadcast_of
 
 
-class DaemonSettingsInvalid(ValueError):
+class DaemonSettingsInvalid(BadInput, ValueError):
     """The daemon cannot start with these settings; the message names the fix."""
 
 

@@ -12,8 +12,10 @@ from typing import TYPE_CHECKING, Any
 
 import aiohttp
 from aiohttp import web
+from aiohttp.typedefs import Handler
 
 from sentinel_pool import face, resume
+from sentinel_pool.errors import GatewayError
 from sentinel_pool.leader_jobs import QUEUED_NOTE
 from sentinel_pool.peer_http import relay, unavailable
 from sentinel_pool.routing import pool_models
@@ -40,6 +42,17 @@ async def send(request: web.Request, reply: face.Reply) -> web.StreamResponse:
         with suppress(AttributeError):
             await reply.stream.aclose()  # type: ignore[union-attr]  # every face stream is an async generator
     return answer
+
+
+@web.middleware
+async def pool_errors(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """The daemon's one answer to what the pool cannot serve, on every route: OpenAI's or Ollama's error shape,
+    with its status and headers (``face.error_reply``). A route raises it before its answer starts (a stream's
+    later failure is the stream's own last event), so no path answers it as a bare 500."""
+    try:
+        return await handler(request)
+    except GatewayError as error:
+        return await send(request, face.error_reply(error, request.path))
 
 
 async def lead(daemon: Daemon, request: web.Request, body: bytes, leader: LeaderJobs) -> web.StreamResponse:

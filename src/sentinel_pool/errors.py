@@ -1,5 +1,7 @@
 """What the pool answers when it cannot serve a request: each error knows its HTTP status, body (OpenAI's error
-shape) and headers (``Retry-After``, ``x-should-retry``), so the HTTP layer maps them in one place."""
+shape) and headers (``Retry-After``, ``x-should-retry``); ``face.error_reply`` makes them an answer, and each
+server (the API, the daemon) turns every one a route lets through into that answer in one place. Each is also the
+product's kind of failure (``sentinel.errors``), so a door that is not the pool's still says it as what it is."""
 
 from __future__ import annotations
 
@@ -8,8 +10,10 @@ import math
 import uuid
 from typing import Any
 
+from sentinel.errors import BadInput, Conflict, NotFound, SentinelError, Unavailable
 
-class GatewayError(RuntimeError):
+
+class GatewayError(RuntimeError, SentinelError):
     """A request the pool cannot serve; ``status``, ``body()`` and ``headers()`` are the HTTP answer (OpenAI's
     error shape)."""
 
@@ -23,15 +27,15 @@ class GatewayError(RuntimeError):
         return {}
 
 
-class BadRequest(GatewayError):
+class BadRequest(GatewayError, BadInput):
     status, code = 400, "invalid_request"
 
 
-class UnknownModel(GatewayError):
+class UnknownModel(GatewayError, NotFound):
     status, code = 404, "model_not_found"
 
 
-class PoolExhausted(GatewayError):
+class PoolExhausted(GatewayError, Unavailable):
     """503. ``retry``: nothing reached a node, so trying again after ``Retry-After`` is safe; otherwise the pool
     already spent the request's attempts and says ``x-should-retry: false`` (the OpenAI SDKs obey it), so a
     client's own retries cannot multiply dispatches."""
@@ -47,7 +51,7 @@ class PoolExhausted(GatewayError):
         return headers if self.retry else headers | {"x-should-retry": "false"}
 
 
-class PoolBusy(GatewayError):
+class PoolBusy(GatewayError, Unavailable):
     """503: every node serving the model is busy and the queue is full, or the request waited its time in it.
     Nothing reached a node, so a retry after ``Retry-After`` is safe."""
 
@@ -61,7 +65,7 @@ class PoolBusy(GatewayError):
         return {"Retry-After": str(max(1, math.ceil(self.retry_after_s)))}
 
 
-class RegistryUnavailable(GatewayError):
+class RegistryUnavailable(GatewayError, Unavailable):
     """503: the registry (Redis) could not be read or written before any node was sent the request, so a retry
     after ``Retry-After`` is safe. Never a plain 500: the client is told what is down."""
 
@@ -71,7 +75,7 @@ class RegistryUnavailable(GatewayError):
         return {"Retry-After": "1"}
 
 
-class Superseded(GatewayError):
+class Superseded(GatewayError, Conflict):
     status, code = 409, "job_superseded"
 
     def headers(self) -> dict[str, str]:
@@ -92,7 +96,7 @@ def job_id(idempotency_key: str | None) -> str:
     return "key-" + hashlib.sha256(idempotency_key.encode()).hexdigest()[:32]
 
 
-class BackendRefused(GatewayError):
+class BackendRefused(GatewayError, BadInput):
     """The node refused the request itself (a 4xx that is the request's fault): its answer, as it gave it."""
 
     def __init__(self, status: int, payload: Any) -> None:

@@ -1,7 +1,8 @@
 """The pool's client face, the same behind either server: OpenAI's and Ollama's inference routes and listings,
 mapped onto the one router (``dispatch.Gateway``) as framework-free replies. The API (FastAPI) and the daemon
 (aiohttp) each turn a ``Reply`` into their own response in a few lines, so both speak both dialects in full, with
-tool-call repair, the constrained first call, idempotency keys and the one error shape.
+tool-call repair, the constrained first call, idempotency keys and the one error shape. A route raises what the pool
+cannot serve (``GatewayError``); each server answers it once, for every route, with ``error_reply``.
 
 Request headers: ``x-sentinel-idempotent: false`` (never sent to a second node once one may have received it),
 ``x-sentinel-background: true`` (work nobody waits on: no chat a maintenance pass yields to), ``Idempotency-Key``
@@ -71,11 +72,9 @@ def json_body(raw: bytes) -> dict[str, Any]:
     return body
 
 
-def error_reply(error: GatewayError | ollama_api.OllamaRequestInvalid, ollama: bool) -> Reply:
+def error_reply(error: GatewayError, path: str) -> Reply:
     """The one place a pool error becomes an answer: OpenAI's error shape, or Ollama's on its ``/api/`` routes."""
-    if isinstance(error, ollama_api.OllamaRequestInvalid):
-        return Reply({"error": str(error)}, status=400)
-    body = {"error": str(error)} if ollama else error.body()
+    body = {"error": str(error)} if path.startswith("/api/") else error.body()
     return Reply(body, status=error.status, headers=error.headers())
 
 
@@ -90,21 +89,19 @@ async def answer(
     headers: Mapping[str, str],
     chat_seen: Callable[[dict[str, Any]], object] | None = None,
 ) -> Reply:
-    """An inference route (``INFERENCE``) with the request's bytes and headers, errors included. ``chat_seen``
-    is shown every OpenAI chat request that is not background work, as the client sent it."""
-    try:
-        body = json_body(raw)
-        if chat_seen is not None and path == "/v1/chat/completions" and not how_of(headers)["background"]:
-            chat_seen(body)
-        if path.startswith("/v1/"):
-            return await _openai(gateway, path.removeprefix("/v1"), body, headers)
-        if path in ("/api/chat", "/api/generate"):
-            return await _ollama(gateway, path, body, headers)
-        if path in ("/api/embed", "/api/embeddings"):
-            return await _ollama_embed(gateway, body, legacy=path == "/api/embeddings")
-        return Reply(await _show(gateway, body))
-    except (GatewayError, ollama_api.OllamaRequestInvalid) as error:
-        return error_reply(error, ollama=path.startswith("/api/"))
+    """An inference route (``INFERENCE``) with the request's bytes and headers; raises ``GatewayError`` before
+    any answer starts (``error_reply``). ``chat_seen`` is shown every OpenAI chat request that is not background
+    work, as the client sent it."""
+    body = json_body(raw)
+    if chat_seen is not None and path == "/v1/chat/completions" and not how_of(headers)["background"]:
+        chat_seen(body)
+    if path.startswith("/v1/"):
+        return await _openai(gateway, path.removeprefix("/v1"), body, headers)
+    if path in ("/api/chat", "/api/generate"):
+        return await _ollama(gateway, path, body, headers)
+    if path in ("/api/embed", "/api/embeddings"):
+        return await _ollama_embed(gateway, body, legacy=path == "/api/embeddings")
+    return Reply(await _show(gateway, body))
 
 
 async def listing(gateway: Gateway, path: str) -> Reply:

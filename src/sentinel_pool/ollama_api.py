@@ -17,6 +17,7 @@ from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from typing import Any
 
+from sentinel_pool.errors import BadRequest
 from sentinel_pool.registry import Snapshot
 from sentinel_pool.routing import pool_models
 from sentinel_pool.streaming import DONE, sse_data
@@ -34,7 +35,7 @@ _OPTIONS = {
 }
 
 
-class OllamaRequestInvalid(ValueError):
+class OllamaRequestInvalid(BadRequest, ValueError):
     """An Ollama-shaped request that cannot be translated; the message names the field."""
 
 

@@ -13,10 +13,10 @@ import typer
 from rich.markup import escape
 
 from sentinel.answer import Answer, Turn, answer_turn
-from sentinel.cli.chat import ProviderKind, conversation_role, embedder_or_fail
-from sentinel.cli.common import IndexOption, VaultOption, console, fail, load_settings, print_json
+from sentinel.cli.chat import NoModelAnswered, ProviderKind, conversation_role, settings_embedder
+from sentinel.cli.common import IndexOption, VaultOption, console, load_settings, print_json
 from sentinel.index.sync import sync
-from sentinel.providers import ProviderError, ProviderNotConfigured, provider_for
+from sentinel.providers import ProviderError, provider_for
 from sentinel.providers.base import ChatProvider
 from sentinel.settings import ProviderSettings
 from sentinel.tools.context import Origin, ToolContext
@@ -24,16 +24,14 @@ from sentinel.tools.context import Origin, ToolContext
 
 def reachable_provider(role: ProviderSettings) -> ChatProvider:
     """The conversation model, once it has answered one token; a clear error (exit 2) naming where it looked."""
+    provider = provider_for(role, "conversation")
     try:
-        provider = provider_for(role, "conversation")
         provider.chat([{"role": "user", "content": "ok"}], max_tokens=1)
-    except ProviderNotConfigured as error:
-        fail(str(error))
     except ProviderError as error:
-        fail(
+        raise NoModelAnswered(
             f"no model answered ({role.kind}, model '{role.model}'): {error} To start one: `ollama serve` and "
             "`ollama pull <model>`, or `make up` (the stack's llama.cpp server)."
-        )
+        ) from error
     return provider
 
 
@@ -66,7 +64,7 @@ def ask_command(
     given = {"kind": provider, "model": model, "num_ctx": num_ctx, "base_url": base_url}
     settings = conversation_role(settings, **given)
     chat_model = reachable_provider(settings.conversation)
-    ctx = ToolContext(settings=settings, embedder=embedder_or_fail(settings), origin=Origin.USER)
+    ctx = ToolContext(settings=settings, embedder=settings_embedder(settings), origin=Origin.USER)
     with ctx.write_lock:
         sync(settings, ctx.writer())
     answer = answer_turn(ctx, chat_model, Turn([{"role": "user", "content": question}]), settings.conversation.model)

@@ -18,12 +18,12 @@ from sentinel.chat.commands import parse_command, run_command
 from sentinel.chat.render import budget_warning, lexical_only_warning, step_line, turn_footer
 from sentinel.chat.session import ChatSession, system_prompt_of
 from sentinel.chat.startup import search_mode
-from sentinel.cli.common import IndexOption, VaultOption, console, fail, load_settings
+from sentinel.cli.common import IndexOption, VaultOption, console, load_settings
 from sentinel.embed.base import Embedder, EmbedderUnavailable
 from sentinel.embed.factory import embedder_from_settings
+from sentinel.errors import BadInput
 from sentinel.index.sync import sync
-from sentinel.prompts import PromptMissing
-from sentinel.providers import ContextExceeded, ProviderError, ProviderNotConfigured, provider_for
+from sentinel.providers import ContextExceeded, ProviderError, provider_for
 from sentinel.providers.servers import server_kind
 from sentinel.settings import Settings
 from sentinel.tools.context import ToolContext
@@ -42,22 +42,26 @@ def conversation_role(settings: Settings, **flags: object) -> Settings:
     return settings.model_copy(update={"conversation": settings.conversation.model_copy(update=given)})
 
 
-def embedder_or_fail(settings: Settings) -> Embedder | None:
+class NoModelAnswered(BadInput):
+    """``chat`` and ``ask`` try the conversation model before anything else runs: none answering there is the
+    settings' to fix (or a server to start), said with where it looked, exit 2 as docs/answers.md has it."""
+
+
+def settings_embedder(settings: Settings) -> Embedder | None:
     try:
         return embedder_from_settings(settings)
     except EmbedderUnavailable as error:
-        fail(f"the embedder the settings ask for cannot load: {error}")
+        raise EmbedderUnavailable(f"the embedder the settings ask for cannot load: {error}") from error
 
 
 def _open_session(settings: Settings, temperature: float | None) -> ChatSession:
     if settings.conversation.num_ctx < 1:
-        fail(f"the conversation's context window is {settings.conversation.num_ctx} tokens: pass --num-ctx N (N >= 1)")
-    try:
-        system_prompt = system_prompt_of(settings)
-        provider = provider_for(settings.conversation, "conversation")
-    except (PromptMissing, ProviderNotConfigured) as error:
-        fail(str(error))
-    ctx = ToolContext(settings=settings, embedder=embedder_or_fail(settings))
+        raise BadInput(
+            f"the conversation's context window is {settings.conversation.num_ctx} tokens: pass --num-ctx N (N >= 1)"
+        )
+    system_prompt = system_prompt_of(settings)
+    provider = provider_for(settings.conversation, "conversation")
+    ctx = ToolContext(settings=settings, embedder=settings_embedder(settings))
     with ctx.write_lock:
         report = sync(settings, ctx.writer())
     console.print(Text(f"index: {report.added + report.updated + report.unchanged} pages, {report.seconds:.2f}s sync"))
@@ -69,7 +73,7 @@ def _open_session(settings: Settings, temperature: float | None) -> ChatSession:
     try:
         cost = measure_schema_cost(provider, system_prompt, tool_schemas(settings.folders))
     except ProviderError as error:
-        fail(f"the conversation model did not answer: {error}")
+        raise NoModelAnswered(f"the conversation model did not answer: {error}") from error
     role = settings.conversation
     console.print(
         Text(

@@ -8,7 +8,7 @@ import json
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -18,9 +18,9 @@ from rich.progress_bar import ProgressBar
 from rich.table import Table
 
 from sentinel.errors import BadInput, Conflict, NotFound, Refused, SentinelError, Unavailable, described, kind_of
-from sentinel.index.db import IndexUnavailable, open_index
+from sentinel.index.db import open_index
 from sentinel.settings import Settings
-from sentinel.vault.walk import VaultMissing, check_vault
+from sentinel.vault.walk import check_vault
 
 if TYPE_CHECKING:  # the search package (numpy and all) is loaded only by the commands that search
     from sentinel.search.filling import Filling
@@ -56,21 +56,27 @@ _SEARCH_OPTIONS = [
 ]
 
 
-def fail(message: str, code: int = 2) -> NoReturn:
-    err_console.print(f"[bold red]error:[/] {message}")
-    raise typer.Exit(code)
-
-
 # The CLI's one translation of the product's failures: 2 the caller can fix or was refused, 3 the state was not
 # the one assumed (a pass runs already), 1 something it needs is down.
 EXIT_CODES: dict[type[SentinelError], int] = {BadInput: 2, NotFound: 2, Refused: 2, Conflict: 3, Unavailable: 1}
 
 
 def said(error: SentinelError) -> int:
-    """Say ``error`` as every command says an error, and the exit code its kind has."""
+    """Say ``error`` as every command says an error, and the exit code its kind has. A command raises what went
+    wrong; the root says it (``sentinel.cli._Translated``), so no command chooses an exit code for a failure."""
     err_console.print(f"[bold red]error:[/] {escape(described(error))}")
     kind = kind_of(error)
     return EXIT_CODES[kind] if kind is not None else 1
+
+
+class ExtraMissing(BadInput):
+    """A command needs a part of Sentinel installed as an extra; the caller installs it (exit 2, as for every
+    input the caller can fix)."""
+
+    def __init__(self, command: str, missing: ImportError, extra: str) -> None:
+        super().__init__(
+            f"{command} needs the {extra} extra ({missing.name or missing} is missing): pip install 'sentinel[{extra}]'"
+        )
 
 
 def load_settings(vault: Path | None = None, index: Path | None = None, **overrides: Any) -> Settings:
@@ -81,10 +87,7 @@ def load_settings(vault: Path | None = None, index: Path | None = None, **overri
     if index is not None:
         values["index_path"] = index
     settings = Settings(**values)
-    try:
-        check_vault(settings.vault)
-    except VaultMissing as err:
-        fail(str(err))
+    check_vault(settings.vault)  # raises VaultMissing: said at the root
     return settings
 
 
@@ -122,10 +125,7 @@ def print_filling(filled: Filling) -> None:
 
 
 def open_db(settings: Settings) -> sqlite3.Connection:
-    try:
-        return open_index(settings)
-    except IndexUnavailable as err:
-        fail(str(err))
+    return open_index(settings)  # raises IndexUnavailable: said at the root
 
 
 def print_json(value: Any) -> None:

@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 import typer
 
 import sentinel
-from sentinel.cli.common import fail
+from sentinel.errors import BadInput
 from sentinel.maintain.schedule import BadScheduleTime, parse_at
 from sentinel.settings import Settings
 
@@ -30,7 +30,7 @@ DEFAULT_EMBEDDER_PORT = 8001
 _PLACEHOLDER = re.compile(r"@[A-Z_]+@")
 
 
-class DeployError(ValueError):
+class DeployError(BadInput, ValueError):
     """The units cannot be written as asked; the message says what to change."""
 
 
@@ -110,10 +110,7 @@ def install(
     """Write the systemd user units (embedder, API, worker, the one nightly timer) and say how to start them."""
     settings = Settings()
     target = unit_dir or default_unit_dir()
-    try:
-        units = render_units(settings, (repo or default_repo()).resolve(), Path(sys.executable))
-    except DeployError as err:
-        fail(str(err))
+    units = render_units(settings, (repo or default_repo()).resolve(), Path(sys.executable))
     target.mkdir(parents=True, exist_ok=True)
     for name, text in units.items():
         (target / name).write_text(text)

@@ -8,11 +8,11 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from sentinel.cli.common import JsonOption, console, fail, open_db, print_json, with_search_settings
+from sentinel.cli.common import JsonOption, console, open_db, print_json, with_search_settings
 from sentinel.embed.base import Embedder, EmbedderUnavailable
 from sentinel.embed.factory import embedder_from_settings
-from sentinel.evals import CaseResult, SuiteError, load_suite, run_suite
-from sentinel.providers import ProviderNotConfigured, provider_for
+from sentinel.evals import CaseResult, load_suite, run_suite
+from sentinel.providers import provider_for
 from sentinel.settings import Settings
 
 
@@ -39,11 +39,8 @@ def eval_command(
     Exits 1 when any case fails."""
     role = {k: v for k, v in {"kind": kind, "base_url": base_url, "model": model}.items() if v is not None}
     settings = settings.model_copy(update={"conversation": settings.conversation.model_copy(update=role)})
-    try:
-        cases = load_suite(suite)
-        provider = provider_for(settings.conversation, "conversation")
-    except (SuiteError, ProviderNotConfigured) as err:
-        fail(str(err))
+    cases = load_suite(suite)
+    provider = provider_for(settings.conversation, "conversation")
     embedder: Embedder | None = None
     try:
         embedder = embedder_from_settings(settings)

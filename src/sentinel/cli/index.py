@@ -12,7 +12,6 @@ from sentinel.cli.common import (
     JsonOption,
     VaultOption,
     console,
-    fail,
     load_settings,
     open_db,
     print_filling,
@@ -20,6 +19,7 @@ from sentinel.cli.common import (
     progress_bar,
 )
 from sentinel.index import queries
+from sentinel.index.db import IndexUnavailable
 from sentinel.index.sync import SyncReport, sync
 from sentinel.paths import index_path
 
@@ -39,10 +39,10 @@ def _run(vault: VaultOption, index: IndexOption, as_json: bool, rebuild: bool) -
                 progress=lambda done, total: bar.update(task, completed=done, total=total),
             )
     except sqlite3.Error as err:  # a full disk or a read-only index file: one line, not a traceback
-        fail(
+        raise IndexUnavailable(
             f"the index at {index_path(settings)} could not be written ({err}); it was left as it was and the vault "
             "is untouched: free space on its disk (or make it writable), then run `sentinel index sync` again"
-        )
+        ) from err
     if as_json:
         print_json(report.as_dict())
         return report

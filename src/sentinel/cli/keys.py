@@ -5,8 +5,8 @@ from __future__ import annotations
 import typer
 from rich.table import Table
 
-from sentinel.cli.common import IndexOption, JsonOption, VaultOption, console, fail, load_settings, print_json
-from sentinel.keys import KeyFileError, Scope, create_key, load_keys, revoke_key
+from sentinel.cli.common import IndexOption, JsonOption, VaultOption, console, load_settings, print_json
+from sentinel.keys import Scope, create_key, load_keys, revoke_key
 from sentinel.paths import keys_path
 
 app = typer.Typer(
@@ -28,10 +28,7 @@ def create(
 ) -> None:
     """Make a key; it is printed once, only its hash is kept."""
     path = keys_path(load_settings(vault, index))
-    try:
-        record, plain = create_key(path, scope, label, tuple(keep_out))
-    except KeyFileError as err:
-        fail(str(err))
+    record, plain = create_key(path, scope, label, tuple(keep_out))
     if as_json:
         print_json(
             {"id": record.id, "scope": record.scope.value, "key": plain, "file": str(path), "kept_out": record.kept_out}
@@ -44,10 +41,7 @@ def create(
 @app.command("list")
 def list_keys(vault: VaultOption = None, index: IndexOption = None, as_json: JsonOption = False) -> None:
     """The keys on file: id, scope, label, created, revoked."""
-    try:
-        records = load_keys(keys_path(load_settings(vault, index)))
-    except KeyFileError as err:
-        fail(str(err))
+    records = load_keys(keys_path(load_settings(vault, index)))
     if as_json:
         print_json(
             [
@@ -65,10 +59,7 @@ def list_keys(vault: VaultOption = None, index: IndexOption = None, as_json: Jso
 @app.command("revoke")
 def revoke(key_id: str, vault: VaultOption = None, index: IndexOption = None) -> None:
     """Revoke a key by its id (see `sentinel keys list`)."""
-    try:
-        revoked = revoke_key(keys_path(load_settings(vault, index)), key_id)
-    except KeyFileError as err:
-        fail(str(err))
+    revoked = revoke_key(keys_path(load_settings(vault, index)), key_id)
     if not revoked:
         console.print(f"no active key with id {key_id}")
         raise typer.Exit(1)

@@ -12,14 +12,15 @@ from typing import Annotated, Any
 
 import typer
 
-from sentinel.cli.common import IndexOption, JsonOption, VaultOption, console, fail, load_settings, open_db, print_json
+from sentinel.cli.common import IndexOption, JsonOption, VaultOption, console, load_settings, open_db, print_json
 from sentinel.embed.factory import embedder_from_settings
+from sentinel.errors import NotFound
 from sentinel.index.sync import sync_paths
 from sentinel.maintain import ledger, trace
 from sentinel.maintain.models import models_from_settings
 from sentinel.maintain.run import run_pass
 from sentinel.maintain.schedule import NOT_STARTED, schedule_started
-from sentinel.providers.servers import kind_names
+from sentinel.providers.servers import server_kind
 from sentinel.settings import ProviderSettings, Settings
 from sentinel_pool.chat_first import serving_record
 
@@ -28,8 +29,8 @@ Kind = Annotated[str | None, typer.Option(help="ollama or openai (any OpenAI-com
 
 def _role(current: ProviderSettings, **flags: Any) -> ProviderSettings:
     given = {key: value for key, value in flags.items() if value is not None}
-    if given.get("kind") not in (None, *kind_names()):
-        fail(f"provider must be one of {', '.join(kind_names())}, got {given['kind']!r}")
+    if "kind" in given:
+        server_kind(str(given["kind"]))  # raises UnknownKind, naming the known kinds
     return current.model_copy(update=given)
 
 
@@ -141,10 +142,7 @@ def log(
         known = ledger.passes(settings)
         console.print("\n".join(known) if known else "no pass has written anything yet", markup=False)
         return
-    try:
-        console.print(ledger.render(settings, pass_id), markup=False, highlight=False, soft_wrap=True)
-    except ledger.UnknownPass as unknown:
-        fail(str(unknown))
+    console.print(ledger.render(settings, pass_id), markup=False, highlight=False, soft_wrap=True)
 
 
 @app.command("revert")
@@ -155,10 +153,7 @@ def revert(
 ) -> None:
     """Undo one pass's writes as a unit; a page edited since the pass is left as it is and named."""
     settings = load_settings(vault, index)
-    try:
-        result = ledger.revert(settings, pass_id)
-    except ledger.UnknownPass as unknown:
-        fail(str(unknown))
+    result = ledger.revert(settings, pass_id)
     sync_paths(settings, open_db(settings), sorted({*result.undone, *(path for path, _ in result.left)}))
     for path in result.undone:
         console.print(f"undone   {path}", markup=False)
@@ -175,7 +170,7 @@ def trace_command(
     settings = load_settings(vault, index)
     pages = [target] if (settings.vault / target).is_file() else trace.find_sentence(settings, target)
     if not pages:
-        fail(f"{target!r} is neither a page of the vault nor a sentence a generated page quotes")
+        raise NotFound(f"{target!r} is neither a page of the vault nor a sentence a generated page quotes")
     broken = False
     for page in pages:
         found = trace.trace_page(settings, page)

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from sentinel.cli.common import IndexOption, VaultOption, err_console, fail, load_settings
+from sentinel.cli.common import ExtraMissing, IndexOption, VaultOption, err_console, load_settings
 from sentinel.embed.base import Embedder, EmbedderUnavailable
 from sentinel.embed.factory import embedder_from_settings
 from sentinel.index.sync import sync
@@ -30,7 +30,7 @@ def mcp_command(
     try:
         from sentinel.mcp.stdio import serve_stdio
     except ImportError as err:
-        fail(f"sentinel mcp needs the MCP SDK ({err.name} is missing): pip install 'sentinel[mcp]'")
+        raise ExtraMissing("sentinel mcp", err, "mcp") from err
     settings = load_settings(vault, index)
     embedder: Embedder | None = None
     try:

@@ -7,9 +7,8 @@ from typing import Annotated
 
 import typer
 
-from sentinel.cli.common import fail
-from sentinel.keys import KeyFileError, Scope, create_key
-from sentinel.openwebui import SetupError, base_model_of, setup
+from sentinel.keys import Scope, create_key
+from sentinel.openwebui import base_model_of, setup
 from sentinel.openwebui_check import self_check
 from sentinel.openwebui_warm import warm
 from sentinel.paths import keys_path
@@ -40,10 +39,7 @@ def setup_command(
     def new_write_key() -> str:
         return create_key(keys_path(settings), Scope.WRITE, label="open-webui tool")[1]
 
-    try:
-        report = setup(settings, create_key=new_write_key, fresh_probe=probe)
-    except (SetupError, KeyFileError) as err:
-        fail(str(err))
+    report = setup(settings, create_key=new_write_key, fresh_probe=probe)
     for line in report.lines(settings.openwebui):
         typer.echo(line)  # plain lines, never re-wrapped: logs and scripts read them
 
@@ -54,10 +50,7 @@ def check_command(
 ) -> None:
     """Ask the Sentinel model a real question through Open WebUI; exit 1 unless it searched and found the page."""
     settings = Settings()
-    try:
-        result = self_check(settings, timeout_s=timeout)
-    except SetupError as err:
-        fail(str(err))
+    result = self_check(settings, timeout_s=timeout)
     model = f"{settings.openwebui.model_name} on {base_model_of(settings)}"
     typer.echo(result.line(model))
     if not result.ok:

@@ -11,10 +11,10 @@ import threading
 from typing import Annotated, Any
 
 import typer
-from rich.markup import escape
 
-from sentinel.cli.common import console, fail
-from sentinel.keys import KeyFileError, LiveKeyRing
+from sentinel.cli.common import ExtraMissing, console
+from sentinel.errors import Unavailable
+from sentinel.keys import LiveKeyRing
 from sentinel.logs import configure_logging
 from sentinel.paths import keys_path
 from sentinel.redis_client import redis_client
@@ -45,20 +45,20 @@ def agent(
     try:  # the pool's parts come with an extra: the rest of the CLI runs without them
         from redis.exceptions import RedisError
 
-        from sentinel_pool.agent import Agent, AgentSettingsInvalid
+        from sentinel_pool.agent import Agent
     except ImportError as missing:
-        fail(escape(f"the pool agent needs Redis' client ({missing}): pip install 'sentinel[api]'"))
+        raise ExtraMissing("the pool agent", missing, "api") from missing
     settings = Settings()
     flags: dict[str, Any] = {"node": node, "backends": backend, "mac": mac, "heartbeat_s": heartbeat, "ttl_s": ttl}
     pool = settings.pool.model_copy(update={key: value for key, value in flags.items() if value})
     settings = settings.model_copy(update={"pool": pool, "redis_url": redis_url or settings.redis_url})
+    worker = Agent(settings, redis_client(settings.redis_url, timeout_s=None, connect_timeout_s=None))
     try:
-        worker = Agent(settings, redis_client(settings.redis_url, timeout_s=None, connect_timeout_s=None))
         record = worker.beat()
-    except AgentSettingsInvalid as error:
-        fail(str(error))
     except RedisError as error:
-        fail(f"cannot register in Redis at {settings.redis_url}: {error}. Start Redis or set SENTINEL_REDIS_URL.")
+        raise Unavailable(
+            f"cannot register in Redis at {settings.redis_url}: {error}. Start Redis or set SENTINEL_REDIS_URL."
+        ) from error
     if once:
         console.print_json(record.model_dump_json())
         return
@@ -94,9 +94,9 @@ def daemon(
     try:
         from sentinel.tools.first_call import opening
         from sentinel_pool.daemon import serve
-        from sentinel_pool.daemon_config import DaemonSettingsInvalid, daemon_config
+        from sentinel_pool.daemon_config import daemon_config
     except ImportError as missing:
-        fail(escape(f"the pool daemon needs the API extra ({missing}): pip install 'sentinel[api]'"))
+        raise ExtraMissing("the pool daemon", missing, "api") from missing
     settings = Settings()
     flags: dict[str, Any] = {
         "node": node,
@@ -116,10 +116,7 @@ def daemon(
     # None is "not given"; 0 (``--vram-free-mb 0``: a machine that must never lead) is a value
     given = {key: value for key, value in flags.items() if value is not None and value != []}
     pool = settings.pool.model_copy(update=given | {"mdns": mdns})
-    try:
-        ring = LiveKeyRing(keys_path(settings), settings.api_keys)
-        config = daemon_config(pool, ring if ring.ring.hashes else None)
-    except (DaemonSettingsInvalid, KeyFileError) as error:
-        fail(str(error))
+    ring = LiveKeyRing(keys_path(settings), settings.api_keys)
+    config = daemon_config(pool, ring if ring.ring.hashes else None)
     configure_logging("pool-daemon")
     serve(config, first_call=opening)

@@ -8,15 +8,10 @@ import typer
 from pydantic import ValidationError
 from rich.markup import escape
 
-from sentinel.cli.common import JsonOption, console, fail, print_json, with_search_settings
-from sentinel.embed.base import EmbedderUnavailable
-from sentinel.providers import ProviderError, ProviderNotConfigured
-from sentinel.research.backends import BackendFailed
-from sentinel.research.record import RecordRefused
+from sentinel.cli.common import JsonOption, console, print_json, with_search_settings
+from sentinel.errors import BadInput
 from sentinel.research.run import filter_model, prepare, report_text, research
-from sentinel.research.target import ResearchRefused
 from sentinel.settings import ResearchSettings, Settings
-from sentinel.vault.write import WriteFailed
 
 
 @with_search_settings
@@ -39,13 +34,8 @@ def research_command(
     try:
         settings.research = ResearchSettings.model_validate({**settings.research.model_dump(), **given})
     except ValidationError as err:
-        fail(f"--backend must be searxng or brave, got {backend!r} ({err.error_count()} problem)")
-    try:
-        report = research(question, settings, embedder=prepare(settings), provider=filter_model(settings))
-    except (ResearchRefused, BackendFailed, RecordRefused, EmbedderUnavailable, ProviderNotConfigured) as err:
-        fail(str(err))
-    except (ProviderError, WriteFailed) as err:
-        fail(str(err), code=1)
+        raise BadInput(f"--backend must be searxng or brave, got {backend!r} ({err.error_count()} problem)") from err
+    report = research(question, settings, embedder=prepare(settings), provider=filter_model(settings))
     if as_json:
         print_json(
             {

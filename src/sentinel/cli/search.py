@@ -12,7 +12,6 @@ from sentinel.cli.common import (
     JsonOption,
     console,
     err_console,
-    fail,
     open_db,
     print_filling,
     print_json,
@@ -21,10 +20,11 @@ from sentinel.cli.common import (
 )
 from sentinel.embed.base import Embedder, EmbedderUnavailable
 from sentinel.embed.factory import embedder_from_settings
+from sentinel.errors import BadInput
 from sentinel.index.sync import sync
 from sentinel.paths import vectors_export_dir
-from sentinel.search import VectorsFromAnotherModel, embed_pending, filling, search
-from sentinel.search.export import ExportRefused, export_vectors
+from sentinel.search import embed_pending, filling, search
+from sentinel.search.export import export_vectors
 from sentinel.search.results import Hit, SearchResult
 from sentinel.settings import Settings
 
@@ -113,23 +113,19 @@ def embed_command(
 ) -> None:
     """Embed the chunks and page summaries that have no vector yet (only changed text is sent to the model)."""
     db = open_db(settings)
-    try:
-        embedder = embedder_from_settings(settings)
-    except EmbedderUnavailable as err:
-        fail(str(err))
+    embedder = embedder_from_settings(settings)
     if embedder is None:
-        fail("no embedder configured: pass --embed-model DIR (or set SENTINEL_EMBED_MODEL_DIR / SENTINEL_EMBEDDER_URL)")
+        raise BadInput(
+            "no embedder configured: pass --embed-model DIR (or set SENTINEL_EMBED_MODEL_DIR / SENTINEL_EMBEDDER_URL)"
+        )
     with progress_bar("embedding", hidden=as_json) as bar:
         task = bar.add_task("embed", total=None)
-        try:
-            counts = embed_pending(
-                db,
-                embedder,
-                reembed=reembed,
-                progress=lambda done, total: bar.update(task, completed=done, total=total),
-            )
-        except (VectorsFromAnotherModel, EmbedderUnavailable) as err:
-            fail(str(err))
+        counts = embed_pending(
+            db,
+            embedder,
+            reembed=reembed,
+            progress=lambda done, total: bar.update(task, completed=done, total=total),
+        )
     if as_json:
         print_json(counts.as_dict())
         return
@@ -158,20 +154,14 @@ def export_vectors_command(
     """Write the semantic summary leg into <vault>/.sentinel/vectors/ for the Obsidian plugin's offline search."""
     db = open_db(settings)
     folder = vectors_export_dir(settings)
-    try:
-        exported = export_vectors(db, folder)
-    except ExportRefused as err:
-        fail(str(err))
+    exported = export_vectors(db, folder)
     copied: list[str] = []
     if with_model:
         if settings.embed_model_dir is None:
-            fail("--with-model copies the e5 model: pass --embed-model DIR (or set SENTINEL_EMBED_MODEL_DIR)")
+            raise BadInput("--with-model copies the e5 model: pass --embed-model DIR (or set SENTINEL_EMBED_MODEL_DIR)")
         from sentinel.embed.onnx import locate_model_files  # the onnx extra: only when a model is copied
 
-        try:
-            files = locate_model_files(settings.embed_model_dir)
-        except EmbedderUnavailable as err:
-            fail(str(err))
+        files = locate_model_files(settings.embed_model_dir)
         for source, name in ((files.model, "model.onnx"), (files.tokenizer, "tokenizer.json")):
             shutil.copyfile(source, folder / name)
             copied.append(name)

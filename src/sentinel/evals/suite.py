@@ -14,10 +14,12 @@ from pathlib import Path
 import yaml
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
+from sentinel.errors import BadInput
+
 Requirement = str | list[str]
 
 
-class SuiteError(ValueError):
+class SuiteError(BadInput, ValueError):
     """A suite file that cannot be used, with where it is wrong."""
 
 

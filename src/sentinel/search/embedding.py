@@ -18,6 +18,7 @@ from functools import partial
 import numpy as np
 
 from sentinel.embed.base import Embedder, ModelIdentity
+from sentinel.errors import Conflict
 from sentinel.index.migrations import transaction
 from sentinel.paths import SUMMARY_RUNG_ROLES
 from sentinel.search import centres, summaries
@@ -34,7 +35,7 @@ TABLES = ("summary_vectors", "chunk_vectors")
 Progress = Callable[[int, int], None]
 
 
-class VectorsFromAnotherModel(RuntimeError):
+class VectorsFromAnotherModel(Conflict, RuntimeError):
     """The index holds vectors of another model (or embedding format) than the embedder offers."""
 
 

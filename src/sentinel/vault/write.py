@@ -12,7 +12,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from sentinel.errors import Conflict
+from sentinel.errors import Conflict, Unavailable
 
 # The process umask, read once at import (reading it means setting it): new pages get the mode any editor
 # would give them, not mkstemp's private 0600.
@@ -28,7 +28,7 @@ class PageUndecodable(ValueError):
     because writing the decoded text back would destroy the bytes it could not decode."""
 
 
-class WriteFailed(OSError):
+class WriteFailed(Unavailable, OSError):
     """The file system refused a write (full disk, read-only mount, permissions); the old file is untouched."""
 
 
