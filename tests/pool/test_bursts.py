@@ -165,6 +165,9 @@ def test_a_hung_node_costs_one_bounded_wait_and_every_node_hung_is_a_bounded_503
     with hung_server() as (a, _), hung_server() as (b, _), hung_server() as (c, _):
         for name, url in zip("cde", (a, b, c), strict=True):
             _register(redis_client, keys, f"node-{name}", url)
+        # a first-token wait close to the request's own bound: one wait per hung node (6 s) and the bound (2.5 s)
+        # stay seconds apart, so a loaded machine's slowness cannot pass for the difference (3.03 s once did)
+        pool_settings.pool.first_token_timeout_s = 2.0
         with serve(create_app(pool_settings)) as gateway:
             began = time.monotonic()
             answer = httpx.post(f"{gateway}/v1/chat/completions", json=ASK, timeout=30)
