@@ -193,9 +193,9 @@ def main() -> None:
                 "SENTINEL_REDIS_PREFIX": prefix,
                 "SENTINEL_POOL__SECRET": SECRET,  # the registry record this bench writes is signed with it
             }
-            app, where = "services.api.app:create_app", ["--host", "127.0.0.1", "--port", str(gateway_port)]
+            app, where = "services.api.app:app", ["--host", "127.0.0.1", "--port", str(gateway_port)]
             quiet = ["--log-level", "warning", "--no-access-log"]
-            uvicorn_gateway = [sys.executable, "-m", "uvicorn", "--factory", app, *where, *quiet]
+            uvicorn_gateway = [sys.executable, "-m", "uvicorn", app, *where, *quiet]
             with (
                 _process([sys.executable, __file__, "--serve-backend", str(backend_port)], backend_url),
                 _process(uvicorn_gateway, f"{gateway_url}/health", env) as gateway_pid,

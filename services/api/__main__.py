@@ -9,7 +9,7 @@ from services.api.app import create_app
 
 
 def main() -> None:
-    settings = Settings()
+    settings = Settings()  # this entry's one door to configuration: everything below is handed it
     uvicorn.run(create_app(settings), host=settings.api_host, port=settings.api_port, log_config=None, access_log=False)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from functools import cache
 
 from fastapi import FastAPI, Request
 from fastapi.encoders import jsonable_encoder
@@ -25,8 +26,7 @@ from services.common import errors
 from services.common.auth import key_ring
 
 
-def create_app(settings: Settings | None = None) -> FastAPI:
-    settings = settings or Settings()
+def create_app(settings: Settings) -> FastAPI:
     configure_logging("api")
     keys = key_ring(settings)
     ctx = ToolContext(settings=settings, embedder=embedder_from_settings(settings))
@@ -66,8 +66,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     return app
 
 
+@cache
+def _from_environment() -> FastAPI:
+    # This entry's one door to configuration (``python -m services.api`` is the other entry): the settings are
+    # read here, once, and everything below takes them as a parameter.
+    return create_app(Settings())
+
+
 def __getattr__(name: str) -> FastAPI:
     """``uvicorn services.api.app:app`` builds the app from the environment on first access."""
     if name == "app":
-        return create_app()
+        return _from_environment()
     raise AttributeError(name)

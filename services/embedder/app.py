@@ -20,6 +20,7 @@ import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import asdict
+from functools import cache
 from typing import Literal
 
 from fastapi import FastAPI, Request
@@ -63,31 +64,30 @@ def _model_out(identity: ModelIdentity) -> ModelOut:
     return ModelOut(name=identity.name, dims=identity.dims, file_hash=identity.file_hash)
 
 
-def create_app(settings: Settings | None = None) -> FastAPI:
-    """The service; settings are read when it starts (from the environment unless given)."""
+def create_app(settings: Settings) -> FastAPI:
+    """The service on ``settings``."""
     log = configure_logging("embedder")
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        config = settings or Settings()
-        if config.embed_model_dir is None:
+        if settings.embed_model_dir is None:
             raise EmbedderUnavailable(
                 "SENTINEL_EMBED_MODEL_DIR is not set: point it at the multilingual-e5-small directory "
                 "(`make models` builds models/multilingual-e5-small)"
             )
         try:
             embedder = OnnxEmbedder(
-                config.embed_model_dir,
-                threads=config.embed_threads,
-                batch=config.embed_batch,
-                model_file=config.embed_model_file,
+                settings.embed_model_dir,
+                threads=settings.embed_threads,
+                batch=settings.embed_batch,
+                model_file=settings.embed_model_file,
             )
         except EmbedderUnavailable as exc:
             log.error("the model could not be loaded", extra={"event": "startup_failed", "error": str(exc)})
             raise
         app.state.embedder = embedder
-        app.state.threads = config.embed_threads
-        app.state.max_texts = config.embed_max_request_texts
+        app.state.threads = settings.embed_threads
+        app.state.max_texts = settings.embed_max_request_texts
         # One batch at a time: ONNX Runtime already uses every thread it is given, and concurrent batches
         # would only multiply memory.
         app.state.lock = threading.Lock()
@@ -97,7 +97,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             extra={
                 "event": "started",
                 "model": str(embedder.files.model),
-                "threads": config.embed_threads,
+                "threads": settings.embed_threads,
                 "self_check": {
                     "worst_cosine": check.worst_cosine,
                     "floor": check.floor,
@@ -155,4 +155,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     return app
 
 
-app = create_app()
+@cache
+def _from_environment() -> FastAPI:
+    # This entry's one door to configuration: the settings are read here, once, and passed down.
+    return create_app(Settings())
+
+
+def __getattr__(name: str) -> FastAPI:
+    """``uvicorn services.embedder.app:app`` builds the app from the environment on first access, never at import."""
+    if name == "app":
+        return _from_environment()
+    raise AttributeError(name)

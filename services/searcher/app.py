@@ -18,6 +18,7 @@ import sys
 import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from functools import cache
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -50,25 +51,24 @@ class ResearchOut(BaseModel):
     not_used: list[NotUsedOut]
 
 
-def create_app(settings: Settings | None = None) -> FastAPI:
-    """The service; settings are read when it starts (from the environment unless given)."""
+def create_app(settings: Settings) -> FastAPI:
+    """The service on ``settings``."""
     if not log.handlers:
         log.addHandler(logging.StreamHandler(sys.stderr))
         log.setLevel(logging.INFO)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        config = settings or Settings()
         try:
-            app.state.sources = research_target(config)
-            app.state.embedder = prepare(config)
-            app.state.backend = backend_from_settings(config.research)
-            app.state.provider = filter_model(config)
+            app.state.sources = research_target(settings)
+            app.state.embedder = prepare(settings)
+            app.state.backend = backend_from_settings(settings.research)
+            app.state.provider = filter_model(settings)
         except (ResearchRefused, BackendFailed) as err:
             log.error("the Searcher will not start: %s", err)
             raise StartupRefused(str(err)) from err
-        app.state.keys = key_ring(config.model_copy(update={"api_host": config.research.host}))
-        app.state.settings = config
+        app.state.keys = key_ring(settings.model_copy(update={"api_host": settings.research.host}))
+        app.state.settings = settings
         app.state.lock = threading.Lock()
         log.info("the Searcher writes into %s (backend %s)", app.state.sources, app.state.backend.name)
         yield
@@ -103,4 +103,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     return app
 
 
-app = create_app()
+@cache
+def _from_environment() -> FastAPI:
+    # This entry's one door to configuration: the settings are read here, once, and passed down.
+    return create_app(Settings())
+
+
+def __getattr__(name: str) -> FastAPI:
+    """``uvicorn services.searcher.app:app`` builds the app from the environment on first access, never at import."""
+    if name == "app":
+        return _from_environment()
+    raise AttributeError(name)

@@ -91,6 +91,7 @@ def celery_app(settings: Settings) -> SentinelCelery:
 
 @cache
 def _from_environment() -> SentinelCelery:
+    # The worker's and beat's one door to configuration: the settings are read here, once, and passed down.
     return celery_app(Settings())
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import typer
@@ -15,6 +16,7 @@ from sentinel.cli import research as research_cli
 from sentinel.cli import search as search_cli
 from sentinel.cli.common import said
 from sentinel.errors import SentinelError
+from sentinel.settings import Settings
 
 
 class _Translated(TyperGroup):
@@ -31,6 +33,16 @@ class _Translated(TyperGroup):
 app = typer.Typer(
     cls=_Translated, no_args_is_help=True, add_completion=False, help="Sentinel: a local model in front of your vault."
 )
+
+
+@app.callback()
+def _configure(ctx: typer.Context) -> None:
+    # The command line's one door to configuration: the environment and .env are read once per run, into the
+    # context, where commands take them (cli.common.settings_of), their flags overriding (load_settings). Read on
+    # first use: the callback also runs before a command's --help, which must not need valid settings.
+    ctx.obj = functools.cache(Settings)
+
+
 app.add_typer(index.app, name="index")
 app.add_typer(keys.app, name="keys")
 app.add_typer(maintain.app, name="maintain")

@@ -47,6 +47,7 @@ def _print(answer: Answer) -> None:
 
 
 def ask_command(
+    cli: typer.Context,
     question: Annotated[str, typer.Argument(help="A question about the vault, or 'save this: …'.")],
     vault: VaultOption = None,
     index: IndexOption = None,
@@ -60,7 +61,7 @@ def ask_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print the answer as JSON.")] = False,
 ) -> None:
     """Answer one question from the vault, with citations checked against the passages they cite."""
-    settings = load_settings(vault, index, embed_model_dir=embed_model)
+    settings = load_settings(cli, vault, index, embed_model_dir=embed_model)
     given = {"kind": provider, "model": model, "num_ctx": num_ctx, "base_url": base_url}
     settings = conversation_role(settings, **given)
     chat_model = reachable_provider(settings.conversation)

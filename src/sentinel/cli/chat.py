@@ -129,6 +129,7 @@ def repl(session: ChatSession, echo: bool) -> None:
 
 
 def chat(
+    ctx: typer.Context,
     vault: VaultOption = None,
     index: IndexOption = None,
     model: Annotated[str | None, typer.Option(help="Conversation model, as the server names it.")] = None,
@@ -150,7 +151,7 @@ def chat(
     ] = None,
 ) -> None:
     """Chat with the vault through the conversation model: the tool loop, its statuses and its token budget."""
-    settings = load_settings(vault, index, embed_model_dir=embed_model)
+    settings = load_settings(ctx, vault, index, embed_model_dir=embed_model)
     settings = conversation_role(
         settings,
         kind=provider,

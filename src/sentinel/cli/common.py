@@ -56,6 +56,10 @@ _SEARCH_OPTIONS = [
 ]
 
 
+# typer hands a parameter so annotated the run's context, where the root put the settings (``settings_of``)
+_CONTEXT = inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, annotation=typer.Context)
+
+
 # The CLI's one translation of the product's failures: 2 the caller can fix or was refused, 3 the state was not
 # the one assumed (a pass runs already), 1 something it needs is down.
 EXIT_CODES: dict[type[SentinelError], int] = {BadInput: 2, NotFound: 2, Refused: 2, Conflict: 3, Unavailable: 1}
@@ -79,31 +83,50 @@ class ExtraMissing(BadInput):
         )
 
 
-def load_settings(vault: Path | None = None, index: Path | None = None, **overrides: Any) -> Settings:
-    """Settings from the environment and .env, with command-line flags taking precedence."""
+def settings_of(ctx: typer.Context) -> Settings:
+    """The settings the CLI root read from the environment and .env for this run (``sentinel.cli._configure``);
+    every command starts from them, never from a ``Settings()`` of its own."""
+    read = ctx.find_root().obj
+    settings = read() if callable(read) else None
+    if not isinstance(settings, Settings):  # a sub-app invoked without the root: a wiring mistake, not the user's
+        raise RuntimeError("a sentinel command ran without the root app's settings: invoke sentinel.cli.app")
+    return settings
+
+
+def load_settings(
+    ctx: typer.Context, vault: Path | None = None, index: Path | None = None, **overrides: Any
+) -> Settings:
+    """The run's settings (``settings_of``) with the command-line flags given taking precedence."""
     values: dict[str, Any] = {k: v for k, v in overrides.items() if v is not None}
     if vault is not None:
         values["vault"] = vault
     if index is not None:
         values["index_path"] = index
-    settings = Settings(**values)
+    settings = settings_of(ctx).model_copy(update=values)
     check_vault(settings.vault)  # raises VaultMissing: said at the root
     return settings
 
 
 def with_search_settings(command: Callable[..., None]) -> Callable[..., None]:
     """A command taking ``settings: Settings`` becomes one taking --vault, --index, --embed-model and
-    --embedder-url, from which (and the environment) its settings are loaded. Typer has no shared option groups;
+    --embedder-url, which override the run's settings (``load_settings``). Typer has no shared option groups;
     it reads a command's options from its signature, so the wrapper's signature carries them."""
     own = [p for p in inspect.signature(command, eval_str=True).parameters.values() if p.name != "settings"]
 
     @functools.wraps(command)
     def run(
-        *, vault: Path | None, index: Path | None, embed_model: Path | None, embedder_url: str | None, **given: Any
+        *,
+        ctx: typer.Context,
+        vault: Path | None,
+        index: Path | None,
+        embed_model: Path | None,
+        embedder_url: str | None,
+        **given: Any,
     ) -> None:
-        command(settings=load_settings(vault, index, embed_model_dir=embed_model, embedder_url=embedder_url), **given)
+        settings = load_settings(ctx, vault, index, embed_model_dir=embed_model, embedder_url=embedder_url)
+        command(settings=settings, **given)
 
-    run.__signature__ = inspect.Signature([*own, *_SEARCH_OPTIONS])  # type: ignore[attr-defined]
+    run.__signature__ = inspect.Signature([*own, _CONTEXT, *_SEARCH_OPTIONS])  # type: ignore[attr-defined]
     return run
 
 

@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 import typer
 
 import sentinel
+from sentinel.cli.common import settings_of
 from sentinel.errors import BadInput
 from sentinel.maintain.schedule import BadScheduleTime, parse_at
 from sentinel.settings import Settings
@@ -100,6 +101,7 @@ def next_steps(unit_dir: Path) -> list[str]:
 
 @app.command("install")
 def install(
+    ctx: typer.Context,
     unit_dir: Annotated[
         Path | None, typer.Option(help="Where to write the units (default: ~/.config/systemd/user).")
     ] = None,
@@ -108,7 +110,7 @@ def install(
     ] = None,
 ) -> None:
     """Write the systemd user units (embedder, API, worker, the one nightly timer) and say how to start them."""
-    settings = Settings()
+    settings = settings_of(ctx)
     target = unit_dir or default_unit_dir()
     units = render_units(settings, (repo or default_repo()).resolve(), Path(sys.executable))
     target.mkdir(parents=True, exist_ok=True)

@@ -22,12 +22,12 @@ from sentinel.index import queries
 from sentinel.index.db import IndexUnavailable
 from sentinel.index.sync import SyncReport, sync
 from sentinel.paths import index_path
+from sentinel.settings import Settings
 
 app = typer.Typer(no_args_is_help=True, help="Build and inspect the index (derived from the vault, rebuildable).")
 
 
-def _run(vault: VaultOption, index: IndexOption, as_json: bool, rebuild: bool) -> SyncReport:
-    settings = load_settings(vault, index)
+def _run(settings: Settings, as_json: bool, rebuild: bool) -> SyncReport:
     db = open_db(settings)
     try:
         with progress_bar("reading pages", hidden=as_json) as bar:
@@ -58,26 +58,32 @@ def _run(vault: VaultOption, index: IndexOption, as_json: bool, rebuild: bool) -
 
 
 @app.command("sync")
-def sync_command(vault: VaultOption = None, index: IndexOption = None, as_json: JsonOption = False) -> None:
+def sync_command(
+    ctx: typer.Context, vault: VaultOption = None, index: IndexOption = None, as_json: JsonOption = False
+) -> None:
     """Re-read changed pages, drop deleted ones, resolve links. Safe to run any time."""
-    report = _run(vault, index, as_json, rebuild=False)
+    report = _run(load_settings(ctx, vault, index), as_json, rebuild=False)
     if report.refused:
         raise typer.Exit(3)
 
 
 @app.command("rebuild")
-def rebuild_command(vault: VaultOption = None, index: IndexOption = None, as_json: JsonOption = False) -> None:
+def rebuild_command(
+    ctx: typer.Context, vault: VaultOption = None, index: IndexOption = None, as_json: JsonOption = False
+) -> None:
     """Re-read every page and accept any deletions (the explicit way to take an emptied vault)."""
-    _run(vault, index, as_json, rebuild=True)
+    _run(load_settings(ctx, vault, index), as_json, rebuild=True)
 
 
 @app.command("stats")
-def stats_command(vault: VaultOption = None, index: IndexOption = None, as_json: JsonOption = False) -> None:
+def stats_command(
+    ctx: typer.Context, vault: VaultOption = None, index: IndexOption = None, as_json: JsonOption = False
+) -> None:
     """Counts of pages, links, unresolved names, chunks, and pages with problems; how far each search leg has
     filled (pages findable by meaning, while vectors are still being embedded)."""
     from sentinel.search import filling  # loads the search view: only this command of the group needs it
 
-    db = open_db(load_settings(vault, index))
+    db = open_db(load_settings(ctx, vault, index))
     stats = queries.stats(db)
     problems = queries.problems(db)
     filled = filling.of_index(db)
@@ -95,13 +101,14 @@ def stats_command(vault: VaultOption = None, index: IndexOption = None, as_json:
 
 @app.command("unresolved")
 def unresolved_command(
+    ctx: typer.Context,
     vault: VaultOption = None,
     index: IndexOption = None,
     as_json: JsonOption = False,
     limit: int = typer.Option(50, help="How many names to show."),
 ) -> None:
     """The growth queue: names pages link to that no page answers to, by how many pages reach for them."""
-    rows = queries.unresolved(open_db(load_settings(vault, index)), limit=limit)
+    rows = queries.unresolved(open_db(load_settings(ctx, vault, index)), limit=limit)
     if as_json:
         print_json([{"name": r.name, "pages": r.pages, "links": r.links} for r in rows])
         return

@@ -17,6 +17,7 @@ app = typer.Typer(
 
 @app.command("create")
 def create(
+    ctx: typer.Context,
     scope: Scope = typer.Option(Scope.READ, help="read or write"),
     label: str = typer.Option("", help="What the key is for, e.g. openwebui."),
     keep_out: list[str] = typer.Option(
@@ -27,7 +28,7 @@ def create(
     as_json: JsonOption = False,
 ) -> None:
     """Make a key; it is printed once, only its hash is kept."""
-    path = keys_path(load_settings(vault, index))
+    path = keys_path(load_settings(ctx, vault, index))
     record, plain = create_key(path, scope, label, tuple(keep_out))
     if as_json:
         print_json(
@@ -39,9 +40,11 @@ def create(
 
 
 @app.command("list")
-def list_keys(vault: VaultOption = None, index: IndexOption = None, as_json: JsonOption = False) -> None:
+def list_keys(
+    ctx: typer.Context, vault: VaultOption = None, index: IndexOption = None, as_json: JsonOption = False
+) -> None:
     """The keys on file: id, scope, label, created, revoked."""
-    records = load_keys(keys_path(load_settings(vault, index)))
+    records = load_keys(keys_path(load_settings(ctx, vault, index)))
     if as_json:
         print_json(
             [
@@ -57,9 +60,9 @@ def list_keys(vault: VaultOption = None, index: IndexOption = None, as_json: Jso
 
 
 @app.command("revoke")
-def revoke(key_id: str, vault: VaultOption = None, index: IndexOption = None) -> None:
+def revoke(ctx: typer.Context, key_id: str, vault: VaultOption = None, index: IndexOption = None) -> None:
     """Revoke a key by its id (see `sentinel keys list`)."""
-    revoked = revoke_key(keys_path(load_settings(vault, index)), key_id)
+    revoked = revoke_key(keys_path(load_settings(ctx, vault, index)), key_id)
     if not revoked:
         console.print(f"no active key with id {key_id}")
         raise typer.Exit(1)

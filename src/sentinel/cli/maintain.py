@@ -67,7 +67,7 @@ def maintain(
     """Run the maintenance pass once (what the nightly worker runs)."""
     if ctx.invoked_subcommand is not None:
         return
-    settings = load_settings(vault, index, embed_model_dir=embed_model)
+    settings = load_settings(ctx, vault, index, embed_model_dir=embed_model)
     settings = settings.model_copy(
         update={
             "extraction": _role(
@@ -130,6 +130,7 @@ def _run(settings: Settings, minutes: float, dry_run: bool, retry_failed: bool, 
 
 @app.command("log")
 def log(
+    ctx: typer.Context,
     pass_id: Annotated[
         str | None, typer.Argument(help="A pass id; none: list the passes that wrote something.")
     ] = None,
@@ -137,7 +138,7 @@ def log(
     index: IndexOption = None,
 ) -> None:
     """What a pass wrote, with the evidence that let each write through."""
-    settings = load_settings(vault, index)
+    settings = load_settings(ctx, vault, index)
     if pass_id is None:
         known = ledger.passes(settings)
         console.print("\n".join(known) if known else "no pass has written anything yet", markup=False)
@@ -147,12 +148,13 @@ def log(
 
 @app.command("revert")
 def revert(
+    ctx: typer.Context,
     pass_id: Annotated[str, typer.Argument(help="The pass to undo (see `sentinel maintain log`).")],
     vault: VaultOption = None,
     index: IndexOption = None,
 ) -> None:
     """Undo one pass's writes as a unit; a page edited since the pass is left as it is and named."""
-    settings = load_settings(vault, index)
+    settings = load_settings(ctx, vault, index)
     result = ledger.revert(settings, pass_id)
     sync_paths(settings, open_db(settings), sorted({*result.undone, *(path for path, _ in result.left)}))
     for path in result.undone:
@@ -162,12 +164,13 @@ def revert(
 
 
 def trace_command(
+    ctx: typer.Context,
     target: Annotated[str, typer.Argument(help="A generated page (vault path) or a sentence one of them quotes.")],
     vault: VaultOption = None,
     index: IndexOption = None,
 ) -> None:
     """Walk a generated page's quotes to their sources and check each against the source as it is now."""
-    settings = load_settings(vault, index)
+    settings = load_settings(ctx, vault, index)
     pages = [target] if (settings.vault / target).is_file() else trace.find_sentence(settings, target)
     if not pages:
         raise NotFound(f"{target!r} is neither a page of the vault nor a sentence a generated page quotes")

@@ -16,6 +16,7 @@ from sentinel.tools.context import ToolContext
 
 
 def mcp_command(
+    cli: typer.Context,
     vault: VaultOption = None,
     index: IndexOption = None,
     write: Annotated[
@@ -31,7 +32,7 @@ def mcp_command(
         from sentinel.mcp.stdio import serve_stdio
     except ImportError as err:
         raise ExtraMissing("sentinel mcp", err, "mcp") from err
-    settings = load_settings(vault, index)
+    settings = load_settings(cli, vault, index)
     embedder: Embedder | None = None
     try:
         embedder = embedder_from_settings(settings)

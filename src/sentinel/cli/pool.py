@@ -12,19 +12,19 @@ from typing import Annotated, Any
 
 import typer
 
-from sentinel.cli.common import ExtraMissing, console
+from sentinel.cli.common import ExtraMissing, console, settings_of
 from sentinel.errors import Unavailable
 from sentinel.keys import LiveKeyRing
 from sentinel.logs import configure_logging
 from sentinel.paths import keys_path
 from sentinel.redis_client import redis_client
-from sentinel.settings import Settings
 
 app = typer.Typer(no_args_is_help=True, help="The model pool: many machines' models behind one endpoint.")
 
 
 @app.command("agent")
 def agent(
+    ctx: typer.Context,
     node: Annotated[str | None, typer.Option(help="This machine's name in the pool (default: host name).")] = None,
     backend: Annotated[
         list[str] | None,
@@ -48,7 +48,7 @@ def agent(
         from sentinel_pool.agent import Agent
     except ImportError as missing:
         raise ExtraMissing("the pool agent", missing, "api") from missing
-    settings = Settings()
+    settings = settings_of(ctx)
     flags: dict[str, Any] = {"node": node, "backends": backend, "mac": mac, "heartbeat_s": heartbeat, "ttl_s": ttl}
     pool = settings.pool.model_copy(update={key: value for key, value in flags.items() if value})
     settings = settings.model_copy(update={"pool": pool, "redis_url": redis_url or settings.redis_url})
@@ -71,6 +71,7 @@ def agent(
 
 @app.command("daemon")
 def daemon(
+    ctx: typer.Context,
     node: Annotated[str | None, typer.Option(help="This machine's name in the pool (default: host name).")] = None,
     backend: Annotated[
         list[str] | None, typer.Option(help="A model server as kind=url, repeatable (as for the agent).")
@@ -97,7 +98,7 @@ def daemon(
         from sentinel_pool.daemon_config import daemon_config
     except ImportError as missing:
         raise ExtraMissing("the pool daemon", missing, "api") from missing
-    settings = Settings()
+    settings = settings_of(ctx)
     flags: dict[str, Any] = {
         "node": node,
         "backends": backend,
