@@ -42,7 +42,7 @@ def served_name(backend: BackendRecord, model: str) -> str | None:
     tag means ``:latest``."""
     if model in backend.models:
         return model
-    if speaks(backend.kind, OLLAMA) and ":" not in model and f"{model}:latest" in backend.models:
+    if ":" not in model and f"{model}:latest" in backend.models and speaks(backend.kind, OLLAMA):
         return f"{model}:latest"
     return None
 
