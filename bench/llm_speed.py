@@ -20,6 +20,7 @@ import httpx
 from rich.console import Console
 from rich.table import Table
 
+from sentinel.serving import root_url
 from tests.support.llama import MODEL_ALIAS, llama_server
 
 # Plain English prose, the kind of text the analysis pass reads.
@@ -83,7 +84,7 @@ def main() -> None:
     started = time.perf_counter()
     with llama_server(ctx=ctx, threads=args.threads) as base_url:
         startup_s = time.perf_counter() - started
-        root = base_url.removesuffix("/v1")
+        root = root_url(base_url)
         one_run(base_url, PARAGRAPH, 8)  # warm-up: first-touch of weights, allocator
         table = Table(
             title=(

@@ -30,13 +30,14 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from redis import Redis
+from redis import Redis  # the type; clients come from sentinel.redis_client
 from rich.console import Console
 from rich.table import Table
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from sentinel.redis_client import redis_client  # noqa: E402
 from sentinel_pool.registry import BackendRecord, NodeRecord, PoolKeys, publish  # noqa: E402
 from tests.support.servers import free_port  # noqa: E402
 
@@ -179,7 +180,7 @@ def main() -> None:
         return
 
     prefix = f"sentinel-bench-{uuid.uuid4().hex[:8]}:"
-    keys, redis = PoolKeys(f"{prefix}pool:"), Redis.from_url(REDIS_URL, decode_responses=True)
+    keys, redis = PoolKeys(f"{prefix}pool:"), redis_client(REDIS_URL)
     backend_port, gateway_port = free_port(), free_port()
     backend_url, gateway_url = f"http://127.0.0.1:{backend_port}", f"http://127.0.0.1:{gateway_port}"
     rows: list[Row] = []

@@ -59,7 +59,7 @@ def create_app(settings: Settings) -> FastAPI:
         return Response(body, status_code=422, media_type="application/json")
 
     app.include_router(admin.router)
-    app.include_router(tools.router)
+    app.include_router(tools.router_for(settings.folders))
     app.include_router(ask.router)
     app.include_router(pool_router(settings))
     mount_search_page(app)

@@ -16,14 +16,12 @@ import aiohttp
 from fastapi import APIRouter, Depends, FastAPI, Request, Response
 from fastapi.responses import JSONResponse, StreamingResponse
 from fastapi.routing import APIRoute
-from redis.asyncio import BlockingConnectionPool
-from redis.asyncio import Redis as AsyncRedis
 from redis.exceptions import RedisError
 
 from sentinel.chat_prefix import PrefixRecorder
 from sentinel.keys import Scope
 from sentinel.maintain.cluster_lock import lock_holder, lock_key
-from sentinel.redis_client import redis_client
+from sentinel.redis_client import async_redis_client, redis_client
 from sentinel.settings import Settings
 from sentinel.tools.first_call import opening
 from sentinel_pool import face
@@ -91,12 +89,8 @@ class _Running:
 
 
 def pool_router(settings: Settings) -> APIRouter:
-    # Bounded: a burst waits for one of a few connections instead of opening one per request (25 at once, each
-    # a descriptor and an ephemeral port; with descriptors short, that was a plain 500 in the middle of a burst).
-    connections: BlockingConnectionPool = BlockingConnectionPool.from_url(
-        settings.redis_url, decode_responses=True, max_connections=REDIS_CONNECTIONS, timeout=5
-    )
-    redis = AsyncRedis(connection_pool=connections)
+    # Bounded: a burst of requests shares a few connections (25 at once each opening its own ran out of them).
+    redis = async_redis_client(settings.redis_url, max_connections=REDIS_CONNECTIONS)
     keys = PoolKeys.from_settings(settings)
     metrics = PoolMetrics()
     running = _Running()

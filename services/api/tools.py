@@ -1,5 +1,6 @@
 """The tool routes, one per tool in ``sentinel.tools.registry``: ``POST /v1/tools/<name>`` with that tool's own
-argument model, so the OpenAPI schema and 422 errors describe each tool exactly."""
+argument model, so the OpenAPI schema and 422 errors describe each tool exactly, in the folder names the settings
+give (``Folders.in_text``, as the MCP server and the chat's tool schemas say them)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pydantic import BaseModel
 
 from sentinel.maintain.schedule import record_first_chat
 from sentinel.search.scope import limited_to
+from sentinel.settings import Folders
 from sentinel.tools.context import ToolContext
 from sentinel.tools.faults import IndexFailure
 from sentinel.tools.registry import ARGUMENTS, TOOLS, run_tool
@@ -19,11 +21,18 @@ from services.api.request_log import log_tool_call
 from services.api.schemas import ToolText
 from services.common.auth import limits_of, require_write
 
-router = APIRouter(tags=["tools"])
 log = logging.getLogger("sentinel.api")
 
 
-def _route(name: str) -> None:
+def router_for(folders: Folders) -> APIRouter:
+    """Every tool's route, its summary naming the folders as ``folders`` names them."""
+    router = APIRouter(tags=["tools"])
+    for name in TOOLS:
+        _route(router, name, folders)
+    return router
+
+
+def _route(router: APIRouter, name: str, folders: Folders) -> None:
     tool = TOOLS[name]
 
     def run(request: Request, arguments: BaseModel, ctx: Context, scope: CallerScope) -> ToolText:
@@ -38,7 +47,8 @@ def _route(name: str) -> None:
         return ToolText(text=output.text)
 
     run.__annotations__ = {**run.__annotations__, "arguments": ARGUMENTS[name]}
-    router.post(f"/v1/tools/{name}", response_model=ToolText, summary=tool.description, name=name)(run)
+    summary = folders.in_text(tool.description)
+    router.post(f"/v1/tools/{name}", response_model=ToolText, summary=summary, name=name)(run)
 
 
 def _first_chat(app: FastAPI, ctx: ToolContext) -> None:
@@ -52,7 +62,3 @@ def _first_chat(app: FastAPI, ctx: ToolContext) -> None:
         log.warning("the first chat could not be recorded yet (%s); trying again at the next call", err)
         return
     app.state.chatted = True
-
-
-for _name in TOOLS:
-    _route(_name)

@@ -35,8 +35,19 @@ def redis_bytes_client(url: str, *, timeout_s: float | None, connect_timeout_s: 
     return Redis.from_url(url, socket_timeout=timeout_s, socket_connect_timeout=connect_timeout_s)
 
 
-def async_redis_client(url: str) -> AsyncRedis[str]:
-    """An asyncio client on ``url`` that decodes replies, for the gateway and the job ledger."""
+def async_redis_client(url: str, *, max_connections: int | None = None, wait_s: float = 5) -> AsyncRedis[str]:
+    """An asyncio client on ``url`` that decodes replies, for the gateway and the job ledger.
+
+    With ``max_connections`` its connections are bounded: a burst waits up to ``wait_s`` for one of them instead
+    of opening one per request (each a descriptor and an ephemeral port; with descriptors short, that was a plain
+    500 in the middle of a burst)."""
+    from redis.asyncio import BlockingConnectionPool
     from redis.asyncio import Redis as AsyncRedis
 
-    return AsyncRedis.from_url(url, decode_responses=True)
+    if max_connections is None:
+        return AsyncRedis.from_url(url, decode_responses=True)
+    connections: BlockingConnectionPool = BlockingConnectionPool.from_url(
+        url, decode_responses=True, max_connections=max_connections, timeout=wait_s
+    )
+    # the pool's connections decode; ``decode_responses`` here only says so to the type checker
+    return AsyncRedis(connection_pool=connections, decode_responses=True)

@@ -40,7 +40,7 @@ _DEFAULT_FOLDER = re.compile(r"(?<![\w/.-])(notes|wiki|conversations|sources)/")
 class ProviderSettings(BaseModel):
     """One model role: where it is served and how it is called."""
 
-    kind: str = Field("ollama", description="The server's kind: ollama, or openai for any OpenAI-compatible one.")
+    kind: str = Field("ollama", description="The server's kind, as registered (ollama; openai: OpenAI-compatible).")
     base_url: str = Field("http://localhost:11434", description="Server root (OpenAI kind: up to /v1).")
     model: str = Field("", description="Model name as the server knows it. Empty: role not configured.")
     api_key_env: str = Field("", description="Name of the environment variable holding the API key, if any.")

@@ -321,7 +321,7 @@ class Daemon:
             return web.json_response({"error": error, "code": "stale_term"}, status=409)
         tail = request.match_info["tail"]
         # Ollama's own API (``/api/pull``...) lives at the server's root, not under the OpenAI base
-        target = f"{backend.removesuffix('/v1')}/{tail}" if tail.startswith("api/") else f"{backend}/{tail}"
+        target = f"{root_url(backend)}/{tail}" if tail.startswith("api/") else f"{backend}/{tail}"
         rid = request.headers.get(REQUEST_HEADER)
         if rid and resume.kept_request(tail, body):
             return await resume.serve_kept(self, request, rid, target, body)

@@ -14,6 +14,7 @@ import aiohttp
 from aiohttp import web
 from aiohttp.typedefs import Handler
 
+from sentinel.providers.servers import OLLAMA, speaks
 from sentinel_pool import face, resume
 from sentinel_pool.errors import GatewayError
 from sentinel_pool.leader_jobs import QUEUED_NOTE
@@ -169,7 +170,7 @@ async def pull(daemon: Daemon, request: web.Request, body: bytes) -> web.StreamR
         (record, backend)
         for record in pool.nodes
         for backend in record.backends
-        if backend.kind == "ollama" and not backend.problem and record.node in urls
+        if speaks(backend.kind, OLLAMA) and not backend.problem and record.node in urls
     ]
     if wanted:
         ollamas = [(r, b) for r, b in ollamas if r.node == wanted]

@@ -30,6 +30,7 @@ import anyio
 from redis.asyncio import Redis as AsyncRedis
 from redis.exceptions import RedisError
 
+from sentinel.providers.servers import OLLAMA, speaks
 from sentinel.serving import root_url
 from sentinel.settings import PoolSettings, Settings
 from sentinel_pool.admission import Sticky, conversation_key
@@ -351,8 +352,8 @@ class Gateway:
         ranked = rank(await self._view.current(), model)
         if not ranked:
             raise UnknownModel(f"no live node serves model {model!r}; GET /api/tags lists the pool's models")
-        failures = []
-        for candidate in [c for c in ranked if c.kind == "ollama"][: self.pool.attempts]:
+        failures, ollamas = [], [c for c in ranked if speaks(c.kind, OLLAMA)]
+        for candidate in ollamas[: self.pool.attempts]:
             url = root_url(candidate.url) + "/api/show"
             try:
                 async with await self._post(candidate, url, {"model": candidate.model}) as response:
@@ -362,11 +363,11 @@ class Gateway:
                 return answer
             except (*TRANSPORT_ERRORS, NodeFailed, json.JSONDecodeError) as error:
                 failures.append(f"{candidate.node}: {error}")
-        if failures and all(c.kind == "ollama" for c in ranked):
+        if failures and len(ollamas) == len(ranked):
             raise PoolExhausted(
                 "no node could show " + repr(model) + ": " + "; ".join(failures), retry_after_s=1, retry=True
             )
-        return show_openai(next(c for c in ranked if c.kind != "ollama"))
+        return show_openai(next(c for c in ranked if not speaks(c.kind, OLLAMA)))
 
     async def _with_failover(
         self,

@@ -18,6 +18,7 @@ from typing import Any
 
 import aiohttp
 
+from sentinel.providers.servers import OLLAMA, speaks
 from sentinel.serving import root_url
 from sentinel_pool.routing import Candidate
 from sentinel_pool.streaming import Framing
@@ -89,7 +90,7 @@ def native(endpoint: str, body: dict[str, Any]) -> Target:
     """Send ``body`` to ``endpoint`` (``/api/chat``...) of an Ollama node as it is; other nodes: None (translate)."""
 
     def target(candidate: Candidate) -> Outgoing | None:
-        if candidate.kind != "ollama":
+        if not speaks(candidate.kind, OLLAMA):
             return None
         return Outgoing(root_url(candidate.url) + endpoint, body | {"model": candidate.model})
 

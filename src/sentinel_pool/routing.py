@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from sentinel.providers.servers import OLLAMA, speaks
 from sentinel_pool.registry import BackendKind, BackendRecord, Snapshot
 
 LOADED = 1000.0  # the model is in memory: no load before the first token
@@ -37,10 +38,11 @@ class Candidate:
 
 
 def served_name(backend: BackendRecord, model: str) -> str | None:
-    """The backend's own name for ``model``, or None. Ollama names without a tag mean ``:latest``."""
+    """The backend's own name for ``model``, or None. On a server that speaks Ollama's dialect a name without a
+    tag means ``:latest``."""
     if model in backend.models:
         return model
-    if backend.kind == "ollama" and ":" not in model and f"{model}:latest" in backend.models:
+    if ":" not in model and f"{model}:latest" in backend.models and speaks(backend.kind, OLLAMA):
         return f"{model}:latest"
     return None
 

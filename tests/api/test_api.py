@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,7 +14,7 @@ from typer.testing import CliRunner
 from sentinel.cli import app as cli_app
 from sentinel.keys import Scope, create_key, revoke_key
 from sentinel.paths import keys_path
-from sentinel.settings import Settings
+from sentinel.settings import Folders, Settings
 from services.api.app import create_app
 from services.common.auth import StartupRefused
 from tests.support.servers import serve
@@ -52,6 +53,32 @@ def test_health_and_openapi(api: Api) -> None:
         paths
     )
     assert "/v1/capture" in paths
+
+
+def _strings(value: object) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [text for item in value.values() for text in _strings(item)]
+    if isinstance(value, list):
+        return [text for item in value for text in _strings(item)]
+    return []
+
+
+def test_openapi_names_the_folders_the_settings_name(vault_settings: WriteVault) -> None:
+    """Folder names are settings: the routes' summaries say the configured ones, and no default name is left."""
+    settings = vault_settings({"Notizen/A.md": "# A\n"})
+    settings.folders = Folders(notes="Notizen", wiki="Begriffe", conversations="Gespräche", sources="Quellen")
+    settings.local_only = True
+    with serve(create_app(settings)) as url:
+        schema = httpx.get(f"{url}/openapi.json").json()
+    summaries = {
+        path.rsplit("/", 1)[-1]: ops["post"]["summary"] for path, ops in schema["paths"].items() if "/tools/" in path
+    }
+    assert "Transcripts under Gespräche/ cannot be moved" in summaries["relocate"]
+    assert "use Notizen/." in summaries["write"]
+    defaults = re.compile(r"(?<![\w/.-])(notes|wiki|conversations|sources)/")
+    assert [text for text in _strings(schema) if defaults.search(text)] == []
 
 
 def test_keys_and_scopes(api: Api) -> None:

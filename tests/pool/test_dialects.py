@@ -1,7 +1,8 @@
 """Both dialects in full, through the real API app over real Redis, to real HTTP servers on loopback: an
 Ollama-shaped node gets Ollama requests as they came (num_ctx, keep_alive, options, think, format, tools), an
 OpenAI-compatible node gets them translated with what it cannot honour named; /api/generate, /api/show and
-/v1/completions are served; tool calls pass through unchanged both ways."""
+/v1/completions are served; tool calls pass through unchanged both ways. Which a node gets is decided by the dialects
+its kind registered, never by the kind's name: a new kind needs nothing in the pool."""
 
 from __future__ import annotations
 
@@ -11,10 +12,14 @@ from contextlib import contextmanager
 from typing import Any
 
 import httpx
+import pytest
 from fastapi import FastAPI, Request
 from fastapi.responses import StreamingResponse
 from redis import Redis
 
+from sentinel.providers import servers
+from sentinel.providers.openai_compat import OpenAIServer
+from sentinel.providers.servers import OLLAMA, OPENAI, register_kind
 from sentinel_pool.registry import BackendRecord, NodeRecord, PoolKeys, publish
 from tests.support.http_stub import HttpStub, RecordedRequest
 from tests.support.servers import serve
@@ -216,3 +221,49 @@ def test_plain_completions_stream_as_sse(gateway: str, redis_client: Redis, keys
             and '"text": "b"' in text
             and text.rstrip().endswith("[DONE]")
         )
+
+
+@pytest.fixture
+def new_kinds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two kinds registered the one way a provider module registers one, known only during the test: a server
+    that speaks Ollama's API beside OpenAI's (as a proxy in front of Ollama does), and an OpenAI-compatible one.
+    Neither is named anywhere in the pool; both take everything but their name and dialects from the OpenAI kind,
+    so only the dialects can tell the pool how to route them."""
+    monkeypatch.setattr(servers, "_KINDS", dict(servers._kinds()))
+
+    @register_kind
+    class OllamaMirror(OpenAIServer):
+        name = "ollama-mirror"
+        dialects = (OLLAMA, OPENAI)
+
+    @register_kind
+    class Vllm(OpenAIServer):
+        name = "vllm"
+
+
+def test_a_new_kind_is_routed_by_the_dialects_it_registered(
+    gateway: str, redis_client: Redis, keys: PoolKeys, new_kinds: None
+) -> None:
+    received: list[tuple[str, dict[str, Any]]] = []
+    requests: list[RecordedRequest] = []
+    with _ollama_node(received) as root, _openai_node(requests) as node:
+        _register(redis_client, keys, "mirror-1", f"{root}/v1", "ollama-mirror", "qwen3:latest")
+        _register(redis_client, keys, "vllm-1", f"{node.url}/v1", "vllm", "tiny")
+        body = {
+            "model": "qwen3",  # untagged: on a server of Ollama's dialect that is qwen3:latest
+            "messages": [{"role": "user", "content": "hi"}],
+            "options": {"num_ctx": 4096},
+            "keep_alive": "5m",
+            "stream": False,
+        }
+        native = httpx.post(f"{gateway}/api/chat", json=body, timeout=30)
+        assert native.status_code == 200 and "x-sentinel-ignored" not in native.headers
+        assert received == [("/api/chat", body | {"model": "qwen3:latest"})]  # as it came, to its own API
+        translated = httpx.post(f"{gateway}/api/chat", json=body | {"model": "tiny"}, timeout=30)
+        assert translated.status_code == 200 and translated.json()["message"]["content"] == "said"
+        assert translated.headers["x-sentinel-ignored"] == "keep_alive,options.num_ctx"
+        assert [r.path for r in requests] == ["/v1/chat/completions"] and len(received) == 1
+        shown = httpx.post(f"{gateway}/api/show", json={"model": "qwen3"}, timeout=30).json()
+        assert shown["modelfile"] == "FROM qwen" and received[-1] == ("/api/show", {"model": "qwen3:latest"})
+        known = httpx.post(f"{gateway}/api/show", json={"model": "tiny"}, timeout=30).json()
+        assert known["sentinel"] == {"node": "vllm-1", "backend": f"{node.url}/v1", "kind": "vllm"}

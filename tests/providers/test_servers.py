@@ -11,7 +11,16 @@ import pytest
 from pydantic import ValidationError
 
 from sentinel.providers import provider_for, servers
-from sentinel.providers.servers import ModelServer, Probe, UnknownKind, kind_names, register_kind
+from sentinel.providers.servers import (
+    OLLAMA,
+    OPENAI,
+    ModelServer,
+    Probe,
+    UnknownKind,
+    kind_names,
+    register_kind,
+    speaks,
+)
 from sentinel.settings import ProviderSettings
 from sentinel_pool.probe import BackendSpec, BackendSpecInvalid
 from tests.support.scripted import ScriptedProvider
@@ -69,3 +78,11 @@ def test_an_unknown_kind_is_refused_naming_the_known_ones() -> None:
         BackendSpec.parse("vllm=http://h:8000/v1")
     with pytest.raises(UnknownKind):
         ModelServer("vllm", "http://h").openai_base  # noqa: B018
+
+
+def test_what_each_kind_speaks_is_its_registration() -> None:
+    """The pool routes by ``speaks``: the kind's registered dialects. A kind no module here registered (a record a
+    newer node published) is reached by OpenAI's dialect only, never handed Ollama's own requests."""
+    assert speaks("ollama", OLLAMA) and speaks("ollama", OPENAI)
+    assert speaks("openai", OPENAI) and not speaks("openai", OLLAMA)
+    assert speaks("from-a-newer-node", OPENAI) and not speaks("from-a-newer-node", OLLAMA)

@@ -13,8 +13,8 @@ import typer
 from rich.markup import escape
 
 from sentinel.answer import Answer, Turn, answer_turn
-from sentinel.cli.chat import NoModelAnswered, ProviderKind, conversation_role, settings_embedder
-from sentinel.cli.common import IndexOption, VaultOption, console, load_settings, print_json
+from sentinel.cli.chat import NoModelAnswered, conversation_role, settings_embedder
+from sentinel.cli.common import IndexOption, KindOption, VaultOption, console, load_settings, print_json
 from sentinel.index.sync import sync
 from sentinel.providers import ProviderError, provider_for
 from sentinel.providers.base import ChatProvider
@@ -53,7 +53,7 @@ def ask_command(
     index: IndexOption = None,
     model: Annotated[str | None, typer.Option(help="Conversation model, as the server names it.")] = None,
     num_ctx: Annotated[int | None, typer.Option(min=1, help="Context window in tokens.")] = None,
-    provider: ProviderKind = None,
+    provider: KindOption = None,
     base_url: Annotated[str | None, typer.Option(help="Server root (openai: up to /v1).")] = None,
     embed_model: Annotated[
         Path | None, typer.Option(help="multilingual-e5-small ONNX folder; without it search is lexical-only.")

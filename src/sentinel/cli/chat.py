@@ -18,7 +18,7 @@ from sentinel.chat.commands import parse_command, run_command
 from sentinel.chat.render import budget_warning, lexical_only_warning, step_line, turn_footer
 from sentinel.chat.session import ChatSession, system_prompt_of
 from sentinel.chat.startup import search_mode
-from sentinel.cli.common import IndexOption, VaultOption, console, load_settings
+from sentinel.cli.common import IndexOption, KindOption, VaultOption, console, load_settings
 from sentinel.embed.base import Embedder, EmbedderUnavailable
 from sentinel.embed.factory import embedder_from_settings
 from sentinel.errors import BadInput
@@ -28,11 +28,6 @@ from sentinel.providers.servers import server_kind
 from sentinel.settings import Settings
 from sentinel.tools.context import ToolContext
 from sentinel.tools.registry import tool_schemas
-
-# --provider: a model server kind, as registered in sentinel.providers.servers (an unknown one is bad input)
-ProviderKind = Annotated[
-    str | None, typer.Option(help="The server's kind: ollama, or openai for any OpenAI-compatible one.")
-]
 
 
 def conversation_role(settings: Settings, **flags: object) -> Settings:
@@ -136,7 +131,7 @@ def chat(
     num_ctx: Annotated[
         int | None, typer.Option(min=1, help="Context window in tokens (what /budget measures against).")
     ] = None,
-    provider: ProviderKind = None,
+    provider: KindOption = None,
     base_url: Annotated[str | None, typer.Option(help="Server root (openai: up to /v1).")] = None,
     api_key_env: Annotated[
         str | None, typer.Option(help="Name of the environment variable holding the API key.")

@@ -19,6 +19,7 @@ from rich.table import Table
 
 from sentinel.errors import BadInput, Conflict, NotFound, Refused, SentinelError, Unavailable, described, kind_of
 from sentinel.index.db import open_index
+from sentinel.providers.servers import kind_names
 from sentinel.settings import Settings
 from sentinel.vault.walk import check_vault
 
@@ -36,6 +37,8 @@ IndexOption = Annotated[
     typer.Option("--index", help="The index file (env SENTINEL_INDEX_PATH; default <vault>/.sentinel/index.db)."),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON instead of a table.")]
+# --provider / --kind: a model server kind, as registered in sentinel.providers.servers (the help lists those)
+KindOption = Annotated[str | None, typer.Option(help=f"The model server's kind: {' or '.join(kind_names())}.")]
 EmbedModelOption = Annotated[
     Path | None,
     typer.Option("--embed-model", help="multilingual-e5-small ONNX folder (env SENTINEL_EMBED_MODEL_DIR)."),

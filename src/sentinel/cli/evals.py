@@ -8,7 +8,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from sentinel.cli.common import JsonOption, console, open_db, print_json, with_search_settings
+from sentinel.cli.common import JsonOption, KindOption, console, open_db, print_json, with_search_settings
 from sentinel.embed.base import Embedder, EmbedderUnavailable
 from sentinel.embed.factory import embedder_from_settings
 from sentinel.evals import CaseResult, load_suite, run_suite
@@ -27,7 +27,7 @@ def _reasons(result: CaseResult) -> str:
 @with_search_settings
 def eval_command(
     suite: Annotated[str, typer.Argument(help="A built-in suite name or a suite YAML file.")] = "obsidian-help",
-    kind: Annotated[str | None, typer.Option(help="Conversation provider: ollama or openai.")] = None,
+    kind: KindOption = None,
     base_url: Annotated[str | None, typer.Option(help="Conversation server root (OpenAI kind: up to /v1).")] = None,
     model: Annotated[str | None, typer.Option(help="Conversation model that answers.")] = None,
     as_json: JsonOption = False,

@@ -12,7 +12,16 @@ from typing import Annotated, Any
 
 import typer
 
-from sentinel.cli.common import IndexOption, JsonOption, VaultOption, console, load_settings, open_db, print_json
+from sentinel.cli.common import (
+    IndexOption,
+    JsonOption,
+    KindOption,
+    VaultOption,
+    console,
+    load_settings,
+    open_db,
+    print_json,
+)
 from sentinel.embed.factory import embedder_from_settings
 from sentinel.errors import NotFound
 from sentinel.index.sync import sync_paths
@@ -23,8 +32,6 @@ from sentinel.maintain.schedule import NOT_STARTED, schedule_started
 from sentinel.providers.servers import server_kind
 from sentinel.settings import ProviderSettings, Settings
 from sentinel_pool.chat_first import serving_record
-
-Kind = Annotated[str | None, typer.Option(help="ollama or openai (any OpenAI-compatible endpoint).")]
 
 
 def _role(current: ProviderSettings, **flags: Any) -> ProviderSettings:
@@ -52,12 +59,12 @@ def maintain(
         typer.Option("--scheduled", help="As the nightly timer: skip on a new install until its first chat or pass."),
     ] = False,
     as_json: JsonOption = False,
-    provider: Kind = None,
+    provider: KindOption = None,
     base_url: Annotated[str | None, typer.Option(help="Extraction server root (OpenAI kind: up to /v1).")] = None,
     model: Annotated[str | None, typer.Option(help="Extraction model (concepts, definitions, names).")] = None,
     num_ctx: Annotated[int | None, typer.Option(help="Extraction context window in tokens.")] = None,
     api_key_env: Annotated[str | None, typer.Option(help="Env variable holding the extraction API key.")] = None,
-    summary_provider: Kind = None,
+    summary_provider: KindOption = None,
     summary_base_url: Annotated[str | None, typer.Option(help="Summary server root.")] = None,
     summary_model: Annotated[str | None, typer.Option(help="Summary model: reads long pages whole.")] = None,
     summary_num_ctx: Annotated[int | None, typer.Option(help="Summary context window in tokens.")] = None,

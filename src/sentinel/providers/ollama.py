@@ -29,7 +29,7 @@ from sentinel.providers.base import (
     call_with_connect_retries,
     strip_inline_thinking,
 )
-from sentinel.providers.servers import ModelServer, Probe, get_json, register_kind
+from sentinel.providers.servers import OLLAMA, OPENAI, ModelServer, Probe, get_json, register_kind
 from sentinel.providers.toolcalls import with_text_tool_calls
 from sentinel.settings import ProviderSettings
 
@@ -174,7 +174,7 @@ class OllamaServer:
     and the OpenAI API under ``/v1``. It takes the context window and GPU layers per request."""
 
     name = "ollama"
-    dialects = ("ollama", "openai")
+    dialects: tuple[str, ...] = (OLLAMA, OPENAI)
     describe = "'ollama=http://host:11434' (Ollama's root)"
 
     def openai_base(self, url: str) -> str:

@@ -34,7 +34,7 @@ from sentinel.providers.base import (
     call_with_connect_retries,
     strip_inline_thinking,
 )
-from sentinel.providers.servers import ModelServer, Probe, get_json, register_kind
+from sentinel.providers.servers import OPENAI, ModelServer, Probe, get_json, register_kind
 from sentinel.providers.toolcalls import with_text_tool_calls
 from sentinel.settings import ProviderSettings
 
@@ -198,7 +198,7 @@ class OpenAIServer:
     that is not llama.cpp is taken to keep what it lists loaded, since there is no standard way to ask."""
 
     name = "openai"
-    dialects = ("openai",)
+    dialects: tuple[str, ...] = (OPENAI,)
     describe = "'openai=http://host:8080/v1' (an OpenAI-compatible base up to /v1)"
 
     def openai_base(self, url: str) -> str:

@@ -27,6 +27,11 @@ if TYPE_CHECKING:
 # its provider is built, so probing a server needs no optional extra).
 KIND_MODULES = ("sentinel.providers.openai_compat", "sentinel.providers.ollama")
 
+# The wire dialects a kind may speak. Every backend is reached by OpenAI's (at its ``openai_base``); one that also
+# speaks Ollama's gets Ollama's requests (``/api/chat``, ``/api/pull``...) as they came, at its root.
+OPENAI = "openai"
+OLLAMA = "ollama"
+
 
 @dataclass
 class Probe:
@@ -41,7 +46,7 @@ class Probe:
 
 class ServerKind(Protocol):
     name: str  # what settings call it (``SENTINEL_<ROLE>__KIND``, an agent's ``kind=url``)
-    dialects: tuple[str, ...]  # the wire APIs it speaks: "openai", "ollama"
+    dialects: tuple[str, ...]  # the wire APIs it speaks: OPENAI, OLLAMA
     describe: str  # how its URL is written, for help texts and refusals
 
     def openai_base(self, url: str) -> str:
@@ -77,6 +82,14 @@ def _kinds() -> dict[str, ServerKind]:
 def kind_names() -> tuple[str, ...]:
     """The registered kinds, sorted: the same order however the modules happened to be imported."""
     return tuple(sorted(_kinds()))
+
+
+def speaks(kind: str, dialect: str) -> bool:
+    """Whether a server of ``kind`` speaks ``dialect``: what the pool routes by, never the kind's name. A kind this
+    process has no module for (a record a newer node published) is taken to speak OpenAI's dialect only, the one
+    every backend is reached by."""
+    known = _kinds().get(kind)
+    return dialect in known.dialects if known is not None else dialect == OPENAI
 
 
 class UnknownKind(BadInput, ValueError):
