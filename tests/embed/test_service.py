@@ -12,7 +12,7 @@ import httpx
 import numpy as np
 import pytest
 
-from sentinel.embed.base import EmbedderUnavailable, ModelChanged
+from sentinel.embed.base import EmbedderUnavailable, EmbedRequestInvalid, ModelChanged
 from sentinel.embed.http import HttpEmbedder
 from sentinel.embed.onnx import OnnxEmbedder
 from tests.support.embedder import REPO_ROOT, EmbedderProcess, embedder_service
@@ -76,7 +76,7 @@ def test_bad_requests_get_a_named_422(service: EmbedderProcess) -> None:
     wrong_kind = httpx.post(service.url + "/embed", json={"texts": ["x"], "kind": "document"}, timeout=60)
     assert wrong_kind.status_code == 422 and "'query' or 'passage'" in wrong_kind.text
     too_many = ["x"] * 1025
-    with pytest.raises(ValueError, match="1025 texts in one request; the limit is 1024"):
+    with pytest.raises(EmbedRequestInvalid, match="1025 texts in one request; the limit is 1024"):
         HttpEmbedder(service.url, batch=2000).embed(too_many, "query")
 
 

@@ -12,7 +12,7 @@ from typing import Literal, Protocol
 
 import numpy as np
 
-from sentinel.errors import Unavailable
+from sentinel.errors import BadInput, Unavailable
 
 EmbedKind = Literal["query", "passage"]
 EMBED_KINDS: tuple[EmbedKind, ...] = ("query", "passage")
@@ -56,10 +56,15 @@ class ModelChanged(EmbedderUnavailable):
     """The service now runs another model than the one this client started with: its vectors would not mix."""
 
 
+class EmbedRequestInvalid(BadInput, ValueError):
+    """What was asked cannot be embedded as asked (a kind no engine knows, more texts than the service takes): the
+    in-process engine and the service's client raise the same."""
+
+
 def check_embed_input(texts: object, kind: object) -> None:
     """Reject input the engines cannot embed, naming what is wrong (never a crash deep inside the runtime)."""
     if kind not in EMBED_KINDS:
-        raise ValueError(f"embedding kind must be 'query' or 'passage', got {kind!r}")
+        raise EmbedRequestInvalid(f"embedding kind must be 'query' or 'passage', got {kind!r}")
     if isinstance(texts, str) or not isinstance(texts, list | tuple):
         raise TypeError(f"texts must be a list of strings, got {type(texts).__name__}")
     for i, text in enumerate(texts):

@@ -16,6 +16,7 @@ from sentinel.embed.base import (
     EmbedderUnavailable,
     Embedding,
     EmbedKind,
+    EmbedRequestInvalid,
     ModelChanged,
     ModelIdentity,
     check_embed_input,
@@ -71,7 +72,7 @@ class HttpEmbedder:
                 "start it (docker compose up embedder) or unset SENTINEL_EMBEDDER_URL to embed in-process"
             ) from exc
         if response.status_code == 422:
-            raise ValueError(f"the embedder service rejected the request: {_detail(response)}")
+            raise EmbedRequestInvalid(f"the embedder service rejected the request: {_detail(response)}")
         if response.is_error:
             raise EmbedderUnavailable(
                 f"the embedder service at {self.base_url} answered {response.status_code} to {method} {path}: "
