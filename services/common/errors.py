@@ -6,16 +6,10 @@ from __future__ import annotations
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
-from sentinel.errors import BadInput, Conflict, NotFound, Refused, SentinelError, Unavailable, kind_of
+from sentinel.errors import HTTP_STATUS, Refused, SentinelError, kind_of
 from sentinel.keys import KeyUnknown, NotPermitted
 
-STATUS: dict[type[SentinelError], int] = {
-    BadInput: 400,
-    NotFound: 404,
-    Conflict: 409,
-    Refused: 422,  # understood, and refused by a gate or a policy
-    Unavailable: 503,
-}
+STATUS = HTTP_STATUS  # one table for every HTTP door (the pool daemon reads it too)
 
 # The refusals HTTP names more closely than 422: who the caller is (401) and what a known caller may reach (403).
 REFUSALS: dict[type[Refused], int] = {KeyUnknown: 401, NotPermitted: 403}

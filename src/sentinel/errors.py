@@ -35,6 +35,16 @@ class Conflict(SentinelError):
 
 KINDS: tuple[type[SentinelError], ...] = (BadInput, NotFound, Refused, Unavailable, Conflict)
 
+# HTTP's status for each kind, one table for both HTTP doors: the services' translator (``services/common/errors.py``)
+# and the pool daemon's (``sentinel_pool.daemon_routes.pool_errors``), which may not import a service.
+HTTP_STATUS: dict[type[SentinelError], int] = {
+    BadInput: 400,
+    NotFound: 404,
+    Conflict: 409,
+    Refused: 422,  # understood, and refused by a gate or a policy
+    Unavailable: 503,
+}
+
 
 # How a door that speaks words (MCP, the CLI) names each kind before the error's own words.
 LABELS: dict[type[SentinelError], str] = {

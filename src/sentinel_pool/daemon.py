@@ -33,10 +33,11 @@ from sentinel_pool.daemon_metrics import DaemonMetrics
 from sentinel_pool.discovery import Discovery
 from sentinel_pool.dispatch import Gateway
 from sentinel_pool.election import Claim, Election, Hardware
+from sentinel_pool.errors import DaemonConflict, DaemonNotFound, DaemonRefused
 from sentinel_pool.leader_jobs import LeaderJobs, PoolJob
 from sentinel_pool.ledger_memory import MemoryLedger, memory_snapshot
 from sentinel_pool.node_jobs import Fenced, NodeJobs, NotAllowed
-from sentinel_pool.peer_http import PeerClient, client_refused, relay
+from sentinel_pool.peer_http import PeerClient, check_client, relay
 from sentinel_pool.probe import BackendSpec, probe_backend
 from sentinel_pool.registry import BackendRecord, NodeRecord, Snapshot
 from sentinel_pool.repair import Opening
@@ -267,8 +268,7 @@ class Daemon:
         try:
             self.verifier.check(request.headers.get(HEADER), request.method, request.path, body)
         except Unauthenticated as refused:
-            error = json.dumps({"error": str(refused)})
-            raise web.HTTPUnauthorized(text=error, content_type="application/json") from refused
+            raise DaemonRefused(str(refused), status=401) from refused
         return body
 
     async def on_hello(self, request: web.Request) -> web.Response:
@@ -290,9 +290,9 @@ class Daemon:
                 bool(body.get("idempotent", True)),
             )
         except Fenced as fenced:
-            return web.json_response({"error": str(fenced), "code": "stale_epoch"}, status=409)
+            raise DaemonConflict(str(fenced), code="stale_epoch") from fenced
         except NotAllowed as refused:
-            return web.json_response({"error": str(refused), "code": "not_allowed"}, status=403)
+            raise DaemonRefused(str(refused), code="not_allowed", status=403) from refused
         return web.json_response({"job": body["job"], "epoch": body["epoch"], "state": "running"}, status=202)
 
     async def on_poll(self, request: web.Request) -> web.Response:
@@ -302,7 +302,7 @@ class Daemon:
         held = self.local.ask(job, epoch)
         if held is None:
             error = f"this daemon holds no job {job} at epoch {epoch}, and now refuses that epoch"
-            return web.json_response({"error": error, "fenced": epoch}, status=404)
+            raise DaemonNotFound(error, extra={"fenced": epoch})
         return web.json_response(held.poll())
 
     async def on_node_ack(self, request: web.Request) -> web.Response:
@@ -314,11 +314,11 @@ class Daemon:
         body = await self._signed(request)
         backend = request.headers.get(BACKEND_HEADER, "")
         if backend not in {b.url for b in self.backends}:
-            return web.json_response({"error": f"{backend!r} is not a backend of {self.config.node}"}, status=404)
+            raise DaemonNotFound(f"{backend!r} is not a backend of {self.config.node}")
         term = int(request.headers.get(TERM_HEADER) or 0)
         if term and term < self.election.highest_term:  # a leader frozen or cut off, acting on an old term
             error = f"term {term} is older than term {self.election.highest_term}: a newer leader exists"
-            return web.json_response({"error": error, "code": "stale_term"}, status=409)
+            raise DaemonConflict(error, code="stale_term")
         tail = request.match_info["tail"]
         # Ollama's own API (``/api/pull``...) lives at the server's root, not under the OpenAI base
         target = f"{root_url(backend)}/{tail}" if tail.startswith("api/") else f"{backend}/{tail}"
@@ -343,15 +343,13 @@ class Daemon:
         )
 
     async def on_metrics(self, request: web.Request) -> web.Response:
-        if (refused := client_refused(self.config.keys, request)) is not None:
-            return refused
+        check_client(self.config.keys, request)
         text = daemon_routes.metrics_text(self)
         return web.Response(body=text, content_type="text/plain", charset="utf-8")
 
     async def on_client(self, request: web.Request) -> web.StreamResponse:
         """Any client route: served here when this daemon leads, else forwarded to the leader unchanged."""
-        if (refused := client_refused(self.config.keys, request)) is not None:
-            return refused
+        check_client(self.config.keys, request)
         body = await request.read()
         if self.leader is None:
             return await resume.forward(self, request, body)

@@ -16,7 +16,7 @@ from aiohttp.typedefs import Handler
 
 from sentinel.providers.servers import OLLAMA, speaks
 from sentinel_pool import face, resume
-from sentinel_pool.errors import GatewayError
+from sentinel_pool.errors import DaemonBadInput, DaemonError, DaemonNotFound, DaemonUnavailable, GatewayError
 from sentinel_pool.leader_jobs import QUEUED_NOTE
 from sentinel_pool.peer_http import relay, unavailable
 from sentinel_pool.routing import pool_models
@@ -49,11 +49,14 @@ async def send(request: web.Request, reply: face.Reply) -> web.StreamResponse:
 async def pool_errors(request: web.Request, handler: Handler) -> web.StreamResponse:
     """The daemon's one answer to what the pool cannot serve, on every route: OpenAI's or Ollama's error shape,
     with its status and headers (``face.error_reply``). A route raises it before its answer starts (a stream's
-    later failure is the stream's own last event), so no path answers it as a bare 500."""
+    later failure is the stream's own last event), so no path answers it as a bare 500. A ``DaemonError`` (the
+    daemon's own routes) is answered in its own shape, with its kind's status."""
     try:
         return await handler(request)
     except GatewayError as error:
         return await send(request, face.error_reply(error, request.path))
+    except DaemonError as error:
+        return web.json_response(error.body(), status=error.status, headers=error.headers())
 
 
 async def lead(daemon: Daemon, request: web.Request, body: bytes, leader: LeaderJobs) -> web.StreamResponse:
@@ -63,7 +66,7 @@ async def lead(daemon: Daemon, request: web.Request, body: bytes, leader: Leader
         submitted = json.loads(body or b"{}")
         kind = submitted.get("kind", "inference")
         if kind not in ("inference", "shell"):
-            return web.json_response({"error": "'kind' must be 'inference' or 'shell'"}, status=400)
+            raise DaemonBadInput("'kind' must be 'inference' or 'shell'")
         job = leader.submit(kind, submitted, bool(submitted.get("idempotent", False)))
         kept = {"result_kept_s": daemon.config.routing.job_ttl_s}
         return web.json_response(job.view() | kept | {"note": QUEUED_NOTE}, status=202)
@@ -74,7 +77,7 @@ async def lead(daemon: Daemon, request: web.Request, body: bytes, leader: Leader
         known = leader.jobs.get(job_id)
         if known is None:
             note = "unknown to this leader: finished and acknowledged, or queued under a leader that died"
-            return web.json_response({"error": f"job {job_id} is {note}", "state": "unknown"}, status=404)
+            raise DaemonNotFound(f"job {job_id} is {note}", extra={"state": "unknown"})
         return web.json_response(known.view())
     if path.startswith("/api/requests/") and request.method == "GET":
         return await resume.fetch(daemon, path.removeprefix("/api/requests/"))
@@ -93,14 +96,12 @@ async def route(daemon: Daemon, request: web.Request, body: bytes) -> web.Stream
         return await send(request, await face.listing(daemon.gateway, request.path))
     if request.path not in face.INFERENCE:
         known = ", ".join((*face.INFERENCE, *face.LISTINGS, "/api/pull", "/api/jobs", "/api/cluster"))
-        return web.json_response({"error": f"no route {request.path}; the pool serves {known}"}, status=404)
+        raise DaemonNotFound(f"no route {request.path}; the pool serves {known}")
     try:
         model = str(json.loads(body).get("model") or "")
     except (json.JSONDecodeError, UnicodeDecodeError, AttributeError):
         model = ""  # the face says what is wrong with the body
-    woken = await daemon.waker.on_demand(model)
-    if woken is not None:
-        return woken
+    await daemon.waker.on_demand(model)
     return await send(request, await face.answer(daemon.gateway, request.path, body, request.headers))
 
 
@@ -160,10 +161,10 @@ async def pull(daemon: Daemon, request: web.Request, body: bytes) -> web.StreamR
     body), else the Ollama node with the most free VRAM (ties: by name). Its progress streams back unchanged."""
     try:
         asked = json.loads(body or b"{}")
-    except json.JSONDecodeError:
-        return web.json_response({"error": "the request body is not JSON"}, status=400)
+    except json.JSONDecodeError as error:
+        raise DaemonBadInput("the request body is not JSON") from error
     if not isinstance(asked, dict) or not asked.get("model"):
-        return web.json_response({"error": 'name the model to pull: {"model": "qwen3:8b"}'}, status=400)
+        raise DaemonBadInput('name the model to pull: {"model": "qwen3:8b"}')
     wanted = request.query.get("node") or asked.pop("node", None)
     pool, urls = daemon.snapshot(), daemon.urls()
     ollamas = [
@@ -176,9 +177,7 @@ async def pull(daemon: Daemon, request: web.Request, body: bytes) -> web.StreamR
         ollamas = [(r, b) for r, b in ollamas if r.node == wanted]
     if not ollamas:
         where = f"node {wanted!r} has" if wanted else "no live node has"
-        return web.json_response(
-            {"error": f"{where} no Ollama backend to pull into (only Ollama pulls models)"}, status=404
-        )
+        raise DaemonNotFound(f"{where} no Ollama backend to pull into (only Ollama pulls models)")
     record, backend = min(ollamas, key=lambda rb: (-(rb[0].vram_free_mb or 0), rb[0].node))
     raw = json.dumps(asked).encode()
     signed = daemon.peer.headers("POST", "/pool/v1/serve/api/pull", raw)
@@ -193,16 +192,16 @@ async def pull(daemon: Daemon, request: web.Request, body: bytes) -> web.StreamR
             {"x-sentinel-node": record.node},
         )
     except (aiohttp.ClientError, TimeoutError) as error:
-        return unavailable(f"{record.node} did not answer the pull: {error}")
+        raise unavailable(f"{record.node} did not answer the pull: {error}") from error
 
 
 def wake_by_hand(daemon: Daemon, node: str) -> web.Response:
     try:
         sleeper = daemon.waker.send(node)
     except WakeRefused as refused:
-        return web.json_response({"error": str(refused)}, status=404)
-    except OSError as error:
-        return web.json_response({"error": f"the magic packet could not be sent: {error}"}, status=502)
+        raise DaemonNotFound(str(refused)) from refused
+    except OSError as error:  # the packet could not leave this machine: 502, a gateway that could not pass it on
+        raise DaemonUnavailable(f"the magic packet could not be sent: {error}", status=502) from error
     sent = {"node": node, "mac": sleeper.mac, "sent_to": f"{sleeper.address}:{sleeper.port}"}
     return web.json_response(sent | {"note": "sent; the node joins the pool once it is up"}, status=202)
 

@@ -10,7 +10,7 @@ import math
 import uuid
 from typing import Any
 
-from sentinel.errors import BadInput, Conflict, NotFound, SentinelError, Unavailable
+from sentinel.errors import HTTP_STATUS, BadInput, Conflict, NotFound, Refused, SentinelError, Unavailable, kind_of
 
 
 class GatewayError(RuntimeError, SentinelError):
@@ -105,3 +105,61 @@ class BackendRefused(GatewayError, BadInput):
 
     def body(self) -> dict[str, Any]:
         return self.payload if isinstance(self.payload, dict) else {"error": {"message": str(self.payload)}}
+
+
+class DaemonError(SentinelError):
+    """What the daemon's own routes (the peer protocol, jobs, pulls, wakes, a follower's forwarding) cannot do, in
+    their own shape: ``{"error": message, "code": ..., **extra}``, or with ``nested`` the OpenAI-like
+    ``{"error": {"message": ..., "code": ..., **extra}}`` its inference answers use. Its status is its kind's
+    (``sentinel.errors.HTTP_STATUS``) unless ``status`` names a closer one (401, 403, 502). Raised, never
+    answered inline: ``daemon_routes.pool_errors`` answers it. Raise one of the kinds below, not this base."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        code: str | None = None,
+        extra: dict[str, Any] | None = None,
+        headers: dict[str, str] | None = None,
+        status: int | None = None,
+        nested: bool = False,
+    ) -> None:
+        super().__init__(message)
+        self.code, self.extra, self.nested = code, extra or {}, nested
+        self._headers, self._status = headers or {}, status
+
+    @property
+    def status(self) -> int:
+        if self._status is not None:
+            return self._status
+        kind = kind_of(self)
+        if kind is None:
+            raise TypeError(f"{type(self).__name__} is no kind of sentinel.errors: raise one of DaemonError's kinds")
+        return HTTP_STATUS[kind]
+
+    def body(self) -> dict[str, Any]:
+        fields = ({"code": self.code} if self.code is not None else {}) | self.extra
+        return {"error": {"message": str(self)} | fields} if self.nested else {"error": str(self)} | fields
+
+    def headers(self) -> dict[str, str]:
+        return dict(self._headers)
+
+
+class DaemonBadInput(DaemonError, BadInput):
+    pass
+
+
+class DaemonNotFound(DaemonError, NotFound):
+    pass
+
+
+class DaemonRefused(DaemonError, Refused):
+    pass
+
+
+class DaemonUnavailable(DaemonError, Unavailable):
+    pass
+
+
+class DaemonConflict(DaemonError, Conflict):
+    pass

@@ -19,6 +19,7 @@ import aiohttp
 from aiohttp import web
 
 from sentinel.keys import LiveKeyRing, Scope
+from sentinel_pool.errors import DaemonRefused, DaemonUnavailable
 from sentinel_pool.signing import HEADER, sign
 from sentinel_pool.streaming import error_event
 
@@ -141,25 +142,21 @@ def _broken(content_type: str, hop: str, code: str, reason: str) -> bytes:
 WRITES = ("/api/jobs", "/api/pull", "/api/nodes/wake/")
 
 
-def client_refused(keys: LiveKeyRing | None, request: web.Request) -> web.Response | None:
-    """The API's scoped keys, as on the API: any key for inference and reading, a write key for jobs. None: let
-    it through (also when no key is configured)."""
+def check_client(keys: LiveKeyRing | None, request: web.Request) -> None:
+    """The API's scoped keys, as on the API: any key for inference and reading, a write key for jobs; raises
+    ``DaemonRefused`` (401, 403) for any other, lets it through when no key is configured."""
     if keys is None:
-        return None
+        return
     scheme, _, key = request.headers.get("authorization", "").partition(" ")
     scope = keys.scope_of(key.strip()) if scheme.lower() == "bearer" else None
     if scope is None:
         error = "missing or unknown API key: send 'Authorization: Bearer <key>'"
-        return web.json_response({"error": error}, status=401)
+        raise DaemonRefused(error, status=401)
     if request.method == "POST" and request.path.startswith(WRITES) and scope is not Scope.WRITE:
-        return web.json_response(
-            {"error": f"{request.path} needs a write-scoped key; this key is read-only"}, status=403
-        )
-    return None
+        raise DaemonRefused(f"{request.path} needs a write-scoped key; this key is read-only", status=403)
 
 
-def unavailable(message: str) -> web.Response:
-    """503 with ``Retry-After``: no leader right now (an election takes about ``daemon_ttl_s``), or none answered."""
-    return web.json_response(
-        {"error": {"message": message, "code": "no_leader"}}, status=503, headers={"Retry-After": "1"}
-    )
+def unavailable(message: str) -> DaemonUnavailable:
+    """503 with ``Retry-After``, to raise: no leader right now (an election takes about ``daemon_ttl_s``), or none
+    answered."""
+    return DaemonUnavailable(message, code="no_leader", nested=True, headers={"Retry-After": "1"})

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 import aiohttp
 from aiohttp import web
 
+from sentinel_pool.errors import DaemonNotFound, DaemonUnavailable
 from sentinel_pool.peer_http import HopLost, relay, unavailable
 
 if TYPE_CHECKING:
@@ -108,7 +109,7 @@ async def forward(daemon: Daemon, request: web.Request, body: bytes) -> web.Stre
     """On a follower: pass the client's request to the leader, watching that the leader stays heard from."""
     claim = daemon.election.claim
     if claim is None or claim.leader not in daemon.live():
-        return unavailable("no leader is elected right now (an election takes a few heartbeats)")
+        raise unavailable("no leader is elected right now (an election takes a few heartbeats)")
     inference = request.method == "POST" and request.path in _INFERENCE
     rid = request.headers.get(REQUEST_HEADER) or uuid.uuid4().hex
     lost = asyncio.Event()
@@ -133,27 +134,29 @@ async def forward(daemon: Daemon, request: web.Request, body: bytes) -> web.Stre
             lost=lost,
         )
     except aiohttp.ClientConnectorError as error:  # never reached the leader: nothing runs, a retry is safe
-        return unavailable(f"the leader {claim.leader} did not answer: {error}")
+        raise unavailable(f"the leader {claim.leader} did not answer: {error}") from error
     except (aiohttp.ClientError, TimeoutError, HopLost) as error:
         reason = "no longer heard from" if isinstance(error, HopLost) else f"{type(error).__name__}: {error}"
         if request.method in ("GET", "HEAD"):  # a read changes nothing: asking again is safe
-            return unavailable(f"the leader {claim.leader} was lost while answering ({reason})")
+            raise unavailable(f"the leader {claim.leader} was lost while answering ({reason})") from error
         if not inference:
-            return leader_lost(claim.leader, reason, None, "whether it took effect is unknown: look before repeating")
+            caveat = "whether it took effect is unknown: look before repeating"
+            raise leader_lost(claim.leader, reason, None, caveat) from error
         if kept_request(request.path.lstrip("/"), body):
-            return leader_lost(claim.leader, reason, rid, "")
-        return leader_lost(claim.leader, reason, None, "a stream cannot be resumed, and retrying may run it again")
+            raise leader_lost(claim.leader, reason, rid, "") from error
+        caveat = "a stream cannot be resumed, and retrying may run it again"
+        raise leader_lost(claim.leader, reason, None, caveat) from error
     finally:
         watcher.cancel()
 
 
-def leader_lost(leader: str, reason: str, rid: str | None, caveat: str) -> web.Response:
+def leader_lost(leader: str, reason: str, rid: str | None, caveat: str) -> DaemonUnavailable:
     """The leader went away with the client's request in flight: it may have taken effect or be running on a
     node, so no retry is invited; a non-streamed inference request can be fetched by its id."""
     message = f"the leader {leader} was lost while your request was in flight ({reason})"
-    detail: dict[str, Any] = {"code": "leader_lost"}
+    detail: dict[str, Any] = {}
     if rid is not None:
-        detail |= {"request": rid, "resume": f"/api/requests/{rid}"}
+        detail = {"request": rid, "resume": f"/api/requests/{rid}"}
         message += (
             f"; it may still run on its node: fetch its answer with GET /api/requests/{rid} through any daemon "
             "instead of retrying"
@@ -161,7 +164,7 @@ def leader_lost(leader: str, reason: str, rid: str | None, caveat: str) -> web.R
     else:
         message += f"; {caveat}"
     headers = {"x-should-retry": "false"} | ({REQUEST_HEADER: rid} if rid else {})
-    return web.json_response({"error": {"message": message} | detail}, status=503, headers=headers)
+    return DaemonUnavailable(message, code="leader_lost", extra=detail, headers=headers, nested=True)
 
 
 async def fetch(daemon: Daemon, rid: str) -> web.Response:
@@ -180,13 +183,13 @@ async def fetch(daemon: Daemon, rid: str) -> web.Response:
         f"no node holds an answer for request {rid}: it never reached one, failed before answering, or was kept "
         f"longer than {daemon.answers.retention_s:.0f} s"
     )
-    return web.json_response({"error": {"message": error, "code": "unknown_request"}}, status=404)
+    raise DaemonNotFound(error, code="unknown_request", nested=True)
 
 
 async def on_answer(daemon: Daemon, request: web.Request) -> web.Response:
     """On the node (signed): one kept answer, its body hex-encoded inside JSON."""
     kept = daemon.answers.held.get(request.match_info["rid"])
     if kept is None:
-        return web.json_response({"error": "no such answer here"}, status=404)
+        raise DaemonNotFound("no such answer here")
     view = {"state": kept.state, "status": kept.status, "content_type": kept.content_type}
     return web.json_response(view | {"body": kept.body.hex()})

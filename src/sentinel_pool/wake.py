@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Any
 
 import ifaddr
 import wakeonlan
-from aiohttp import web
 
 from sentinel_pool.cluster import WakeRefused
+from sentinel_pool.errors import DaemonUnavailable
 from sentinel_pool.routing import rank
 
 if TYPE_CHECKING:
@@ -84,31 +84,27 @@ class Waker:
         log.info("wake sent", extra={"node": node, "mac": sleeper.mac, "address": f"{sleeper.address}:{sleeper.port}"})
         return sleeper
 
-    async def on_demand(self, model: str) -> web.Response | None:
+    async def on_demand(self, model: str) -> None:
         """When no live node serves ``model`` and a sleeping one did: wake it and wait (``wake_wait_s``) until it
-        is back with the model. None: go on routing (it came back, or there was nothing to wake); else a 503."""
+        is back with the model. Returning: go on routing (it came back, or there was nothing to wake); else it
+        raises a 503 (``DaemonUnavailable``, with ``Retry-After``)."""
         if not model or not self.known or self._serving(model):
-            return None
+            return
         live = self.daemon.live()
         asleep = sorted(n for n, s in self.known.items() if model in s.models and n not in live and n != self.me)
         if not asleep:
-            return None
+            return
         node = asleep[0]
         if node not in self._waking:  # one packet and one wait per node, however many requests are waiting on it
             self._waking[node] = asyncio.get_running_loop().create_task(self._wake_and_wait(node, model))
             self._waking[node].add_done_callback(lambda _: self._waking.pop(node, None))
         if await asyncio.shield(self._waking[node]):
-            return None
+            return
         wait = self.daemon.config.wake_wait_s
-        return web.json_response(
-            {
-                "error": {
-                    "message": f"{node} serves {model!r} and was woken, but did not come up within {wait:g} s "
-                    "(wake_wait_s)",
-                    "code": "node_asleep",
-                }
-            },
-            status=503,
+        raise DaemonUnavailable(
+            f"{node} serves {model!r} and was woken, but did not come up within {wait:g} s (wake_wait_s)",
+            code="node_asleep",
+            nested=True,
             headers={"Retry-After": str(max(1, round(wait)))},
         )
 
