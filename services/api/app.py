@@ -17,7 +17,7 @@ from sentinel.index.watch import VaultWatcher, freshen
 from sentinel.logs import RequestLog, configure_logging
 from sentinel.settings import Settings
 from sentinel.tools.context import ToolContext
-from services.api import admin, ask, tools
+from services.api import admin, ask, embed_run, tools
 from services.api.mcp import mount_mcp
 from services.api.pool import pool_router
 from services.api.search_page import mount_search_page
@@ -45,6 +45,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.keys = keys
     app.state.settings = settings
     app.state.ctx = ctx
+    app.state.embed_runs = embed_run.EmbedRuns(ctx)
     mcp_running = mount_mcp(app, ctx)
 
     app.add_middleware(RequestLog, logger="sentinel.api")
@@ -58,6 +59,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return Response(body, status_code=422, media_type="application/json")
 
     app.include_router(admin.router)
+    app.include_router(embed_run.router)
     app.include_router(tools.router)
     app.include_router(ask.router)
     app.include_router(pool_router(settings))
