@@ -25,12 +25,13 @@ from sentinel.paths import keys_path
 from sentinel.search import embed_pending
 from sentinel.search.embedding import chunk_passage
 from services.api.app import create_app
+from services.common.embed_split import main as split_client
 from services.common.tasks import EMBED_QUEUE
 from tests.search.conftest import EVAL_SLICE
 from tests.search.test_embed_jobs import vector_tables
 from tests.support.embedder import E5_DIR
 from tests.support.eval_data import eval_vault_path
-from tests.support.servers import serve
+from tests.support.servers import free_port, serve
 from tests.support.worker_stack import WorkerStack
 
 pytestmark = pytest.mark.slow
@@ -54,7 +55,10 @@ def ready(count: int) -> Callable[[list[dict[str, Any]]], bool]:
 
 class Api:
     def __init__(self, url: str, key: str) -> None:
-        self.url, self.headers = url, {"Authorization": f"Bearer {key}"}
+        self.url, self.key, self.headers = url, key, {"Authorization": f"Bearer {key}"}
+
+    def client(self) -> int:
+        return split_client(["--url", self.url, "--key", self.key, "--poll-s", "0.2"])
 
     def start(self, **params: Any) -> httpx.Response:
         return httpx.post(f"{self.url}/v1/embed", params=params, headers=self.headers, timeout=60)
@@ -136,7 +140,9 @@ def test_two_workers_make_the_in_process_index_and_log_no_vault_text(
 
 
 @pytest.mark.timeout(600)
-def test_no_worker_is_503_and_a_second_run_is_409(worker_stack: Callable[..., WorkerStack]) -> None:
+def test_no_worker_is_503_and_a_second_run_is_409(
+    worker_stack: Callable[..., WorkerStack], capsys: pytest.CaptureFixture[str]
+) -> None:
     built = worker_stack(slice_files(), **EMBEDDING)
     no_model = embed_worker(built, "embed-none")  # a worker with no usable embedder takes no batch
     no_model_env = {**built.env, "SENTINEL_EMBED_MODEL_DIR": str(built.logs / "no-model-here")}
@@ -150,13 +156,23 @@ def test_no_worker_is_503_and_a_second_run_is_409(worker_stack: Callable[..., Wo
         refused = api.start()
         assert refused.status_code == 503 and "make embed workers=N" in refused.json()["detail"], refused.text
         assert api.progress() == {"state": "idle"}
+        assert api.client() == 1 and "make embed workers=N" in capsys.readouterr().err  # the client says why
         built.env = {**no_model_env, **EMBEDDING}
         embed_worker(built, "embed-a")
         built.wait_for(ready(1), 120, "a worker ready to embed")
         assert api.start().status_code == 202
         second = api.start()
         assert second.status_code == 409 and "GET /v1/embed" in second.json()["detail"], second.text
+        assert api.client() == 1 and "(409)" in capsys.readouterr().err
         assert api.ended(400)["state"] == "finished"
+        assert api.client() == 0  # nothing left: a run of no batches, finished at once
+        assert "finished: 0 page vectors and 0 chunks" in capsys.readouterr().err
+
+
+def test_the_client_names_make_up_when_no_api_answers(capsys: pytest.CaptureFixture[str]) -> None:
+    closed = f"http://127.0.0.1:{free_port()}"
+    assert split_client(["--url", closed, "--key", "k"]) == 2
+    assert "start the stack with `make up`" in capsys.readouterr().err
 
 
 @pytest.mark.timeout(600)
