@@ -25,8 +25,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from celery import Celery
+from celery.exceptions import TimeoutError as ResultTimeout
 from celery.result import AsyncResult
 from fastapi import APIRouter, Request
+from kombu.exceptions import KombuError
+from redis.exceptions import RedisError
 
 from sentinel.embed.base import EmbedderUnavailable
 from sentinel.errors import Conflict, SentinelError
@@ -135,8 +138,11 @@ class EmbedRuns:
         except Exception as error:  # whatever ended it, the run says so on GET; what was stored stays
             run.state, run.error = "failed", _reason(error, run)
             log.error(f"embedding run failed: {run.error}", extra={"event": "embed-failed", "run": run.id})
-            if sent:
-                app.control.revoke([result.id for result in sent.values()])
+            if sent:  # the batches still queued would be embedded for nothing
+                try:
+                    app.control.revoke([result.id for result in sent.values()])
+                except (OSError, KombuError, RedisError) as unreachable:
+                    log.warning(f"the queued batches stay queued: {unreachable}", extra={"event": "embed-revoke"})
         finally:
             run.ended = time.time()
             self.ctx.backlog_elsewhere.clear()
@@ -154,7 +160,7 @@ class EmbedRuns:
 def _reason(error: Exception, run: Run) -> str:
     if isinstance(error, SentinelError):
         return str(error)
-    if type(error).__name__ == "TimeoutError":  # celery.exceptions.TimeoutError: no worker answered in time
+    if isinstance(error, ResultTimeout):
         return (f"no worker embedded batch {run.split.stored} in time: are the embedding workers still up? "
                 "start some with `make embed workers=N`; what was stored stays, a new run does the rest")  # fmt: skip
     return f"{type(error).__name__}: {error}"
@@ -173,6 +179,6 @@ def start_embedding(request: Request, scope: CallerScope, reembed: bool = False)
 
 
 @router.get("/v1/embed")
-def embedding_progress(request: Request) -> dict[str, Any]:
+def embedding_progress(request: Request, _: CallerScope) -> dict[str, Any]:
     """The current or last run: batches stored of all, page-level vectors and chunks, the workers that took them."""
     return runs_of(request).status()
