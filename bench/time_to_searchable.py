@@ -9,17 +9,37 @@ passages ``sentinel embed`` would send (``chunk_passage``: trail, then text), so
 is really embedded. ``time_to_searchable`` indexes a vault and embeds its chunks in process; with
 ``sample`` it embeds only that many (spread over the vault) and extrapolates the rest from their rate, and
 says so in the row.
+
+Run as a script, it measures the embedding run split across Celery workers (``POST /v1/embed``'s run, driven in
+this process through the API's own ``EmbedRuns``, real Redis on localhost database 13 under a prefix of its own):
+
+    python bench/time_to_searchable.py --pages 1000 --workers 1 2 [--in-process]
+
+Each worker is its own process pinned to one core (``taskset``) with one ONNX thread, standing in for one
+machine; ``--in-process`` adds ``sentinel embed``'s run on one thread as the baseline. Each row starts from the
+same indexed copy of a synthetic vault (bench/synth_vault.py) with no vector, and reports the time until every
+page has its page-level vector (searchable by meaning per page) and until every chunk is in.
 """
 
 from __future__ import annotations
 
+import argparse
+import os
 import shutil
+import signal
 import sqlite3
+import subprocess
+import sys
 import tempfile
 import time
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
+import redis
+
+from bench.synth_vault import generate
+from bench.tables import print_value_table
 from sentinel.embed.onnx import OnnxEmbedder
 from sentinel.index.db import open_index
 from sentinel.index.sync import sync
@@ -110,3 +130,110 @@ def time_to_searchable(vault: Path, embedder: OnnxEmbedder, sample: int = 0) -> 
         return Searchable(len(report.changed_paths), total, index_s, embed_s, embedded, truncated, pages_s)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+ROOT = Path(__file__).resolve().parents[1]
+E5_DIR = ROOT / "models" / "multilingual-e5-small"
+REDIS_URL = "redis://127.0.0.1:6379/13"
+
+
+def _workers(count: int, settings: Settings, logs: Path) -> list[subprocess.Popen[bytes]]:
+    """``count`` embedding workers, each pinned to its own core with one ONNX thread, ready to take batches."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT)]), "OPENBLAS_NUM_THREADS": "1",
+           "SENTINEL_REDIS_URL": settings.redis_url, "SENTINEL_REDIS_PREFIX": settings.redis_prefix,
+           "SENTINEL_EMBED_MODEL_DIR": str(E5_DIR), "SENTINEL_EMBED_THREADS": "1", "SENTINEL_EMBEDDER_URL": "",
+           "SENTINEL_VAULT": str(settings.vault), "SENTINEL_INDEX_PATH": str(settings.index_path)}  # fmt: skip
+    cores = sorted(os.sched_getaffinity(0))
+    started = []
+    for i in range(count):
+        log = (logs / f"worker-{i}.log").open("wb")
+        command = ["taskset", "-c", str(cores[i % len(cores)]), sys.executable, "-m", "celery", "-A",
+                   "services.worker.celery_app", "worker", "--pool", "solo", "-Q", "sentinel.embed",
+                   "-n", f"bench{i}-{uuid.uuid4().hex[:4]}@%h", "--without-mingle", "--without-gossip"]  # fmt: skip
+        started.append(subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT))
+    deadline = time.monotonic() + 300
+    while sum("embedder-ready" in (logs / f"worker-{i}.log").read_text(errors="replace") for i in range(count)) < count:
+        if time.monotonic() > deadline or any(p.poll() is not None for p in started):
+            raise SystemExit(f"the workers did not get ready; see {logs}")
+        time.sleep(0.5)
+    return started
+
+
+def split_run(template: Path, vault: Path, count: int, scratch: Path) -> dict[str, object]:
+    """One split run over a fresh copy of the indexed template: seconds to page level and to every chunk."""
+    from sentinel.tools.context import ToolContext
+    from services.api.embed_run import EmbedRuns  # the API's own run, without its HTTP shell
+
+    run_dir = scratch / f"workers-{count}"
+    run_dir.mkdir()
+    shutil.copy(template, run_dir / "index.db")
+    settings = Settings(vault=vault, index_path=run_dir / "index.db", redis_url=REDIS_URL,
+                        redis_prefix=f"bench-{uuid.uuid4().hex[:8]}:", _env_file=None)  # fmt: skip
+    workers = _workers(count, settings, run_dir)
+    ctx = ToolContext(settings=settings, embedder=OnnxEmbedder(E5_DIR, threads=1))
+    try:
+        runs = EmbedRuns(ctx)
+        started = time.perf_counter()
+        status = runs.start()
+        pages_s = None
+        while status["state"] == "running":
+            time.sleep(0.1)
+            status = runs.status()
+            pages = status["page_vectors"]
+            if pages_s is None and pages["done"] >= pages["total"]:
+                pages_s = time.perf_counter() - started
+        all_s = time.perf_counter() - started
+        if status["state"] != "finished":
+            raise SystemExit(f"the run failed: {status['error']}")
+        return {"pages_s": pages_s or all_s, "all_s": all_s, "status": status}
+    finally:
+        ctx.close()
+        for worker in workers:
+            worker.send_signal(signal.SIGTERM)
+        for worker in workers:
+            worker.wait(timeout=60)
+        client = redis.Redis.from_url(REDIS_URL)
+        for key in client.scan_iter(match=f"{settings.redis_prefix}*"):
+            client.delete(key)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Time to searchable with the embedding split across workers.")
+    parser.add_argument("--pages", type=int, default=1000, help="pages of the synthetic vault")
+    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2], help="worker counts, one row each")
+    parser.add_argument("--in-process", action="store_true", help="add sentinel embed's run on one thread")
+    args = parser.parse_args(argv)
+    scratch = Path(tempfile.mkdtemp(prefix="split-searchable-"))
+    try:
+        vault = scratch / "vault"
+        generate(vault, args.pages)
+        settings = _settings(vault, scratch)
+        db = open_index(settings)
+        started = time.perf_counter()
+        sync(settings, db)
+        index_s = time.perf_counter() - started
+        chunks = int(db.execute("SELECT COUNT(*) FROM (SELECT 1 FROM chunks GROUP BY text_hash, trail)").fetchone()[0])
+        db.close()
+        rows = [("indexed (lexical search works)", f"{index_s:.0f} s: {args.pages} pages, {chunks} distinct chunks")]
+        if args.in_process:
+            load = os.getloadavg()[0]
+            base = time_to_searchable(vault, OnnxEmbedder(E5_DIR, threads=1))
+            rows.append((f"in process, 1 thread (load {load:.1f})",
+                         f"page level {base.pages_s:.0f} s, every chunk {base.embed_s:.0f} s "
+                         f"({base.chunks / base.embed_s:.1f} chunks/s)"))  # fmt: skip
+        for count in args.workers:
+            load = os.getloadavg()[0]
+            got = split_run(scratch / "index.db", vault, count, scratch)
+            taken = got["status"]["batches_by_worker"]  # type: ignore[index]
+            rows.append((f"{count} worker(s), 1 core each (load {load:.1f} before, {os.getloadavg()[0]:.1f} after)",
+                         f"page level {got['pages_s']:.0f} s, every chunk {got['all_s']:.0f} s "
+                         f"({chunks / float(got['all_s']):.1f} chunks/s); batches by worker "
+                         f"{sorted(taken.values(), reverse=True)}"))  # type: ignore[arg-type, union-attr]  # fmt: skip
+        print_value_table(f"time to searchable by meaning, {args.pages} synthetic pages, after indexing", rows)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -262,9 +262,20 @@ ps:
 	@$(COMPOSE_ALL) ps -a
 
 # Bring the vault's vectors up to date now (reembed=1: embed everything again, after changing the model). Through
-# the entrypoint, so it runs as the stack's user, not as root.
+# the entrypoint, so it runs as the stack's user, not as root. workers=N: the run split across N embedding workers
+# (compose.embed-lan.yaml, each its own ONNX engine) and any on other machines; the API stores what they return
+# (docs/scale.md). Exits 2 when the stack is not up.
+EMBED_COMPOSE = $(COMPOSE) -f compose.embed-lan.yaml
 embed:
+ifeq ($(strip $(workers)),)
 	@$(COMPOSE) exec -T api /bin/sh /sentinel/entrypoint.sh sentinel embed $(if $(filter 1,$(reembed)),--reembed)
+else
+	@$(COMPOSE) ps --status running --services 2>/dev/null | grep -qx api \
+		|| { echo "the stack's API is not running: start it with \`make up\`, then make embed workers=$(workers)" >&2; exit 2; }
+	@$(EMBED_COMPOSE) up -d --no-deps --scale embed-worker=$(workers) embed-worker
+	@$(COMPOSE) exec -T api /bin/sh /sentinel/entrypoint.sh python -m services.common.embed_split \
+		$(if $(filter 1,$(reembed)),--reembed); rc=$$?; $(EMBED_COMPOSE) stop embed-worker >/dev/null; exit $$rc
+endif
 
 # The compose command line make uses (for running docker compose by hand) and what it resolved.
 stack-settings:

@@ -18,7 +18,7 @@ from sentinel.index.watch import VaultWatcher, freshen
 from sentinel.logs import RequestLog, configure_logging
 from sentinel.settings import Settings
 from sentinel.tools.context import ToolContext
-from services.api import admin, ask, tools
+from services.api import admin, ask, embed_run, tools
 from services.api.mcp import mount_mcp
 from services.api.pool import install_pool_errors, pool_router
 from services.api.search_page import mount_search_page
@@ -45,6 +45,7 @@ def create_app(settings: Settings) -> FastAPI:
     app.state.keys = keys
     app.state.settings = settings
     app.state.ctx = ctx
+    app.state.embed_runs = embed_run.EmbedRuns(ctx)
     mcp_running = mount_mcp(app, ctx)
 
     app.add_middleware(RequestLog, logger="sentinel.api")
@@ -59,6 +60,7 @@ def create_app(settings: Settings) -> FastAPI:
         return Response(body, status_code=422, media_type="application/json")
 
     app.include_router(admin.router)
+    app.include_router(embed_run.router)
     app.include_router(tools.router_for(settings.folders))
     app.include_router(ask.router)
     app.include_router(pool_router(settings))

@@ -13,8 +13,10 @@ from __future__ import annotations
 from typing import Any, TypeVar
 
 from celery import Celery, chain
+from kombu.exceptions import KombuError
+from redis.exceptions import RedisError
 
-from sentinel.errors import Conflict
+from sentinel.errors import Conflict, Unavailable
 from sentinel.index.db import open_index
 from sentinel.maintain.cluster_lock import lock_holder
 from sentinel.maintain.fanout import due_batch, queue_for
@@ -25,7 +27,10 @@ IDLE_TASK = "sentinel.maintain_if_idle"
 ANALYSE = "sentinel.pool.analyse_page"
 STORE = "sentinel.pool.store_analysis"
 STORE_QUEUE = "celery"  # Celery's default queue: the worker next to the vault and its index consumes it
+EMBED = "sentinel.embed_batch"
+EMBED_QUEUE = "sentinel.embed"  # consumed by the workers started for an embedding run (`make embed workers=N`)
 
+RESULT_EXPIRES_S = 3600  # an embedded batch's vectors wait this long in Redis for the API to store them
 App = TypeVar("App", bound=Celery)
 
 
@@ -33,9 +38,27 @@ def on_broker(settings: Settings, kind: type[App]) -> App:
     """A Celery app of ``kind`` on ``settings``' broker and key prefix: what producers and the worker share."""
     app = kind("sentinel", broker=settings.redis_url, set_as_current=False)
     app.conf.update(
-        broker_transport_options={"global_keyprefix": settings.redis_prefix},
+        broker_transport_options={
+            "global_keyprefix": settings.redis_prefix,
+            # a task taken by a worker that died (acks_late) goes back to the queue this long after it was taken,
+            # checked every 10 s by any worker (kombu's default checks every 100 s)
+            "visibility_timeout": settings.task_redeliver_s,
+            "unacked_restore_throttle": 1,
+        },
         broker_connection_retry_on_startup=True,
         task_ignore_result=True,
+    )
+    return app
+
+
+def with_results(app: App, settings: Settings) -> App:
+    """``app`` with Redis as the result store: for the worker, which stores an embedding batch's vectors there,
+    and for the API's embedding run, which reads them. Only there: a producer with a result store subscribes to
+    the result of everything it sends, and nothing else's result is ever read."""
+    app.conf.update(
+        result_backend=settings.redis_url,
+        result_backend_transport_options={"global_keyprefix": settings.redis_prefix},
+        result_expires=RESULT_EXPIRES_S,
     )
     return app
 
@@ -86,3 +109,32 @@ def queue_analyses(settings: Settings) -> dict[str, Any]:
         "jobs": [job.job for job in batch.jobs],
         "note": f"queued {len(batch.jobs)} {batch.phase} pages{waiting}",
     }
+
+
+class NoEmbeddingWorker(Unavailable, RuntimeError):
+    """No worker takes embedding batches (none started, or none has a usable embedder), or Redis is down."""
+
+
+def describe_batch(run: str, number: int, passages: list[str]) -> str:
+    """What logs and `celery inspect` show of an embedding batch's arguments (its ``argsrepr``): never its text."""
+    return f"(run {run}, batch {number}, {len(passages)} passages)"
+
+
+def embedding_workers(settings: Settings, timeout_s: float = 2.0) -> list[str]:
+    """The workers taking embedding batches now; raises NoEmbeddingWorker naming the fix when there is none."""
+    app = on_broker(settings, Celery)
+    try:
+        replies = app.control.inspect(timeout=timeout_s).active_queues() or {}
+    except (OSError, KombuError, RedisError) as error:
+        raise NoEmbeddingWorker(f"Redis at {settings.redis_url} cannot be reached ({error}): start the stack with "
+                                "`make up`") from error  # fmt: skip
+    finally:
+        app.close()
+    workers = sorted(name for name, queues in replies.items() if any(q.get("name") == EMBED_QUEUE for q in queues))
+    if not workers:
+        raise NoEmbeddingWorker(
+            f"no worker takes embedding batches (queue {EMBED_QUEUE}): start some with `make embed workers=N`, or on "
+            f"another machine with compose.embed-lan.yaml (docs/scale.md); a worker without a usable embedder "
+            "says why in its log and takes none"
+        )
+    return workers

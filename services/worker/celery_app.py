@@ -5,7 +5,9 @@ Celery's ``proj/celery.py`` pattern, with the settings passed in rather than rea
 API) build it from their own settings; the worker and beat get it from the environment when Celery asks for
 ``app`` (``celery -A services.worker.celery_app worker --concurrency 1``; exactly one beat:
 ``celery -A services.worker.celery_app beat --schedule <file>``; a model machine that only analyses pages:
-``celery -A services.worker.celery_app worker -Q sentinel.analyse.<model>``).
+``celery -A services.worker.celery_app worker -Q sentinel.analyse.<model>``; a machine that embeds batches of
+an embedding run the API splits: ``celery -A services.worker.celery_app worker -Q sentinel.embed``, see
+``services.worker.embed``).
 
 - Nightly at ``maintain_at`` (local time of this machine, or ``TZ``).
 - Persistent: when beat starts and the last due moment passed with no completed pass (the machine slept, the
@@ -40,8 +42,8 @@ from sentinel.maintain.run import run_pass
 from sentinel.maintain.schedule import NOT_STARTED, missed_run, parse_at, schedule_started
 from sentinel.settings import Settings
 from sentinel_pool.chat_first import RedisServingRecord
-from services.common.tasks import IDLE_TASK, TASK_NAME, on_broker
-from services.worker import fanout
+from services.common.tasks import IDLE_TASK, TASK_NAME, on_broker, with_results
+from services.worker import embed, fanout
 
 IDLE_CHECK_S = 60.0  # how often beat asks whether the machine is free for an unscheduled pass
 UNREQUESTED = ("schedule", "catch-up")  # passes nobody asked for just now: wait for a first chat, retry
@@ -66,7 +68,7 @@ def local_zone() -> str:
 def celery_app(settings: Settings) -> SentinelCelery:
     """The app on ``settings``' broker and key prefix, with the nightly schedule and every Sentinel task."""
     at = parse_at(settings.maintain_at)
-    app = on_broker(settings, SentinelCelery)
+    app = with_results(on_broker(settings, SentinelCelery), settings)
     app.settings = settings
     app.conf.update(
         worker_prefetch_multiplier=1,
@@ -86,6 +88,7 @@ def celery_app(settings: Settings) -> SentinelCelery:
     app.task(name=TASK_NAME, bind=True, shared=False)(maintain)
     app.task(name=IDLE_TASK, bind=True, shared=False)(maintain_if_idle)
     fanout.register(app, settings)
+    embed.register(app, settings)
     return app
 
 

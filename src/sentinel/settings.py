@@ -421,6 +421,13 @@ class Settings(BaseSettings):
     maintain_lock_ttl_s: int = Field(
         120, description="The pass's Redis lock lapses this long after its holder stops renewing it (killed worker)."
     )
+    task_redeliver_s: int = Field(
+        3600,
+        gt=0,
+        description="A Celery task that a worker took and never finished (the worker was killed, its machine went "
+        "off) is handed to another worker this many seconds after it was taken. It must exceed the longest task: a "
+        "page analysis (up to attempts x the model's timeout); an embedding batch takes seconds.",
+    )
     analysis_attempts: int = Field(3, description="Calls per page before a reply failing the JSON schema fails it.")
     analysis_reply_tokens: int = Field(768, description="Tokens reserved in the window for one analysis reply.")
     analysis_chars_per_token: float = Field(

@@ -18,9 +18,9 @@ from services.api.app import create_app
 from tests.support.servers import serve
 
 CHECKS = Path(__file__).with_name("schema_checks.py")
-# With a write key these reach past this process (the shared Redis queue, wake-on-LAN packets); the read key
-# still fuzzes them, where the scope gate must answer 403 before anything runs.
-REACHES_OUT = r"^/(v1/maintain|api/pool/analyses|api/nodes/wake/.*)$"
+# With a write key these reach past this process (the shared Redis queue and its workers, wake-on-LAN packets); the
+# read key still fuzzes them, where the scope gate must answer 403 before anything runs.
+REACHES_OUT = r"^/(v1/maintain|v1/embed|api/pool/analyses|api/nodes/wake/.*)$"
 
 
 @pytest.mark.parametrize("scope", [Scope.READ, Scope.WRITE])

@@ -70,8 +70,10 @@ class Live:
         )
 
 
-def _live(settings: Settings, e5: OnnxEmbedder) -> Iterator[Live]:
+def _live(settings: Settings, e5: OnnxEmbedder, elsewhere: bool = False) -> Iterator[Live]:
     ctx = ToolContext(settings=settings, embedder=e5)
+    if elsewhere:
+        ctx.backlog_elsewhere.set()
     started = freshen(ctx, embed=False)
     rounds: list[Freshened] = []
     watcher = VaultWatcher(ctx, on_round=rounds.append)
@@ -91,6 +93,24 @@ def live(vault_settings: WriteVault, e5: OnnxEmbedder) -> Iterator[Live]:
 
 def test_backlog_at_start_is_embedded_in_the_background(live: Live) -> None:
     wait_for(lambda: all(live.vectors_of(path) for path in PAGES))
+
+
+def test_the_backlog_waits_while_a_run_elsewhere_covers_it_and_edits_do_not(
+    vault_settings: WriteVault, e5: OnnxEmbedder
+) -> None:
+    settings = vault_settings(PAGES)
+    settings.sync_interval_s = 0
+    running = _live(settings, e5, elsewhere=True)  # an embedding run split across workers is going
+    live = next(running)
+    try:
+        (live.vault / "notes/Coffee.md").write_text(ESPRESSO, encoding="utf-8")
+        wait_for(lambda: live.vectors_of("notes/Coffee.md") > 0)  # an edit goes first, run or not
+        time.sleep(1.0)
+        assert not any(live.vectors_of(path) for path in PAGES)  # the start-up backlog is the run's
+        live.ctx.backlog_elsewhere.clear()  # the run ended (or failed): what it left, the watcher does
+        wait_for(lambda: all(live.vectors_of(path) for path in PAGES))
+    finally:
+        running.close()
 
 
 def test_edit_in_place_is_found_by_meaning(live: Live) -> None:

@@ -13,6 +13,7 @@ REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = (REPO / ".env.example").read_text()
 # Set by make or by the test harness, never by a user's .env.
 NOT_USER_SETTINGS = {"COMPOSE_PROJECT_NAME", "STACK_ENV_FILE"}
+COMPOSE_FILES = ("compose.yaml", "compose.gpu.yaml", "compose.test.yaml", "compose.embed-lan.yaml")
 
 
 def _documented(name: str) -> bool:
@@ -36,7 +37,7 @@ def test_every_setting_is_documented() -> None:
 
 
 def test_every_compose_variable_is_documented() -> None:
-    text = "".join((REPO / name).read_text() for name in ("compose.yaml", "compose.gpu.yaml", "compose.test.yaml"))
+    text = "".join((REPO / name).read_text() for name in COMPOSE_FILES)
     variables = set(re.findall(r"\$\{([A-Z_][A-Z0-9_]*)", text)) - NOT_USER_SETTINGS
     missing = sorted(name for name in variables if not _documented(name))
     assert not missing, f"add these Compose variables to .env.example: {missing}"

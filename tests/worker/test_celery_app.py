@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from sentinel.settings import Settings
-from services.common.tasks import ANALYSE, STORE, TASK_NAME
+from services.common.tasks import ANALYSE, EMBED, STORE, TASK_NAME
 from services.worker.celery_app import celery_app
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -22,15 +22,22 @@ def _python(code: str, **env: str) -> subprocess.CompletedProcess[str]:
 
 def test_each_app_carries_its_own_settings_schedule_and_every_task(tmp_path: Path) -> None:
     ours = Settings(vault=tmp_path, redis_url="redis://127.0.0.1:6379/9", redis_prefix="ours:", maintain_at="02:30",
-                    _env_file=None)  # fmt: skip
+                    task_redeliver_s=300, _env_file=None)  # fmt: skip
     theirs = Settings(vault=tmp_path, redis_prefix="theirs:", _env_file=None)
     app, other = celery_app(ours), celery_app(theirs)
     assert app.settings is ours and other.settings is theirs
     assert app.conf.broker_url == "redis://127.0.0.1:6379/9"
-    assert app.conf.broker_transport_options == {"global_keyprefix": "ours:"}
+    assert app.conf.broker_transport_options == {
+        "global_keyprefix": "ours:",
+        "visibility_timeout": 300,  # a dead worker's task goes to another one after this
+        "unacked_restore_throttle": 1,
+    }
+    assert app.conf.result_backend == "redis://127.0.0.1:6379/9"  # the embedding batches' vectors go back there
+    assert app.conf.result_backend_transport_options == {"global_keyprefix": "ours:"}
     schedule = app.conf.beat_schedule["nightly-maintenance"]["schedule"]
     assert (schedule.hour, schedule.minute) == ({2}, {30})
-    assert {TASK_NAME, ANALYSE, STORE} <= set(app.tasks)
+    assert {TASK_NAME, ANALYSE, STORE, EMBED} <= set(app.tasks)
+    assert app.tasks[EMBED].acks_late and not app.tasks[EMBED].ignore_result and app.tasks[TASK_NAME].ignore_result
     assert app.tasks[TASK_NAME] is not other.tasks[TASK_NAME]  # tasks belong to their app, not to every app
 
 

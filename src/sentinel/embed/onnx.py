@@ -99,6 +99,11 @@ class OnnxEmbedder:
             model_dir, self.files.model, self.identity.file_hash, lambda texts, kind: self.embed(texts, kind).vectors
         )
 
+    @property
+    def providers(self) -> list[str]:
+        """The ONNX Runtime providers this session runs on (CUDA first where the build and the machine offer it)."""
+        return list(self._session.get_providers())
+
     def embed(self, texts: Sequence[str], kind: EmbedKind) -> Embedding:
         check_embed_input(texts, kind)
         prefix = E5_PREFIXES[kind]

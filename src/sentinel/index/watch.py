@@ -39,6 +39,9 @@ class Watched(Protocol):
 
     settings: Settings
     write_lock: threading.Lock
+    # set while a whole run embeds every pending passage elsewhere (split across workers): the start-up backlog
+    # waits for it instead of embedding the same pages here; edits are still embedded at once
+    backlog_elsewhere: threading.Event
 
     @property
     def embedder(self) -> object | None:
@@ -201,7 +204,7 @@ class VaultWatcher:
                 batch = self._take_when_quiet()
                 if batch is not None:
                     self._round(None if batch.everything else batch.paths)
-                elif self._backlog and self.ctx.embedder is not None and time.monotonic() >= self._backlog_at:
+                elif self._backlog and self._backlog_due():
                     self._embed_backlog()
                 elif time.monotonic() >= next_poll:
                     self._poll()
@@ -209,6 +212,13 @@ class VaultWatcher:
                 log.exception("keeping the index current failed; trying again at the next change or poll")
             if time.monotonic() >= next_poll:
                 next_poll = time.monotonic() + self._poll_every()
+
+    def _backlog_due(self) -> bool:
+        return (
+            self.ctx.embedder is not None
+            and not self.ctx.backlog_elsewhere.is_set()
+            and time.monotonic() >= self._backlog_at
+        )
 
     def _embed_backlog(self) -> None:
         step, self._backlog = self._backlog[:BACKLOG_PAGES], self._backlog[BACKLOG_PAGES:]

@@ -17,7 +17,7 @@ from functools import partial
 
 import numpy as np
 
-from sentinel.embed.base import Embedder, ModelIdentity
+from sentinel.embed.base import Embedder, Embedding, ModelIdentity
 from sentinel.errors import Conflict
 from sentinel.index.migrations import transaction
 from sentinel.paths import SUMMARY_RUNG_ROLES
@@ -116,29 +116,15 @@ def embed_pending(
     """
     started = time.perf_counter()
     counts = EmbedCounts()
-    with transaction(db):
-        if reembed:
-            for table in TABLES:
-                db.execute(f"DELETE FROM {table}")
-                db.execute("DELETE FROM meta WHERE key = ?", (centres.CENTRES_KEY.format(table=table),))
-            db.execute("UPDATE search_generation SET n = n + 1")  # unlogged: every view reloads whole
-        elif reason := mismatch(db, embedder.identity):
-            raise VectorsFromAnotherModel(reason)
-        db.execute(
-            "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-            (IDENTITY_KEY, json.dumps(identity_record(embedder.identity))),
-        )
-    jobs = {
-        "chunk_vectors": _pending_chunks(db, paths),
-        "summary_vectors": _pending_summaries(db, paths),
-    }
+    begin(db, embedder.identity, reembed)
+    jobs = pending(db, paths)
     total = sum(len(j) for j in jobs.values())
     done = 0
     if progress:
         progress(0, total)
-    chunk_centres = _loaded_centres(db, "chunk_vectors")
+    chunk_centres = summary_seeds(db)
     for table in TABLES:
-        seeds = chunk_centres if table == "summary_vectors" else None
+        seeds = seeds_for(table, chunk_centres)
         for start in range(0, len(jobs[table]), BATCH):
             if out_of_time is not None and out_of_time():
                 counts.left += len(jobs[table]) - start
@@ -146,29 +132,80 @@ def embed_pending(
                 break
             batch = jobs[table][start : start + BATCH]
             embedding = embedder.embed([job.passage for job in batch], "passage")
-            _store(db, table, batch, embedding.vectors, embedding.tokens, embedding.truncated, seeds)
-            counts.truncated += [job.label for job, cut in zip(batch, embedding.truncated, strict=True) if cut]
+            counts.truncated += store_batch(db, table, batch, embedding, seeds)
             done += len(batch)
             if progress:
                 progress(done, total)
-        centres.refresh_if_grown(db, table, partial(_texts_of, db, table), seeds=seeds)
-    _reseed_summaries(db, chunk_centres)
+        table_filled(db, table, seeds)
     counts.chunks, counts.summaries = len(jobs["chunk_vectors"]), len(jobs["summary_vectors"])
-    # an edit's old vectors stay until the next whole run (the nightly pass, `sentinel embed`): finding them
-    # scans every vector (0.7 s at 94,791), which a live edit should not wait for; an undone edit reuses them
-    counts.removed = _remove_unused(db) if paths is None else 0
+    counts.removed = finish(db, chunk_centres, whole=paths is None)
     counts.seconds = time.perf_counter() - started
     return counts
 
 
+def begin(db: sqlite3.Connection, identity: ModelIdentity, reembed: bool) -> None:
+    """A run's start, in process or split across workers: ``reembed`` drops every vector; otherwise vectors of
+    another model stop the run (``VectorsFromAnotherModel``). Then ``identity`` is recorded as the index's."""
+    with transaction(db):
+        if reembed:
+            for table in TABLES:
+                db.execute(f"DELETE FROM {table}")
+                db.execute("DELETE FROM meta WHERE key = ?", (centres.CENTRES_KEY.format(table=table),))
+            db.execute("UPDATE search_generation SET n = n + 1")  # unlogged: every view reloads whole
+        elif reason := mismatch(db, identity):
+            raise VectorsFromAnotherModel(reason)
+        db.execute(
+            "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            (IDENTITY_KEY, json.dumps(identity_record(identity))),
+        )
+
+
+def pending(db: sqlite3.Connection, paths: list[str] | None = None) -> dict[str, list[Job]]:
+    """What has no vector yet, per table (embedded in ``TABLES`` order)."""
+    return {"chunk_vectors": _pending_chunks(db, paths), "summary_vectors": _pending_summaries(db, paths)}
+
+
+def summary_seeds(db: sqlite3.Connection) -> centres.Centres | None:
+    """The chunk table's centres as a run starts: the summary table takes its languages from them."""
+    return _loaded_centres(db, "chunk_vectors")
+
+
+def seeds_for(table: str, chunk_centres: centres.Centres | None) -> centres.Centres | None:
+    """What a table's first centres are seeded from: the summaries take the chunk table's languages."""
+    return chunk_centres if table == "summary_vectors" else None
+
+
+def table_filled(db: sqlite3.Connection, table: str, seeds: centres.Centres | None) -> None:
+    """A table's batches are all stored: its centres are refreshed if it grew enough."""
+    centres.refresh_if_grown(db, table, partial(_texts_of, db, table), seeds=seeds)
+
+
+def finish(db: sqlite3.Connection, chunk_centres: centres.Centres | None, *, whole: bool) -> int:
+    """A run's end: the summaries re-seeded on the chunk table's centres, and (a ``whole`` run) unused vectors
+    dropped; returns how many were."""
+    _reseed_summaries(db, chunk_centres)
+    # an edit's old vectors stay until the next whole run (the nightly pass, `sentinel embed`): finding them
+    # scans every vector (0.7 s at 94,791), which a live edit should not wait for; an undone edit reuses them
+    return _remove_unused(db) if whole else 0
+
+
+def store_batch(
+    db: sqlite3.Connection, table: str, batch: list[Job], embedding: Embedding, seeds: centres.Centres | None
+) -> list[str]:
+    """Store one batch's vectors (in process or returned by a worker); the labels of passages cut at the model's
+    limit."""
+    _store(db, table, batch, embedding.vectors, embedding.tokens, embedding.truncated, seeds)
+    return [job.label for job, cut in zip(batch, embedding.truncated, strict=True) if cut]
+
+
 @dataclass(frozen=True)
-class _Job:
+class Job:
     key: tuple[str, ...]  # chunk: (text_hash, trail); summary: (passage,)
     passage: str
     label: str  # names the passage in reports
 
 
-def _pending_chunks(db: sqlite3.Connection, paths: list[str] | None = None) -> list[_Job]:
+def _pending_chunks(db: sqlite3.Connection, paths: list[str] | None = None) -> list[Job]:
     missing = "NOT EXISTS (SELECT 1 FROM chunk_vectors v WHERE v.text_hash = c.text_hash AND v.trail = c.trail)"
     if paths is None:
         rows = db.execute(
@@ -187,7 +224,7 @@ def _pending_chunks(db: sqlite3.Connection, paths: list[str] | None = None) -> l
                 if (row[0], row[1]) not in seen:  # the same passage twice is embedded once
                     seen.add((row[0], row[1]))
                     rows.append(row)
-    return [_Job((h, trail), chunk_passage(trail, text), f"{path} > {trail}") for h, trail, text, path in rows]
+    return [Job((h, trail), chunk_passage(trail, text), f"{path} > {trail}") for h, trail, text, path in rows]
 
 
 def summary_passages(db: sqlite3.Connection, paths: list[str] | None = None) -> dict[str, str]:
@@ -204,7 +241,7 @@ def summary_passages(db: sqlite3.Connection, paths: list[str] | None = None) -> 
     return found
 
 
-def _pending_summaries(db: sqlite3.Connection, paths: list[str] | None) -> list[_Job]:
+def _pending_summaries(db: sqlite3.Connection, paths: list[str] | None) -> list[Job]:
     """Summary passages with no vector: every page's, or (the live watcher) just the edited pages' (an edit to a
     page's first lines or headings changes its passage: without a vector it would drop out of the summary leg
     until the nightly pass)."""
@@ -218,7 +255,7 @@ def _pending_summaries(db: sqlite3.Connection, paths: list[str] | None) -> list[
             batch = texts[start : start + 500]
             marks = ",".join("?" * len(batch))
             have.update(r[0] for r in db.execute(f"SELECT text FROM summary_vectors WHERE text IN ({marks})", batch))
-    return [_Job((text,), text, f"{path} (summary)") for text, path in wanted.items() if text not in have]
+    return [Job((text,), text, f"{path} (summary)") for text, path in wanted.items() if text not in have]
 
 
 def _texts_of(db: sqlite3.Connection, table: str, ids: list[int]) -> dict[int, str]:
@@ -242,7 +279,7 @@ def _texts_of(db: sqlite3.Connection, table: str, ids: list[int]) -> dict[int, s
 def _store(
     db: sqlite3.Connection,
     table: str,
-    batch: list[_Job],
+    batch: list[Job],
     vectors: np.ndarray,
     tokens: list[int],
     truncated: list[bool],

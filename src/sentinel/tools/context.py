@@ -36,6 +36,7 @@ class ToolContext:
     embedder: Embedder | None = None
     origin: Origin = Origin.MODEL
     write_lock: threading.Lock = field(default_factory=threading.Lock)
+    backlog_elsewhere: threading.Event = field(default_factory=threading.Event)  # see index.watch.Watched
     _local: threading.local = field(default_factory=threading.local)
     _readers: list[sqlite3.Connection] = field(default_factory=list)  # every thread's, so ``close`` reaches them
     _readers_lock: threading.Lock = field(default_factory=threading.Lock)
