@@ -36,13 +36,12 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-import redis
-
 from bench.synth_vault import generate
 from bench.tables import print_value_table
 from sentinel.embed.onnx import OnnxEmbedder
 from sentinel.index.db import open_index
 from sentinel.index.sync import sync
+from sentinel.redis_client import redis_client
 from sentinel.search.embedding import chunk_passage, embed_pending, summary_passages
 from sentinel.settings import Settings
 
@@ -192,7 +191,7 @@ def split_run(template: Path, vault: Path, count: int, scratch: Path) -> dict[st
             worker.send_signal(signal.SIGTERM)
         for worker in workers:
             worker.wait(timeout=60)
-        client = redis.Redis.from_url(REDIS_URL)
+        client = redis_client(REDIS_URL)
         for key in client.scan_iter(match=f"{settings.redis_prefix}*"):
             client.delete(key)
 
