@@ -43,7 +43,7 @@ class RegistryView:
         self._read_at = 0.0
         self._since: Counter[Key] = Counter()  # started minus ended since the last read
         self._pending: Counter[Key] = Counter()  # chosen, not yet in the ledger: no read can have counted them
-        self._reading: asyncio.Future[Snapshot] | None = None
+        self._reading: asyncio.Future[None] | None = None
 
     async def current(self) -> Snapshot:
         now = time.monotonic()
@@ -58,19 +58,24 @@ class RegistryView:
         return Snapshot(self._snapshot.nodes, {key: max(0, count) for key, count in active.items()})
 
     async def _reread(self, now: float) -> None:
-        """One read at a time (a burst shares it); what happened before it began is in it, what happened while
-        it ran may be, so that stays counted (over-counting a job for one read is the safe side)."""
+        """One read at a time (a burst shares it, and a caller cancelled while waiting does not cancel it)."""
         if self._reading is None:
-            self._reading = asyncio.ensure_future(self._read())
+            self._reading = asyncio.ensure_future(self._read_into(now))
+        await asyncio.shield(self._reading)
+
+    async def _read_into(self, now: float) -> None:
+        """Read the registry and keep it, inside the shared read itself: a request that finds the read already
+        done must find its snapshot kept too (when the first reader kept it after waking, a request run in
+        between met a finished read and no snapshot: a bare 500 in a burst). What happened before the read began
+        is in it, what happened while it ran may be, so that stays counted (over-counting a job for one read is
+        the safe side)."""
+        try:
             before = Counter(self._since)
-            try:
-                self._snapshot = await self._reading
-            finally:
-                self._reading = None
+            self._snapshot = await self._read()
             self._since.subtract(before)
             self._read_at = now
-        else:
-            await asyncio.shield(self._reading)
+        finally:
+            self._reading = None
 
     def reserve(self, key: Key) -> None:
         self._pending[key] += 1

@@ -119,3 +119,26 @@ def test_the_conversation_key_is_the_same_across_turns_and_differs_between_conve
     assert one != conversation_key({"model": MODEL, "messages": [start[0], {"role": "user", "content": "x"}]}, None)
     assert conversation_key({"model": MODEL, "messages": later}, "chat-42") == "h:chat-42"
     assert conversation_key({"model": MODEL, "prompt": "p"}, None) is None
+
+
+def test_a_request_that_finds_the_shared_read_already_done_finds_its_snapshot() -> None:
+    """The first request starts the registry read and waits for it; the read finishes; a second request runs
+    before the first wakes (a burst's order on one loop). It must see the pool, not an empty view (once a bare
+    500 for a burst's first streams)."""
+
+    async def scenario() -> tuple[int, int]:
+        pool, answered = _Pool("a", "b"), asyncio.Event()
+
+        async def slow_read() -> Snapshot:
+            await answered.wait()
+            return await pool.read()
+
+        view = RegistryView(slow_read, 0)
+        first = asyncio.create_task(view.current())
+        await asyncio.sleep(0)  # the first request starts the read and waits on it
+        answered.set()
+        await asyncio.sleep(0)  # the read finishes; the first request is woken but has not run yet
+        second = await view.current()
+        return len(second.nodes), len((await first).nodes)
+
+    assert asyncio.run(scenario()) == (2, 2)
