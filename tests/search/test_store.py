@@ -18,6 +18,7 @@ from sentinel.embed.onnx import OnnxEmbedder
 from sentinel.index.db import open_index
 from sentinel.index.sync import sync, sync_paths
 from sentinel.search import centres, embed_pending, store
+from sentinel.search.rerank import page_units
 from sentinel.search.vectors import VectorSet, nearest, stored
 from sentinel.search.view import SearchView, current_view
 from tests.search.test_first_stage import QUERIES
@@ -50,6 +51,12 @@ def test_mapped_rescoring_ranks_as_the_sqlite_fetch(eval_index: Indexed, e5: Onn
                 mapped = nearest(_closed(), vectors, vector, rows, candidates)  # never reads the index
                 fetched = nearest(eval_index.db, _from_sqlite(vectors), vector, rows, candidates)
                 assert mapped == fetched and len(mapped) == min(rows, candidates), (query, vectors.table)
+    paths_ = sorted(view.rows.pages.rowid_of)
+    owners, centred = page_units(_closed(), view, paths_)  # the second stage's and families' vectors too
+    sqlite_view = dataclasses.replace(view, chunks=_from_sqlite(view.chunks))  # type: ignore[arg-type]
+    fetched_owners, fetched = page_units(eval_index.db, sqlite_view, paths_)
+    assert owners == fetched_owners and np.array_equal(centred, fetched)
+    assert len(owners) == len(view.chunks)  # type: ignore[arg-type]
     with pytest.raises(sqlite3.ProgrammingError):  # what the first call would do without the store
         nearest(_closed(), _from_sqlite(view.chunks), e5.embed([QUERIES[0]], "query").vectors[0], 10)  # type: ignore[arg-type]
 

@@ -10,9 +10,10 @@ Measured choices (bench/retrieval.py, bench/search_latency.py, ENVIRONMENT.md):
   compared after subtracting the centre of its language (``Centres``), which removes that pull; on the eval
   set this took semantic cross-lingual hit@5 from 1/5 to 4/5 and nDCG@10 from .50 to .66.
 - A search holds only the sign bits of the centred vectors in memory (48 bytes a vector: 48 MB at 1M),
-  takes the nearest ``CANDIDATES`` by Hamming distance, reads their int8 vectors from the view's mapped store
-  (``sentinel.search.store``; from SQLite where there is none) and ranks them by the exact centred cosine. The candidates are cut at a distance read off the histogram of the
-  distances (0..dims), not by a partial sort of every row: at 950k vectors 3.5 ms against argpartition's 18.
+  takes the nearest ``CANDIDATES`` by Hamming distance, reads their int8 vectors from the view's mapped
+  store (``sentinel.search.store``; from SQLite where there is none) and ranks them by the exact centred
+  cosine. The candidates are cut at a distance read off the histogram of the distances (0..dims), not by a
+  partial sort of every row: at 950k vectors 3.5 ms against argpartition's 18.
   How often this first stage keeps the exhaustive ranking's top 10: ``bench/first_stage.py``.
 """
 
@@ -119,11 +120,7 @@ def nearest(
         rows = hamming_candidates(vectors.bits, sign_bits(centred_query[None, :])[0], candidates)
     else:
         rows = np.arange(len(vectors))
-    if vectors.mapped is not None and vectors.slots is not None and vectors.scales is not None:
-        # the same int8 values and scales as the SQLite rows, restored by the same float32 arithmetic as ``restore``
-        restored = vectors.mapped[vectors.slots[rows]].astype(np.float32) * vectors.scales[rows][:, None]
-    else:
-        rows, restored = _fetched(db, vectors, rows)
+    rows, restored = restored_rows(db, vectors, rows)
     if not len(rows):
         return []
     centred = vectors.centres.centred(restored, vectors.centre_of[rows])
@@ -132,8 +129,16 @@ def nearest(
     return [int(vectors.items[rows[i]]) for i in order]
 
 
+def restored_rows(db: sqlite3.Connection, vectors: VectorSet, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """These rows' float32 vectors (not centred): from the mapped store where the view has one, else fetched
+    from SQLite (then only the rows still in the index are returned, with their vectors)."""
+    if vectors.mapped is not None and vectors.slots is not None and vectors.scales is not None:
+        # the same int8 values and scales as the SQLite rows, restored by the same float32 arithmetic as ``restore``
+        return rows, vectors.mapped[vectors.slots[rows]].astype(np.float32) * vectors.scales[rows][:, None]
+    return _fetched(db, vectors, rows)
+
+
 def _fetched(db: sqlite3.Connection, vectors: VectorSet, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The rows still in the index and their restored vectors, fetched from SQLite."""
     ids = vectors.vector_ids[rows].tolist()  # plain ints: indexing numpy per candidate costs ms at 1500
     found = _fetch(db, vectors.table, ids)
     kept = [i for i, vector_id in enumerate(ids) if vector_id in found]
