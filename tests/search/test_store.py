@@ -145,3 +145,24 @@ def test_no_place_for_a_store_falls_back_to_sqlite(
     with_store = current_view(eval_index.db).chunks
     assert with_store is not None and with_store.mapped is not None
     assert nearest(eval_index.db, view.chunks, vector, 50) == nearest(eval_index.db, with_store, vector, 50)
+
+
+def test_a_view_held_across_a_fork_is_loaded_whole_with_a_store_of_its_own(
+    vault_settings: WriteVault, e5: OnnxEmbedder
+) -> None:
+    settings = vault_settings(PAGES)
+    db = open_index(settings)
+    sync(settings, db)
+    embed_pending(db, e5)
+    parent = current_view(db)
+    assert parent.rows.store is not None
+    held, rows = _held(parent), parent.rows.store.rows
+    parent.rows.store.pid = -1  # what a forked child sees: the store was made by another process
+    edited = "notes/Cycling.md"
+    (settings.vault / edited).write_text(PAGES[edited] + "\nA new chain every 3,000 km.\n")
+    sync_paths(settings, db, [edited])
+    embed_pending(db, e5)
+    child = current_view(db)
+    assert child.made == "whole" and child.rows.store is not parent.rows.store
+    assert parent.rows.store.rows == rows and _held(parent) == held  # nothing appended to the shared file
+    _assert_store_right(db, child)

@@ -39,6 +39,7 @@ class VectorStore:
     def __init__(self, fd: int, index_file: str, dims: int) -> None:
         self._fd = fd
         self.index_file = index_file
+        self.pid = os.getpid()  # a forked child shares the file: it must neither append nor compact (``owned``)
         self.dims = dims
         self.rows = 0
         self.failed = False  # a write failed: this store is not read again (its view falls back to SQLite)
@@ -64,7 +65,7 @@ class VectorStore:
     def append(self, vectors: bytes) -> int:
         """Write whole rows at the end; the slot of the first. Returns -1 (and stops the store) on failure."""
         with self._lock:
-            if self.failed:
+            if self.failed or not self.owned:
                 return -1
             first = self.rows
             try:
@@ -92,6 +93,13 @@ class VectorStore:
                 self.failed = True
                 return None
             return np.frombuffer(view, dtype=np.int8).reshape(self.rows, self.dims)
+
+    @property
+    def owned(self) -> bool:
+        """Whether this process made the store. A process forked from it (a prefork worker, a forked server)
+        shares the file and its offsets: appending there would overwrite the parent's new rows, so a view held
+        across a fork is loaded whole in the child (``sentinel.search.view``), with a store of its own."""
+        return self.pid == os.getpid()
 
     def crowded(self, live: int) -> bool:
         """Whether dead rows outnumber the live ones (past ``COMPACT_SLACK``)."""

@@ -104,7 +104,8 @@ def refreshed(db: sqlite3.Connection, view: SearchView | None) -> SearchView:
     now, *recorded = db.execute(_STATE).fetchone()
     meta: Meta = (recorded[0], recorded[1], recorded[2])
     behind = now - view.generation if view is not None else -1
-    if view is not None and view.meta == meta and 0 < behind <= FULL_AFTER:
+    inherited = view is not None and view.rows.store is not None and not view.rows.store.owned  # across a fork
+    if view is not None and view.meta == meta and 0 < behind <= FULL_AFTER and not inherited:
         changes = list(view_rows.read_changes(db, view.generation, now))
         if len(changes) == behind:  # one row per generation: none was made by code or pruned away
             touched = view_rows.pages_touched(db, changes, view.rows.pages)
