@@ -291,3 +291,13 @@ def chat_prefix_path(settings: Settings) -> Path:
     """Where the API's gateway records the Sentinel chat's prefix (system message and tool schemas as Open WebUI
     sent them) for the warm-up: beside the index, which the stack keeps in its data folder."""
     return index_path(settings).parent / "chat-prefix.json"
+
+
+def search_store_dir(index_file: Path) -> Path:
+    """Where a search process keeps the int8 vectors its view rescores from (``sentinel.search.store``): the
+    index's own folder. Each process (API, worker, CLI) writes a file of its own there and unlinks it at once,
+    keeping it open and mapped, so no process can change another's rows, a crash leaves nothing behind, and there
+    is nothing to validate against the index (the rows are read from it together with the view's). Beside the
+    index rather than in the temporary folder, which is often tmpfs: a store there would be held in memory (or
+    swap), not in the page cache of the disk that already holds the index."""
+    return index_file.parent

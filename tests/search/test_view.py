@@ -51,8 +51,11 @@ def _same_set(a: VectorSet | None, b: VectorSet | None, what: str) -> None:
     assert (a is None) == (b is None), what
     if a is None or b is None:
         return
-    for field in ("items", "vector_ids", "centre_of", "bits"):
+    for field in ("items", "vector_ids", "centre_of", "bits", "scales"):
         assert np.array_equal(getattr(a, field), getattr(b, field)), f"{what}.{field}"
+    for one in (a, b):  # both views rescore from a mapped store (sentinel.search.store)
+        assert one.mapped is not None and one.slots is not None, f"{what}: no mapped store"
+    assert np.array_equal(a.mapped[a.slots], b.mapped[b.slots]), f"{what}: the mapped int8 rows"  # type: ignore[index]
     assert np.array_equal(a.centres.vectors, b.centres.vectors), f"{what}.centres"
 
 

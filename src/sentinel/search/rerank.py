@@ -4,9 +4,9 @@ The chunk leg sees a page only through the units its Hamming stage let through (
 every vector in the vault); here every stored unit of each of the top ``k`` pages is scored exactly (centred
 cosine of the stored e5 vectors to the query's, as ``vectors.nearest`` scores), and a page's score is its best
 unit's: for an entry-level page that is the one line that answers. No model runs: the vectors are those the
-index holds, so the cost is one read of the candidates' vectors (bench/search_latency.py measures it). The
-order that results is fused by rank with the first stage's, weighted (``SearchSettings.rerank_weight``):
-only ranks leave this module, never a similarity.
+index holds, so the cost is one read of the candidates' vectors from the view's mapped store
+(bench/search_latency.py measures it). The order that results is fused by rank with the first stage's,
+weighted (``SearchSettings.rerank_weight``): only ranks leave this module, never a similarity.
 
 No small multilingual cross-encoder ships as ONNX in a registry package (checked: the PyPI list in this
 project's environment has rerankers that download weights at run time only), so the stage scores with e5.
@@ -19,7 +19,7 @@ import sqlite3
 import numpy as np
 
 from sentinel.search.fusion import rrf
-from sentinel.search.vectors import restore
+from sentinel.search.vectors import restored_rows
 from sentinel.search.view import SearchView
 
 
@@ -31,18 +31,10 @@ def page_units(db: sqlite3.Connection, view: SearchView, paths: list[str]) -> tu
     if chunks is None or not wanted:
         return [], np.zeros((0, 0), np.float32)
     rows = np.flatnonzero(np.isin(view.rows.chunks.page, np.fromiter(wanted, dtype=np.int64)))
-    ids = chunks.vector_ids[rows].tolist()
-    found: dict[int, tuple[bytes, float]] = {}
-    for start in range(0, len(ids), 500):
-        batch = ids[start : start + 500]
-        marks = ",".join("?" * len(batch))
-        for vid, vec, scale in db.execute(f"SELECT id, vec, scale FROM {chunks.table} WHERE id IN ({marks})", batch):
-            found[int(vid)] = (vec, float(scale))
-    rows = np.array([r for r in rows.tolist() if int(chunks.vector_ids[r]) in found], dtype=np.int64)
+    rows, restored = restored_rows(db, chunks, rows)
     if not len(rows):
         return [], np.zeros((0, 0), np.float32)
-    blobs, scales = zip(*(found[int(chunks.vector_ids[r])] for r in rows), strict=True)
-    centred = chunks.centres.centred(restore(blobs, scales, chunks.dims), chunks.centre_of[rows])
+    centred = chunks.centres.centred(restored, chunks.centre_of[rows])
     return [wanted[int(view.rows.chunks.page[r])] for r in rows.tolist()], centred
 
 

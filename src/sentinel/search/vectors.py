@@ -10,9 +10,10 @@ Measured choices (bench/retrieval.py, bench/search_latency.py, ENVIRONMENT.md):
   compared after subtracting the centre of its language (``Centres``), which removes that pull; on the eval
   set this took semantic cross-lingual hit@5 from 1/5 to 4/5 and nDCG@10 from .50 to .66.
 - A search holds only the sign bits of the centred vectors in memory (48 bytes a vector: 48 MB at 1M),
-  takes the nearest ``CANDIDATES`` by Hamming distance, fetches their int8 vectors from SQLite and ranks
-  them by the exact centred cosine. The candidates are cut at a distance read off the histogram of the
-  distances (0..dims), not by a partial sort of every row: at 950k vectors 3.5 ms against argpartition's 18.
+  takes the nearest ``CANDIDATES`` by Hamming distance, reads their int8 vectors from the view's mapped
+  store (``sentinel.search.store``; from SQLite where there is none) and ranks them by the exact centred
+  cosine. The candidates are cut at a distance read off the histogram of the distances (0..dims), not by a
+  partial sort of every row: at 950k vectors 3.5 ms against argpartition's 18.
   How often this first stage keeps the exhaustive ranking's top 10: ``bench/first_stage.py``.
 """
 
@@ -82,6 +83,9 @@ class VectorSet:
     bits: np.ndarray  # (words, n) uint64: word-major, so a query scans each word as one long contiguous row
     centres: Centres
     dims: int
+    scales: np.ndarray | None = None  # (n,) float32: each row's int8 scale
+    slots: np.ndarray | None = None  # (n,) int64: each row's int8 vector in ``mapped``
+    mapped: np.ndarray | None = None  # (m, dims) int8 mapped store (sentinel.search.store); None: fetch from SQLite
 
     def __len__(self) -> int:
         return len(self.items)
@@ -96,6 +100,9 @@ class VectorSet:
             np.ascontiguousarray(self.bits[:, mask]),
             self.centres,
             self.dims,
+            self.scales[mask] if self.scales is not None else None,
+            self.slots[mask] if self.slots is not None else None,
+            self.mapped,
         )
 
 
@@ -113,17 +120,32 @@ def nearest(
         rows = hamming_candidates(vectors.bits, sign_bits(centred_query[None, :])[0], candidates)
     else:
         rows = np.arange(len(vectors))
+    rows, restored = restored_rows(db, vectors, rows)
+    if not len(rows):
+        return []
+    centred = vectors.centres.centred(restored, vectors.centre_of[rows])
+    scores = centred @ centred_query
+    order = np.argsort(-scores, kind="stable")[:k]
+    return [int(vectors.items[rows[i]]) for i in order]
+
+
+def restored_rows(db: sqlite3.Connection, vectors: VectorSet, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """These rows' float32 vectors (not centred): from the mapped store where the view has one, else fetched
+    from SQLite (then only the rows still in the index are returned, with their vectors)."""
+    if vectors.mapped is not None and vectors.slots is not None and vectors.scales is not None:
+        # the same int8 values and scales as the SQLite rows, restored by the same float32 arithmetic as ``restore``
+        return rows, vectors.mapped[vectors.slots[rows]].astype(np.float32) * vectors.scales[rows][:, None]
+    return _fetched(db, vectors, rows)
+
+
+def _fetched(db: sqlite3.Connection, vectors: VectorSet, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     ids = vectors.vector_ids[rows].tolist()  # plain ints: indexing numpy per candidate costs ms at 1500
     found = _fetch(db, vectors.table, ids)
     kept = [i for i, vector_id in enumerate(ids) if vector_id in found]
     if not kept:
-        return []
-    rows = rows[kept]
+        return rows[:0], np.zeros((0, vectors.dims), dtype=np.float32)
     blobs, scales = zip(*(found[ids[i]] for i in kept), strict=True)
-    centred = vectors.centres.centred(restore(blobs, scales, vectors.dims), vectors.centre_of[rows])
-    scores = centred @ centred_query
-    order = np.argsort(-scores, kind="stable")[:k]
-    return [int(vectors.items[rows[i]]) for i in order]
+    return rows[kept], restore(blobs, scales, vectors.dims)
 
 
 def hamming_candidates(bits: np.ndarray, query_bits: np.ndarray, count: int) -> np.ndarray:

@@ -18,8 +18,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal, TypeVar
 
+import numpy as np
+
 from sentinel.search import centres, view_rows
 from sentinel.search.embedding import IDENTITY_KEY
+from sentinel.search.store import VectorStore
 from sentinel.search.vectors import VectorSet
 
 FULL_AFTER = 5000  # changes (rows of the log) past which a view is loaded whole
@@ -101,37 +104,49 @@ def refreshed(db: sqlite3.Connection, view: SearchView | None) -> SearchView:
     now, *recorded = db.execute(_STATE).fetchone()
     meta: Meta = (recorded[0], recorded[1], recorded[2])
     behind = now - view.generation if view is not None else -1
-    if view is not None and view.meta == meta and 0 < behind <= FULL_AFTER:
+    inherited = view is not None and view.rows.store is not None and not view.rows.store.owned  # across a fork
+    if view is not None and view.meta == meta and 0 < behind <= FULL_AFTER and not inherited:
         changes = list(view_rows.read_changes(db, view.generation, now))
         if len(changes) == behind:  # one row per generation: none was made by code or pruned away
             touched = view_rows.pages_touched(db, changes, view.rows.pages)
             if len(touched) <= max(FULL_PAGES, FULL_SHARE * len(view.rows.pages.rowid_of)):
-                fresh = view_rows.read(db, _words(meta), meta[2] is not None, sorted(touched))
-                return _view(now, meta, view.rows.without(touched).joined(fresh), "in place")
-    return _view(now, meta, view_rows.read(db, _words(meta), meta[2] is not None), "whole")
+                store = view.rows.store
+                fresh = view_rows.read(db, _words(meta), meta[2] is not None, store, sorted(touched))
+                rows = view.rows.without(touched).joined(fresh)
+                if store is not None and store.crowded(len(rows.chunks) + len(rows.summaries)):
+                    rows = rows.compacted()
+                return _view(now, meta, rows, "in place")
+    store = VectorStore.create(_index_file(db), _dims(meta))
+    return _view(now, meta, view_rows.read(db, _words(meta), meta[2] is not None, store), "whole")
 
 
 def _identity(meta: Meta) -> dict[str, object] | None:
     return json.loads(meta[0]) if meta[0] else None
 
 
-def _words(meta: Meta) -> int:
-    """Sign-bit words per vector; 0 before any vector exists (nothing to hold yet)."""
+def _dims(meta: Meta) -> int:
+    """Dimensions of the recorded model's vectors; 0 before any vector exists."""
     identity = _identity(meta)
     dims = identity.get("dims") if identity else None
-    return -(-dims // 64) if isinstance(dims, int) and dims else 0
+    return dims if isinstance(dims, int) else 0
+
+
+def _words(meta: Meta) -> int:
+    """Sign-bit words per vector; 0 before any vector exists (nothing to hold yet)."""
+    return -(-_dims(meta) // 64)
 
 
 def _view(at: int, meta: Meta, rows: view_rows.Rows, made: Literal["whole", "in place"]) -> SearchView:
     identity = _identity(meta)
-    dims = int(identity["dims"]) if identity and isinstance(identity.get("dims"), int) else 0  # type: ignore[call-overload]
-    chunk_set = _vector_set("chunk_vectors", rows.chunks, meta[1], dims)
+    dims = _dims(meta)
+    mapped = rows.store.mapped() if rows.store is not None else None  # one mapping for both tables
+    chunk_set = _vector_set("chunk_vectors", rows.chunks, meta[1], dims, mapped)
     return SearchView(
         generation=at,
         identity=identity,
         chunks=chunk_set,
         summary_role_chunks=chunk_set.subset(rows.chunks.summary_role) if chunk_set is not None else None,
-        summaries=_vector_set("summary_vectors", rows.summaries, meta[2], dims),
+        summaries=_vector_set("summary_vectors", rows.summaries, meta[2], dims, mapped),
         chunk_count=sum(rows.pages.chunks_of.values()),
         page_count=len(rows.pages.passage_of),
         rows=rows,
@@ -140,11 +155,22 @@ def _view(at: int, meta: Meta, rows: view_rows.Rows, made: Literal["whole", "in 
     )
 
 
-def _vector_set(table: str, rows: view_rows.Table, recorded_centres: str | None, dims: int) -> VectorSet | None:
+def _vector_set(
+    table: str, rows: view_rows.Table, recorded_centres: str | None, dims: int, mapped: np.ndarray | None
+) -> VectorSet | None:
     if not len(rows) or recorded_centres is None or not dims:
         return None
     return VectorSet(
-        table, rows.items, rows.vector_ids, rows.centre_of, rows.bits, centres.parse(recorded_centres)[0], dims
+        table,
+        rows.items,
+        rows.vector_ids,
+        rows.centre_of,
+        rows.bits,
+        centres.parse(recorded_centres)[0],
+        dims,
+        rows.scale,
+        rows.slot if mapped is not None else None,
+        mapped,
     )
 
 

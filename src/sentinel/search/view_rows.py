@@ -8,6 +8,7 @@ a full load would (tests/search/test_view.py compares them).
 
 from __future__ import annotations
 
+import dataclasses
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -17,6 +18,7 @@ import numpy as np
 
 from sentinel.paths import SUMMARY_RUNG_ROLES
 from sentinel.search import summaries
+from sentinel.search.store import Appender, VectorStore
 
 BATCH = 500  # pages (or keys) per statement
 
@@ -35,11 +37,22 @@ class Table:
     bits: np.ndarray  # (words, n) uint64
     page: np.ndarray  # (n,) int64: the page rowid each row belongs to
     summary_role: np.ndarray  # (n,) bool: the page's role takes part in the summary rung
+    scale: np.ndarray  # (n,) float32: what the int8 vector is multiplied by
+    slot: np.ndarray  # (n,) int64: the row's int8 vector in the view's store (-1 without one)
 
     @staticmethod
     def empty(words: int) -> Table:
         none = np.zeros(0, dtype=np.int64)
-        return Table(none, none, none.astype(np.int16), np.zeros((words, 0), np.uint64), none, none.astype(bool))
+        return Table(
+            none,
+            none,
+            none.astype(np.int16),
+            np.zeros((words, 0), np.uint64),
+            none,
+            none.astype(bool),
+            none.astype(np.float32),
+            none,
+        )
 
     def __len__(self) -> int:
         return len(self.items)
@@ -56,6 +69,8 @@ class Table:
             np.ascontiguousarray(self.bits[:, rows]),
             self.page[rows],
             self.summary_role[rows],
+            self.scale[rows],
+            self.slot[rows],
         )
 
     def joined(self, other: Table) -> Table:
@@ -68,6 +83,8 @@ class Table:
             np.concatenate([self.bits, other.bits], axis=1),
             np.concatenate([self.page, other.page]),
             np.concatenate([self.summary_role, other.summary_role]),
+            np.concatenate([self.scale, other.scale]),
+            np.concatenate([self.slot, other.slot]),
         )
         return both._take(np.argsort(both.items, kind="stable"))
 
@@ -114,31 +131,62 @@ class Rows:
     chunks: Table
     summaries: Table
     pages: Pages
+    store: VectorStore | None  # where both tables' ``slot``s point
 
     def without(self, paths: set[str]) -> Rows:
         rowids = np.array([self.pages.rowid_of[p] for p in paths if p in self.pages.rowid_of], dtype=np.int64)
-        return Rows(self.chunks.without(rowids), self.summaries.without(rowids), self.pages.without(paths))
+        return Rows(self.chunks.without(rowids), self.summaries.without(rowids), self.pages.without(paths), self.store)
 
     def joined(self, other: Rows) -> Rows:
         return Rows(
-            self.chunks.joined(other.chunks), self.summaries.joined(other.summaries), self.pages.joined(other.pages)
+            self.chunks.joined(other.chunks),
+            self.summaries.joined(other.summaries),
+            self.pages.joined(other.pages),
+            self.store if self.store is other.store else None,
         )
 
+    def compacted(self) -> Rows:
+        """The same rows with their vectors copied, live rows only, into a new store beside the old one."""
+        mapped = self.store.mapped() if self.store is not None else None
+        if self.store is None or mapped is None:
+            return self
+        store = VectorStore.create_like(self.store)
+        if store is None:
+            return Rows(self.chunks, self.summaries, self.pages, None)
+        tables = []
+        for table in (self.chunks, self.summaries):
+            first = store.append(mapped[table.slot].tobytes()) if len(table) else store.rows
+            slot = np.arange(first, first + len(table), dtype=np.int64)
+            tables.append(dataclasses.replace(table, slot=slot))
+        return Rows(tables[0], tables[1], self.pages, store)
 
-def read(db: sqlite3.Connection, words: int, with_summaries: bool, paths: Sequence[str] | None = None) -> Rows:
-    """The rows of these pages (None: every page). ``words`` is 0 while the index has no vectors;
-    ``with_summaries`` is off while no summary vector exists (no summary passage is then worked out: a
-    page's lead costs regular expressions, 1.9 s for 7,022 pages)."""
+
+def read(
+    db: sqlite3.Connection,
+    words: int,
+    with_summaries: bool,
+    store: VectorStore | None,
+    paths: Sequence[str] | None = None,
+) -> Rows:
+    """The rows of these pages (None: every page), their int8 vectors appended to ``store`` (None: no store).
+    ``words`` is 0 while the index has no vectors; ``with_summaries`` is off while no summary vector exists (no
+    summary passage is then worked out: a page's lead costs regular expressions, 1.9 s for 7,022 pages)."""
+    appender = Appender(store)
     if paths is None:
-        return _read(db, words, with_summaries, "1", [])
-    rows = Rows(Table.empty(words), Table.empty(words), Pages({}, {}, {}, {}))
-    for start in range(0, len(paths), BATCH):
-        batch = list(paths[start : start + BATCH])
-        rows = rows.joined(_read(db, words, with_summaries, f"p.path IN ({','.join('?' * len(batch))})", batch))
+        rows = _read(db, words, with_summaries, "1", [], appender)
+    else:
+        rows = Rows(Table.empty(words), Table.empty(words), Pages({}, {}, {}, {}), store)
+        for start in range(0, len(paths), BATCH):
+            batch = list(paths[start : start + BATCH])
+            marks = ",".join("?" * len(batch))
+            rows = rows.joined(_read(db, words, with_summaries, f"p.path IN ({marks})", batch, appender))
+    appender.flush()
     return rows
 
 
-def _read(db: sqlite3.Connection, words: int, with_summaries: bool, where: str, params: list[str]) -> Rows:
+def _read(
+    db: sqlite3.Connection, words: int, with_summaries: bool, where: str, params: list[str], appender: Appender
+) -> Rows:
     roles = _roles()
     marks = ",".join("?" * len(roles))
     path_of: dict[int, str] = {}
@@ -151,25 +199,32 @@ def _read(db: sqlite3.Connection, words: int, with_summaries: bool, where: str, 
         path_of[rowid], rowid_of[path], indexed_at[rowid] = path, rowid, at
         if summary_role:
             summary_pages.append(path)
-    found = db.execute(
-        f"""SELECT p.rowid, p.role IN ({marks}), c.id, COALESCE(v.id, -1), v.centre, v.bits
+    page_of_chunk: list[int] = []
+    vector_of_chunk: list[int] = []
+    embedded: list[tuple] = []
+    vec = "v.vec" if appender.store is not None else "NULL"  # read one by one into the store, never all held
+    for rowid, summary_role, chunk_id, vector_id, centre, bits, scale, int8 in db.execute(
+        f"""SELECT p.rowid, p.role IN ({marks}), c.id, COALESCE(v.id, -1), v.centre, v.bits, v.scale, {vec}
             FROM chunks c JOIN pages p ON p.path = c.path
             LEFT JOIN chunk_vectors v ON v.text_hash = c.text_hash AND v.trail = c.trail
             WHERE {where} ORDER BY c.id""",
         [*roles, *params],
-    ).fetchall()
-    page = np.fromiter((r[0] for r in found), dtype=np.int64, count=len(found))
-    vector_id = np.fromiter((r[3] for r in found), dtype=np.int64, count=len(found))
+    ):
+        page_of_chunk.append(rowid)
+        vector_of_chunk.append(vector_id)
+        if vector_id >= 0 and words:
+            embedded.append((chunk_id, vector_id, centre, bits, rowid, bool(summary_role), scale, appender.add(int8)))
+    page = np.array(page_of_chunk, dtype=np.int64)
+    vector_id = np.array(vector_of_chunk, dtype=np.int64)
     chunks_per_page = dict(zip(*np.unique(page, return_counts=True), strict=True))
     pending_pages = set(np.unique(page[vector_id < 0]).tolist())
-    embedded = [r for r in found if r[3] >= 0] if words else []
-    chunk_table = _table(words, [(r[2], r[3], r[4], r[5], r[0], bool(r[1])) for r in embedded])
+    chunk_table = _table(words, embedded)
     passage_of: dict[str, int] = dict.fromkeys(summary_pages, 0)  # no summary vectors: pages are only counted
     passages: list[summaries.PageSummary] = []
     if with_summaries:
         passages = summaries.page_summaries(db, f"p.role IN ({marks}) AND {where}", [*roles, *params])
         passage_of = {page.path: hash(page.passage) for page in passages}
-    summary_table = _table(words, _summary_rows(db, passages, everything=where == "1") if words else [])
+    summary_table = _table(words, _summary_rows(db, passages, where == "1", appender) if words else [])
     return Rows(
         chunk_table,
         summary_table,
@@ -179,30 +234,35 @@ def _read(db: sqlite3.Connection, words: int, with_summaries: bool, where: str, 
             {path_of[rowid]: indexed_at[rowid] for rowid in pending_pages},
             passage_of,
         ),
+        appender.store,
     )
 
 
-def _summary_rows(db: sqlite3.Connection, passages: list[summaries.PageSummary], everything: bool) -> list[tuple]:
+def _summary_rows(
+    db: sqlite3.Connection, passages: list[summaries.PageSummary], everything: bool, appender: Appender
+) -> list[tuple]:
+    columns = "text, id, centre, bits, scale, " + ("vec" if appender.store is not None else "NULL")
     if everything:
-        stored = {r[0]: (r[1], r[2], r[3]) for r in db.execute("SELECT text, id, centre, bits FROM summary_vectors")}
+        stored = {r[0]: r[1:] for r in db.execute(f"SELECT {columns} FROM summary_vectors")}
     else:
         stored = {}
         texts = sorted({page.passage for page in passages})
         for start in range(0, len(texts), BATCH):
             batch = texts[start : start + BATCH]
+            where = f"text IN ({','.join('?' * len(batch))})"
             stored.update(
-                (r[0], (r[1], r[2], r[3]))
-                for r in db.execute(
-                    f"SELECT text, id, centre, bits FROM summary_vectors WHERE text IN ({','.join('?' * len(batch))})",
-                    batch,
-                )
+                (r[0], r[1:]) for r in db.execute(f"SELECT {columns} FROM summary_vectors WHERE {where}", batch)
             )
-    rows = [(page.page_id, *stored[page.passage], page.page_id, True) for page in passages if page.passage in stored]
-    return sorted(rows)
+    rows = []
+    for page in passages:
+        if page.passage in stored:
+            vector_id, centre, bits, scale, int8 = stored[page.passage]
+            rows.append((page.page_id, vector_id, centre, bits, page.page_id, True, scale, appender.add(int8)))
+    return sorted(rows, key=lambda r: r[0])
 
 
 def _table(words: int, rows: list[tuple]) -> Table:
-    """Rows of (item, vector id, centre, bits, page rowid, summary role), in item order."""
+    """Rows of (item, vector id, centre, bits, page rowid, summary role, scale, store slot), in item order."""
     if not rows:
         return Table.empty(words)
     rows.sort(key=lambda r: r[0])
@@ -215,6 +275,8 @@ def _table(words: int, rows: list[tuple]) -> Table:
         bits=np.ascontiguousarray(bits.T),
         page=np.fromiter((r[4] for r in rows), dtype=np.int64, count=n),
         summary_role=np.fromiter((r[5] for r in rows), dtype=bool, count=n),
+        scale=np.fromiter((r[6] for r in rows), dtype=np.float32, count=n),
+        slot=np.fromiter((r[7] for r in rows), dtype=np.int64, count=n),
     )
 
 

@@ -1,0 +1,139 @@
+"""The int8 vectors a search view rescores from, in a file of this process mapped into memory.
+
+Rescoring used to fetch each candidate's int8 BLOB from SQLite (1500 rows a leg, three ``IN`` statements) and
+build Python objects for each; here the rows sit in a file mapped read-only, and a leg gathers its candidates
+with one numpy index. The view reads each row's vector with its sign bits (``sentinel.search.view_rows``) and
+appends it here, so the store holds the same int8 values the index does, and the ranks are those of the SQLite
+fetch (tests/search/test_store.py).
+
+The file is append-only: a view refreshed in place appends the rows of the pages it re-read and points its rows
+at their new slots, so a query still reading the view before it (and its shorter mapping) is never disturbed.
+Rows of pages that left the view stay behind as dead slots until they outnumber the live ones (``compact``); a
+view loaded whole starts a new store. Where the file lives: ``sentinel.paths.search_store_dir`` (one file per
+process, unlinked as soon as it is made). Where it cannot be made or written (a read-only folder, a full disk,
+an index in memory) the view holds no store and rescoring fetches from SQLite as before.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import mmap
+import os
+import tempfile
+import threading
+from pathlib import Path
+
+import numpy as np
+
+from sentinel import paths
+
+log = logging.getLogger(__name__)
+
+COMPACT_SLACK = 65_536  # dead rows always tolerated (25 MB at 384 dims), so small vaults never compact
+
+
+class VectorStore:
+    """An append-only file of int8 rows of ``dims`` bytes, read through a mapping."""
+
+    def __init__(self, fd: int, index_file: str, dims: int) -> None:
+        self._fd = fd
+        self.index_file = index_file
+        self.pid = os.getpid()  # a forked child shares the file: it must neither append nor compact (``owned``)
+        self.dims = dims
+        self.rows = 0
+        self.failed = False  # a write failed: this store is not read again (its view falls back to SQLite)
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def create(index_file: str, dims: int) -> VectorStore | None:
+        """A new empty store for the index at ``index_file``, or None where none can be made."""
+        if not index_file or dims <= 0:
+            return None
+        try:
+            fd, name = tempfile.mkstemp(prefix=".search-vectors-", dir=paths.search_store_dir(Path(index_file)))
+            os.unlink(name)
+        except OSError as exc:
+            log.info("search vectors are fetched from the index (no mapped store: %s)", exc)
+            return None
+        return VectorStore(fd, index_file, dims)
+
+    @staticmethod
+    def create_like(other: VectorStore) -> VectorStore | None:
+        return VectorStore.create(other.index_file, other.dims)
+
+    def append(self, vectors: bytes) -> int:
+        """Write whole rows at the end; the slot of the first. Returns -1 (and stops the store) on failure."""
+        with self._lock:
+            if self.failed or not self.owned:
+                return -1
+            first = self.rows
+            try:
+                written = os.pwrite(self._fd, vectors, first * self.dims)
+                if written != len(vectors):
+                    raise OSError(f"short write: {written} of {len(vectors)} bytes")
+            except OSError as exc:
+                log.info("search vectors are fetched from the index (the mapped store failed: %s)", exc)
+                self.failed = True
+                return -1
+            self.rows += len(vectors) // self.dims
+            return first
+
+    def mapped(self) -> np.ndarray | None:
+        """The rows written so far, (rows, dims) int8, read-only; None if the store failed."""
+        with self._lock:
+            if self.failed:
+                return None
+            if not self.rows:
+                return np.zeros((0, self.dims), dtype=np.int8)
+            try:
+                view = mmap.mmap(self._fd, self.rows * self.dims, access=mmap.ACCESS_READ)
+            except (OSError, ValueError) as exc:
+                log.info("search vectors are fetched from the index (mapping the store failed: %s)", exc)
+                self.failed = True
+                return None
+            return np.frombuffer(view, dtype=np.int8).reshape(self.rows, self.dims)
+
+    @property
+    def owned(self) -> bool:
+        """Whether this process made the store. A process forked from it (a prefork worker, a forked server)
+        shares the file and its offsets: appending there would overwrite the parent's new rows, so a view held
+        across a fork is loaded whole in the child (``sentinel.search.view``), with a store of its own."""
+        return self.pid == os.getpid()
+
+    def crowded(self, live: int) -> bool:
+        """Whether dead rows outnumber the live ones (past ``COMPACT_SLACK``)."""
+        return self.rows > 2 * live + COMPACT_SLACK
+
+    def __del__(self) -> None:  # the mappings made from it keep the file's pages alive on their own
+        with contextlib.suppress(OSError):
+            os.close(self._fd)
+
+
+class Appender:
+    """Rows for a store, buffered into few writes; ``slot`` numbers each row as it will be stored."""
+
+    FLUSH = 4 << 20  # bytes
+
+    def __init__(self, store: VectorStore | None) -> None:
+        self.store = store
+        self._next = store.rows if store is not None else 0
+        self._parts: list[bytes] = []
+        self._size = 0
+
+    def add(self, vector: bytes) -> int:
+        if self.store is None:
+            return -1
+        self._parts.append(vector)
+        self._size += len(vector)
+        self._next += 1
+        if self._size >= self.FLUSH:
+            self.flush()
+        return self._next - 1
+
+    def flush(self) -> None:
+        if self.store is not None and self._parts:
+            expected = self._next - len(self._parts)
+            if self.store.append(b"".join(self._parts)) != expected:  # failed, or another writer came between
+                self.store.failed = True
+            self._parts, self._size = [], 0
