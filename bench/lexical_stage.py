@@ -34,6 +34,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from lexical_postings import MemoryPostings
 from search_latency import _prepare, _queries
 from sentinel.index.db import open_index
 from sentinel.index.facets import Facets
@@ -106,12 +107,11 @@ def chunk_sizes(db: sqlite3.Connection) -> dict[int, int]:
     """Each chunk's token count as FTS5's bm25 reads it (text and trail, from the docsize varints)."""
     sizes: dict[int, int] = {}
     for rowid, blob in db.execute("SELECT id, sz FROM chunks_fts_docsize"):
-        total = value = shift = 0
-        for byte in blob:
-            value |= (byte & 0x7F) << shift
-            shift += 7
+        total = value = 0
+        for byte in blob:  # SQLite varints: seven bits a byte, the high ones first (none here needs nine bytes)
+            value = (value << 7) | (byte & 0x7F)
             if not byte & 0x80:
-                total, value, shift = total + value, 0, 0
+                total, value = total + value, 0
         sizes[int(rowid)] = total
     return sizes
 
@@ -149,6 +149,7 @@ def measure(pages: int, queries: int, common: int, stage_sizes: list[int], facet
     sizes = chunk_sizes(db)
     long_size = int(np.percentile(list(sizes.values()), 90))
     built = build_page_table(db)
+    memory = MemoryPostings(db, sizes)
     rows = [(f"{pages} pages: chunks / page table built in", f"{chunks} / {built:.1f} s")]
     mixes = {"ordinary": _queries(settings, queries), "common words only": common_queries(db, chunks, common)}
     for mix, texts in mixes.items():
@@ -156,7 +157,7 @@ def measure(pages: int, queries: int, common: int, stage_sizes: list[int], facet
         wall: dict[str, list[float]] = {}
         recall: dict[int, list[float]] = {n: [] for n in stage_sizes}
         top1: dict[int, int] = dict.fromkeys(stage_sizes, 0)
-        long_top = top_total = 0
+        long_top = top_total = same_as_today = 0
         overlap: dict[int, list[float]] = {n: [] for n in stage_sizes}
         for text in texts:
             terms = lexical.lexical_terms(db, text, chunks)
@@ -170,6 +171,13 @@ def measure(pages: int, queries: int, common: int, stage_sizes: list[int], facet
             wall.setdefault("doclist read, no bm25 (count of the first query)", []).append(w)
             long_top += sum(sizes.get(cid, 0) > long_size for cid in today[:10])
             top_total += len(today[:10])
+            if mix != "ordinary":  # the prototype reads every term's postings first, as a held copy would have them
+                for word in terms.words:
+                    memory.postings(word)
+                held, c, w = _timed(lambda: memory.chunks(terms, LIMIT))  # noqa: B023
+                cpu.setdefault("postings in memory (prototype, postings read before)", []).append(c)
+                wall.setdefault("postings in memory (prototype, postings read before)", []).append(w)
+                same_as_today += held == today
             for n in stage_sizes:
                 staged, c, w = _timed(lambda: staged_chunks(db, terms, LIMIT, n))  # noqa: B023
                 cpu.setdefault(f"page stage {n}", []).append(c)
@@ -195,6 +203,30 @@ def measure(pages: int, queries: int, common: int, stage_sizes: list[int], facet
                     f"    page stage {n}: recall of today's top 10 mean (min); top-1 same; overlap of 300",
                     f"{statistics.mean(r10):.3f} ({min(r10):.2f}); {top1[n]}/{answered}; "
                     f"{statistics.mean(overlap[n]):.3f}",
+                )
+            )
+        if mix != "ordinary":
+            reads = memory.read_seconds
+            rows.append(
+                (
+                    "    postings in memory: lists identical to today's (all 300, in order)",
+                    f"{same_as_today}/{answered}",
+                )
+            )
+            rows.append(
+                (
+                    "    postings in memory: terms read; read ms p50 / max; MB held",
+                    f"{len(reads)}; {statistics.median(reads) * 1000:.0f} / {max(reads) * 1000:.0f}; "
+                    f"{memory.nbytes() / 1e6:.0f}",
+                )
+            )
+            every_common = db.execute(
+                "SELECT count(*), coalesce(sum(doc), 0) FROM chunks_vocab WHERE doc > ?", (int(chunks * COMMON_SHARE),)
+            ).fetchone()
+            rows.append(
+                (
+                    "    every term in more than 8% of chunks: terms; postings (chunk, count) pairs",
+                    f"{every_common[0]}; {every_common[1]}",
                 )
             )
         rows += facet_rows(db, chunks, mix, texts[:facet_queries])

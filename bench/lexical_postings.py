@@ -1,0 +1,92 @@
+"""A prototype measured by bench/lexical_stage.py, not shipped: FTS5's bm25 computed in numpy over postings
+held in memory, so a query of common words reads no doclist and calls no bm25 per chunk.
+
+FTS5's ``bm25()`` (fts5_aux.c) with the default weights: for each phrase, ``idf = log((N - n + 0.5) / (n + 0.5))``
+(1e-6 when not positive; ``n``: rows holding the phrase), and for a row of ``D`` tokens (every column) holding it
+``tf`` times, ``idf * (tf * (k1 + 1)) / (tf + k1 * (1 - b + b * D / avgdl))`` summed over the phrases in query
+order, negated. The same operations in the same order on float64 give the same values, so the same order with
+ties by rowid; bench/lexical_stage.py checks the lists against the leg's.
+
+What it would need to ship, and has not: keeping the postings and sizes current as the index changes (a write
+moves N, avgdl and every idf; here everything is read once from an unchanging index), and bounding the memory
+(the postings of every common term, sized by the bench).
+"""
+
+from __future__ import annotations
+
+import math
+import sqlite3
+import time
+
+import numpy as np
+
+from sentinel.search.fts_query import Terms
+
+K1 = 1.2  # FTS5's bm25 constants
+B = 0.75
+
+
+class MemoryPostings:
+    """Each chunk's token count and, read on first use, each term's chunks and counts, from one index."""
+
+    def __init__(self, db: sqlite3.Connection, sizes: dict[int, int]) -> None:
+        self.db = db
+        self.ids = np.fromiter(sizes.keys(), dtype=np.int64, count=len(sizes))
+        tokens = np.fromiter(sizes.values(), dtype=np.float64, count=len(sizes))
+        order = np.argsort(self.ids)
+        self.ids, self.tokens = self.ids[order], tokens[order]
+        self.rows = len(self.ids)
+        self.average = float(self.tokens.sum()) / self.rows
+        self.terms: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        self.read_seconds: list[float] = []
+        db.execute(
+            "CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_instances USING fts5vocab(main, chunks_fts, instance)"
+        )
+
+    def postings(self, term: str) -> tuple[np.ndarray, np.ndarray]:
+        if term not in self.terms:
+            started = time.perf_counter()
+            rows = self.db.execute(
+                "SELECT doc, count(*) FROM temp.chunks_instances WHERE term = ? GROUP BY doc ORDER BY doc", (term,)
+            ).fetchall()
+            found = np.array(rows, dtype=np.int64).reshape(-1, 2)
+            self.terms[term] = (found[:, 0].copy(), found[:, 1].astype(np.float64))
+            self.read_seconds.append(time.perf_counter() - started)
+        return self.terms[term]
+
+    def nbytes(self) -> int:
+        return sum(ids.nbytes + counts.nbytes for ids, counts in self.terms.values()) + self.ids.nbytes * 2
+
+    def ranked(self, words: list[str], limit: int, *, every: bool) -> list[int]:
+        """Chunk ids matching ``words`` (all of them, or any), best bm25 first, ties by rowid: FTS5's
+        ``MATCH ... ORDER BY rank, rowid LIMIT``."""
+        lists = [self.postings(word) for word in words]
+        if every:
+            found = lists[0][0]
+            for ids, _ in lists[1:]:
+                found = np.intersect1d(found, ids, assume_unique=True)
+        else:
+            found = np.unique(np.concatenate([ids for ids, _ in lists]))
+        length = self.tokens[np.searchsorted(self.ids, found)]
+        score = np.zeros(len(found))
+        for ids, counts in lists:
+            idf = math.log((self.rows - len(ids) + 0.5) / (len(ids) + 0.5))
+            idf = idf if idf > 0 else 1e-6
+            at = np.minimum(np.searchsorted(ids, found), len(ids) - 1)
+            tf = np.where(ids[at] == found, counts[at], 0.0)
+            score = score + (idf * (tf * (K1 + 1.0))) / (tf + K1 * (1 - B + B * length / self.average))
+        best = np.lexsort((found, -score))[:limit]
+        return [int(c) for c in found[best]]
+
+    def chunks(self, terms: Terms, limit: int) -> list[int]:
+        """``lexical.lexical_chunks`` (no facets) computed from memory."""
+        if not terms.words:
+            return []
+        if len(terms.common) < 2:
+            return self.ranked(terms.words, limit, every=False)
+        found = self.ranked(terms.common, limit, every=True)
+        if len(found) < limit:
+            seen = set(found)
+            more = (c for c in self.ranked(terms.words, limit, every=False) if c not in seen)
+            found += list(more)[: limit - len(found)]
+        return found
