@@ -229,7 +229,8 @@ def measure(pages: int, queries: int, common: int, stage_sizes: list[int], facet
                     f"{every_common[0]}; {every_common[1]}",
                 )
             )
-        rows += facet_rows(db, chunks, mix, texts[:facet_queries])
+        if facet_queries:
+            rows += facet_rows(db, chunks, mix, texts[:facet_queries])
     return rows
 
 
