@@ -70,6 +70,8 @@ class MemoryPostings:
         length = self.tokens[np.searchsorted(self.ids, found)]
         score = np.zeros(len(found))
         for ids, counts in lists:
+            if not len(ids):  # a word no chunk holds adds nothing to any score
+                continue
             idf = math.log((self.rows - len(ids) + 0.5) / (len(ids) + 0.5))
             idf = idf if idf > 0 else 1e-6
             at = np.minimum(np.searchsorted(ids, found), len(ids) - 1)
