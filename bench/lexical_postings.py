@@ -31,11 +31,10 @@ class MemoryPostings:
 
     def __init__(self, db: sqlite3.Connection, sizes: dict[int, int]) -> None:
         self.db = db
-        self.ids = np.fromiter(sizes.keys(), dtype=np.int64, count=len(sizes))
-        tokens = np.fromiter(sizes.values(), dtype=np.float64, count=len(sizes))
-        order = np.argsort(self.ids)
-        self.ids, self.tokens = self.ids[order], tokens[order]
-        self.rows = len(self.ids)
+        self.rows = len(sizes)
+        top = max(sizes) + 1 if sizes else 1
+        self.tokens = np.zeros(top, dtype=np.float64)  # by chunk id: a dense array, no search per query
+        self.tokens[np.fromiter(sizes.keys(), dtype=np.int64)] = np.fromiter(sizes.values(), dtype=np.float64)
         self.average = float(self.tokens.sum()) / self.rows
         self.terms: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self.read_seconds: list[float] = []
@@ -55,29 +54,27 @@ class MemoryPostings:
         return self.terms[term]
 
     def nbytes(self) -> int:
-        return sum(ids.nbytes + counts.nbytes for ids, counts in self.terms.values()) + self.ids.nbytes * 2
+        return sum(ids.nbytes + counts.nbytes for ids, counts in self.terms.values()) + self.tokens.nbytes
 
     def ranked(self, words: list[str], limit: int, *, every: bool) -> list[int]:
         """Chunk ids matching ``words`` (all of them, or any), best bm25 first, ties by rowid: FTS5's
         ``MATCH ... ORDER BY rank, rowid LIMIT``."""
         lists = [self.postings(word) for word in words]
-        if every:
-            found = lists[0][0]
-            for ids, _ in lists[1:]:
-                found = np.intersect1d(found, ids, assume_unique=True)
-        else:
-            found = np.unique(np.concatenate([ids for ids, _ in lists]))
-        length = self.tokens[np.searchsorted(self.ids, found)]
-        score = np.zeros(len(found))
+        score = np.zeros(len(self.tokens))
+        hits = np.zeros(len(self.tokens), dtype=np.int8)
         for ids, counts in lists:
-            if not len(ids):  # a word no chunk holds adds nothing to any score
+            if not len(ids):  # a word no chunk holds adds nothing to any score (FTS5 adds 0.0)
                 continue
             idf = math.log((self.rows - len(ids) + 0.5) / (len(ids) + 0.5))
             idf = idf if idf > 0 else 1e-6
-            at = np.minimum(np.searchsorted(ids, found), len(ids) - 1)
-            tf = np.where(ids[at] == found, counts[at], 0.0)
-            score = score + (idf * (tf * (K1 + 1.0))) / (tf + K1 * (1 - B + B * length / self.average))
-        best = np.lexsort((found, -score))[:limit]
+            length = self.tokens[ids]
+            score[ids] += (idf * (counts * (K1 + 1.0))) / (counts + K1 * (1 - B + B * length / self.average))
+            hits[ids] += 1
+        found = np.flatnonzero(hits == len(lists) if every else hits > 0)
+        if len(found) > limit:  # every chunk scoring at least the limit-th best, then FTS5's order among them
+            kth = np.partition(-score[found], limit - 1)[limit - 1]
+            found = found[-score[found] <= kth]
+        best = np.lexsort((found, -score[found]))[:limit]
         return [int(c) for c in found[best]]
 
     def chunks(self, terms: Terms, limit: int) -> list[int]:
