@@ -17,6 +17,8 @@ matches costs without bm25 (a ``count(*)``: the floor of any stage that reads th
 today's top 10 are among the longest 10% of chunks (what a stage that ranks short chunks first would miss);
 and, for the first ``--facet-queries`` of each mix, the leg under a broad facet (role:wiki) with the facet's
 chunks given to FTS5 as ``rowid IN`` (before) and as ``+rowid IN`` (shipped), checking both return the same.
+For the common-word mix it also runs the in-memory postings prototype (bench/lexical_postings.py) and counts the
+queries whose 300 chunks it returns in today's order.
 """
 
 from __future__ import annotations
