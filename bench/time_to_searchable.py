@@ -158,11 +158,25 @@ def _workers(count: int, settings: Settings, logs: Path) -> list[subprocess.Pope
                    "-n", f"bench{i}-{uuid.uuid4().hex[:4]}@%h", "--without-mingle", "--without-gossip"]  # fmt: skip
         started.append(subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT))
     deadline = time.monotonic() + 300
-    while sum("embedder-ready" in (logs / f"worker-{i}.log").read_text(errors="replace") for i in range(count)) < count:
-        if time.monotonic() > deadline or any(p.poll() is not None for p in started):
-            raise SystemExit(f"the workers did not get ready; see {logs}")
-        time.sleep(0.5)
+    try:
+        while (
+            sum("embedder-ready" in (logs / f"worker-{i}.log").read_text(errors="replace") for i in range(count))
+            < count
+        ):
+            if time.monotonic() > deadline or any(p.poll() is not None for p in started):
+                raise SystemExit(f"the workers did not get ready; see {logs}")
+            time.sleep(0.5)
+    except BaseException:  # not ready, or interrupted: no worker outlives the bench
+        _stop(started)
+        raise
     return started
+
+
+def _stop(workers: list[subprocess.Popen[bytes]]) -> None:
+    for worker in workers:
+        worker.send_signal(signal.SIGTERM)
+    for worker in workers:
+        worker.wait(timeout=120)  # a worker finishes the batch it holds first
 
 
 @dataclass
@@ -194,8 +208,8 @@ def split_run(
     shutil.copy(template, run_dir / "index.db")
     settings = Settings(vault=vault, index_path=run_dir / "index.db", redis_url=REDIS_URL,
                         redis_prefix=f"bench-{uuid.uuid4().hex[:8]}:", _env_file=None)  # fmt: skip
-    workers = _workers(count, settings, run_dir)
     ctx = ToolContext(settings=settings, embedder=OnnxEmbedder(E5_DIR, threads=1))
+    workers = _workers(count, settings, run_dir)
     try:
         runs = EmbedRuns(ctx)
         started = time.perf_counter()
@@ -220,10 +234,7 @@ def split_run(
             raise SystemExit(f"the run failed: {status['error']}")
         return SplitRow(pages_s or all_s, all_s, status)
     finally:
-        for worker in workers:
-            worker.send_signal(signal.SIGTERM)
-        for worker in workers:
-            worker.wait(timeout=60)
+        _stop(workers)
         with ctx.write_lock:  # a cut run's collector may be storing the workers' last batch
             ctx.close()
         client = redis_client(REDIS_URL)
