@@ -263,9 +263,10 @@ ps:
 
 # Bring the vault's vectors up to date now (reembed=1: embed everything again, after changing the model). Through
 # the entrypoint, so it runs as the stack's user, not as root. workers=N: the run split across N embedding workers
-# (compose.embed-lan.yaml, each its own ONNX engine) and any on other machines; the API stores what they return
+# (compose.embed-lan.yaml, each its own ONNX engine; with GPU=1, on by itself where the engine has the NVIDIA runtime,
+# compose.embed-gpu.yaml makes them CUDA workers) and any on other machines; the API stores what they return
 # (docs/scale.md). Exits 2 when the stack is not up.
-EMBED_COMPOSE = $(COMPOSE) -f compose.embed-lan.yaml
+EMBED_COMPOSE = $(COMPOSE) -f compose.embed-lan.yaml $(if $(filter 1,$(GPU)),-f compose.embed-gpu.yaml)
 embed:
 ifeq ($(strip $(workers)),)
 	@$(COMPOSE) exec -T api /bin/sh /sentinel/entrypoint.sh sentinel embed $(if $(filter 1,$(reembed)),--reembed)

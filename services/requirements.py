@@ -19,6 +19,8 @@ def requirements(pyproject: Path, extras: list[str]) -> list[str]:
     unknown = [name for name in extras if name not in optional]
     if unknown:
         raise SystemExit(f"unknown extras {unknown}: pyproject.toml defines {sorted(optional)}")
+    if {"onnx", "gpu"} <= set(extras):
+        raise SystemExit("extras onnx and gpu both install the module onnxruntime (CPU and CUDA builds): name one")
     return [*project["dependencies"], *(dep for name in extras for dep in optional[name])]
 
 

@@ -58,6 +58,7 @@ class Run:
     state: str = "running"  # running, finished, failed
     error: str = ""
     taken_by: Counter[str] = field(default_factory=Counter)  # batches each worker embedded
+    providers_by_worker: dict[str, list[str]] = field(default_factory=dict)  # where each embedded (CUDA or CPU)
     counts: EmbedCounts | None = None
     started: float = field(default_factory=time.time)
     ended: float | None = None
@@ -69,6 +70,7 @@ class Run:
             **self.split.progress(),
             "workers": self.workers,
             "batches_by_worker": dict(self.taken_by),
+            "providers_by_worker": dict(self.providers_by_worker),
             "seconds": round((self.ended or time.time()) - self.started, 1),
             "error": self.error,
             "counts": self.counts.as_dict() if self.counts else None,
@@ -153,7 +155,9 @@ class EmbedRuns:
         embedding, made_by = unpack(answer)
         with self.ctx.write_lock:
             run.split.store(self.ctx.writer(), number, embedding, made_by)
-        run.taken_by[str(answer.get("worker", ""))] += 1
+        worker = str(answer.get("worker", ""))
+        run.taken_by[worker] += 1
+        run.providers_by_worker[worker] = list(answer.get("providers") or [])  # absent from an older worker
         result.forget()  # the vectors are in the index now; Redis need not keep them an hour
 
 
@@ -180,5 +184,6 @@ def start_embedding(request: Request, scope: CallerScope, reembed: bool = False)
 
 @router.get("/v1/embed")
 def embedding_progress(request: Request, _: CallerScope) -> dict[str, Any]:
-    """The current or last run: batches stored of all, page-level vectors and chunks, the workers that took them."""
+    """The current or last run: batches stored of all, page-level vectors and chunks, the workers that took them
+    and the ONNX Runtime providers each embedded on (CUDA or CPU)."""
     return runs_of(request).status()

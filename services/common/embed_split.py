@@ -84,6 +84,9 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     counts = ended.get("counts") or {}
     say(f"finished: {counts.get('summaries', 0)} page vectors and {counts.get('chunks', 0)} chunks embedded")
+    where = ended.get("providers_by_worker") or {}
+    for worker, batches in sorted((ended.get("batches_by_worker") or {}).items()):
+        say(f"  {worker}: {batches} batches on {', '.join(where.get(worker) or ['?'])}")
     return 0
 
 

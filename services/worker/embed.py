@@ -75,16 +75,29 @@ def _embedder_at_start(sender: Any, instance: Any, **_: Any) -> None:
         app.amqp.queues.deselect(EMBED_QUEUE)
         return
     check = getattr(embedder, "self_check", None)
+    where = providers_of(embedder)
+    said = "" if check is None else f"; self-check worst cosine {check.worst_cosine:.4f} (floor {check.floor})"
     log.info(
-        "taking embedding batches",
+        f"taking embedding batches on {where[0]}{said}",
         extra={
             "event": "embedder-ready",
             "model": identity.name,
             "file_hash": identity.file_hash,
-            "providers": getattr(embedder, "providers", None),
+            "providers": where,
             "self_check": None if check is None else round(check.worst_cosine, 4),
         },
     )
+    if getattr(embedder, "lost_cuda", False):
+        log.warning(
+            "this worker's onnxruntime offers CUDA but embeds on the CPU: no GPU visible to it, or CUDA/cuDNN "
+            "libraries it could not load (install the gpu extra as onnxruntime-gpu[cuda,cudnn]; docs/scale.md)",
+            extra={"event": "embedder-no-cuda"},
+        )
+
+
+def providers_of(embedder: Embedder) -> list[str]:
+    """Where this worker embeds: the ONNX Runtime providers of its session, or the embedder service it calls."""
+    return list(getattr(embedder, "providers", None) or ["embedder service"])
 
 
 def embed_batch(task: Any, run: str, number: int, passages: list[str]) -> dict[str, Any]:
@@ -95,4 +108,5 @@ def embed_batch(task: Any, run: str, number: int, passages: list[str]) -> dict[s
     seconds = time.perf_counter() - started
     log.info("batch embedded", extra={"event": "embedded", "run": run, "batch": number,
                                       "passages": len(passages), "seconds": round(seconds, 3)})  # fmt: skip
-    return {"run": run, "batch": number, "worker": task.request.hostname or "", **pack(embedding, embedder.identity)}
+    return {"run": run, "batch": number, "worker": task.request.hostname or "", "providers": providers_of(embedder),
+            **pack(embedding, embedder.identity)}  # fmt: skip

@@ -128,18 +128,37 @@ def test_bad_input_is_named(onnx_embedder: OnnxEmbedder, texts: object, kind: st
         onnx_embedder.embed(texts, kind)  # type: ignore[arg-type]
 
 
-def test_a_build_that_offers_cuda_gets_it_first_and_the_same_self_check(
-    monkeypatch: pytest.MonkeyPatch, e5_dir: Path
-) -> None:
-    """This machine's onnxruntime has no CUDA: the session then runs on the CPU (onnxruntime's own fallback), and
-    the start-up self-check is made on whatever the session runs on."""
+def test_cuda_comes_first_where_offered_then_the_cpu_and_no_other_provider() -> None:
+    from sentinel.embed.onnx import providers
+
+    gpu_build = ["TensorrtExecutionProvider", "CUDAExecutionProvider", "CPUExecutionProvider"]
+    assert providers(gpu_build) == ["CUDAExecutionProvider", "CPUExecutionProvider"]
+    assert providers(["AzureExecutionProvider", "CPUExecutionProvider"]) == ["CPUExecutionProvider"]
+
+
+def test_without_cuda_the_session_runs_on_the_cpu_after_the_self_check(onnx_embedder: OnnxEmbedder) -> None:
+    """This machine's onnxruntime is the CPU build (what the onnx extra installs): its real provider list gives the
+    CPU alone, the session runs there, and the start-up self-check was made through it."""
     import onnxruntime as ort
 
-    from sentinel.embed import onnx
+    from sentinel.embed.onnx import providers
 
-    assert onnx.providers()[-1] == "CPUExecutionProvider"
+    assert "CUDAExecutionProvider" not in ort.get_available_providers()
+    assert providers() == ["CPUExecutionProvider"]
+    assert onnx_embedder.providers == ["CPUExecutionProvider"] and not onnx_embedder.lost_cuda
+    assert onnx_embedder.self_check.floor <= onnx_embedder.self_check.worst_cosine < 1.0
+
+
+def test_a_build_that_offers_cuda_it_cannot_use_falls_back_to_the_cpu_and_says_so(
+    monkeypatch: pytest.MonkeyPatch, e5_dir: Path
+) -> None:
+    """No GPU build here: the provider list is patched (nothing real stands in for onnxruntime-gpu), so the real
+    session is asked for CUDA first, which onnxruntime cannot make; it falls back to the CPU with only a warning.
+    The embedder says it lost CUDA (the worker logs it), and the self-check is made on what the session runs on."""
+    import onnxruntime as ort
+
     monkeypatch.setattr(ort, "get_available_providers", lambda: ["CUDAExecutionProvider", "CPUExecutionProvider"])
-    assert onnx.providers() == ["CUDAExecutionProvider", "CPUExecutionProvider"]
     with pytest.warns(UserWarning, match="CUDAExecutionProvider"):
         embedder = OnnxEmbedder(e5_dir, threads=1)
+    assert embedder.providers == ["CPUExecutionProvider"] and embedder.lost_cuda
     assert embedder.self_check.worst_cosine >= embedder.self_check.floor

@@ -130,8 +130,11 @@ def test_two_workers_make_the_in_process_index_and_log_no_vault_text(
     assert ended["page_vectors"]["done"] == ended["page_vectors"]["total"] > 0
     assert ended["chunks"]["done"] == ended["chunks"]["total"] > 0
     assert len(ended["batches_by_worker"]) == 2, ended  # both machines' stand-ins took batches
+    # where each embedded: this machine's onnxruntime has no CUDA, so each says the CPU, in the run and its log
+    assert ended["providers_by_worker"] == {worker: ["CPUExecutionProvider"] for worker in ended["batches_by_worker"]}
     assert split_tables(built) == in_process_tables(built, e5)
     logs = "\n".join(log.read_text(errors="replace") for log in built.logs.glob("embed-*.log"))
+    assert logs.count("taking embedding batches on CPUExecutionProvider; self-check worst cosine 0.9") == 2, logs
     assert "batch embedded" in logs and "(run " in logs  # the batches were logged, by number
     for passage in passages_of(built):
         for line in passage.splitlines():

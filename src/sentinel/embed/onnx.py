@@ -37,6 +37,7 @@ E5_PREFIXES: dict[EmbedKind, str] = {"query": "query: ", "passage": "passage: "}
 MODEL_FILE_CANDIDATES = ("onnx/model.onnx", "model.onnx")
 TOKENIZER_FILE = "tokenizer.json"
 HASH_CHARS = 16
+CUDA, CPU = "CUDAExecutionProvider", "CPUExecutionProvider"
 
 
 @dataclass(frozen=True)
@@ -103,6 +104,12 @@ class OnnxEmbedder:
     def providers(self) -> list[str]:
         """The ONNX Runtime providers this session runs on (CUDA first where the build and the machine offer it)."""
         return list(self._session.get_providers())
+
+    @property
+    def lost_cuda(self) -> bool:
+        """This onnxruntime build offers CUDA but the session runs without it: onnxruntime fell back to the CPU
+        (no GPU, or CUDA/cuDNN libraries it could not load), which it only warns about."""
+        return CUDA in providers() and CUDA not in self.providers
 
     def embed(self, texts: Sequence[str], kind: EmbedKind) -> Embedding:
         check_embed_input(texts, kind)
@@ -186,20 +193,26 @@ def _open_session(model: Path, threads: int) -> ort.InferenceSession:
     # Idle worker threads sleep instead of spinning: the embedder shares two cores with the API and the LLM
     # (measured under load: ~20% less CPU per passage, no slower).
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    chosen = providers()
+    if CUDA in chosen and hasattr(ort, "preload_dlls"):
+        # onnxruntime-gpu[cuda,cudnn] brings CUDA and cuDNN as pip packages, which the loader does not search by
+        # itself; this loads them from there (or the system's), and does nothing in a CPU build.
+        ort.preload_dlls()
     try:
-        return ort.InferenceSession(str(model), sess_options=options, providers=providers())
+        return ort.InferenceSession(str(model), sess_options=options, providers=chosen)
     except Exception as exc:  # onnxruntime raises its own untyped errors for bad files
         raise EmbedderUnavailable(
             f"{model} is not a loadable ONNX model ({exc}); delete it and run `make models`"
         ) from exc
 
 
-def providers() -> list[str]:
-    """CUDA first where this onnxruntime build offers it (onnxruntime-gpu on a worker with a GPU), then the CPU.
+def providers(offered: Sequence[str] | None = None) -> list[str]:
+    """Of the providers ``offered`` (this onnxruntime build's by default), CUDA first where offered (the ``gpu``
+    extra, onnxruntime-gpu), then the CPU; no other (a CPU build also offers Azure's, a remote one).
     A GPU's vectors pass the same start-up self-check as the CPU's (``verify_model`` embeds through this
     session), so a GPU whose numerics drift is refused at load like a CPU would be."""
-    offered = ort.get_available_providers()
-    return [name for name in ("CUDAExecutionProvider", "CPUExecutionProvider") if name in offered]
+    available = ort.get_available_providers() if offered is None else offered
+    return [name for name in (CUDA, CPU) if name in available]
 
 
 def _open_tokenizer(path: Path) -> tuple[Tokenizer, int, int, int]:
