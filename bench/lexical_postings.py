@@ -1,91 +1,94 @@
-"""A prototype measured by bench/lexical_stage.py, not shipped: FTS5's bm25 computed in numpy over postings
-held in memory, so a query of common words reads no doclist and calls no bm25 per chunk.
+"""The lexical leg's held postings against FTS5's own ranking on a real vault (the eval vault by default).
 
-FTS5's ``bm25()`` (fts5_aux.c) with the default weights: for each phrase, ``idf = log((N - n + 0.5) / (n + 0.5))``
-(1e-6 when not positive; ``n``: rows holding the phrase), and for a row of ``D`` tokens (every column) holding it
-``tf`` times, ``idf * (tf * (k1 + 1)) / (tf + k1 * (1 - b + b * D / avgdl))`` summed over the phrases in query
-order, negated. The same operations in the same order on float64 give the same values, so the same order with
-ties by rowid; bench/lexical_stage.py checks the lists against the leg's.
+    python bench/lexical_postings.py [--vault PATH] [--common 60]
 
-What it would need to ship, and has not: keeping the postings and sizes current as the index changes (a write
-moves N, avgdl and every idf; here everything is read once from an unchanging index), and bounding the memory
-(the postings of every common term, sized by the bench).
+Indexes the vault into a temporary folder (no embedding), holds every word of every query (the "common"
+threshold set to 0, so rare words are held too), then counts the lists that are the same, all chunks in order:
+``Held.ranked`` against FTS5's ``MATCH ... ORDER BY rank, rowid LIMIT`` for each query's held words, AND and OR,
+at limits 10 and 300; and the leg (``lexical_chunks``, 300) with held postings against FTS5's path. Queries: the
+public, held-out and vault-question sets, and ``--common`` queries of 1-3 words each in more than 8% and at most
+half of the chunks. Nothing is chosen here: it checks exactness, and times nothing.
 """
 
 from __future__ import annotations
 
-import math
-import sqlite3
-import time
+import argparse
+import csv
+import sys
+import tempfile
+from pathlib import Path
 
 import numpy as np
 
-from sentinel.search.fts_query import Terms
+from sentinel.index.db import open_index
+from sentinel.index.sync import sync
+from sentinel.search import lexical, postings
+from sentinel.search.fts_query import COMMON_SHARE, query_terms
+from sentinel.search.view import chunk_count, index_file
+from sentinel.settings import Settings
+from tests.support.eval_data import eval_data_file, eval_vault_path
 
-K1 = 1.2  # FTS5's bm25 constants
-B = 0.75
+HERE = Path(__file__).resolve().parent
+QUERY_SETS = [eval_data_file("queries.tsv"), HERE / "heldout_queries.tsv", HERE / "vault_questions.tsv"]
 
 
-class MemoryPostings:
-    """Each chunk's token count and, read on first use, each term's chunks and counts, from one index."""
+def _queries(common: list[str], count: int) -> list[str]:
+    found = []
+    for path in QUERY_SETS:
+        with path.open(encoding="utf-8") as handle:
+            found += [row["query"] for row in csv.DictReader(handle, delimiter="\t")]
+    rng = np.random.default_rng(5)
+    return found + [" ".join(rng.choice(common, size=int(rng.integers(1, 4)), replace=False)) for _ in range(count)]
 
-    def __init__(self, db: sqlite3.Connection, sizes: dict[int, int]) -> None:
-        self.db = db
-        self.rows = len(sizes)
-        top = max(sizes) + 1 if sizes else 1
-        self.tokens = np.zeros(top, dtype=np.float64)  # by chunk id: a dense array, no search per query
-        self.tokens[np.fromiter(sizes.keys(), dtype=np.int64)] = np.fromiter(sizes.values(), dtype=np.float64)
-        self.average = float(self.tokens.sum()) / self.rows
-        self.terms: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-        self.read_seconds: list[float] = []
-        db.execute(
-            "CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_instances USING fts5vocab(main, chunks_fts, instance)"
-        )
 
-    def postings(self, term: str) -> tuple[np.ndarray, np.ndarray]:
-        if term not in self.terms:
-            started = time.perf_counter()
-            rows = self.db.execute(
-                "SELECT doc, count(*) FROM temp.chunks_instances WHERE term = ? GROUP BY doc ORDER BY doc", (term,)
-            ).fetchall()
-            found = np.array(rows, dtype=np.int64).reshape(-1, 2)
-            self.terms[term] = (found[:, 0].copy(), found[:, 1].astype(np.float64))
-            self.read_seconds.append(time.perf_counter() - started)
-        return self.terms[term]
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--vault", type=Path, default=eval_vault_path())
+    parser.add_argument("--common", type=int, default=60)
+    args = parser.parse_args()
+    postings.MIN_HELD_ROWS = 0
+    with tempfile.TemporaryDirectory() as folder:
+        settings = Settings(vault=args.vault, index_path=Path(folder) / "index.db", _env_file=None)
+        db = open_index(settings)
+        sync(settings, db)
+        chunks = chunk_count(db)
+        common = [
+            str(r[0])
+            for r in db.execute(
+                "SELECT term FROM chunks_vocab WHERE doc > ? AND doc <= ? ORDER BY term",
+                (int(chunks * COMMON_SHARE), chunks // 2),
+            )
+        ]
+        queries = _queries(common, args.common)
+        postings.ask(index_file(db), sorted({w for q in queries for w in query_terms(q)}))
+        postings.settle()
+        held = postings.held_for(db, [])
+        assert held is not None
+        same = lists = 0
+        for query in queries:
+            words = [w for w in query_terms(query) if w in held.terms]
+            for every in (False, True):
+                for limit in (10, 300):
+                    expression = lexical.match_expression(words, every=every)
+                    fts5 = [r[0] for r in db.execute(lexical.ranked_query(None)[0], (expression, limit))]
+                    lists += bool(words)
+                    same += bool(words) and held.ranked(words, limit, every=every) == fts5
+        leg_same = served = 0
+        for query in queries:
+            terms = lexical.lexical_terms(db, query, chunks)
+            postings.SERVED.clear()
+            with_held = lexical.lexical_chunks(db, terms, 300)
+            served += postings.SERVED["memory"] > 0
+            ask = postings.held_for
+            postings.held_for = lambda db, words: None
+            leg_same += with_held == lexical.lexical_chunks(db, terms, 300)
+            postings.held_for = ask
+        print(f"{args.vault.name}: {chunks} chunks, {len(held.terms)} words held, {len(queries)} queries")
+        print(f"Held.ranked lists identical to FTS5's: {same}/{lists}")
+        print(f"the leg's lists identical to FTS5's path: {leg_same}/{len(queries)} ({served} served from memory)")
+        db.close()
+    return 0
 
-    def nbytes(self) -> int:
-        return sum(ids.nbytes + counts.nbytes for ids, counts in self.terms.values()) + self.tokens.nbytes
 
-    def ranked(self, words: list[str], limit: int, *, every: bool) -> list[int]:
-        """Chunk ids matching ``words`` (all of them, or any), best bm25 first, ties by rowid: FTS5's
-        ``MATCH ... ORDER BY rank, rowid LIMIT``."""
-        lists = [self.postings(word) for word in words]
-        score = np.zeros(len(self.tokens))
-        hits = np.zeros(len(self.tokens), dtype=np.int8)
-        for ids, counts in lists:
-            if not len(ids):  # a word no chunk holds adds nothing to any score (FTS5 adds 0.0)
-                continue
-            idf = math.log((self.rows - len(ids) + 0.5) / (len(ids) + 0.5))
-            idf = idf if idf > 0 else 1e-6
-            length = self.tokens[ids]
-            score[ids] += (idf * (counts * (K1 + 1.0))) / (counts + K1 * (1 - B + B * length / self.average))
-            hits[ids] += 1
-        found = np.flatnonzero(hits == len(lists) if every else hits > 0)
-        if len(found) > limit:  # every chunk scoring at least the limit-th best, then FTS5's order among them
-            kth = np.partition(-score[found], limit - 1)[limit - 1]
-            found = found[-score[found] <= kth]
-        best = np.lexsort((found, -score[found]))[:limit]
-        return [int(c) for c in found[best]]
-
-    def chunks(self, terms: Terms, limit: int) -> list[int]:
-        """``lexical.lexical_chunks`` (no facets) computed from memory."""
-        if not terms.words:
-            return []
-        if len(terms.common) < 2:
-            return self.ranked(terms.words, limit, every=False)
-        found = self.ranked(terms.common, limit, every=True)
-        if len(found) < limit:
-            seen = set(found)
-            more = (c for c in self.ranked(terms.words, limit, every=False) if c not in seen)
-            found += list(more)[: limit - len(found)]
-        return found
+if __name__ == "__main__":
+    sys.exit(main())

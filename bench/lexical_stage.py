@@ -1,6 +1,7 @@
 """A page-level first stage for the lexical leg, measured against today's leg (issue 37).
 
     python bench/lexical_stage.py --pages 10000 [--pages 100000] [--queries 60] [--common 30] [--stage-pages 300 1000]
+    python bench/lexical_stage.py --postings --pages 10000 [--pages 100000]
 
 On the synthetic vaults bench/search_latency.py builds (cached under .cache/bench/), builds a page-level FTS5
 table in the connection's TEMP schema (one row per page: every chunk's folded text and trail; the index file is
@@ -17,8 +18,13 @@ matches costs without bm25 (a ``count(*)``: the floor of any stage that reads th
 today's top 10 are among the longest 10% of chunks (what a stage that ranks short chunks first would miss);
 and, for the first ``--facet-queries`` of each mix, the leg under a broad facet (role:wiki) with the facet's
 chunks given to FTS5 as ``rowid IN`` (before) and as ``+rowid IN`` (shipped), checking both return the same.
-For the common-word mix it also runs the in-memory postings prototype (bench/lexical_postings.py) and counts the
-queries whose 300 chunks it returns in today's order.
+Today's leg above is FTS5's path (the held postings switched off).
+
+``--postings`` measures the shipped leg with held postings (``sentinel.search.postings``) instead: FTS5's path,
+then the leg's first pass (it asks for the words; a background thread reads them), warm (everything read), right
+after a write (the generation bumped: each query takes FTS5's path until the thread has read everything again)
+and warm again, with CPU as the query's own thread's time (the reader's is not in it), the lists compared with
+FTS5's (all 300, in order) for both mixes, how long the reads took and the bytes held.
 """
 
 from __future__ import annotations
@@ -30,17 +36,17 @@ import sqlite3
 import statistics
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from lexical_postings import MemoryPostings
 from search_latency import _prepare, _queries
 from sentinel.index.db import open_index
 from sentinel.index.facets import Facets
-from sentinel.search import lexical
+from sentinel.search import lexical, postings
 from sentinel.search import view as search_view
 from sentinel.search.fts_query import COMMON_SHARE, Terms, match_expression
 from tables import print_value_table
@@ -138,6 +144,24 @@ def _timed(run: Callable[[], list[int]]) -> tuple[list[int], float, float]:
     return found, time.process_time() - cpu, time.perf_counter() - wall
 
 
+def _timed_thread(run: Callable[[], list[int]]) -> tuple[list[int], float, float]:
+    """As ``_timed``, with the CPU time of this thread only (not the postings reader's)."""
+    wall, cpu = time.perf_counter(), time.thread_time()
+    found = run()
+    return found, time.thread_time() - cpu, time.perf_counter() - wall
+
+
+@contextmanager
+def fts5_path() -> Iterator[None]:
+    """The leg as it was before held postings: every ranking by FTS5."""
+    held_for = postings.held_for
+    postings.held_for = lambda db, words: None
+    try:
+        yield
+    finally:
+        postings.held_for = held_for
+
+
 def _ms(values: list[float]) -> str:
     values = sorted(values)
     p95 = values[min(len(values) - 1, round(0.95 * (len(values) - 1)))]
@@ -147,11 +171,11 @@ def _ms(values: list[float]) -> str:
 def measure(pages: int, queries: int, common: int, stage_sizes: list[int], facet_queries: int) -> list[tuple[str, str]]:
     settings = _prepare(pages)
     db = open_index(settings, readonly=True)
+    postings.held_for = lambda db, words: None  # today's leg: FTS5's path
     chunks = search_view.chunk_count(db)
     sizes = chunk_sizes(db)
     long_size = int(np.percentile(list(sizes.values()), 90))
     built = build_page_table(db)
-    memory = MemoryPostings(db, sizes)
     rows = [(f"{pages} pages: chunks / page table built in", f"{chunks} / {built:.1f} s")]
     mixes = {"ordinary": _queries(settings, queries), "common words only": common_queries(db, chunks, common)}
     for mix, texts in mixes.items():
@@ -159,7 +183,7 @@ def measure(pages: int, queries: int, common: int, stage_sizes: list[int], facet
         wall: dict[str, list[float]] = {}
         recall: dict[int, list[float]] = {n: [] for n in stage_sizes}
         top1: dict[int, int] = dict.fromkeys(stage_sizes, 0)
-        long_top = top_total = same_as_today = 0
+        long_top = top_total = 0
         overlap: dict[int, list[float]] = {n: [] for n in stage_sizes}
         for text in texts:
             terms = lexical.lexical_terms(db, text, chunks)
@@ -173,13 +197,6 @@ def measure(pages: int, queries: int, common: int, stage_sizes: list[int], facet
             wall.setdefault("doclist read, no bm25 (count of the first query)", []).append(w)
             long_top += sum(sizes.get(cid, 0) > long_size for cid in today[:10])
             top_total += len(today[:10])
-            if mix != "ordinary":  # the prototype reads every term's postings first, as a held copy would have them
-                for word in terms.words:
-                    memory.postings(word)
-                held, c, w = _timed(lambda: memory.chunks(terms, LIMIT))  # noqa: B023
-                cpu.setdefault("postings in memory (prototype, postings read before)", []).append(c)
-                wall.setdefault("postings in memory (prototype, postings read before)", []).append(w)
-                same_as_today += held == today
             for n in stage_sizes:
                 staged, c, w = _timed(lambda: staged_chunks(db, terms, LIMIT, n))  # noqa: B023
                 cpu.setdefault(f"page stage {n}", []).append(c)
@@ -207,32 +224,61 @@ def measure(pages: int, queries: int, common: int, stage_sizes: list[int], facet
                     f"{statistics.mean(overlap[n]):.3f}",
                 )
             )
-        if mix != "ordinary":
-            reads = memory.read_seconds
-            rows.append(
-                (
-                    "    postings in memory: lists identical to today's (all 300, in order)",
-                    f"{same_as_today}/{answered}",
-                )
-            )
-            rows.append(
-                (
-                    "    postings in memory: terms read; read ms p50 / max; MB held",
-                    f"{len(reads)}; {statistics.median(reads) * 1000:.0f} / {max(reads) * 1000:.0f}; "
-                    f"{memory.nbytes() / 1e6:.0f}",
-                )
-            )
-            every_common = db.execute(
-                "SELECT count(*), coalesce(sum(doc), 0) FROM chunks_vocab WHERE doc > ?", (int(chunks * COMMON_SHARE),)
-            ).fetchone()
-            rows.append(
-                (
-                    "    every term in more than 8% of chunks: terms; postings (chunk, count) pairs",
-                    f"{every_common[0]}; {every_common[1]}",
-                )
-            )
         if facet_queries:
             rows += facet_rows(db, chunks, mix, texts[:facet_queries])
+    return rows
+
+
+def _pass(
+    db: sqlite3.Connection, mix: str, terms: list[Terms], label: str, today: list[list[int]] | None
+) -> tuple[list[list[int]], list[tuple[str, str]]]:
+    """One pass of the leg over ``terms``: the lists, and rows of its times (and, given ``today``, how many of
+    its lists are the same and which path ranked them)."""
+    found: list[list[int]] = []
+    cpu: list[float] = []
+    wall: list[float] = []
+    postings.SERVED.clear()
+    for t in terms:
+        chunk_ids, c, w = _timed_thread(lambda: lexical.lexical_chunks(db, t, LIMIT))  # noqa: B023
+        found.append(chunk_ids)
+        cpu.append(c)
+        wall.append(w)
+    rows = [(f"  {mix}, {label}: CPU ms p50 / p95; wall", f"{_ms(cpu)}; {_ms(wall)}")]
+    if today is not None:
+        same = sum(a == b for a, b in zip(found, today, strict=True))
+        served = f"{postings.SERVED['memory']} from memory, {postings.SERVED['fts5']} by FTS5"
+        rows.append((f"  {mix}, {label}: lists identical to FTS5's; rankings", f"{same}/{len(terms)}; {served}"))
+    return found, rows
+
+
+def postings_rows(pages: int, queries: int, common: int) -> list[tuple[str, str]]:
+    settings = _prepare(pages)
+    db = open_index(settings, readonly=True)
+    chunks = search_view.chunk_count(db)
+    mixes = {"common words only": common_queries(db, chunks, common), "ordinary": _queries(settings, queries)}
+    rows = [(f"{pages} pages: chunks", str(chunks))]
+    for mix, texts in mixes.items():
+        terms = [t for t in (lexical.lexical_terms(db, text, chunks) for text in texts) if t.words]
+        with fts5_path():
+            today, timed = _pass(db, mix, terms, "FTS5's path (before)", None)
+        rows += timed
+        started = time.perf_counter()
+        rows += _pass(db, mix, terms, "first pass (asks; postings read meanwhile)", today)[1]
+        postings.settle()
+        rows.append((f"  {mix}: postings read in (s, from the first pass)", f"{time.perf_counter() - started:.1f}"))
+        rows += _pass(db, mix, terms, "warm", today)[1]
+        writer = sqlite3.connect(search_view.index_file(db))
+        writer.execute("UPDATE search_generation SET n = n + 1")  # what any write does to a held copy
+        writer.commit()
+        writer.close()
+        started = time.perf_counter()
+        rows += _pass(db, mix, terms, "right after a write (read again meanwhile)", today)[1]
+        postings.settle()
+        rows.append((f"  {mix}: read again in (s, from the write)", f"{time.perf_counter() - started:.1f}"))
+        rows += _pass(db, mix, terms, "warm again", today)[1]
+        held = postings.held_for(db, [])
+        words = len(held.terms) if held is not None else 0
+        rows.append((f"  {mix}: words held; MB held", f"{words}; {postings.held_bytes() / 1e6:.0f}"))
     return rows
 
 
@@ -274,11 +320,15 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=60)
     parser.add_argument("--common", type=int, default=30)
     parser.add_argument("--stage-pages", type=int, nargs="+", default=[300, 1000])
+    parser.add_argument("--postings", action="store_true", help="measure the shipped leg with held postings")
     parser.add_argument("--facet-queries", type=int, default=5, help="queries per mix timed with a facet both ways")
     args = parser.parse_args()
     rows: list[tuple[str, str]] = [("load average (1 min)", f"{os.getloadavg()[0]:.1f}")]
     for pages in args.pages or [10_000]:
-        rows += measure(pages, args.queries, args.common, args.stage_pages, args.facet_queries)
+        if args.postings:
+            rows += postings_rows(pages, args.queries, args.common)
+        else:
+            rows += measure(pages, args.queries, args.common, args.stage_pages, args.facet_queries)
     rows.append(("load average (1 min), after", f"{os.getloadavg()[0]:.1f}"))
     print_value_table("lexical leg: today against a page-level first stage", rows)
 

@@ -69,3 +69,6 @@ def rebuild_fts(db: sqlite3.Connection) -> None:
     db.execute(
         f"INSERT INTO chunks_fts(rowid, text, trail) SELECT id, {SQL_FUNCTION}(text), {SQL_FUNCTION}(trail) FROM chunks"
     )
+    # Every chunk's tokens may have changed with no chunk written: a bump by code (no change logged), so a search
+    # process reads its view and its held postings (sentinel.search.postings) again.
+    db.execute("UPDATE search_generation SET n = n + 1")

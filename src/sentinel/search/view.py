@@ -72,13 +72,13 @@ def generation(db: sqlite3.Connection) -> int:
     return int(db.execute("SELECT n FROM search_generation").fetchone()[0])
 
 
-def _index_file(db: sqlite3.Connection) -> str:
+def index_file(db: sqlite3.Connection) -> str:
     return str(db.execute("PRAGMA database_list").fetchone()[2])
 
 
 def current_view(db: sqlite3.Connection) -> SearchView:
     """The view of this index, brought up to date once per change of the index (thread-safe)."""
-    key = _index_file(db)
+    key = index_file(db)
     now = generation(db)
     view = _views.get(key)
     if view is not None and view.generation == now:
@@ -95,7 +95,7 @@ def current_view(db: sqlite3.Connection) -> SearchView:
 def loaded_view(db: sqlite3.Connection) -> SearchView | None:
     """This process's view of the index as it is, possibly a generation behind, never loaded or refreshed here:
     for callers that must answer at once (a health check) whatever the size of the vault."""
-    return _views.get(_index_file(db))
+    return _views.get(index_file(db))
 
 
 def refreshed(db: sqlite3.Connection, view: SearchView | None) -> SearchView:
@@ -116,7 +116,7 @@ def refreshed(db: sqlite3.Connection, view: SearchView | None) -> SearchView:
                 if store is not None and store.crowded(len(rows.chunks) + len(rows.summaries)):
                     rows = rows.compacted()
                 return _view(now, meta, rows, "in place")
-    store = VectorStore.create(_index_file(db), _dims(meta))
+    store = VectorStore.create(index_file(db), _dims(meta))
     return _view(now, meta, view_rows.read(db, _words(meta), meta[2] is not None, store), "whole")
 
 
@@ -181,7 +181,7 @@ _derived: dict[tuple[str, str], tuple[int, object]] = {}
 
 def per_generation(db: sqlite3.Connection, name: str, compute: Callable[[], T]) -> T:
     """``compute()``, remembered until the index changes (for facts a query needs that scan a table)."""
-    key = (_index_file(db), name)
+    key = (index_file(db), name)
     now = generation(db)
     cached = _derived.get(key)
     if cached is not None and cached[0] == now:

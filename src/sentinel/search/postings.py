@@ -1,0 +1,242 @@
+"""The lexical leg's common words ranked from postings held in memory, exactly as FTS5 ranks them.
+
+FTS5 ranks every chunk that matches a query at about 3 us each (the docsize lookup and the instance count), so a
+query of common words at 100k pages spends 170-330 ms in ``bm25()``. Held here, per index file and search
+process: each chunk's token count (by chunk id) and, for the common words queries asked for, each word's chunks
+and counts, all read in one snapshot together with ``search_generation``. A query is served from them only while
+the index is still at that generation; otherwise (and for facets, rare words, words not held) it takes FTS5's
+own path, and asking wakes one background thread that reads everything again at the index's generation. So a
+served answer is always the one FTS5 gives at the generation the query read: same chunks, same order.
+
+The score is FTS5's ``bm25()`` (fts5_aux.c) with the default weights: per phrase, in query order,
+``idf = log((N - n + 0.5) / (n + 0.5))`` (1e-6 when not positive; ``n``: rows holding it) and, for a row of
+``D`` tokens (all columns) holding it ``tf`` times, ``idf * (tf * (k1 + 1)) / (tf + k1 * (1 - b + b * D / avgdl))``
+summed, negated; the same float64 operations in the same order give the same values, so the same order with
+ties by rowid (tests/search/test_postings.py compares the lists; bench/lexical_stage.py at 10k and 100k pages).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import math
+import os
+import sqlite3
+import threading
+from collections import Counter, OrderedDict
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from sentinel.search.fts_query import document_frequencies
+from sentinel.search.view import generation, index_file
+
+log = logging.getLogger(__name__)
+
+K1 = 1.2  # FTS5's bm25 constants
+B = 0.75
+
+# A doclist this short is left to FTS5 (its bm25 over it costs a few ms at most); in the leg only words in more
+# than 8% of the chunks (``fts_query.COMMON_SHARE``) are asked for, so at 10k pages and up this rarely bites.
+MIN_HELD_ROWS = 2_000
+
+# Postings held per index, at most. Every word in more than 8% of the chunks at 100k synthetic pages is 66 words
+# and 13.1M (chunk, count) pairs, 66-79 MB as held here (int32 ids, one- or two-byte counts): this holds them all
+# with room to spare, and at 1M pages the most recently asked words that fit (a tenth of the pairs each).
+BUDGET_BYTES = 128 * 2**20
+PAIR_BYTES = 6  # the estimate a word's pairs are budgeted at before they are read
+
+READER_NICE = 19  # the background reader's thread runs at the lowest priority (Linux: a thread is a task)
+MAX_ASKED = 4096  # words remembered as asked for, per index (the oldest are forgotten first)
+
+INSTANCES = "temp.chunks_instances"
+
+SERVED: Counter[str] = Counter()  # which path ranked each call: "memory" or "fts5" (tests count them)
+
+
+@dataclass(frozen=True)
+class Held:
+    """What was read at one generation: every chunk's token count and some words' postings."""
+
+    generation: int
+    rows: int  # chunks in the FTS table (FTS5's N)
+    average: float  # tokens a chunk, over all columns (FTS5's avgdl)
+    tokens: np.ndarray  # by chunk id: tokens over all columns
+    terms: dict[str, tuple[np.ndarray, np.ndarray]]  # word: (chunk ids ascending, counts)
+    passed: frozenset[str]  # words looked up at this generation and not held (too rare, or over the budget)
+
+    def nbytes(self) -> int:
+        return self.tokens.nbytes + sum(ids.nbytes + counts.nbytes for ids, counts in self.terms.values())
+
+    def ranked(self, words: list[str], limit: int, *, every: bool) -> list[int] | None:
+        """Chunk ids matching ``words`` (all of them, or any), best bm25 first, ties by rowid, as FTS5's
+        ``MATCH ... ORDER BY rank, rowid LIMIT`` returns them; None when a word is not held."""
+        if any(word not in self.terms for word in words):
+            return None
+        score = np.zeros(len(self.tokens))
+        hits = np.zeros(len(self.tokens), dtype=np.int16)
+        for word in words:
+            ids, counts = self.terms[word]
+            idf = math.log((self.rows - len(ids) + 0.5) / (len(ids) + 0.5))
+            idf = idf if idf > 0 else 1e-6
+            tf = counts.astype(np.float64)
+            length = self.tokens[ids].astype(np.float64)
+            score[ids] += (idf * (tf * (K1 + 1.0))) / (tf + K1 * (1 - B + B * length / self.average))
+            hits[ids] += 1
+        found = np.flatnonzero(hits == len(words) if every else hits > 0)
+        if len(found) > limit:  # every chunk scoring at least the limit-th best, then FTS5's order among them
+            kth = np.partition(-score[found], limit - 1)[limit - 1]
+            found = found[-score[found] <= kth]
+        best = np.lexsort((found, -score[found]))[:limit]
+        return [int(c) for c in found[best]]
+
+
+_held: dict[str, Held] = {}
+_asked: dict[str, OrderedDict[str, None]] = {}
+_readers: dict[str, threading.Thread] = {}
+_again: set[str] = set()
+_lock = threading.Lock()
+
+
+def held_for(db: sqlite3.Connection, words: list[str]) -> Held | None:
+    """The postings held for this index if they are at its current generation, else None; asks for ``words``
+    (common ones) to be read when they are not held or the held copy is behind (read off the query path)."""
+    path = index_file(db)
+    if not path:  # an in-memory database: nothing to key on, never held
+        return None
+    now = generation(db)
+    held = _held.get(path)
+    current = held if held is not None and held.generation == now else None
+    if current is None or any(w not in current.terms and w not in current.passed for w in words):
+        ask(path, words)
+    return current
+
+
+def ask(path: str, words: list[str]) -> None:
+    """Remember ``words`` as asked for and make sure a reader brings the held postings current."""
+    with _lock:
+        asked = _asked.setdefault(path, OrderedDict())
+        for word in words:
+            asked[word] = None
+            asked.move_to_end(word)
+        while len(asked) > MAX_ASKED:
+            asked.popitem(last=False)
+        reader = _readers.get(path)
+        if reader is not None and reader.is_alive():  # not alive: a thread of the process this one forked from
+            _again.add(path)
+            return
+        reader = threading.Thread(target=_keep_current, args=(path,), name="sentinel-postings", daemon=True)
+        _readers[path] = reader
+        reader.start()
+
+
+def settle(timeout: float | None = None) -> None:
+    """Wait for every reader to finish (tests and benches: a search never waits)."""
+    while True:
+        with _lock:
+            readers = [r for r in _readers.values() if r.is_alive()]
+        if not readers:
+            return
+        for reader in readers:
+            reader.join(timeout)
+
+
+def forget() -> None:
+    """Drop everything held and asked for (tests start from nothing)."""
+    settle()
+    with _lock:
+        _held.clear()
+        _asked.clear()
+
+
+def held_bytes() -> int:
+    return sum(held.nbytes() for held in _held.values())
+
+
+def _keep_current(path: str) -> None:
+    with contextlib.suppress(OSError):  # the reader yields the CPU to the queries that are waiting on it
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), READER_NICE)
+    while True:
+        with _lock:
+            _again.discard(path)
+            asked = list(reversed(_asked.get(path, {})))  # the most recently asked first: they win the budget
+            old = _held.get(path)
+        try:
+            held = read_held(path, asked, old)
+        except sqlite3.Error as error:  # the index moved or went away: queries keep FTS5's path
+            log.warning("postings for %s not read: %s", path, error)
+            held = None
+        with _lock:
+            if held is not None:
+                _held[path] = held
+            if path not in _again:
+                _readers.pop(path, None)
+                return
+
+
+def read_held(path: str, asked: list[str], old: Held | None) -> Held:
+    """The held postings at the index's current generation, read in one snapshot on a connection of its own;
+    ``old``'s words are kept as they are when it is already at that generation."""
+    # ``mode=rw``: an index file removed meanwhile is an error here, never created again empty.
+    db = sqlite3.connect(Path(path).as_uri() + "?mode=rw", uri=True, check_same_thread=False)
+    try:
+        db.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS {INSTANCES} USING fts5vocab(main, chunks_fts, instance)")
+        db.execute("BEGIN")  # one read snapshot: the generation, the sizes and the postings agree
+        now = generation(db)
+        same = old is not None and old.generation == now
+        if old is not None and same:
+            rows, average, tokens, terms = old.rows, old.average, old.tokens, dict(old.terms)
+        else:
+            rows, average, tokens = _sizes(db)
+            terms = {}
+        frequencies = document_frequencies(db, "chunks_vocab", asked)
+        passed: set[str] = set()
+        used = tokens.nbytes + sum(ids.nbytes + counts.nbytes for ids, counts in terms.values())
+        for word in asked:
+            rows_of_word = frequencies.get(word, 0)
+            if word in terms:
+                continue
+            if rows_of_word <= MIN_HELD_ROWS or used + rows_of_word * PAIR_BYTES > BUDGET_BYTES:
+                passed.add(word)
+                continue
+            ids, counts = _postings(db, word)
+            terms[word] = (ids, counts)
+            used += ids.nbytes + counts.nbytes
+        db.execute("COMMIT")
+    finally:
+        db.close()
+    return Held(now, rows, average, tokens, terms, frozenset(passed))
+
+
+def _postings(db: sqlite3.Connection, word: str) -> tuple[np.ndarray, np.ndarray]:
+    found = np.array(
+        db.execute(
+            f"SELECT doc, count(*) FROM {INSTANCES} WHERE term = ? GROUP BY doc ORDER BY doc", (word,)
+        ).fetchall(),
+        dtype=np.int64,
+    ).reshape(-1, 2)
+    ids, counts = found[:, 0], found[:, 1]
+    return ids.astype(np.min_scalar_type(int(ids.max(initial=0)))), counts.astype(
+        np.min_scalar_type(int(counts.max(initial=0)))
+    )
+
+
+def _sizes(db: sqlite3.Connection) -> tuple[int, float, np.ndarray]:
+    """FTS5's N, avgdl and each chunk's token count (by chunk id), from the docsize table: one varint per
+    column, SQLite's format (seven bits a byte, the high ones first; a chunk's count never needs nine bytes)."""
+    rows = db.execute("SELECT id, sz FROM chunks_fts_docsize").fetchall()
+    if not rows:
+        return 0, 0.0, np.zeros(1, dtype=np.int32)
+    ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+    blobs = [bytes(r[1]) for r in rows]
+    data = np.frombuffer(b"".join(blobs), dtype=np.uint8)
+    ends = np.flatnonzero((data & 0x80) == 0)
+    varint_of_byte = np.searchsorted(ends, np.arange(len(data)))
+    shifts = 7 * (ends[varint_of_byte] - np.arange(len(data)))
+    values = np.bincount(varint_of_byte, weights=(data & 0x7F).astype(np.int64) << shifts)  # exact: < 2**53
+    row_of_byte = np.repeat(np.arange(len(rows)), [len(b) for b in blobs])
+    per_row = np.bincount(row_of_byte[ends], weights=values, minlength=len(rows)).astype(np.int64)
+    tokens = np.zeros(int(ids.max()) + 1, dtype=np.int32)
+    tokens[ids] = per_row
+    return len(rows), float(per_row.sum()) / len(rows), tokens
