@@ -22,8 +22,10 @@ Today's leg above is FTS5's path (the held postings switched off).
 
 ``--postings`` measures the shipped leg with held postings (``sentinel.search.postings``) instead: FTS5's path,
 then the leg's first pass (it asks for the words; a background thread reads them), warm (everything read), right
-after a write (the generation bumped: each query takes FTS5's path until the thread has read everything again)
-and warm again, with CPU as the query's own thread's time (the reader's is not in it), the lists compared with
+after a vector write before each query (a ``chunk_vectors`` row stored, untimed: the FTS table untouched, so
+the held copy stays current; and how many times the postings were read again meanwhile),
+right after a chunk write (a page edit's: each query takes FTS5's path until the thread has read everything
+again) and warm again, with CPU as the query's own thread's time (the reader's is not in it), the lists compared with
 FTS5's (all 300, in order) for both mixes, how long the reads took and the bytes held.
 """
 
@@ -39,11 +41,13 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from search_latency import _prepare, _queries
+from sentinel.index import fold
 from sentinel.index.db import open_index
 from sentinel.index.facets import Facets
 from sentinel.search import lexical, postings
@@ -230,15 +234,22 @@ def measure(pages: int, queries: int, common: int, stage_sizes: list[int], facet
 
 
 def _pass(
-    db: sqlite3.Connection, mix: str, terms: list[Terms], label: str, today: list[list[int]] | None
+    db: sqlite3.Connection,
+    mix: str,
+    terms: list[Terms],
+    label: str,
+    today: list[list[int]] | None,
+    before_each: Callable[[], None] | None = None,
 ) -> tuple[list[list[int]], list[tuple[str, str]]]:
     """One pass of the leg over ``terms``: the lists, and rows of its times (and, given ``today``, how many of
-    its lists are the same and which path ranked them)."""
+    its lists are the same and which path ranked them); ``before_each`` runs before each query, untimed."""
     found: list[list[int]] = []
     cpu: list[float] = []
     wall: list[float] = []
     postings.SERVED.clear()
     for t in terms:
+        if before_each is not None:
+            before_each()
         chunk_ids, c, w = _timed_thread(lambda: lexical.lexical_chunks(db, t, LIMIT))  # noqa: B023
         found.append(chunk_ids)
         cpu.append(c)
@@ -249,6 +260,52 @@ def _pass(
         served = f"{postings.SERVED['memory']} from memory, {postings.SERVED['fts5']} by FTS5"
         rows.append((f"  {mix}, {label}: lists identical to FTS5's; rankings", f"{same}/{len(terms)}; {served}"))
     return found, rows
+
+
+@contextmanager
+def counted_reads() -> Iterator[list[float]]:
+    """The seconds of each read of the held postings by the background reader while inside."""
+    read_held = postings.read_held
+    reads: list[float] = []
+
+    def timed(*args: Any) -> Any:
+        started = time.perf_counter()
+        try:
+            return read_held(*args)
+        finally:
+            reads.append(time.perf_counter() - started)
+
+    postings.read_held = timed
+    try:
+        yield reads
+    finally:
+        postings.read_held = read_held
+
+
+def _since(started: float) -> str:
+    return f"{time.perf_counter() - started:.1f}"
+
+
+def _vector_write(path: str) -> None:
+    """What storing a batch of vectors does to the index: ``chunk_vectors`` written (one row, deleted and stored
+    again; ``search_generation`` bumped by its triggers), the FTS table untouched."""
+    writer = sqlite3.connect(path)
+    with writer:
+        row = writer.execute("SELECT * FROM chunk_vectors ORDER BY id LIMIT 1").fetchone()
+        writer.execute("DELETE FROM chunk_vectors WHERE id = ?", (row[0],))
+        writer.execute(f"INSERT INTO chunk_vectors VALUES ({', '.join('?' * len(row))})", row)
+    writer.close()
+
+
+def _chunk_write(path: str) -> None:
+    """What a page edit does to the FTS table: a chunk deleted and written again through its triggers."""
+    writer = sqlite3.connect(path)
+    fold.register(writer)
+    with writer:
+        row = writer.execute("SELECT * FROM chunks ORDER BY id LIMIT 1").fetchone()
+        writer.execute("DELETE FROM chunks WHERE id = ?", (row[0],))
+        writer.execute(f"INSERT INTO chunks VALUES ({', '.join('?' * len(row))})", row)
+    writer.close()
 
 
 def postings_rows(pages: int, queries: int, common: int) -> list[tuple[str, str]]:
@@ -267,14 +324,17 @@ def postings_rows(pages: int, queries: int, common: int) -> list[tuple[str, str]
         postings.settle()
         rows.append((f"  {mix}: postings read in (s, from the first pass)", f"{time.perf_counter() - started:.1f}"))
         rows += _pass(db, mix, terms, "warm", today)[1]
-        writer = sqlite3.connect(search_view.index_file(db))
-        writer.execute("UPDATE search_generation SET n = n + 1")  # what any write does to a held copy
-        writer.commit()
-        writer.close()
+        path = search_view.index_file(db)
+        label = "a vector write before each query (as while a vault embeds)"
+        with counted_reads() as reads:
+            rows += _pass(db, mix, terms, label, today, lambda: _vector_write(path))[1]  # noqa: B023
+            postings.settle()
+        rows.append((f"  {mix}, {label}: postings read again", str(len(reads))))
+        _chunk_write(search_view.index_file(db))
         started = time.perf_counter()
-        rows += _pass(db, mix, terms, "right after a write (read again meanwhile)", today)[1]
+        rows += _pass(db, mix, terms, "right after a chunk write (read again meanwhile)", today)[1]
         postings.settle()
-        rows.append((f"  {mix}: read again in (s, from the write)", f"{time.perf_counter() - started:.1f}"))
+        rows.append((f"  {mix}: read again in (s, from the chunk write)", _since(started)))
         rows += _pass(db, mix, terms, "warm again", today)[1]
         held = postings.held_for(db, [])
         words = len(held.terms) if held is not None else 0

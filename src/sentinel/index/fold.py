@@ -66,6 +66,10 @@ def register(db: sqlite3.Connection) -> None:
 def rebuild_fts(db: sqlite3.Connection) -> None:
     """Fill ``chunks_fts`` again from ``chunks`` with the current fold (inside the caller's transaction)."""
     db.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('delete-all')")
+    # 'delete-all' starts FTS5's structure record over, so the refill could repeat an earlier one to the byte; a
+    # config write (the default rank, unchanged) bumps the cookie that record carries, which the held postings'
+    # key (sentinel.search.postings.fts_state) then sees.
+    db.execute("INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('rank', 'bm25()')")
     db.execute(
         f"INSERT INTO chunks_fts(rowid, text, trail) SELECT id, {SQL_FUNCTION}(text), {SQL_FUNCTION}(trail) FROM chunks"
     )

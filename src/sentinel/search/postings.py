@@ -3,10 +3,11 @@
 FTS5 ranks every chunk that matches a query at about 3 us each (the docsize lookup and the instance count), so a
 query of common words at 100k pages spends 170-330 ms in ``bm25()``. Held here, per index file and search
 process: each chunk's token count (by chunk id) and, for the common words queries asked for, each word's chunks
-and counts, all read in one snapshot together with ``search_generation``. A query is served from them only while
-the index is still at that generation; otherwise (and for facets, rare words, words not held) it takes FTS5's
-own path, and asking wakes one background thread that reads everything again at the index's generation. So a
-served answer is always the one FTS5 gives at the generation the query read: same chunks, same order.
+and counts, all read in one snapshot together with the FTS table's own state (``fts_state``). A query is served
+from them only while the table is still in that state; otherwise (and for facets, rare words, words not held) it
+takes FTS5's own path, and asking wakes one background thread that reads everything again. So a served answer is
+always the one FTS5 gives to the snapshot the query read: same chunks, same order. Writes that leave the FTS
+table alone (vectors, summaries, analysis: most writes while a big vault is embedding) leave the copy current.
 
 The score is FTS5's ``bm25()`` (fts5_aux.c) with the default weights: per phrase, in query order,
 ``idf = log((N - n + 0.5) / (n + 0.5))`` (1e-6 when not positive; ``n``: rows holding it) and, for a row of
@@ -30,7 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from sentinel.search.fts_query import document_frequencies
-from sentinel.search.view import generation, index_file
+from sentinel.search.view import index_file
 
 log = logging.getLogger(__name__)
 
@@ -51,20 +52,21 @@ READER_NICE = 19  # the background reader's thread runs at the lowest priority (
 MAX_ASKED = 4096  # words remembered as asked for, per index (the oldest are forgotten first)
 
 INSTANCES = "temp.chunks_instances"
+FTS_DATA = "chunks_fts_data"  # FTS5's shadow table of the index: its segments' pages and the two records below
 
 SERVED: Counter[str] = Counter()  # which path ranked each call: "memory" or "fts5" (tests count them)
 
 
 @dataclass(frozen=True)
 class Held:
-    """What was read at one generation: every chunk's token count and some words' postings."""
+    """What was read in one state of the FTS table: every chunk's token count and some words' postings."""
 
-    generation: int
+    state: tuple[bytes, ...]  # ``fts_state`` when read
     rows: int  # chunks in the FTS table (FTS5's N)
     average: float  # tokens a chunk, over all columns (FTS5's avgdl)
     tokens: np.ndarray  # by chunk id: tokens over all columns
     terms: dict[str, tuple[np.ndarray, np.ndarray]]  # word: (chunk ids ascending, counts)
-    passed: frozenset[str]  # words looked up at this generation and not held (too rare, or over the budget)
+    passed: frozenset[str]  # words looked up in this state and not held (too rare, or over the budget)
 
     def nbytes(self) -> int:
         return self.tokens.nbytes + sum(ids.nbytes + counts.nbytes for ids, counts in self.terms.values())
@@ -99,15 +101,29 @@ _again: set[str] = set()
 _lock = threading.Lock()
 
 
+def fts_state(db: sqlite3.Connection) -> tuple[bytes, ...]:
+    """The state of the FTS table that bm25 reads, as a key: its averages record (``%_data`` id 1: rows and
+    token totals per column) and structure record (id 10: the segments, a write counter and the config cookie).
+    FTS5 (fts5_index.c) writes the structure at the end of every transaction that writes the table (an insert,
+    a delete, 'rebuild', 'delete-all', 'optimize', 'merge', an automerge): a new segment and the counter moved,
+    or segments merged; an 'optimize' or 'merge' with nothing to merge leaves it, and the content, as it was.
+    A transaction that writes nothing to the table writes neither record. One gap: 'rebuild' and
+    'delete-all' start the structure over (one segment, counter 1), so a refill could repeat an earlier state
+    to the byte when the row and token totals are the same too; ``fold.rebuild_fts`` (the only refill the
+    project makes) bumps the config cookie, which the structure record carries across the reset."""
+    rows = db.execute(f"SELECT block FROM {FTS_DATA} WHERE id IN (1, 10) ORDER BY id").fetchall()
+    return tuple(bytes(r[0]) for r in rows)
+
+
 def held_for(db: sqlite3.Connection, words: list[str]) -> Held | None:
-    """The postings held for this index if they are at its current generation, else None; asks for ``words``
+    """The postings held for this index if they are of the FTS table's current state, else None; asks for ``words``
     (common ones) to be read when they are not held or the held copy is behind (read off the query path)."""
     path = index_file(db)
     if not path:  # an in-memory database: nothing to key on, never held
         return None
-    now = generation(db)
+    now = fts_state(db)
     held = _held.get(path)
-    current = held if held is not None and held.generation == now else None
+    current = held if held is not None and held.state == now else None
     if current is None or any(w not in current.terms and w not in current.passed for w in words):
         ask(path, words)
     return current
@@ -176,15 +192,15 @@ def _keep_current(path: str) -> None:
 
 
 def read_held(path: str, asked: list[str], old: Held | None) -> Held:
-    """The held postings at the index's current generation, read in one snapshot on a connection of its own;
-    ``old``'s words are kept as they are when it is already at that generation."""
+    """The held postings of the FTS table's current state, read in one snapshot on a connection of its own;
+    ``old``'s words are kept as they are when it is of that state already."""
     # ``mode=rw``: an index file removed meanwhile is an error here, never created again empty.
     db = sqlite3.connect(Path(path).as_uri() + "?mode=rw", uri=True, check_same_thread=False)
     try:
         db.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS {INSTANCES} USING fts5vocab(main, chunks_fts, instance)")
-        db.execute("BEGIN")  # one read snapshot: the generation, the sizes and the postings agree
-        now = generation(db)
-        same = old is not None and old.generation == now
+        db.execute("BEGIN")  # one read snapshot: the state, the sizes and the postings agree
+        now = fts_state(db)
+        same = old is not None and old.state == now
         if old is not None and same:
             rows, average, tokens, terms = old.rows, old.average, old.tokens, dict(old.terms)
         else:
