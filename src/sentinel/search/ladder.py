@@ -37,7 +37,7 @@ from sentinel.search.results import Hit, Rung, SearchResult
 from sentinel.search.scope import boundary_note, kept_out
 from sentinel.search.summaries import excerpts_of_entries
 from sentinel.search.vectors import nearest
-from sentinel.search.view import SearchView, chunk_count, current_view
+from sentinel.search.view import SearchView, chunk_count, current_view, generation, loaded_view
 from sentinel.settings import Settings
 
 CHUNKS_PER_PAGE = 3  # chunk candidates fetched per page a leg should contribute
@@ -75,9 +75,15 @@ def _check(query: object, rung: object, cursor: object, limit: int) -> str:
 
 
 def _meaning(
-    db: sqlite3.Connection, embedder: Embedder, query: str, rung: Rung, depth: int, only: Filter | None
+    db: sqlite3.Connection,
+    embedder: Embedder,
+    query: str,
+    rung: Rung,
+    depth: int,
+    only: Filter | None,
+    held: SearchView | None = None,
 ) -> _Meaning:
-    view = current_view(db)
+    view = held if held is not None else current_view(db)
     if view.identity is not None and view.identity != identity_record(embedder.identity):
         return _Meaning(
             notes=[
@@ -139,7 +145,10 @@ def _meaning_started(
     """The semantic legs, started on the search pool (the lexical leg runs meanwhile), or why they cannot run."""
     if embedder is None:
         return _Meaning(notes=[f"meaning search is off (no embedder configured); {WORDING_ONLY}"])
-    return _pool.submit(_meaning, db, embedder, query, rung, depth, only)
+    # a current view is handed over: the legs then never wait on the connection the lexical leg is using
+    held = loaded_view(db)
+    held = held if held is not None and held.generation == generation(db) else None
+    return _pool.submit(_meaning, db, embedder, query, rung, depth, only, held)
 
 
 def _meaning_by(started: Future[_Meaning] | _Meaning, deadline: float) -> _Meaning:
