@@ -1,9 +1,9 @@
 """The semantic rungs' per-query shortcuts give exactly what the paths they replace gave, and follow the view.
 
-Each shortcut (the blocked Hamming scan, a page's rows found through the rows sorted by page, a chunk's page
-read from the view instead of the index) is compared with the code it replaced, written out here; the arrays
-they precompute are checked after in-place refreshes. Real e5 vectors: the eval slice, and a small vault of
-its own for the refreshes. How much time they save: docs/scale.md, "Per-query overheads".
+Each shortcut (a page's rows found through the rows sorted by page, a chunk's page and a page's path read from
+the view instead of the index) is compared with the code it replaced; what they precompute is checked after
+in-place refreshes. Real e5 vectors: the eval slice, and a small vault of its own for the refreshes. How much
+time they save: docs/scale.md, "Per-query overheads".
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from sentinel.embed.onnx import OnnxEmbedder
 from sentinel.index.db import open_index
 from sentinel.index.sync import sync, sync_paths
 from sentinel.paths import SUMMARY_RUNG_ROLES
-from sentinel.search import centres, embed_pending, ladder, search, vectors, view_rows
+from sentinel.search import centres, embed_pending, ladder, search, view_rows
 from sentinel.search.rerank import page_units
 from sentinel.search.view import SearchView, current_view
 from tests.search.test_first_stage import QUERIES
@@ -26,32 +26,9 @@ from tests.support.vault import Indexed, WriteVault
 pytestmark = pytest.mark.slow
 
 
-def _hamming_one_pass_per_word(bits: np.ndarray, query_bits: np.ndarray, count: int) -> np.ndarray:
-    """``vectors.hamming_candidates`` as it was: every row at once, one word after another."""
-    distance = np.zeros(bits.shape[1], dtype=np.uint16)
-    for word, query_word in zip(bits, query_bits, strict=True):
-        distance += np.bitwise_count(word ^ query_word)
-    cut = int(np.searchsorted(np.cumsum(np.bincount(distance)), count))
-    inside = np.flatnonzero(distance < cut)
-    at_cut = np.flatnonzero(distance == cut)[: max(0, count - len(inside))]
-    return np.sort(np.concatenate([inside, at_cut]))
-
-
 def _rows_by_scan(table: view_rows.Table, pages: np.ndarray) -> np.ndarray:
     """``Table.rows_of_pages`` as ``rerank.page_units`` did it: a scan of every row."""
     return np.flatnonzero(np.isin(table.page, pages))
-
-
-def test_the_blocked_hamming_scan_picks_the_candidates_of_one_pass_per_word(monkeypatch: pytest.MonkeyPatch) -> None:
-    rng = np.random.default_rng(9)
-    for n, block in ((5037, 1000), (5037, 65_536), (999, 1000), (1000, 1000)):
-        monkeypatch.setattr(vectors, "HAMMING_BLOCK", block)
-        bits = rng.integers(0, 2**63, (6, n), dtype=np.uint64)
-        bits[:, 100:400] = bits[:, 7:8]  # ties across a block's edge: the cut falls inside them
-        for query in (rng.integers(0, 2**63, 6, dtype=np.uint64), bits[:, 7].copy()):
-            for count in (1, 20, 350, n - 1):
-                got = vectors.hamming_candidates(bits, query, count)
-                assert np.array_equal(got, _hamming_one_pass_per_word(bits, query, count)), (n, block, count)
 
 
 def test_chunk_pages_from_the_view_are_the_index_s(eval_index: Indexed) -> None:
@@ -88,7 +65,6 @@ def test_search_gives_what_the_replaced_paths_gave(
     monkeypatch.setattr(ladder, "_chunk_pages", lambda db, ids, rows: chunk_pages(db, ids, None))
     monkeypatch.setattr(ladder, "_paths_of", lambda db, ids, rows: paths_of(db, ids, None))
     monkeypatch.setattr(view_rows.Table, "rows_of_pages", _rows_by_scan)
-    monkeypatch.setattr(vectors, "hamming_candidates", _hamming_one_pass_per_word)
     assert run() == now
     assert any(result.hits for result in now)  # type: ignore[attr-defined]
 

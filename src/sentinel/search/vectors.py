@@ -29,7 +29,6 @@ import numpy as np
 # body chunks: recall of the exhaustive int8 top 10 .793 at 400, .965 at 1000, .995 at 1500, 1.0 at 2500; 1500 cost
 # no more than 400). Reported on other sets in docs/scale.md.
 CANDIDATES = 1500
-HAMMING_BLOCK = 65_536  # rows scanned together (512 kB of scratch words): fastest of 8k-64k at 950k rows
 
 
 def quantise(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -155,23 +154,16 @@ def hamming_candidates(bits: np.ndarray, query_bits: np.ndarray, count: int) -> 
     ``bits`` is word-major (words, n). Rows at the cut distance are taken in row order, so the same index
     and query always give the same candidates.
     """
-    words, n = bits.shape
+    n = bits.shape[1]
     distance = np.zeros(n, dtype=np.uint16)
-    histogram = np.zeros(64 * words + 1, dtype=np.int64)
-    xored = np.empty(min(n, HAMMING_BLOCK), dtype=np.uint64)
-    ones = np.empty(len(xored), dtype=np.uint8)
-    # a block of rows at a time, every word: the scratch rows are reused while in cache, not fresh pages per
-    # query (at 950k rows the page faults of full-length scratch arrays cost more than the arithmetic)
-    for start in range(0, n, HAMMING_BLOCK):
-        stop = min(n, start + HAMMING_BLOCK)
-        block, xor, count_of = distance[start:stop], xored[: stop - start], ones[: stop - start]
-        for word in range(words):
-            np.bitwise_xor(bits[word, start:stop], query_bits[word], out=xor)
-            np.bitwise_count(xor, out=count_of)
-            np.add(block, count_of, out=block)
-        histogram += np.bincount(block, minlength=len(histogram))
+    xored = np.empty(n, dtype=np.uint64)
+    ones = np.empty(n, dtype=np.uint8)
+    for word, query_word in zip(bits, query_bits, strict=True):  # 5x faster than one (n, words) pass at 1M
+        np.bitwise_xor(word, query_word, out=xored)
+        np.bitwise_count(xored, out=ones)
+        distance += ones
     # distances are small integers: their running count says where the nearest ``count`` end
-    cut = int(np.searchsorted(np.cumsum(histogram), count))
+    cut = int(np.searchsorted(np.cumsum(np.bincount(distance)), count))
     inside = np.flatnonzero(distance < cut)
     at_cut = np.flatnonzero(distance == cut)[: max(0, count - len(inside))]
     return np.sort(np.concatenate([inside, at_cut]))
