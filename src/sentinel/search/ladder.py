@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 
@@ -23,7 +23,7 @@ import numpy as np
 from sentinel.embed.base import Embedder, EmbedderUnavailable
 from sentinel.errors import BadInput
 from sentinel.paths import SUMMARY_RUNG_ROLES
-from sentinel.search import filling, fusion, graph
+from sentinel.search import filling, fusion, graph, view_rows
 from sentinel.search import results as r
 from sentinel.search.centres import words_language
 from sentinel.search.embedding import embed_command, identity_record
@@ -37,7 +37,7 @@ from sentinel.search.results import Hit, Rung, SearchResult
 from sentinel.search.scope import boundary_note, kept_out
 from sentinel.search.summaries import excerpts_of_entries
 from sentinel.search.vectors import nearest
-from sentinel.search.view import SearchView, chunk_count, current_view
+from sentinel.search.view import SearchView, chunk_count, current_view, generation, loaded_view
 from sentinel.settings import Settings
 
 CHUNKS_PER_PAGE = 3  # chunk candidates fetched per page a leg should contribute
@@ -59,6 +59,7 @@ class _Meaning:
     notes: list[str] = field(default_factory=list)
     language: str = ""  # the query's language, as its vector's nearest language centre says
     vector: np.ndarray | None = None  # the query's e5 vector (the second stage scores with it)
+    rows: view_rows.Rows | None = None  # the rows of the view the legs ranked from
 
 
 def _check(query: object, rung: object, cursor: object, limit: int) -> str:
@@ -74,9 +75,15 @@ def _check(query: object, rung: object, cursor: object, limit: int) -> str:
 
 
 def _meaning(
-    db: sqlite3.Connection, embedder: Embedder, query: str, rung: Rung, depth: int, only: Filter | None
+    db: sqlite3.Connection,
+    embedder: Embedder,
+    query: str,
+    rung: Rung,
+    depth: int,
+    only: Filter | None,
+    held: SearchView | None = None,
 ) -> _Meaning:
-    view = current_view(db)
+    view = held if held is not None else current_view(db)
     if view.identity is not None and view.identity != identity_record(embedder.identity):
         return _Meaning(
             notes=[
@@ -87,7 +94,9 @@ def _meaning(
     if view.chunks is None and view.summaries is None:
         return _Meaning(notes=[f"nothing has been embedded yet (run {embed_command()}); {WORDING_ONLY}"])
     vector = embedder.embed([query], "query").vectors[0]
-    out = _Meaning(notes=_coverage_notes(view), language=_language_of(view, vector, query), vector=vector)
+    out = _Meaning(
+        notes=_coverage_notes(view), language=_language_of(view, vector, query), vector=vector, rows=view.rows
+    )
     chunk_set = view.summary_role_chunks if rung == "summary" else view.chunks
     summary_set = view.summaries
     if only is not None:  # a faceted search ranks only the pages the facets allow
@@ -130,55 +139,75 @@ def _coverage_notes(view: SearchView) -> list[str]:
     ]
 
 
-def _meaning_within(
-    db: sqlite3.Connection,
-    embedder: Embedder | None,
-    query: str,
-    rung: Rung,
-    depth: int,
-    deadline: float,
-    only: Filter | None,
-) -> _Meaning:
-    """The semantic legs, given up (not failed) when they do not finish by ``deadline``."""
+def _meaning_started(
+    db: sqlite3.Connection, embedder: Embedder | None, query: str, rung: Rung, depth: int, only: Filter | None
+) -> Future[_Meaning] | _Meaning:
+    """The semantic legs, started on the search pool (the lexical leg runs meanwhile), or why they cannot run."""
     if embedder is None:
         return _Meaning(notes=[f"meaning search is off (no embedder configured); {WORDING_ONLY}"])
-    future = _pool.submit(_meaning, db, embedder, query, rung, depth, only)
+    # a current view is handed over: the legs then never wait on the connection the lexical leg is using
+    held = loaded_view(db)
+    held = held if held is not None and held.generation == generation(db) else None
+    return _pool.submit(_meaning, db, embedder, query, rung, depth, only, held)
+
+
+def _meaning_by(started: Future[_Meaning] | _Meaning, deadline: float) -> _Meaning:
+    """The semantic legs' answer, given up (not failed) when they do not finish by ``deadline``."""
+    if isinstance(started, _Meaning):
+        return started
     try:
-        return future.result(timeout=max(0.0, deadline - time.monotonic()))
+        return started.result(timeout=max(0.0, deadline - time.monotonic()))
     except FutureTimeout:
         return _Meaning(notes=[f"meaning search ran past its time budget; {WORDING_ONLY}"])
     except EmbedderUnavailable as err:
         return _Meaning(notes=[f"meaning search is unavailable ({err}); {WORDING_ONLY}"])
 
 
-def _chunk_pages(db: sqlite3.Connection, chunk_ids: list[int]) -> dict[int, tuple[str, str]]:
-    """(page path, role stored at sync) of each chunk id."""
-    found: dict[int, tuple[str, str]] = {}
+def _chunk_pages(
+    db: sqlite3.Connection, chunk_ids: list[int], rows: view_rows.Rows | None
+) -> dict[int, tuple[str, bool]]:
+    """(page path, whether the summary rung shows the page) of each chunk id: from the view's ``rows`` for the
+    chunks with a vector, without reading the index (a row of ``chunks`` read by id cost ~8 us at 100k pages);
+    from the index for the rest."""
+    found: dict[int, tuple[str, bool]] = {}
     ids = sorted(set(chunk_ids))
+    if rows is not None and len(rows.chunks) and ids:
+        table, wanted = rows.chunks, np.array(ids, dtype=np.int64)
+        at = np.minimum(np.searchsorted(table.items, wanted), len(table) - 1)
+        held = table.items[at] == wanted
+        path_of = rows.pages.path_of
+        for cid, page, shown in zip(
+            wanted[held].tolist(), table.page[at[held]].tolist(), table.summary_role[at[held]].tolist(), strict=True
+        ):
+            found[cid] = (path_of[page], shown)
+        ids = wanted[~held].tolist()
+    roles = sorted(_SUMMARY_ROLES)
     for start in range(0, len(ids), 500):
         batch = ids[start : start + 500]
         marks = ",".join("?" * len(batch))
-        for cid, path, role in db.execute(
-            f"SELECT c.id, c.path, p.role FROM chunks c JOIN pages p ON p.path = c.path WHERE c.id IN ({marks})",
-            batch,
+        for cid, path, shown in db.execute(
+            f"SELECT c.id, c.path, p.role IN ({','.join('?' * len(roles))}) FROM chunks c "
+            f"JOIN pages p ON p.path = c.path WHERE c.id IN ({marks})",
+            [*roles, *batch],
         ):
-            found[int(cid)] = (path, role)
+            found[int(cid)] = (path, bool(shown))
     return found
 
 
-def _pages_by_best_chunk(
-    chunks: list[int], where: dict[int, tuple[str, str]], roles: frozenset[str] | None
-) -> list[str]:
+def _pages_by_best_chunk(chunks: list[int], where: dict[int, tuple[str, bool]], summary_rung: bool) -> list[str]:
     ranked: dict[str, None] = {}
     for cid in chunks:
-        if cid in where and (roles is None or where[cid][1] in roles):
+        if cid in where and (not summary_rung or where[cid][1]):
             ranked.setdefault(where[cid][0], None)
     return list(ranked)
 
 
-def _paths_of(db: sqlite3.Connection, page_ids: list[int]) -> list[str]:
+def _paths_of(db: sqlite3.Connection, page_ids: list[int], rows: view_rows.Rows | None) -> list[str]:
     if not page_ids:
         return []
+    if rows is not None:  # the view the ids came from knows their paths
+        path_of = rows.pages.path_of
+        return [path_of[i] for i in page_ids if i in path_of]
     marks = ",".join("?" * len(page_ids))
     by_id = dict(db.execute(f"SELECT rowid, path FROM pages WHERE rowid IN ({marks})", page_ids).fetchall())
     return [by_id[i] for i in page_ids if i in by_id]
@@ -195,9 +224,12 @@ class Ranking:
     vector: np.ndarray | None = None  # the query's vector, when meaning search ran
 
 
+_SUMMARY_ROLES = frozenset(role.value for role in SUMMARY_RUNG_ROLES)
+
+
 def _roles(rung: Rung) -> frozenset[str] | None:
     """The page roles a rung shows (None: all)."""
-    return frozenset(role.value for role in SUMMARY_RUNG_ROLES) if rung == "summary" else None
+    return _SUMMARY_ROLES if rung == "summary" else None
 
 
 def rank_legs(
@@ -212,15 +244,17 @@ def rank_legs(
     """Run the legs: lexical always; semantic when an embedder, vectors and time allow. ``only`` limits
     every leg to the pages a facet filter allows."""
     depth = settings.search.leg_depth
-    roles = _roles(rung)
-    meaning = _meaning_within(db, embedder, text, rung, depth, deadline, only)
+    started = _meaning_started(db, embedder, text, rung, depth, only)
+    # the lexical leg meanwhile: numpy, ONNX Runtime and SQLite release the GIL, so on two cores both legs run
     terms = lexical_terms(db, text, chunk_count(db))
     lexical = lexical_chunks(db, terms, depth * CHUNKS_PER_PAGE, only.facets if only else None)
-    where = _chunk_pages(db, lexical + meaning.chunks)
-    legs: dict[str, list[str]] = {r.LEG_LEXICAL: _pages_by_best_chunk(lexical, where, roles)}
+    meaning = _meaning_by(started, deadline)
+    where = _chunk_pages(db, lexical + meaning.chunks, meaning.rows)
+    summary_rung = rung == "summary"
+    legs: dict[str, list[str]] = {r.LEG_LEXICAL: _pages_by_best_chunk(lexical, where, summary_rung)}
     if meaning.chunks or meaning.pages:
-        legs[r.LEG_CHUNKS] = _pages_by_best_chunk(meaning.chunks, where, roles)
-        legs[r.LEG_SUMMARIES] = _paths_of(db, meaning.pages)
+        legs[r.LEG_CHUNKS] = _pages_by_best_chunk(meaning.chunks, where, summary_rung)
+        legs[r.LEG_SUMMARIES] = _paths_of(db, meaning.pages, meaning.rows)
     page_of = {cid: page for cid, (page, _) in where.items()}
     return Ranking(
         legs, fusion.chunk_order(lexical, meaning.chunks, page_of), meaning.notes, meaning.language, meaning.vector

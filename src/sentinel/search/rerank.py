@@ -30,12 +30,12 @@ def page_units(db: sqlite3.Connection, view: SearchView, paths: list[str]) -> tu
     wanted = {rowid_of[p]: p for p in paths if p in rowid_of}
     if chunks is None or not wanted:
         return [], np.zeros((0, 0), np.float32)
-    rows = np.flatnonzero(np.isin(view.rows.chunks.page, np.fromiter(wanted, dtype=np.int64)))
+    rows = view.rows.chunks.rows_of_pages(np.fromiter(wanted, dtype=np.int64))
     rows, restored = restored_rows(db, chunks, rows)
     if not len(rows):
         return [], np.zeros((0, 0), np.float32)
     centred = chunks.centres.centred(restored, chunks.centre_of[rows])
-    return [wanted[int(view.rows.chunks.page[r])] for r in rows.tolist()], centred
+    return [wanted[page] for page in view.rows.chunks.page[rows].tolist()], centred
 
 
 def best_units(db: sqlite3.Connection, view: SearchView, query: np.ndarray, paths: list[str]) -> dict[str, float]:

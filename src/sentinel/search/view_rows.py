@@ -9,6 +9,7 @@ a full load would (tests/search/test_view.py compares them).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -57,6 +58,22 @@ class Table:
     def __len__(self) -> int:
         return len(self.items)
 
+    def rows_of_pages(self, pages: np.ndarray) -> np.ndarray:
+        """The rows (ascending) that belong to these page rowids: slices of the rows sorted by page, not a scan
+        of every row (``np.isin`` over 950k rows cost 3.3 ms a query at 100k pages)."""
+        order, sorted_pages = self._by_page
+        starts = np.searchsorted(sorted_pages, pages, side="left")
+        stops = np.searchsorted(sorted_pages, pages, side="right")
+        if not len(pages):
+            return order[:0]
+        return np.sort(np.concatenate([order[a:b] for a, b in zip(starts.tolist(), stops.tolist(), strict=True)]))
+
+    @functools.cached_property
+    def _by_page(self) -> tuple[np.ndarray, np.ndarray]:
+        # once per table: a view refreshed in place builds new tables (``without``, ``joined``), so this follows
+        order = np.argsort(self.page, kind="stable")
+        return order, self.page[order]
+
     def without(self, pages: np.ndarray) -> Table:
         keep = ~np.isin(self.page, pages)
         return self if keep.all() else self._take(keep)
@@ -97,6 +114,11 @@ class Pages:
     chunks_of: dict[str, int]  # chunks of each page, with or without a vector
     pending: dict[str, float]  # pages with a chunk that has no vector yet: when each was indexed
     passage_of: dict[str, int]  # summary-rung pages: hash of the passage their summary vector embeds
+
+    @functools.cached_property
+    def path_of(self) -> dict[int, str]:
+        """Each page's path by rowid (once per view: a refresh makes new ``Pages``)."""
+        return {rowid: path for path, rowid in self.rowid_of.items()}
 
     def without(self, paths: Iterable[str]) -> Pages:
         gone = list(paths)
