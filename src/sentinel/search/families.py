@@ -177,12 +177,15 @@ def _join_near_identical(db: sqlite3.Connection, top: list[str], language: dict[
     langs = [language[p] for p in paths]
     codes = np.array(langs)
     best: dict[tuple[int, str], int] = {}  # (page, other language) -> its nearest page in that language
-    for other in set(langs):
+    for other in sorted(set(langs)):
         columns = np.flatnonzero(codes == other)
         nearest = columns[np.argmax(cosine[:, columns], axis=1)]
         best.update(((i, other), int(nearest[i])) for i in np.flatnonzero(codes != other).tolist())
-    for (i, _), j in best.items():
-        if cosine[i, j] >= NEAR_IDENTICAL and best.get((j, langs[i])) == i and i < j:
+    mutual = [(i, j) for (i, _), j in best.items() if i < j and best.get((j, langs[i])) == i]
+    # a join can refuse a later one (two pages of one language), so the order decides families: the closest
+    # pairs first, then by rank, never by the hash order of a set (which changes from one process to the next)
+    for i, j in sorted(mutual, key=lambda pair: (-float(cosine[pair]), pair)):
+        if cosine[i, j] >= NEAR_IDENTICAL:
             union.join(paths[i], paths[j])
 
 

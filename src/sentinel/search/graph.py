@@ -81,7 +81,7 @@ def _read_typed_edges(db: sqlite3.Connection) -> dict[str, list[tuple[str, str]]
     resolved = resolve_keys(db, {k for _, keys in found for k in keys})
     by_page: dict[str, list[tuple[str, str]]] = {}
     for path, keys in found:
-        for target in {t for k in keys if (t := resolved.get(k)) and t != path}:
+        for target in sorted({t for k in keys if (t := resolved.get(k)) and t != path}):  # not a set's hash order
             by_page.setdefault(path, []).append((path, target))
             by_page.setdefault(target, []).append((path, target))
     return by_page
