@@ -42,6 +42,14 @@ def _vault(vault_settings: WriteVault, pages: int = 30) -> Settings:
     return vault_settings(files)
 
 
+def _synced(vault_settings: WriteVault) -> tuple[Settings, sqlite3.Connection]:
+    """The test vault written and indexed: its settings and an open index."""
+    settings = _vault(vault_settings)
+    db = open_index(settings)
+    sync(settings, db)
+    return settings, db
+
+
 QUERIES = [
     "amber birch",
     "cedar dune ember",
@@ -117,9 +125,7 @@ def _edit(settings: Settings, db: sqlite3.Connection) -> None:
 def test_held_postings_rank_exactly_as_fts5_before_and_after_writes(
     vault_settings: WriteVault, monkeypatch: pytest.MonkeyPatch, held_everything: None
 ) -> None:
-    settings = _vault(vault_settings)
-    db = open_index(settings)
-    sync(settings, db)
+    settings, db = _synced(vault_settings)
     held = _read_all(db)
     assert _every_list(db, held) == 0
     postings.SERVED.clear()
@@ -144,9 +150,7 @@ def test_held_postings_rank_exactly_as_fts5_before_and_after_writes(
 def test_a_query_after_a_write_takes_fts5s_path_until_the_postings_are_read_again(
     vault_settings: WriteVault, held_everything: None
 ) -> None:
-    settings = _vault(vault_settings)
-    db = open_index(settings)
-    sync(settings, db)
+    settings, db = _synced(vault_settings)
     _read_all(db)
     terms = lexical_terms(db, "amber birch", chunk_count(db))
     postings.SERVED.clear()
@@ -168,9 +172,7 @@ def test_a_query_after_a_write_takes_fts5s_path_until_the_postings_are_read_agai
 def test_words_over_the_budget_or_rare_are_left_to_fts5(
     vault_settings: WriteVault, monkeypatch: pytest.MonkeyPatch, held_everything: None
 ) -> None:
-    settings = _vault(vault_settings)
-    db = open_index(settings)
-    sync(settings, db)
+    _, db = _synced(vault_settings)
     monkeypatch.setattr(postings, "BUDGET_BYTES", 0)
     for query in QUERIES:
         lexical_chunks(db, lexical_terms(db, query, chunk_count(db)), LIMIT)
@@ -183,9 +185,7 @@ def test_words_over_the_budget_or_rare_are_left_to_fts5(
 
 
 def test_token_counts_are_fts5s_docsize(vault_settings: WriteVault, held_everything: None) -> None:
-    settings = _vault(vault_settings)
-    db = open_index(settings)
-    sync(settings, db)
+    _, db = _synced(vault_settings)
     _, _, tokens = postings._sizes(db)
     expected = {}
     for rowid, blob in db.execute("SELECT id, sz FROM chunks_fts_docsize"):
@@ -219,9 +219,7 @@ COMMON = 7  # the queries of common words only (not a rare word's, not a missing
 def test_writes_that_leave_the_fts_table_alone_keep_the_postings_current(
     vault_settings: WriteVault, monkeypatch: pytest.MonkeyPatch, held_everything: None, e5: OnnxEmbedder
 ) -> None:
-    settings = _vault(vault_settings)
-    db = open_index(settings)
-    sync(settings, db)
+    _, db = _synced(vault_settings)
     held = _read_all(db)
     before = generation(db)
     embed_pending(db, e5)  # every chunk's vector and summary passage stored, batch by batch
@@ -284,9 +282,7 @@ def test_every_write_to_the_fts_table_makes_the_held_copy_stale(
     held_everything: None,
     write: Callable[[Settings, sqlite3.Connection], None],
 ) -> None:
-    settings = _vault(vault_settings)
-    db = open_index(settings)
-    sync(settings, db)
+    settings, db = _synced(vault_settings)
     _edited_page(settings, db)  # two segments at least: 'rebuild' and 'optimize' have something to rewrite
     held = _read_all(db)
     write(settings, db)
@@ -307,9 +303,7 @@ def test_a_refill_that_repeats_the_structure_is_still_seen(
     """'delete-all' starts FTS5's structure over: two refills in a row give the same structure record, and with
     the same row and token totals the same averages; the config cookie ``fold.rebuild_fts`` bumps tells them
     apart."""
-    settings = _vault(vault_settings)
-    db = open_index(settings)
-    sync(settings, db)
+    settings, db = _synced(vault_settings)
     _refolded(settings, db)
     held = _read_all(db)
     with transaction(db):  # each chunk's words swapped for others, the token counts kept: the same averages

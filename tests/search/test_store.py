@@ -21,6 +21,7 @@ from sentinel.search import centres, embed_pending, store
 from sentinel.search.rerank import page_units
 from sentinel.search.vectors import VectorSet, nearest, stored
 from sentinel.search.view import SearchView, current_view
+from sentinel.settings import Settings
 from tests.search.test_first_stage import QUERIES
 from tests.support.vault import Indexed, WriteVault
 
@@ -88,6 +89,15 @@ PAGES = {
 }
 
 
+def _embedded(vault_settings: WriteVault, e5: OnnxEmbedder) -> tuple[Settings, sqlite3.Connection]:
+    """PAGES written, indexed and embedded: their settings and an open index."""
+    settings = vault_settings(PAGES)
+    db = open_index(settings)
+    sync(settings, db)
+    embed_pending(db, e5)
+    return settings, db
+
+
 @pytest.fixture(autouse=True)
 def settled_centres(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(centres, "SAMPLE", 4)  # as tests/search/test_view.py: refreshes stay in place
@@ -96,10 +106,7 @@ def settled_centres(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_the_store_follows_in_place_refreshes(
     vault_settings: WriteVault, e5: OnnxEmbedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    settings = vault_settings(PAGES)
-    db = open_index(settings)
-    sync(settings, db)
-    embed_pending(db, e5)
+    settings, db = _embedded(vault_settings, e5)
     first = current_view(db)
     _assert_store_right(db, first)
     first_rows = _held(first)
@@ -150,10 +157,7 @@ def test_no_place_for_a_store_falls_back_to_sqlite(
 def test_a_view_held_across_a_fork_is_loaded_whole_with_a_store_of_its_own(
     vault_settings: WriteVault, e5: OnnxEmbedder
 ) -> None:
-    settings = vault_settings(PAGES)
-    db = open_index(settings)
-    sync(settings, db)
-    embed_pending(db, e5)
+    settings, db = _embedded(vault_settings, e5)
     parent = current_view(db)
     assert parent.rows.store is not None
     held, rows = _held(parent), parent.rows.store.rows
