@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from sentinel.embed.onnx import OnnxEmbedder
-from sentinel.search.vectors import hamming_candidates, nearest
+from sentinel.search.vectors import HAMMING_BLOCK, hamming_candidates, nearest
 from sentinel.search.view import current_view
 from tests.support.vault import Indexed
 
@@ -50,3 +50,19 @@ def test_hamming_candidates_are_the_nearest_by_bit_count() -> None:
         worst = distance[got].max()
         assert (distance < worst).sum() <= count <= (distance <= worst).sum()
         assert set(np.flatnonzero(distance < worst).tolist()) <= set(got.tolist())
+
+
+def test_hamming_candidates_across_blocks_are_the_reference_selection() -> None:
+    """Over several scan blocks, with ties at the cut straddling a block edge: exactly the rows a plain
+    full-width count and a stable sort pick (nearest first, ties in row order), returned ascending."""
+    rng = np.random.default_rng(9)
+    n, words = 3 * HAMMING_BLOCK + 777, 6
+    bits = rng.integers(0, 2**63, (words, n), dtype=np.uint64)
+    edge = HAMMING_BLOCK
+    bits[:, edge - 50 : edge + 50] = bits[:, 3:4]  # 100 rows at one distance, on both sides of a block edge
+    query = bits[:, 3].copy()
+    query[0] ^= np.uint64(0b111)  # that distance is 3: the nearest rows, so the cut falls inside the ties
+    distance = np.unpackbits((bits ^ query[:, None]).T.copy().view(np.uint8), axis=1).sum(axis=1)
+    for count in (1, 60, 101, 5000):
+        reference = np.sort(np.argsort(distance, kind="stable")[:count])
+        assert np.array_equal(hamming_candidates(bits, query, count), reference), count

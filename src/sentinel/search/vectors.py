@@ -148,22 +148,34 @@ def _fetched(db: sqlite3.Connection, vectors: VectorSet, rows: np.ndarray) -> tu
     return rows[kept], restore(blobs, scales, vectors.dims)
 
 
+HAMMING_BLOCK = 1 << 14  # rows per pass: a block's words, counts and distances stay in the cache
+
+
 def hamming_candidates(bits: np.ndarray, query_bits: np.ndarray, count: int) -> np.ndarray:
     """Rows (ascending) of the ``count`` sign-bit vectors nearest to ``query_bits`` by Hamming distance.
 
     ``bits`` is word-major (words, n). Rows at the cut distance are taken in row order, so the same index
     and query always give the same candidates.
     """
-    n = bits.shape[1]
-    distance = np.zeros(n, dtype=np.uint16)
-    xored = np.empty(n, dtype=np.uint64)
-    ones = np.empty(n, dtype=np.uint8)
-    for word, query_word in zip(bits, query_bits, strict=True):  # 5x faster than one (n, words) pass at 1M
-        np.bitwise_xor(word, query_word, out=xored)
-        np.bitwise_count(xored, out=ones)
-        distance += ones
+    words, n = bits.shape
+    distance = np.empty(n, dtype=np.uint16)
+    counts = np.zeros(words * 64 + 1, dtype=np.int64)  # how many rows lie at each distance
+    xored = np.empty(min(n, HAMMING_BLOCK), dtype=np.uint64)
+    ones = np.empty(len(xored), dtype=np.uint8)
+    # block by block, every word of a block before the next: one pass per word over all rows wrote and re-read
+    # 950k-row temporaries from memory (7 ms at 100k pages; half that in blocks), and the histogram of a block's
+    # distances is made while they are in the cache (one ``bincount`` over all rows cost 1.9 ms)
+    for start in range(0, n, HAMMING_BLOCK):
+        stop = min(n, start + HAMMING_BLOCK)
+        block, xor, one = distance[start:stop], xored[: stop - start], ones[: stop - start]
+        block.fill(0)
+        for word, query_word in zip(bits[:, start:stop], query_bits, strict=True):
+            np.bitwise_xor(word, query_word, out=xor)
+            np.bitwise_count(xor, out=one)
+            block += one
+        counts += np.bincount(block, minlength=len(counts))
     # distances are small integers: their running count says where the nearest ``count`` end
-    cut = int(np.searchsorted(np.cumsum(np.bincount(distance)), count))
+    cut = int(np.searchsorted(np.cumsum(counts), count))
     inside = np.flatnonzero(distance < cut)
     at_cut = np.flatnonzero(distance == cut)[: max(0, count - len(inside))]
     return np.sort(np.concatenate([inside, at_cut]))
