@@ -338,6 +338,15 @@ def m008_entry_units_and_dates(db: sqlite3.Connection) -> None:
     db.execute("UPDATE pages SET mtime_ns = -1")
 
 
+def m009_chunk_units_index(db: sqlite3.Connection) -> None:
+    """Chunks are looked up by page with their order and kind from the index alone: the search's window count
+    per page and its "first unit is an entry" check read ``kind`` for ~300 pages a query, a table row each
+    without this (100k synthetic pages: 7.4-9.9 and 4.5 ms CPU a query; 1.6-1.8 and 0.9 ms with it). It
+    serves every lookup by path, so it replaces ``chunks_path`` (2.6 s to build at 950k chunks)."""
+    db.execute("DROP INDEX IF EXISTS chunks_path")
+    db.execute("CREATE INDEX chunks_path_units ON chunks(path, ordinal, kind)")
+
+
 MIGRATIONS: list[Migration] = [
     m001_core,
     m002_search,
@@ -347,6 +356,7 @@ MIGRATIONS: list[Migration] = [
     m006_search_changes,
     m007_reembed_cut_passages,
     m008_entry_units_and_dates,
+    m009_chunk_units_index,
 ]
 
 
