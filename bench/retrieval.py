@@ -216,8 +216,13 @@ class EvalSet:
 CHOOSING = ("public", "convo-choose", "vault-choose")
 
 
-def evaluate(sets: list[EvalSet], embedder, before: Cells | None = None) -> Cells:  # type: ignore[no-untyped-def]
-    """Print the tables for every set; returns every cell printed."""
+# "set" -> "ranking" -> query id -> [language, nDCG@10, MRR@10, hit@1, hit@5]
+PerQuery = dict[str, dict[str, dict[str, list[object]]]]
+
+
+def evaluate(sets: list[EvalSet], embedder, before: Cells | None = None, scored: PerQuery | None = None) -> Cells:  # type: ignore[no-untyped-def]
+    """Print the tables for every set; returns every cell printed. ``scored``, when given, receives every
+    query's scores under every ranking (for tables the bench does not print, e.g. MRR@10 per language)."""
     cells: Cells = {}
     for each in sets:
         db, settings, queries = each.db, each.settings, each.queries
@@ -228,6 +233,10 @@ def evaluate(sets: list[EvalSet], embedder, before: Cells | None = None) -> Cell
         for name, ranker in by_name.items():
             got = [scores(ranker(ranking, q), q.relevant) for ranking, q in zip(rankings, queries, strict=True)]
             per_query[name] = got
+            if scored is not None:
+                scored.setdefault(each.name, {})[name] = {
+                    q.id: [q.lang, *(float(v) for v in s)] for s, q in zip(got, queries, strict=True)
+                }
             cross = [s[3] for s, q in zip(got, queries, strict=True) if q.kind == "crosslingual"]
             rows.append((name, np.mean(got, axis=0), f"{int(sum(cross))}/{len(cross)}"))
         role = "chooses" if each.name in CHOOSING else "reports only"
@@ -363,6 +372,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--save", type=Path, help="write every cell to this JSON file")
     parser.add_argument("--compare", type=Path, help="show each cell's change against a file --save wrote")
+    parser.add_argument("--per-query", type=Path, help="write every query's scores under every ranking (JSON)")
     parser.add_argument("--sweep", action="store_true", help="also print the leg-weight grid (choosing sets)")
     parser.add_argument("--sweep-rerank", action="store_true", help="also print the second stage's weight grid")
     parser.add_argument("--families", action="store_true", help="also print the translation-family split (public)")
@@ -388,7 +398,10 @@ def main(argv: list[str] | None = None) -> int:
                 queries = load_queries(CONVO_FILE, vault_pages(db), split)
                 sets.append(EvalSet(name, f"{CONVO_FILE.name} {split}", db, settings, queries))
     before = json.loads(args.compare.read_text()) if args.compare else None
-    cells = evaluate(sets, embedder, before)
+    scored: PerQuery = {}
+    cells = evaluate(sets, embedder, before, scored)
+    if args.per_query:
+        args.per_query.write_text(json.dumps(scored, indent=1))
     if args.save:
         args.save.write_text(json.dumps(cells, indent=1))
     if args.sweep:
