@@ -248,7 +248,8 @@ def evaluate(sets: list[EvalSet], embedder, before: Cells | None = None, scored:
     return cells
 
 
-# The grid that chose the shipped weights (lexical 1.25, chunks 2.0, summaries 1.0; docs/retrieval.md).
+# The grid that chose the shipped weights (lexical 1.5, chunks 2.0, summaries 0.75 with 120-word overlapping
+# windows, issue 32 round four; docs/retrieval.md).
 SWEEP = {
     "weight_summaries": (0.75, 1.0, 1.25, 1.5),
     "weight_chunks": (1.5, 2.0, 2.5, 3.0),

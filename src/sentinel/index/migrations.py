@@ -338,6 +338,13 @@ def m008_entry_units_and_dates(db: sqlite3.Connection) -> None:
     db.execute("UPDATE pages SET mtime_ns = -1")
 
 
+def m009_overlapping_windows(db: sqlite3.Connection) -> None:
+    """Prose windows are 120 words, each opening with the last short paragraph of the one before (issue 32,
+    round five): every page is read again at the next sync; units whose text and trail did not change keep
+    their vectors, the rest are embedded again (about a sixth of the eval vault's units)."""
+    db.execute("UPDATE pages SET mtime_ns = -1")
+
+
 MIGRATIONS: list[Migration] = [
     m001_core,
     m002_search,
@@ -347,6 +354,7 @@ MIGRATIONS: list[Migration] = [
     m006_search_changes,
     m007_reembed_cut_passages,
     m008_entry_units_and_dates,
+    m009_overlapping_windows,
 ]
 
 
