@@ -5,8 +5,9 @@
 
 Indexes and embeds the eval vault (SENTINEL_EVAL_VAULT, default ../shared/eval/obsidian-help; incrementally: a
 second run embeds nothing), then ranks the pages of every answerable query in queries.tsv beside it (public),
-bench/heldout_queries.tsv (written for this project) and bench/vault_questions.tsv (fresh vault questions, split
-by sha256 into vault-choose and vault-report) through the real search code, and prints
+bench/heldout_queries.tsv (written for this project), bench/vault_questions.tsv (fresh vault questions, split
+by sha256 into vault-choose and vault-report) and bench/vault_questions_fresh.tsv (vault-fresh, report-only)
+through the real search code, and prints
 nDCG@10, MRR@10, hit@1 and hit@5 for each leg, the fusions, and nDCG@10 of every ranking per language and kind. A
 page counts as found where any of its chunks (or its summary) ranks; relevance is by page path, as labelled.
 ``--vault`` may be a part of the eval vault (e.g. a copy of its en/ folder, with its own ``--index``, when there
@@ -57,6 +58,10 @@ CONVO_SETS = {"convo-choose": "choose", "convo-report": "report"}
 # (``vault_split``): "choose" may choose weights, "report" never does.
 VAULT_FILE = ROOT / "bench" / "vault_questions.tsv"
 VAULT_SETS = {"vault-choose": "choose", "vault-report": "report"}
+# Issue 32, round five: 80 more vault questions written blind to decide round four's variant; report-only, whole
+# (never in CHOOSING, never swept, no halves).
+FRESH_FILE = ROOT / "bench" / "vault_questions_fresh.tsv"
+FRESH_SET = "vault-fresh"
 METRICS = ("nDCG@10", "MRR@10", "hit@1", "hit@5")
 
 
@@ -211,8 +216,13 @@ class EvalSet:
 CHOOSING = ("public", "convo-choose", "vault-choose")
 
 
-def evaluate(sets: list[EvalSet], embedder, before: Cells | None = None) -> Cells:  # type: ignore[no-untyped-def]
-    """Print the tables for every set; returns every cell printed."""
+# "set" -> "ranking" -> query id -> [language, nDCG@10, MRR@10, hit@1, hit@5]
+PerQuery = dict[str, dict[str, dict[str, list[object]]]]
+
+
+def evaluate(sets: list[EvalSet], embedder, before: Cells | None = None, scored: PerQuery | None = None) -> Cells:  # type: ignore[no-untyped-def]
+    """Print the tables for every set; returns every cell printed. ``scored``, when given, receives every
+    query's scores under every ranking (for tables the bench does not print, e.g. MRR@10 per language)."""
     cells: Cells = {}
     for each in sets:
         db, settings, queries = each.db, each.settings, each.queries
@@ -223,6 +233,10 @@ def evaluate(sets: list[EvalSet], embedder, before: Cells | None = None) -> Cell
         for name, ranker in by_name.items():
             got = [scores(ranker(ranking, q), q.relevant) for ranking, q in zip(rankings, queries, strict=True)]
             per_query[name] = got
+            if scored is not None:
+                scored.setdefault(each.name, {})[name] = {
+                    q.id: [q.lang, *(float(v) for v in s)] for s, q in zip(got, queries, strict=True)
+                }
             cross = [s[3] for s, q in zip(got, queries, strict=True) if q.kind == "crosslingual"]
             rows.append((name, np.mean(got, axis=0), f"{int(sum(cross))}/{len(cross)}"))
         role = "chooses" if each.name in CHOOSING else "reports only"
@@ -234,7 +248,8 @@ def evaluate(sets: list[EvalSet], embedder, before: Cells | None = None) -> Cell
     return cells
 
 
-# The grid that chose the shipped weights (lexical 1.25, chunks 2.0, summaries 1.0; docs/retrieval.md).
+# The grid that chose the shipped weights (lexical 1.5, chunks 2.0, summaries 0.75 with 120-word overlapping
+# windows, issue 32 round four; docs/retrieval.md).
 SWEEP = {
     "weight_summaries": (0.75, 1.0, 1.25, 1.5),
     "weight_chunks": (1.5, 2.0, 2.5, 3.0),
@@ -352,10 +367,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--embed-model", type=Path, default=ROOT / "models" / "multilingual-e5-small")
     parser.add_argument("--reembed", action="store_true", help="the model changed: embed everything again")
     parser.add_argument(
-        "--sets", default="public,heldout,vault-choose,vault-report,convo-choose,convo-report", help="comma-separated"
+        "--sets",
+        default="public,heldout,vault-choose,vault-report,vault-fresh,convo-choose,convo-report",
+        help="comma-separated",
     )
     parser.add_argument("--save", type=Path, help="write every cell to this JSON file")
     parser.add_argument("--compare", type=Path, help="show each cell's change against a file --save wrote")
+    parser.add_argument("--per-query", type=Path, help="write every query's scores under every ranking (JSON)")
     parser.add_argument("--sweep", action="store_true", help="also print the leg-weight grid (choosing sets)")
     parser.add_argument("--sweep-rerank", action="store_true", help="also print the second stage's weight grid")
     parser.add_argument("--families", action="store_true", help="also print the translation-family split (public)")
@@ -363,7 +381,7 @@ def main(argv: list[str] | None = None) -> int:
     wanted = args.sets.split(",")
     embedder = OnnxEmbedder(args.embed_model, threads=int(os.environ.get("EMBED_THREADS", "2")))
     sets: list[EvalSet] = []
-    if any(name in QUERY_FILES or name in VAULT_SETS for name in wanted):
+    if any(name in QUERY_FILES or name in VAULT_SETS or name == FRESH_SET for name in wanted):
         db, settings = _indexed(args.vault, args.index, embedder, args.reembed)
         for name, path in QUERY_FILES.items():
             if name in wanted:
@@ -372,6 +390,8 @@ def main(argv: list[str] | None = None) -> int:
             if name in wanted:
                 queries = load_queries(VAULT_FILE, vault_pages(db), split)
                 sets.append(EvalSet(name, f"{VAULT_FILE.name} {split}", db, settings, queries))
+        if FRESH_SET in wanted:
+            sets.append(EvalSet(FRESH_SET, FRESH_FILE.name, db, settings, load_queries(FRESH_FILE, vault_pages(db))))
     if any(name in CONVO_SETS for name in wanted):
         db, settings = _indexed(CONVO_VAULT, args.convo_index, embedder, args.reembed)
         for name, split in CONVO_SETS.items():
@@ -379,7 +399,10 @@ def main(argv: list[str] | None = None) -> int:
                 queries = load_queries(CONVO_FILE, vault_pages(db), split)
                 sets.append(EvalSet(name, f"{CONVO_FILE.name} {split}", db, settings, queries))
     before = json.loads(args.compare.read_text()) if args.compare else None
-    cells = evaluate(sets, embedder, before)
+    scored: PerQuery = {}
+    cells = evaluate(sets, embedder, before, scored)
+    if args.per_query:
+        args.per_query.write_text(json.dumps(scored, indent=1))
     if args.save:
         args.save.write_text(json.dumps(cells, indent=1))
     if args.sweep:

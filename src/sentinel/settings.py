@@ -264,11 +264,13 @@ class SearchSettings(BaseModel):
         "weighted", description="weighted: RRF with the leg weights below (measured better); rrf: plain RRF, k=60."
     )
     rrf_k: float = Field(10.0, gt=0, description="RRF constant of the weighted fusion; smaller favours top ranks.")
-    weight_lexical: float = Field(1.25, ge=0, description="Weight of the FTS5 (wording) leg.")
+    # The leg weights were chosen for 120-word overlapping windows on public, vault-choose and convo-choose
+    # (issue 32 round four) and kept in round five on vault-fresh, which chose nothing (docs/retrieval.md).
+    weight_lexical: float = Field(1.5, ge=0, description="Weight of the FTS5 (wording) leg.")
     weight_chunks: float = Field(2.0, ge=0, description="Weight of the semantic leg over body chunks.")
-    weight_summaries: float = Field(1.0, ge=0, description="Weight of the semantic leg over page summaries.")
+    weight_summaries: float = Field(0.75, ge=0, description="Weight of the semantic leg over page summaries.")
     weight_excerpts: float = Field(
-        1.0,
+        0.75,
         ge=0,
         description="The summary leg's weight for a page whose summary is only an excerpt of entries (a chat log's "
         "first turns: no description, no analysis, a first unit that is an entry).",
@@ -360,7 +362,12 @@ class Settings(BaseSettings):
     disappearance_share: float = Field(
         0.5, description="A sync that finds more than this share of pages gone at once deletes nothing."
     )
-    chunk_words: int = Field(250, description="Upper bound of words in one body chunk.")
+    chunk_words: int = Field(
+        120,
+        description="Upper bound of words in one prose window (before its opening paragraph of overlap, "
+        "sentinel.vault.entries.OVERLAP_WORDS). 120 with the overlap: issue 32 round four, kept in round five "
+        "on vault-fresh (docs/retrieval.md).",
+    )
 
     embedder_url: str = Field("", description="HTTP embedder service root, e.g. http://embedder:8001.")
     embed_model_dir: Path | None = Field(None, description="multilingual-e5-small ONNX dir for in-process use.")

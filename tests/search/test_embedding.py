@@ -119,7 +119,10 @@ def test_another_model_is_refused_until_reembed(vault_settings: WriteVault, e5: 
 def test_truncation_is_reported(vault_settings: WriteVault, e5: OnnxEmbedder) -> None:
     # 240 "words" that the tokenizer splits into many tokens each (~4,500): past every window e5 reads.
     dense = " ".join(f"x{i}q{i * 7}z{i * 13}k{i * 17}w{i * 19}j{i * 23}v{i * 29}" for i in range(240))
-    settings = vault_settings({"notes/Codes.md": f"# Codes\n\n{dense}\n", **PAGES})
+    # one unit of all 240 (the default 120-word windows would cut it in two, each under the windows' reach)
+    settings = vault_settings({"notes/Codes.md": f"# Codes\n\n{dense}\n", **PAGES}).model_copy(
+        update={"chunk_words": 250}
+    )
     db = open_index(settings)
     sync(settings, db)
     counts = embed_pending(db, e5)

@@ -39,7 +39,8 @@ def _vault(vault_settings: WriteVault, pages: int = 30) -> Settings:
     rng = random.Random(7)
     files = {f"notes/N{i:02}.md": _page(rng, rng.randint(1, 4)) for i in range(pages)}
     files["notes/Rare.md"] = "amber zebra.\n"
-    return vault_settings(files)
+    # 250-word windows keep a 150-word section one unit, so some units pass 127 tokens
+    return vault_settings(files).model_copy(update={"chunk_words": 250})
 
 
 def _synced(vault_settings: WriteVault) -> tuple[Settings, sqlite3.Connection]:

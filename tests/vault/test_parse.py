@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from sentinel.vault.entries import OVERLAP_WORDS
 from sentinel.vault.hashes import content_hash
 from sentinel.vault.links import link_key
 from sentinel.vault.parse import parse_page
@@ -75,11 +76,19 @@ def test_chunks_carry_their_heading_trail() -> None:
     ]
 
 
-def test_long_sections_split_under_the_word_limit() -> None:
-    text = "# H\n" + "\n\n".join(" ".join(["word"] * 40) for _ in range(20))
-    chunks = parse_page("p.md", text, chunk_words=100).chunks
-    assert len(chunks) == 10
-    assert all(c.words <= 100 for c in chunks)
+def test_long_sections_split_under_the_word_limit_with_one_short_paragraph_of_overlap() -> None:
+    paragraphs = [f"p{i} " + " ".join(["word"] * 39) for i in range(20)]
+    chunks = parse_page("p.md", "# H\n" + "\n\n".join(paragraphs), chunk_words=100).chunks
+    assert all(c.words <= 100 + OVERLAP_WORDS for c in chunks)
+    # two 40-word paragraphs fit; each window after the first opens with the last paragraph of the one before
+    assert [c.text.split("\n\n")[0].split()[0] for c in chunks] == [f"p{i}" for i in range(19)]
+    assert {p for c in chunks for p in c.text.split("\n\n")} == set(paragraphs)
+
+
+def test_a_paragraph_longer_than_the_overlap_is_not_read_twice() -> None:
+    paragraphs = [f"p{i} " + " ".join(["word"] * (OVERLAP_WORDS + 9)) for i in range(4)]
+    chunks = parse_page("p.md", "# H\n" + "\n\n".join(paragraphs), chunk_words=100).chunks
+    assert [c.text for c in chunks] == paragraphs
 
 
 def test_hash_ignores_link_markup_but_sees_real_edits() -> None:

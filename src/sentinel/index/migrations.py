@@ -347,6 +347,13 @@ def m009_chunk_units_index(db: sqlite3.Connection) -> None:
     db.execute("CREATE INDEX chunks_path_units ON chunks(path, ordinal, kind)")
 
 
+def m010_overlapping_windows(db: sqlite3.Connection) -> None:
+    """Prose windows are 120 words, each opening with the last short paragraph of the one before (issue 32,
+    round five): every page is read again at the next sync; units whose text and trail did not change keep
+    their vectors, the rest are embedded again (about a sixth of the eval vault's units)."""
+    db.execute("UPDATE pages SET mtime_ns = -1")
+
+
 MIGRATIONS: list[Migration] = [
     m001_core,
     m002_search,
@@ -357,6 +364,7 @@ MIGRATIONS: list[Migration] = [
     m007_reembed_cut_passages,
     m008_entry_units_and_dates,
     m009_chunk_units_index,
+    m010_overlapping_windows,
 ]
 
 

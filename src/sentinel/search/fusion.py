@@ -67,9 +67,9 @@ def fuse_legs(
     vector stands for those lines, not for the page, so their vote in the summary leg weighs
     ``weight_excerpts``. ``windows``: each page's count of prose windows (``lexical.windows_per_page``); its
     vote in the lexical leg is divided by that count to the power ``window_prior`` (``wording_votes``). The leg
-    weights (lexical 1.25, chunks 2.0, summaries and excerpts 1.0) were chosen on the public set and the
-    conversation set's choosing part of the whole eval vault; ``window_prior`` on vault-choose
-    (docs/retrieval.md)."""
+    weights (lexical 1.5, chunks 2.0, summaries and excerpts 0.75) were chosen for 120-word overlapping windows
+    on public, vault-choose and convo-choose and kept on vault-fresh; ``window_prior`` on vault-choose
+    (docs/retrieval.md, issue 32 rounds three to five)."""
     if search.fusion == "rrf":
         return rrf_weights(list(legs.values()))
     weights = {

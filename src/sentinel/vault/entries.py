@@ -3,8 +3,9 @@
 A run of many short entries (list items, table rows, ``- **speaker:** text`` turns of a conversation, the
 bullets of a daily note) is cut one entry a unit, so a question about one line finds that line instead of a
 250-word window in which it is a twentieth of the words (issue 32: such a line lost to pages that share more
-words). Prose, and lists of few or long items, keep windows of at most ``limit`` words. A page is ranked by
-its best unit either way, so entries are fused back to their page by the ladder as windows are.
+words). Prose, and lists of few or long items, keep windows of at most ``limit`` words, each after the first
+opening with the last paragraph of the one before when that paragraph is short. A page is ranked by its best
+unit either way, so entries are fused back to their page by the ladder as windows are.
 """
 
 from __future__ import annotations
@@ -27,10 +28,17 @@ DATE_KEYS = ("date", "created", "day")
 ENTRY_MIN_COUNT = 8  # a run of fewer entries is read as prose
 ENTRY_MAX_MEAN_WORDS = 60  # a run whose entries average more words than this is prose set as a list
 ENTRY_MIN_WORDS = 4  # an entry shorter than this ("ok", "lol") rides along with the entry before it
+# A window cut at a paragraph boundary hands its last paragraph, when at most this many words, to the next
+# window as its opening, so a sentence at a window's end is also read with what follows it. Issue 32 round four
+# (chosen on public, vault-choose and convo-choose with 120-word windows), kept in round five on vault-fresh, a
+# set written for that decision (docs/retrieval.md).
+OVERLAP_WORDS = 60
 
 
 def windows(text: str, limit: int) -> list[str]:
-    """Split prose into pieces of at most ``limit`` words, at paragraph boundaries where possible."""
+    """Split prose into pieces of at most ``limit`` words, at paragraph boundaries where possible; a piece cut
+    at a boundary opens the next with its last paragraph when that is at most ``OVERLAP_WORDS`` words (the
+    next piece may then run to that many words over ``limit``)."""
     pieces: list[str] = []
     current: list[str] = []
     count = 0
@@ -47,7 +55,10 @@ def windows(text: str, limit: int) -> list[str]:
             continue
         if count + words > limit and current:
             pieces.append("\n\n".join(current))
+            last = current[-1]
             current, count = [], 0
+            if len(last.split()) <= OVERLAP_WORDS:
+                current, count = [last], len(last.split())
         current.append(para.strip())
         count += words
     if current:

@@ -265,7 +265,7 @@ def _chunks(title: str, body: str, headings: list[Heading], offset: int, limit: 
     return chunks
 
 
-def parse_page(relpath: str, text: str, *, chunk_words: int = 250) -> ParsedPage:
+def parse_page(relpath: str, text: str, *, chunk_words: int = 120) -> ParsedPage:
     """Everything the index keeps about one page, from its text alone."""
     meta, body, offset, problem = split_frontmatter(text)
     title = page_name(relpath)
