@@ -51,19 +51,18 @@ CACHE = ROOT / ".cache" / "bench"
 DIMS = 384
 
 
-def _prepare(pages: int) -> Settings:
-    vault = CACHE / f"synth-{pages}"
-    settings = Settings(vault=vault, index_path=CACHE / f"synth-{pages}.db", _env_file=None)
+def _prepare(pages: int, cache: Path = CACHE) -> Settings:
+    vault = cache / f"synth-{pages}"
+    settings = Settings(vault=vault, index_path=cache / f"synth-{pages}.db", _env_file=None)
     if not (vault / ".complete").exists():
         started = time.perf_counter()
         generate(vault, pages)
         (vault / ".complete").write_text("")
         print(f"  wrote {pages} pages in {time.perf_counter() - started:.0f}s", flush=True)
     db = open_index(settings)
-    if not db.execute("SELECT 1 FROM pages LIMIT 1").fetchone():
-        started = time.perf_counter()
-        sync(settings, db)
-        print(f"  indexed in {time.perf_counter() - started:.0f}s", flush=True)
+    started = time.perf_counter()
+    stats = sync(settings, db)  # all at first; after an upgrade that re-cuts pages, those; else nothing
+    print(f"  synced in {time.perf_counter() - started:.0f}s: {stats}", flush=True)
     db.close()
     return settings
 
@@ -81,10 +80,14 @@ def _fill_vectors(settings: Settings, embedder: OnnxEmbedder) -> None:
             "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
             (IDENTITY_KEY, json.dumps(identity_record(embedder.identity))),
         )
-    have_chunks = db.execute("SELECT 1 FROM chunk_vectors LIMIT 1").fetchone() is not None
+    # chunks without a vector: all of them at first, those a re-cut made new after an upgrade
+    unfilled = db.execute(
+        """SELECT c.text_hash, c.trail, c.path FROM chunks c LEFT JOIN chunk_vectors v
+           ON v.text_hash = c.text_hash AND v.trail = c.trail WHERE v.id IS NULL"""
+    ).fetchall()
     stored = {text for (text,) in db.execute("SELECT text FROM summary_vectors")}
     missing = {text: path for text, path in summary_passages(db).items() if text not in stored}
-    if have_chunks and not missing:  # a change of what a summary passage holds leaves only those to fill
+    if not unfilled and not missing:
         return
     started = time.perf_counter()
     axes = np.random.default_rng(7).standard_normal((len(LANGUAGES) + 500, DIMS))
@@ -114,8 +117,7 @@ def _fill_vectors(settings: Settings, embedder: OnnxEmbedder) -> None:
 
     with transaction(db):
         batch: list[tuple[tuple[str, ...], np.ndarray]] = []
-        chunks = () if have_chunks else db.execute("SELECT text_hash, trail, path FROM chunks")
-        for text_hash, trail, path in chunks:
+        for text_hash, trail, path in unfilled:
             batch.append(((text_hash, trail), _synthetic(text_hash + trail, *place(path), axes)))
             if len(batch) == 20_000:
                 store("chunk_vectors", batch)
@@ -158,9 +160,11 @@ def _ms(values: list[float]) -> str:
     return f"{statistics.median(values) * 1000:.1f} / {p95 * 1000:.1f}"
 
 
-def measure(pages: int, queries: int, embedder: OnnxEmbedder, lexical: str = "held") -> list[tuple[str, str]]:
+def measure(
+    pages: int, queries: int, embedder: OnnxEmbedder, lexical: str = "held", cache: Path = CACHE
+) -> list[tuple[str, str]]:
     print(f"{pages} pages:", flush=True)
-    settings = _prepare(pages)
+    settings = _prepare(pages, cache)
     _fill_vectors(settings, embedder)
     db = open_index(settings, readonly=True)
     texts = _queries(settings, queries)
@@ -235,10 +239,13 @@ def main(argv: list[str] | None = None) -> int:
         "--lexical", choices=["held", "fts5"], default="held", help="the leg with held postings (warm), or FTS5 only"
     )
     parser.add_argument("--embed-model", type=Path, default=ROOT / "models" / "multilingual-e5-small")
+    parser.add_argument(
+        "--cache", type=Path, default=CACHE, help="where the synthetic vaults and indexes are kept (a copy elsewhere)"
+    )
     args = parser.parse_args(argv)
     embedder = OnnxEmbedder(args.embed_model, threads=int(os.environ.get("EMBED_THREADS", "1")))
     for pages in args.pages or [10_000]:
-        print_value_table(f"{pages} pages", measure(pages, args.queries, embedder, args.lexical))
+        print_value_table(f"{pages} pages", measure(pages, args.queries, embedder, args.lexical, args.cache))
     return 0
 
 
