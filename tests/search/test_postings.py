@@ -147,6 +147,16 @@ def test_held_postings_rank_exactly_as_fts5_before_and_after_writes(
     assert postings.SERVED["memory"] >= 9
 
 
+@pytest.mark.parametrize("share", [0.0, float("inf")], ids=["a-slot-each-chunk", "a-slot-each-match"])
+def test_both_ways_of_scoring_rank_exactly_as_fts5(
+    vault_settings: WriteVault, monkeypatch: pytest.MonkeyPatch, held_everything: None, share: float
+) -> None:
+    _, db = _synced(vault_settings)
+    held = _read_all(db)
+    monkeypatch.setattr(postings, "SPARSE_SHARE", share)
+    assert _every_list(db, held) == 0
+
+
 def test_a_query_after_a_write_takes_fts5s_path_until_the_postings_are_read_again(
     vault_settings: WriteVault, held_everything: None
 ) -> None:
