@@ -1,12 +1,13 @@
-"""The lexical leg's common words ranked from postings held in memory, exactly as FTS5 ranks them.
+"""The lexical leg's rankings computed from postings held in memory, exactly as FTS5 ranks them.
 
 FTS5 ranks every chunk that matches a query at about 3 us each (the docsize lookup and the instance count), so a
-query of common words at 100k pages spends 170-330 ms in ``bm25()``. Held here, per index file and search
-process: each chunk's token count (by chunk id) and, for the common words queries asked for, each word's chunks
-and counts, all read in one snapshot together with the FTS table's own state (``fts_state``). A query is served
-from them only while the table is still in that state; otherwise (and for facets, rare words, words not held) it
-takes FTS5's own path, and asking wakes one background thread that reads everything again. So a served answer is
-always the one FTS5 gives to the snapshot the query read: same chunks, same order. Writes that leave the FTS
+query of common words at 100k pages spends 170-330 ms in ``bm25()``, and one of a word in 20k chunks 60 ms. Held
+here, per index file and search process: each chunk's token count (by chunk id) and, for the words in more than
+``MIN_HELD_ROWS`` chunks that queries asked for, each word's chunks and counts, all read in one snapshot together
+with the FTS table's own state (``fts_state``). A query's rarer words are read on the fly (``Ranking``). A query
+is served from them only while the table is still in that state; otherwise (and for facets, words not held yet)
+it takes FTS5's own path, and asking wakes one background thread that reads everything again. So a served answer
+is always the one FTS5 gives to the snapshot the query read: same chunks, same order. Writes that leave the FTS
 table alone (vectors, summaries, analysis: most writes while a big vault is embedding) leave the copy current.
 
 The score is FTS5's ``bm25()`` (fts5_aux.c) with the default weights: per phrase, in query order,
