@@ -15,7 +15,8 @@ over its own queries (ordinary) and bench/lexical_stage.py's common-word queries
 ``lexical_terms`` (the words' document frequencies) and ``lexical_chunks`` (the rankings), CPU (this thread's)
 and wall p50 / p95, in three passes: cold (nothing held or remembered; the reader reads meanwhile), warm (what
 the cold pass asked for held) and FTS5's path (held postings switched off); each pass's lists against the cold
-FTS5 lists of the same queries, and which path ranked them.
+FTS5 lists of the same queries, and which path ranked them; then what the reader costs after each write to the
+FTS table: every asked word read again, timed.
 """
 
 from __future__ import annotations
@@ -115,12 +116,17 @@ def profile(pages: int, queries: int, common: int) -> list[tuple[str, str]]:
             paths += f"{served.get('fts5', 0)} FTS5"
             rows.append((f"  {mix}, {name}: lists identical to FTS5's; rankings", f"{same}/{len(texts)}; {paths}"))
     postings.held_for = held_for
-    rows.append(
-        (
-            f"{pages} pages: MB held; load average (1 min)",
-            f"{postings.held_bytes() / 1e6:.0f}; {os.getloadavg()[0]:.1f}",
-        )
-    )
+    held = postings.held_for(db, [])
+    assert held is not None
+    asked = [*held.terms, *held.passed]
+    wall, cpu = time.perf_counter(), time.thread_time()
+    postings.read_held(index_file(db), asked, None)  # what each write to the FTS table costs the reader
+    wall, cpu = time.perf_counter() - wall, time.thread_time() - cpu
+    rows += [
+        (f"{pages} pages: words asked; held; MB held", f"{len(asked)}; {len(held.terms)}; {held.nbytes() / 1e6:.0f}"),
+        (f"{pages} pages: all of it read again (after a write), CPU; wall s", f"{cpu:.1f}; {wall:.1f}"),
+        (f"{pages} pages: load average (1 min), after", f"{os.getloadavg()[0]:.1f}"),
+    ]
     db.close()
     return rows
 
