@@ -421,3 +421,24 @@ def test_remembered_document_frequencies_follow_every_write(vault_settings: Writ
     with transaction(db):
         db.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('optimize')")  # the same rows, a new state
     assert postings.frequencies(db, words) == {w: _frequencies(db).get(w, 0) for w in words}
+
+
+def test_a_word_asked_for_in_the_same_state_is_the_only_one_read(
+    vault_settings: WriteVault, monkeypatch: pytest.MonkeyPatch, held_everything: None
+) -> None:
+    _, db = _synced(vault_settings)
+    before = _read_all(db)
+    counted: list[list[str]] = []
+    count = postings.document_frequencies
+    monkeypatch.setattr(
+        postings,
+        "document_frequencies",
+        lambda db, table, words: counted.append(list(words)) or count(db, table, words),
+    )
+    postings.ask(index_file(db), ["part"])  # a word of the headings no query asked for
+    postings.settle()
+    assert counted == [["part"]]  # the words held already are not counted again...
+    held = postings.held_for(db, [])
+    assert held is not None and held.state == before.state
+    assert set(held.terms) == {*before.terms, "part"}  # ...and are kept as they were
+    assert all(held.terms[w] is before.terms[w] for w in before.terms)

@@ -297,13 +297,13 @@ def read_held(path: str, asked: list[str], old: Held | None) -> Held:
         else:
             rows, average, tokens = _sizes(db)
             terms = {}
-        frequencies = document_frequencies(db, VOCAB, asked)
-        passed: set[str] = set()
+        passed = set(old.passed) if old is not None and same else set()
+        # Only the words not looked up in this state yet: FTS5 counts a common word's rows by walking its doclist.
+        needed = [w for w in asked if w not in terms and w not in passed]
+        frequencies = document_frequencies(db, VOCAB, needed)
         used = tokens.nbytes + sum(ids.nbytes + counts.nbytes for ids, counts in terms.values())
-        for word in asked:
+        for word in needed:
             rows_of_word = frequencies.get(word, 0)
-            if word in terms:
-                continue
             if rows_of_word <= MIN_HELD_ROWS or used + rows_of_word * PAIR_BYTES > BUDGET_BYTES:
                 passed.add(word)
                 continue
