@@ -142,7 +142,7 @@ def _fill_vectors(settings: Settings, embedder: OnnxEmbedder) -> None:
 
 def _queries(settings: Settings, count: int) -> list[str]:
     """Queries of 2-5 words drawn from random chunks (some words common, some topical), deterministic."""
-    db = open_index(settings)
+    db = open_index(settings, readonly=True)
     top = db.execute("SELECT MAX(id) FROM chunks").fetchone()[0]
     rng = np.random.default_rng(11)
     out: list[str] = []

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from sentinel.index.fold import fold
 
@@ -48,6 +48,7 @@ class Terms:
 
     words: list[str]
     common: list[str]
+    frequencies: dict[str, int] = field(default_factory=dict)  # each word's rows, as pruning read them
 
 
 def prune_common(terms: list[str], frequencies: dict[str, int], rows: int) -> Terms:
@@ -68,7 +69,8 @@ def prune_common(terms: list[str], frequencies: dict[str, int], rows: int) -> Te
         rankable = [t for t in present if frequencies[t] <= rows / 2] or present
         keep = set(sorted(rankable, key=lambda t: frequencies[t])[:MIN_KEPT])
         common = [t for t in terms if t in keep]
-    return Terms([t for t in terms if t in keep or frequencies.get(t, 0) == 0], common)
+    words = [t for t in terms if t in keep or frequencies.get(t, 0) == 0]
+    return Terms(words, common, {t: frequencies.get(t, 0) for t in words})
 
 
 def match_expression(terms: list[str], *, every: bool = False) -> str:

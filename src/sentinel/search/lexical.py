@@ -6,16 +6,14 @@ import sqlite3
 
 from sentinel.index.facets import Facets
 from sentinel.search import postings
-from sentinel.search.fts_query import Terms, document_frequencies, match_expression, prune_common, query_terms
+from sentinel.search.fts_query import Terms, match_expression, prune_common, query_terms
 from sentinel.vault.entries import WINDOW_UNIT
-
-VOCAB_TABLE = "chunks_vocab"
 
 
 def lexical_terms(db: sqlite3.Connection, query: str, chunk_count: int) -> Terms:
     """The query's words that are worth matching (see ``fts.prune_common``)."""
     terms = query_terms(query)
-    return prune_common(terms, document_frequencies(db, VOCAB_TABLE, terms), chunk_count)
+    return prune_common(terms, postings.frequencies(db, terms), chunk_count)
 
 
 def lexical_chunks(db: sqlite3.Connection, terms: Terms, limit: int, facets: Facets | None = None) -> list[int]:
@@ -25,18 +23,18 @@ def lexical_chunks(db: sqlite3.Connection, terms: Terms, limit: int, facets: Fac
     word of the query.
     Ranking every chunk that holds any of two common words is the slow end of the lexical leg (100k pages:
     240 ms for "in the Fiarcastr the", 39 ms for the chunks holding both), and those chunks rank first anyway.
-    Without facets, a ranking of common words only is computed from postings held in memory when they are
-    current (``sentinel.search.postings``: the same chunks in the same order), else by FTS5.
+    Without facets, a ranking is computed from postings held in memory (its rare words' read on the fly) when
+    they are current (``sentinel.search.postings``: the same chunks in the same order), else by FTS5.
     """
     if limit <= 0 or not terms.words:
         return []
-    held = postings.held_for(db, terms.common) if facets is None and terms.common else None
+    ranking = postings.ranking_for(db, terms.words, terms.frequencies) if facets is None else None
     if len(terms.common) < 2:
-        return _ranked(db, terms.words, limit, facets, held)
-    found = _ranked(db, terms.common, limit, facets, held, every=True)
+        return _ranked(db, terms.words, limit, facets, ranking)
+    found = _ranked(db, terms.common, limit, facets, ranking, every=True)
     if len(found) < limit:
         seen = set(found)
-        more = (c for c in _ranked(db, terms.words, limit, facets, held) if c not in seen)
+        more = (c for c in _ranked(db, terms.words, limit, facets, ranking) if c not in seen)
         found += list(more)[: limit - len(found)]
     return found
 
@@ -70,11 +68,11 @@ def _ranked(
     words: list[str],
     limit: int,
     facets: Facets | None,
-    held: postings.Held | None,
+    ranking: postings.Ranking | None,
     *,
     every: bool = False,
 ) -> list[int]:
-    found = held.ranked(words, limit, every=every) if held is not None else None
+    found = ranking.ranked(words, limit, every=every) if ranking is not None else None
     if found is not None:
         postings.SERVED["memory"] += 1
         return found

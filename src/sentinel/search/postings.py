@@ -1,12 +1,13 @@
-"""The lexical leg's common words ranked from postings held in memory, exactly as FTS5 ranks them.
+"""The lexical leg's rankings computed from postings held in memory, exactly as FTS5 ranks them.
 
 FTS5 ranks every chunk that matches a query at about 3 us each (the docsize lookup and the instance count), so a
-query of common words at 100k pages spends 170-330 ms in ``bm25()``. Held here, per index file and search
-process: each chunk's token count (by chunk id) and, for the common words queries asked for, each word's chunks
-and counts, all read in one snapshot together with the FTS table's own state (``fts_state``). A query is served
-from them only while the table is still in that state; otherwise (and for facets, rare words, words not held) it
-takes FTS5's own path, and asking wakes one background thread that reads everything again. So a served answer is
-always the one FTS5 gives to the snapshot the query read: same chunks, same order. Writes that leave the FTS
+query of common words at 100k pages spends 170-330 ms in ``bm25()``, and one of a word in 20k chunks 60 ms. Held
+here, per index file and search process: each chunk's token count (by chunk id) and, for the words in more than
+``MIN_HELD_ROWS`` chunks that queries asked for, each word's chunks and counts, all read in one snapshot together
+with the FTS table's own state (``fts_state``). A query's rarer words are read on the fly (``Ranking``). A query
+is served from them only while the table is still in that state; otherwise (and for facets, words not held yet)
+it takes FTS5's own path, and asking wakes one background thread that reads everything again. So a served answer
+is always the one FTS5 gives to the snapshot the query read: same chunks, same order. Writes that leave the FTS
 table alone (vectors, summaries, analysis: most writes while a big vault is embedding) leave the copy current.
 
 The score is FTS5's ``bm25()`` (fts5_aux.c) with the default weights: per phrase, in query order,
@@ -25,12 +26,12 @@ import os
 import sqlite3
 import threading
 from collections import Counter, OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from sentinel.search.fts_query import document_frequencies
+from sentinel.search.fts_query import document_frequencies, quote
 from sentinel.search.view import index_file
 
 log = logging.getLogger(__name__)
@@ -38,9 +39,12 @@ log = logging.getLogger(__name__)
 K1 = 1.2  # FTS5's bm25 constants
 B = 0.75
 
-# A doclist this short is left to FTS5 (its bm25 over it costs a few ms at most); in the leg only words in more
-# than 8% of the chunks (``fts_query.COMMON_SHARE``) are asked for, so at 10k pages and up this rarely bites.
+# A word in at most this many chunks is not held: a query that needs it reads its doclist on the fly (FTS5's
+# instance table, about 1 us a row) and scores it with the held token counts, where FTS5's bm25 costs 3-4 us a row.
 MIN_HELD_ROWS = 2_000
+SPARSE_SHARE = 0.125  # a ranking of fewer pairs than this share of the chunks scores the matched chunks only
+MAX_KNOWN = 65_536  # document frequencies remembered per index (all forgotten when more come)
+VOCAB = "chunks_vocab"  # FTS5's row vocabulary: each word's document frequency
 
 # Postings held per index, at most. Every word in more than 8% of the chunks at 100k synthetic pages is 66 words
 # and 13.1M (chunk, count) pairs, 66-79 MB as held here (int32 ids, one- or two-byte counts): this holds them all
@@ -52,9 +56,11 @@ READER_NICE = 19  # the background reader's thread runs at the lowest priority (
 MAX_ASKED = 4096  # words remembered as asked for, per index (the oldest are forgotten first)
 
 INSTANCES = "temp.chunks_instances"
+INSTANCES_TABLE = f"CREATE VIRTUAL TABLE IF NOT EXISTS {INSTANCES} USING fts5vocab(main, chunks_fts, instance)"
 FTS_DATA = "chunks_fts_data"  # FTS5's shadow table of the index: its segments' pages and the two records below
 
-SERVED: Counter[str] = Counter()  # which path ranked each call: "memory" or "fts5" (tests count them)
+# Which path ranked each call, "memory" or "fts5", and "read": the memory rankings that read a doclist on the fly
+SERVED: Counter[str] = Counter()
 
 
 @dataclass(frozen=True)
@@ -76,25 +82,79 @@ class Held:
         ``MATCH ... ORDER BY rank, rowid LIMIT`` returns them; None when a word is not held."""
         if any(word not in self.terms for word in words):
             return None
-        score = np.zeros(len(self.tokens))
-        hits = np.zeros(len(self.tokens), dtype=np.int16)
-        for word in words:
-            ids, counts = self.terms[word]
+        return self.scored([self.terms[word] for word in words], limit, every=every)
+
+    def scored(self, lists: list[tuple[np.ndarray, np.ndarray]], limit: int, *, every: bool) -> list[int]:
+        """``ranked`` over the words' postings (chunk ids ascending, counts), in query order: held, or read
+        on the fly in this same state of the table. Each chunk's score adds the words' parts in query order,
+        as FTS5 does, into one slot per chunk, or, for fewer pairs than ``SPARSE_SHARE`` of the chunks, one
+        slot per matched chunk (no pass over every chunk)."""
+        lists = [(ids.astype(np.intp), counts) for ids, counts in lists]  # numpy gathers int32 indexes ~10x slower
+        chunks: np.ndarray | None = None
+        slots = [ids for ids, _ in lists]
+        if sum(len(ids) for ids in slots) < SPARSE_SHARE * len(self.tokens):
+            every_id = np.sort(np.concatenate(slots))
+            chunks = every_id[np.concatenate(([True], every_id[1:] != every_id[:-1]))] if len(every_id) else every_id
+            slots = [np.searchsorted(chunks, ids) for ids in slots]
+        size = len(self.tokens) if chunks is None else len(chunks)
+        score = np.zeros(size)
+        hits = np.zeros(size, dtype=np.int16)
+        for (ids, counts), slot in zip(lists, slots, strict=True):
             idf = math.log((self.rows - len(ids) + 0.5) / (len(ids) + 0.5))
             idf = idf if idf > 0 else 1e-6
             tf = counts.astype(np.float64)
             length = self.tokens[ids].astype(np.float64)
-            score[ids] += (idf * (tf * (K1 + 1.0))) / (tf + K1 * (1 - B + B * length / self.average))
-            hits[ids] += 1
-        found = np.flatnonzero(hits == len(words) if every else hits > 0)
+            score[slot] += (idf * (tf * (K1 + 1.0))) / (tf + K1 * (1 - B + B * length / self.average))
+            hits[slot] += 1
+        matched = np.flatnonzero(hits == len(lists) if every else hits > 0)
+        found = matched if chunks is None else chunks[matched]
+        negated = -score[matched]
         if len(found) > limit:  # every chunk scoring at least the limit-th best, then FTS5's order among them
-            kth = np.partition(-score[found], limit - 1)[limit - 1]
-            found = found[-score[found] <= kth]
-        best = np.lexsort((found, -score[found]))[:limit]
+            kept = negated <= np.partition(negated, limit - 1)[limit - 1]
+            found, negated = found[kept], negated[kept]
+        best = np.lexsort((found, negated))[:limit]
         return [int(c) for c in found[best]]
 
 
+@dataclass
+class Ranking:
+    """What one query is ranked from without FTS5's bm25: the held postings, and the doclists of its rare words
+    (in at most ``MIN_HELD_ROWS`` chunks) read on the fly, each checked to be of the held copy's state."""
+
+    db: sqlite3.Connection
+    held: Held
+    frequencies: dict[str, int]  # the query's words' document frequencies (which words may be read on the fly)
+    read: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
+
+    def ranked(self, words: list[str], limit: int, *, every: bool) -> list[int] | None:
+        """``Held.ranked`` with the rare words read on the fly; None when a word is neither held nor rare (not
+        read yet, over the budget), is no token of the index yet FTS5 matches it (as a phrase of several
+        tokens), or the table was written since the copy was read."""
+        lists = []
+        fresh = False
+        for word in words:
+            found = self.held.terms.get(word) or self.read.get(word)
+            if found is None:
+                rows = self.frequencies.get(word, 0)
+                if rows > MIN_HELD_ROWS:
+                    return None
+                found = _postings(self.db, word) if rows else _nothing_matched(self.db, word)
+                if found is None:
+                    return None
+                self.read[word] = found
+                fresh = True
+            lists.append(found)
+        # FTS5 writes the structure record at the end of every transaction that writes the table, its counter
+        # moved: the same state before (``held_for``) and after these reads is the state they read.
+        if fresh and fts_state(self.db) != self.held.state:
+            return None
+        if fresh:
+            SERVED["read"] += 1
+        return self.held.scored(lists, limit, every=every)
+
+
 _held: dict[str, Held] = {}
+_known: dict[str, tuple[tuple[bytes, ...], dict[str, int]]] = {}
 _asked: dict[str, OrderedDict[str, None]] = {}
 _readers: dict[str, threading.Thread] = {}
 _again: set[str] = set()
@@ -113,6 +173,36 @@ def fts_state(db: sqlite3.Connection) -> tuple[bytes, ...]:
     project makes) bumps the config cookie, which the structure record carries across the reset."""
     rows = db.execute(f"SELECT block FROM {FTS_DATA} WHERE id IN (1, 10) ORDER BY id").fetchall()
     return tuple(bytes(r[0]) for r in rows)
+
+
+def frequencies(db: sqlite3.Connection, words: list[str]) -> dict[str, int]:
+    """How many chunks hold each of ``words`` (0: not a token of the index), from FTS5's vocab table and remembered
+    per index and state of the FTS table: FTS5 counts a word's chunks by walking its whole doclist (a common word's
+    at 100k pages: several ms)."""
+    path = index_file(db)
+    now = fts_state(db) if path else None
+    with _lock:
+        state, known = _known.get(path, (None, {}))
+        found = {w: known[w] for w in words if w in known} if state == now and now is not None else {}
+    missing = [w for w in words if w not in found]
+    if missing:
+        counted = document_frequencies(db, VOCAB, missing)
+        found.update((w, counted.get(w, 0)) for w in missing)
+        if now is not None and fts_state(db) == now:  # no write between: these counts are of that state
+            with _lock:
+                state, known = _known.get(path, (None, {}))
+                if state != now or len(known) + len(missing) > MAX_KNOWN:
+                    known = {}
+                known.update((w, found[w]) for w in missing)
+                _known[path] = (now, known)
+    return {w: found[w] for w in words}
+
+
+def ranking_for(db: sqlite3.Connection, words: list[str], frequencies: dict[str, int]) -> Ranking | None:
+    """The postings to rank a query of ``words`` from, when held for the FTS table's current state; asks for its
+    words in more than ``MIN_HELD_ROWS`` chunks to be held."""
+    held = held_for(db, [w for w in words if frequencies.get(w, 0) > MIN_HELD_ROWS])
+    return Ranking(db, held, frequencies) if held is not None else None
 
 
 def held_for(db: sqlite3.Connection, words: list[str]) -> Held | None:
@@ -164,6 +254,7 @@ def forget() -> None:
     with _lock:
         _held.clear()
         _asked.clear()
+        _known.clear()
 
 
 def held_bytes() -> int:
@@ -197,7 +288,7 @@ def read_held(path: str, asked: list[str], old: Held | None) -> Held:
     # ``mode=rw``: an index file removed meanwhile is an error here, never created again empty.
     db = sqlite3.connect(Path(path).as_uri() + "?mode=rw", uri=True, check_same_thread=False)
     try:
-        db.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS {INSTANCES} USING fts5vocab(main, chunks_fts, instance)")
+        db.execute(INSTANCES_TABLE)
         db.execute("BEGIN")  # one read snapshot: the state, the sizes and the postings agree
         now = fts_state(db)
         same = old is not None and old.state == now
@@ -206,13 +297,13 @@ def read_held(path: str, asked: list[str], old: Held | None) -> Held:
         else:
             rows, average, tokens = _sizes(db)
             terms = {}
-        frequencies = document_frequencies(db, "chunks_vocab", asked)
-        passed: set[str] = set()
+        passed = set(old.passed) if old is not None and same else set()
+        # Only the words not looked up in this state yet: FTS5 counts a common word's rows by walking its doclist.
+        needed = [w for w in asked if w not in terms and w not in passed]
+        frequencies = document_frequencies(db, VOCAB, needed)
         used = tokens.nbytes + sum(ids.nbytes + counts.nbytes for ids, counts in terms.values())
-        for word in asked:
+        for word in needed:
             rows_of_word = frequencies.get(word, 0)
-            if word in terms:
-                continue
             if rows_of_word <= MIN_HELD_ROWS or used + rows_of_word * PAIR_BYTES > BUDGET_BYTES:
                 passed.add(word)
                 continue
@@ -225,14 +316,22 @@ def read_held(path: str, asked: list[str], old: Held | None) -> Held:
     return Held(now, rows, average, tokens, terms, frozenset(passed))
 
 
+def _nothing_matched(db: sqlite3.Connection, word: str) -> tuple[np.ndarray, np.ndarray] | None:
+    """No postings, when FTS5 matches no chunk to ``word`` (a word the index lacks: bm25 adds 0.0 for it to every
+    chunk's score, and an AND of it matches nothing); None when it matches some as it tokenises the word."""
+    if db.execute("SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT 1", (quote(word),)).fetchone():
+        return None
+    return np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.uint8)
+
+
 def _postings(db: sqlite3.Connection, word: str) -> tuple[np.ndarray, np.ndarray]:
-    found = np.array(
-        db.execute(
-            f"SELECT doc, count(*) FROM {INSTANCES} WHERE term = ? GROUP BY doc ORDER BY doc", (word,)
-        ).fetchall(),
-        dtype=np.int64,
-    ).reshape(-1, 2)
-    ids, counts = found[:, 0], found[:, 1]
+    """``word``'s chunks ascending and its count in each (all columns), from one row per instance: counted here,
+    half the time of SQLite's ``GROUP BY doc`` (bench/lexical_postings.py's section in docs/scale.md)."""
+    db.execute(INSTANCES_TABLE)  # on a query's connection the first time: TEMP is the connection's own
+    rows = db.execute(f"SELECT doc FROM {INSTANCES} WHERE term = ?", (word,))
+    docs = np.sort(np.fromiter((r[0] for r in rows), dtype=np.int64), kind="stable")
+    starts = np.flatnonzero(np.concatenate(([True], docs[1:] != docs[:-1]))) if len(docs) else docs
+    ids, counts = docs[starts], np.diff(np.append(starts, len(docs)))
     return ids.astype(np.min_scalar_type(int(ids.max(initial=0)))), counts.astype(
         np.min_scalar_type(int(counts.max(initial=0)))
     )
