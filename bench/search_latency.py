@@ -62,7 +62,8 @@ def _prepare(pages: int, cache: Path = CACHE) -> Settings:
     db = open_index(settings)
     started = time.perf_counter()
     stats = sync(settings, db)  # all at first; after an upgrade that re-cuts pages, those; else nothing
-    print(f"  synced in {time.perf_counter() - started:.0f}s: {stats}", flush=True)
+    counts = f"{stats.added} added, {stats.updated} read again, {stats.removed} removed"
+    print(f"  synced in {time.perf_counter() - started:.0f}s ({counts})", flush=True)
     db.close()
     return settings
 
