@@ -146,6 +146,7 @@ def measure(pages: int, runs: int) -> list[tuple[str, str]]:
             ("cold view load, wall / CPU (s)", f"{r['wall']:.2f} / {r['cpu']:.2f}"),
             ("peak RSS (MB), and before the load", f"{r['peak']:.0f} ({r['rss_before']:.0f})"),
             ("after the load: RssAnon / RssFile (MB), the store's resident part", _after(r)),
+            ("the load's transient: peak RSS - RSS after (MB)", f"{r['peak'] - r['anon'] - r['file']:.0f}"),
             ("view's arrays (MB), bytes per chunk vector", f"{r['array_bytes'] / 2**20:.1f}, {per_chunk:.1f}"),
             ("pages' dicts (MB), bytes per page", f"{r['page_bytes'] / 2**20:.1f}, {per_page:.1f}"),
             ("extrapolated to 1M pages / 9.5M chunks: arrays + dicts (MB)", f"{at_1m:.0f}"),

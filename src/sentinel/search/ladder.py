@@ -173,7 +173,7 @@ def _chunk_pages(
     ids = sorted(set(chunk_ids))
     if rows is not None and len(rows.chunks) and ids:
         table, wanted = rows.chunks, np.array(ids, dtype=np.int64)
-        at = np.minimum(np.searchsorted(table.items, wanted), len(table) - 1)
+        at = np.minimum(np.searchsorted(table.items, view_rows.ids_like(table.items, wanted)), len(table) - 1)
         held = table.items[at] == wanted
         path_of = rows.pages.path_of
         for cid, page, shown in zip(
