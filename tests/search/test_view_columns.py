@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sentinel.search.view_rows import id_dtype, ids_like
+from sentinel.search.view_columns import id_dtype, ids_like
 
 INT32_MAX = int(np.iinfo(np.int32).max)
 

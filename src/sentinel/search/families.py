@@ -23,7 +23,7 @@ import numpy as np
 
 from sentinel.search.rerank import page_units
 from sentinel.search.view import current_view
-from sentinel.search.view_rows import ids_like
+from sentinel.search.view_columns import ids_like
 from sentinel.vault.links import wikilinks_in
 
 LANGUAGE_FOLDER = re.compile(r"^[a-z]{2}(?:[-_][A-Za-z]{2})?$")
