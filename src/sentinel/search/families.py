@@ -23,6 +23,7 @@ import numpy as np
 
 from sentinel.search.rerank import page_units
 from sentinel.search.view import current_view
+from sentinel.search.view_columns import ids_like
 from sentinel.vault.links import wikilinks_in
 
 LANGUAGE_FOLDER = re.compile(r"^[a-z]{2}(?:[-_][A-Za-z]{2})?$")
@@ -133,7 +134,7 @@ def page_languages(db: sqlite3.Connection, paths: list[str]) -> dict[str, str]:
         return out
     rowid_of = view.rows.pages.rowid_of
     wanted = np.array([rowid_of.get(p, -1) for p in rest], dtype=np.int64)
-    at = np.minimum(np.searchsorted(summaries.items, wanted), len(summaries) - 1)  # items are sorted
+    at = np.minimum(np.searchsorted(summaries.items, ids_like(summaries.items, wanted)), len(summaries) - 1)
     for path, row, rowid in zip(rest, at.tolist(), wanted.tolist(), strict=True):
         if int(summaries.items[row]) == rowid:
             out[path] = summaries.centres.languages[int(summaries.centre_of[row])]

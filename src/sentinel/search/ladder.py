@@ -23,7 +23,7 @@ import numpy as np
 from sentinel.embed.base import Embedder, EmbedderUnavailable
 from sentinel.errors import BadInput
 from sentinel.paths import SUMMARY_RUNG_ROLES
-from sentinel.search import filling, fusion, graph, view_rows
+from sentinel.search import filling, fusion, graph, view_columns, view_rows
 from sentinel.search import results as r
 from sentinel.search.centres import words_language
 from sentinel.search.embedding import embed_command, identity_record
@@ -173,7 +173,7 @@ def _chunk_pages(
     ids = sorted(set(chunk_ids))
     if rows is not None and len(rows.chunks) and ids:
         table, wanted = rows.chunks, np.array(ids, dtype=np.int64)
-        at = np.minimum(np.searchsorted(table.items, wanted), len(table) - 1)
+        at = np.minimum(np.searchsorted(table.items, view_columns.ids_like(table.items, wanted)), len(table) - 1)
         held = table.items[at] == wanted
         path_of = rows.pages.path_of
         for cid, page, shown in zip(

@@ -22,6 +22,7 @@ import mmap
 import os
 import tempfile
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -121,19 +122,21 @@ class Appender:
         self._parts: list[bytes] = []
         self._size = 0
 
-    def add(self, vector: bytes) -> int:
+    def add(self, vectors: Sequence[bytes]) -> int:
+        """Queue these rows; the slot the first of them will have (-1 without a store)."""
         if self.store is None:
             return -1
-        self._parts.append(vector)
-        self._size += len(vector)
-        self._next += 1
+        first = self._next
+        self._parts.append(b"".join(vectors))
+        self._size += len(self._parts[-1])
+        self._next += len(vectors)
         if self._size >= self.FLUSH:
             self.flush()
-        return self._next - 1
+        return first
 
     def flush(self) -> None:
         if self.store is not None and self._parts:
-            expected = self._next - len(self._parts)
+            expected = self._next - self._size // self.store.dims
             if self.store.append(b"".join(self._parts)) != expected:  # failed, or another writer came between
                 self.store.failed = True
             self._parts, self._size = [], 0

@@ -20,8 +20,10 @@ import numpy as np
 from sentinel.paths import SUMMARY_RUNG_ROLES
 from sentinel.search import summaries
 from sentinel.search.store import Appender, VectorStore
+from sentinel.search.view_columns import Filling, id_dtype, ids_like
 
 BATCH = 500  # pages (or keys) per statement
+FETCH = 16_384  # rows read at a time
 
 
 def _roles() -> list[str]:
@@ -32,28 +34,18 @@ def _roles() -> list[str]:
 class Table:
     """One vector table's rows as the view holds them, sorted by item."""
 
-    items: np.ndarray  # (n,) int64: chunk id, or page rowid for summaries
-    vector_ids: np.ndarray  # (n,) int64
+    items: np.ndarray  # (n,) ids (``id_dtype``): chunk id, or page rowid for summaries
+    vector_ids: np.ndarray  # (n,) ids
     centre_of: np.ndarray  # (n,) int16
     bits: np.ndarray  # (words, n) uint64
-    page: np.ndarray  # (n,) int64: the page rowid each row belongs to
+    page: np.ndarray  # (n,) ids: the page rowid each row belongs to
     summary_role: np.ndarray  # (n,) bool: the page's role takes part in the summary rung
     scale: np.ndarray  # (n,) float32: what the int8 vector is multiplied by
-    slot: np.ndarray  # (n,) int64: the row's int8 vector in the view's store (-1 without one)
+    slot: np.ndarray  # (n,) ids: the row's int8 vector in the view's store (-1 without one)
 
     @staticmethod
-    def empty(words: int) -> Table:
-        none = np.zeros(0, dtype=np.int64)
-        return Table(
-            none,
-            none,
-            none.astype(np.int16),
-            np.zeros((words, 0), np.uint64),
-            none,
-            none.astype(bool),
-            none.astype(np.float32),
-            none,
-        )
+    def empty(words: int, ids: np.dtype) -> Table:
+        return Table(**Filling(0, words, ids).filled())
 
     def __len__(self) -> int:
         return len(self.items)
@@ -62,6 +54,7 @@ class Table:
         """The rows (ascending) that belong to these page rowids: slices of the rows sorted by page, not a scan
         of every row (``np.isin`` over 950k rows cost 3.3 ms a query at 100k pages)."""
         order, sorted_pages = self._by_page
+        pages = ids_like(sorted_pages, pages)
         starts = np.searchsorted(sorted_pages, pages, side="left")
         stops = np.searchsorted(sorted_pages, pages, side="right")
         if not len(pages):
@@ -71,7 +64,7 @@ class Table:
     @functools.cached_property
     def _by_page(self) -> tuple[np.ndarray, np.ndarray]:
         # once per table: a view refreshed in place builds new tables (``without``, ``joined``), so this follows
-        order = np.argsort(self.page, kind="stable")
+        order = np.argsort(self.page, kind="stable").astype(self.page.dtype)  # rows fit the ids' dtype
         return order, self.page[order]
 
     def without(self, pages: np.ndarray) -> Table:
@@ -93,6 +86,8 @@ class Table:
     def joined(self, other: Table) -> Table:
         if not len(other):
             return self
+        if not len(self):
+            return other
         both = Table(
             np.concatenate([self.items, other.items]),
             np.concatenate([self.vector_ids, other.vector_ids]),
@@ -178,7 +173,7 @@ class Rows:
         tables = []
         for table in (self.chunks, self.summaries):
             first = store.append(mapped[table.slot].tobytes()) if len(table) else store.rows
-            slot = np.arange(first, first + len(table), dtype=np.int64)
+            slot = np.arange(first, first + len(table), dtype=table.slot.dtype)
             tables.append(dataclasses.replace(table, slot=slot))
         return Rows(tables[0], tables[1], self.pages, store)
 
@@ -194,20 +189,39 @@ def read(
     ``words`` is 0 while the index has no vectors; ``with_summaries`` is off while no summary vector exists (no
     summary passage is then worked out: a page's lead costs regular expressions, 1.9 s for 7,022 pages)."""
     appender = Appender(store)
+    ids = id_dtype(_largest_id(db, store))
     if paths is None:
-        rows = _read(db, words, with_summaries, "1", [], appender)
+        rows = _read(db, words, with_summaries, "1", [], appender, ids)
     else:
-        rows = Rows(Table.empty(words), Table.empty(words), Pages({}, {}, {}, {}), store)
+        rows = Rows(Table.empty(words, ids), Table.empty(words, ids), Pages({}, {}, {}, {}), store)
         for start in range(0, len(paths), BATCH):
             batch = list(paths[start : start + BATCH])
             marks = ",".join("?" * len(batch))
-            rows = rows.joined(_read(db, words, with_summaries, f"p.path IN ({marks})", batch, appender))
+            rows = rows.joined(_read(db, words, with_summaries, f"p.path IN ({marks})", batch, appender, ids))
     appender.flush()
     return rows
 
 
+def _largest_id(db: sqlite3.Connection, store: VectorStore | None) -> int:
+    chunk, page, vector, summary = (
+        int(v or 0)
+        for v in db.execute(
+            "SELECT (SELECT MAX(id) FROM chunks), (SELECT MAX(rowid) FROM pages), "
+            "(SELECT MAX(id) FROM chunk_vectors), (SELECT MAX(id) FROM summary_vectors)"
+        ).fetchone()
+    )
+    slots = (store.rows if store is not None else 0) + chunk + page  # a slot a chunk, and one a summary page
+    return max(chunk, page, vector, summary, slots)
+
+
 def _read(
-    db: sqlite3.Connection, words: int, with_summaries: bool, where: str, params: list[str], appender: Appender
+    db: sqlite3.Connection,
+    words: int,
+    with_summaries: bool,
+    where: str,
+    params: list[str],
+    appender: Appender,
+    ids: np.dtype,
 ) -> Rows:
     roles = _roles()
     marks = ",".join("?" * len(roles))
@@ -221,38 +235,36 @@ def _read(
         path_of[rowid], rowid_of[path], indexed_at[rowid] = path, rowid, at
         if summary_role:
             summary_pages.append(path)
-    page_of_chunk: list[int] = []
-    vector_of_chunk: list[int] = []
-    embedded: list[tuple] = []
-    vec = "v.vec" if appender.store is not None else "NULL"  # read one by one into the store, never all held
-    for rowid, summary_role, chunk_id, vector_id, centre, bits, scale, int8 in db.execute(
+    counted = "chunks c" if where == "1" else f"chunks c JOIN pages p ON p.path = c.path WHERE {where}"
+    chunks = Filling(int(db.execute(f"SELECT COUNT(*) FROM {counted}", params).fetchone()[0]), words, ids)
+    vec = "v.vec" if appender.store is not None else "NULL"
+    for batch in _batches(
+        db,
         f"""SELECT p.rowid, p.role IN ({marks}), c.id, COALESCE(v.id, -1), v.centre, v.bits, v.scale, {vec}
             FROM chunks c JOIN pages p ON p.path = c.path
             LEFT JOIN chunk_vectors v ON v.text_hash = c.text_hash AND v.trail = c.trail
             WHERE {where} ORDER BY c.id""",
         [*roles, *params],
     ):
-        page_of_chunk.append(rowid)
-        vector_of_chunk.append(vector_id)
-        if vector_id >= 0 and words:
-            embedded.append((chunk_id, vector_id, centre, bits, rowid, bool(summary_role), scale, appender.add(int8)))
-    page = np.array(page_of_chunk, dtype=np.int64)
-    vector_id = np.array(vector_of_chunk, dtype=np.int64)
-    chunks_per_page = dict(zip(*np.unique(page, return_counts=True), strict=True))
-    pending_pages = set(np.unique(page[vector_id < 0]).tolist())
-    chunk_table = _table(words, embedded)
+        page, vector_id = np.array(batch[0], dtype=ids), np.array(batch[3], dtype=np.int64)
+        chunks.count(page, vector_id < 0)
+        if words and (vector_id >= 0).any():
+            if (vector_id < 0).any():
+                batch = list(zip(*(row for row in zip(*batch, strict=True) if row[3] >= 0), strict=True))
+            chunks.add(batch[2], batch[3], batch[4], batch[5], batch[0], batch[1], batch[6], appender.add(batch[7]))
     passage_of: dict[str, int] = dict.fromkeys(summary_pages, 0)  # no summary vectors: pages are only counted
     passages: list[summaries.PageSummary] = []
     if with_summaries:
         passages = summaries.page_summaries(db, f"p.role IN ({marks}) AND {where}", [*roles, *params])
         passage_of = {page.path: hash(page.passage) for page in passages}
-    summary_table = _table(words, _summary_rows(db, passages, where == "1", appender) if words else [])
+    summary_table = _summary_table(db, passages, where == "1", appender, words, ids)
+    chunks_per_page, pending_pages = chunks.per_page()
     return Rows(
-        chunk_table,
+        Table(**chunks.filled()),
         summary_table,
         Pages(
             rowid_of,
-            {path_of[int(rowid)]: int(n) for rowid, n in chunks_per_page.items()},
+            {path_of[rowid]: n for rowid, n in chunks_per_page.items()},
             {path_of[rowid]: indexed_at[rowid] for rowid in pending_pages},
             passage_of,
         ),
@@ -260,46 +272,47 @@ def _read(
     )
 
 
-def _summary_rows(
-    db: sqlite3.Connection, passages: list[summaries.PageSummary], everything: bool, appender: Appender
-) -> list[tuple]:
+def _batches(db: sqlite3.Connection, sql: str, params: Sequence[object]) -> Iterator[list[tuple]]:
+    """The rows of ``sql`` as columns, ``FETCH`` rows at a time: the only Python objects made per row are those of
+    one batch (at 9.5M chunks, a tuple a row held to the end cost several GB)."""
+    cursor = db.cursor()
+    cursor.row_factory = None  # plain tuples, not sqlite3.Row
+    cursor.execute(sql, params)
+    while rows := cursor.fetchmany(FETCH):
+        yield list(zip(*rows, strict=True))
+
+
+def _summary_table(
+    db: sqlite3.Connection,
+    passages: list[summaries.PageSummary],
+    everything: bool,
+    appender: Appender,
+    words: int,
+    ids: np.dtype,
+) -> Table:
+    """The summary rows of these pages: the stored vector of each page's passage (pages sharing a passage share
+    its vector), in page order."""
+    pages_of: dict[str, list[int]] = {}
+    for page in passages if words else []:
+        pages_of.setdefault(page.passage, []).append(page.page_id)
+    filling = Filling(len(passages) if words else 0, words, ids)
     columns = "text, id, centre, bits, scale, " + ("vec" if appender.store is not None else "NULL")
-    if everything:
-        stored = {r[0]: r[1:] for r in db.execute(f"SELECT {columns} FROM summary_vectors")}
-    else:
-        stored = {}
-        texts = sorted({page.passage for page in passages})
-        for start in range(0, len(texts), BATCH):
-            batch = texts[start : start + BATCH]
-            where = f"text IN ({','.join('?' * len(batch))})"
-            stored.update(
-                (r[0], r[1:]) for r in db.execute(f"SELECT {columns} FROM summary_vectors WHERE {where}", batch)
-            )
-    rows = []
-    for page in passages:
-        if page.passage in stored:
-            vector_id, centre, bits, scale, int8 = stored[page.passage]
-            rows.append((page.page_id, vector_id, centre, bits, page.page_id, True, scale, appender.add(int8)))
-    return sorted(rows, key=lambda r: r[0])
-
-
-def _table(words: int, rows: list[tuple]) -> Table:
-    """Rows of (item, vector id, centre, bits, page rowid, summary role, scale, store slot), in item order."""
-    if not rows:
-        return Table.empty(words)
-    rows.sort(key=lambda r: r[0])
-    n = len(rows)
-    bits = np.frombuffer(b"".join(r[3] for r in rows), dtype=np.uint64).reshape(n, words)
-    return Table(
-        items=np.fromiter((r[0] for r in rows), dtype=np.int64, count=n),
-        vector_ids=np.fromiter((r[1] for r in rows), dtype=np.int64, count=n),
-        centre_of=np.fromiter((r[2] for r in rows), dtype=np.int16, count=n),
-        bits=np.ascontiguousarray(bits.T),
-        page=np.fromiter((r[4] for r in rows), dtype=np.int64, count=n),
-        summary_role=np.fromiter((r[5] for r in rows), dtype=bool, count=n),
-        scale=np.fromiter((r[6] for r in rows), dtype=np.float32, count=n),
-        slot=np.fromiter((r[7] for r in rows), dtype=np.int64, count=n),
-    )
+    statements: list[tuple[str, list[str]]] = [(f"SELECT {columns} FROM summary_vectors", [])]
+    if not everything:
+        texts = sorted(pages_of)
+        statements = [
+            (f"SELECT {columns} FROM summary_vectors WHERE text IN ({','.join('?' * len(part))})", part)
+            for part in (texts[start : start + BATCH] for start in range(0, len(texts), BATCH))
+        ]
+    for sql, params in statements if pages_of else []:
+        for batch in _batches(db, sql, params):
+            rows = [(page, *row[1:]) for row in zip(*batch, strict=True) for page in pages_of.get(row[0], ())]
+            if rows:
+                page_ids, vector_id, centre, bits, scale, int8 = zip(*rows, strict=True)
+                filling.add(page_ids, vector_id, centre, bits, page_ids, (True,) * len(rows), scale, appender.add(int8))
+    table = Table(**filling.filled())
+    order = np.argsort(table.items, kind="stable")
+    return table if np.array_equal(order, np.arange(len(order))) else table._take(order)
 
 
 @dataclass(frozen=True)
