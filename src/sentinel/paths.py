@@ -11,6 +11,7 @@ import os
 import re
 import stat
 import unicodedata
+from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path, PurePosixPath
 
@@ -83,18 +84,42 @@ def _role_folders(folders: Folders) -> dict[str, tuple[str, Role]]:
     }
 
 
+def _top_folder(relpath: str) -> str:
+    return relpath.split("/", 1)[0] if "/" in relpath else ""
+
+
+def _role_of_top(top: str, role_folders: dict[str, tuple[str, Role]]) -> Role:
+    found = role_folders.get(folder_key(top)) if top else None
+    return found[1] if found else Role.OTHER
+
+
 def role_of(relpath: str, settings: Settings) -> Role:
     """The folder role of a vault-relative POSIX path, decided by its first component compared as a
     case-insensitive file system would (``folder_key``): the transcript gate must hold on macOS and Windows too."""
-    top = relpath.split("/", 1)[0] if "/" in relpath else ""
-    found = _role_folders(settings.folders).get(folder_key(top)) if top else None
-    return found[1] if found else Role.OTHER
+    return _role_of_top(_top_folder(relpath), _role_folders(settings.folders))
+
+
+def role_lookup(settings: Settings) -> Callable[[str], Role]:
+    """``role_of`` for many paths under the same settings (a sync compares every file's): the role folders keyed
+    once and each top folder decided once, by ``role_of``'s own rule. At a million pages keying the role folders
+    per file was 40% of a no-op sync's CPU time."""
+    role_folders = _role_folders(settings.folders)
+    by_top: dict[str, Role] = {}
+
+    def lookup(relpath: str) -> Role:
+        top = _top_folder(relpath)
+        role = by_top.get(top)
+        if role is None:
+            role = by_top[top] = _role_of_top(top, role_folders)
+        return role
+
+    return lookup
 
 
 def role_folder_misspelt(relpath: str, folders: Folders) -> str:
     """Why a path's top folder may not be used, when it differs from a role folder only by case, trailing dots
     or spaces (on Linux it would be a second folder, on macOS or Windows the same one), else ""."""
-    top = relpath.split("/", 1)[0] if "/" in relpath else ""
+    top = _top_folder(relpath)
     found = _role_folders(folders).get(folder_key(top)) if top else None
     if found is None or found[0] == top:
         return ""

@@ -18,6 +18,7 @@ import pytest
 from sentinel.index import folders
 from sentinel.index.db import open_index
 from sentinel.index.sync import sync
+from sentinel.settings import Folders
 from tests.support.vault import WriteVault
 
 TICK_S = 0.05  # longer than the file system's timestamp granularity (a kernel tick)
@@ -126,6 +127,19 @@ def test_the_folder_walk_finds_what_the_full_walk_finds(vault_settings: WriteVau
     assert sorted(walked.walk.files, key=lambda f: f.relpath) == sorted(
         folders.walk(db, vault, pages, full=True).walk.files, key=lambda f: f.relpath
     )
+
+
+@pytest.mark.usefixtures("settled")
+def test_a_changed_role_folder_setting_refiles_pages_on_a_no_op_folder_walk(vault_settings: WriteVault) -> None:
+    settings = vault_settings({"Gespräche/talk.md": "talk", "notes/n.md": "n", "root.md": "r"})
+    db = open_index(settings)
+    sync(settings, db)
+    time.sleep(TICK_S)
+    settings.folders = Folders(conversations="Gespräche")
+    report = sync(settings, db)
+    roles = dict(db.execute("SELECT path, role FROM pages").fetchall())
+    assert (report.walk, report.updated, report.added, report.removed) == ("folders", 1, 0, 0)
+    assert roles == {"Gespräche/talk.md": "conversation", "notes/n.md": "note", "root.md": "other"}
 
 
 @pytest.mark.usefixtures("settled")

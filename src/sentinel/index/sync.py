@@ -22,7 +22,7 @@ from pathlib import Path
 from sentinel.index import folders
 from sentinel.index.migrations import transaction
 from sentinel.index.resolve import keys_touching, refresh_links
-from sentinel.paths import LINK_PLACING_ROLES, page_name, role_of
+from sentinel.paths import LINK_PLACING_ROLES, page_name, role_lookup, role_of
 from sentinel.settings import Settings
 from sentinel.vault.hashes import chunk_hash, unreadable_page_hash
 from sentinel.vault.links import key_base, link_key
@@ -294,7 +294,8 @@ def sync(
     started = time.perf_counter()
     vault = check_vault(settings.vault)
     # the role is compared too, so a changed folder-name setting re-files pages at the next sync
-    known = {r[0]: (r[1], r[2], r[3]) for r in db.execute("SELECT path, mtime_ns, size, role FROM pages")}
+    rows = db.execute("SELECT path, mtime_ns, size, role FROM pages")
+    known = {path: (mtime_ns, size, role) for path, mtime_ns, size, role in rows}
     walked = folders.walk(db, vault, list(known), full=rebuild)
     walk = walked.walk
     files = walk.files
@@ -310,7 +311,8 @@ def sync(
     if rebuild:
         changed = files
     else:
-        changed = [f for f in files if known.get(f.relpath) != (f.mtime_ns, f.size, role_of(f.relpath, settings))]
+        role = role_lookup(settings)
+        changed = [f for f in files if known.get(f.relpath) != (f.mtime_ns, f.size, role(f.relpath))]
         moved = _moved(removed, [f for f in changed if f.relpath not in known], known)
         report.refused = _withheld(settings, len(known), len(removed) - moved)
         if report.refused:
