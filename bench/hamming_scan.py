@@ -1,11 +1,11 @@
-"""The semantic first stage's Hamming scan alone: the shipped scan (blocked, split over threads) against the old one.
+"""The semantic first stage's Hamming scan alone: the shipped blocked scan against the old one.
 
     python bench/hamming_scan.py [--rows 95000 950000 9500000] [--queries 30]
 
 Random sign bits (6 words = 384 dims) for 10k, 100k and 1M synthetic pages' worth of chunk vectors; each query
 is scanned by ``vectors.hamming_candidates`` (1,500 candidates, as ``vectors.CANDIDATES``) and by the whole-row
 version it replaced (kept here as the reference), alternating; the candidates must be identical. Prints wall
-and CPU (all threads) p50 / p95 per scan for both.
+and CPU p50 / p95 per scan for both.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from sentinel.search.vectors import CANDIDATES, SCAN_THREADS, SPLIT_FROM, hamming_candidates
+from sentinel.search.vectors import CANDIDATES, hamming_candidates
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from tables import print_value_table
@@ -66,10 +66,10 @@ def measure(rows: int, queries: int) -> list[tuple[str, str]]:
         ("whole-row passes p50 / p95 wall (ms)", _ms(times["whole wall"])),
         ("whole-row passes p50 / p95 CPU (ms)", _ms(times["whole"])),
         (
-            f"blocked, {SCAN_THREADS} thread(s) from {SPLIT_FROM} rows (shipped) p50 / p95 wall (ms)",
+            "blocked (shipped) p50 / p95 wall (ms)",
             _ms(times["blocked wall"]),
         ),
-        ("blocked (shipped) p50 / p95 CPU, all threads (ms)", _ms(times["blocked"])),
+        ("blocked (shipped) p50 / p95 CPU (ms)", _ms(times["blocked"])),
         ("candidates identical", f"{queries} of {queries}"),
     ]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from sentinel.embed.onnx import OnnxEmbedder
-from sentinel.search.vectors import HAMMING_BLOCK, SPLIT_FROM, hamming_candidates, nearest
+from sentinel.search.vectors import HAMMING_BLOCK, hamming_candidates, nearest
 from sentinel.search.view import current_view
 from tests.support.vault import Indexed
 
@@ -53,14 +53,12 @@ def test_hamming_candidates_are_the_nearest_by_bit_count() -> None:
 
 
 def test_hamming_candidates_across_blocks_are_the_reference_selection() -> None:
-    """Over many scan blocks, split over the scan threads, with ties at the cut straddling a block edge and the
-    edge between two threads' parts: exactly the rows a plain full-width count and a stable sort pick (nearest
-    first, ties in row order), returned ascending."""
+    """Over many scan blocks, with ties at the cut straddling two block edges: exactly the rows a plain
+    full-width count and a stable sort pick (nearest first, ties in row order), returned ascending."""
     rng = np.random.default_rng(9)
-    n, words = SPLIT_FROM + 3 * HAMMING_BLOCK + 777, 6
+    n, words = 11 * HAMMING_BLOCK + 777, 6
     bits = rng.integers(0, 2**63, (words, n), dtype=np.uint64)
-    halfway = -(-n // (2 * HAMMING_BLOCK)) * HAMMING_BLOCK  # where a second thread's part starts
-    for edge in (HAMMING_BLOCK, halfway):
+    for edge in (HAMMING_BLOCK, 6 * HAMMING_BLOCK):
         bits[:, edge - 50 : edge + 50] = bits[:, 3:4]  # 200 rows at one distance, across both edges
     query = bits[:, 3].copy()
     query[0] ^= np.uint64(0b111)  # that distance is 3: the nearest rows, so the cut falls inside the ties

@@ -19,10 +19,8 @@ Measured choices (bench/retrieval.py, bench/search_latency.py, ENVIRONMENT.md):
 
 from __future__ import annotations
 
-import os
 import sqlite3
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -151,11 +149,6 @@ def _fetched(db: sqlite3.Connection, vectors: VectorSet, rows: np.ndarray) -> tu
 
 
 HAMMING_BLOCK = 1 << 14  # rows per pass: a block's words, counts and distances stay in the cache
-# Rows from which the scan is split over ``SCAN_THREADS`` (numpy's loops release the GIL): below it a second
-# thread's start costs more than it saves.
-SPLIT_FROM = 8 * HAMMING_BLOCK
-SCAN_THREADS = max(1, min(2, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1))
-_scan_pool = ThreadPoolExecutor(max_workers=SCAN_THREADS, thread_name_prefix="sentinel-hamming")
 
 
 def hamming_candidates(bits: np.ndarray, query_bits: np.ndarray, count: int) -> np.ndarray:
@@ -166,32 +159,14 @@ def hamming_candidates(bits: np.ndarray, query_bits: np.ndarray, count: int) -> 
     """
     words, n = bits.shape
     distance = np.empty(n, dtype=np.uint16)
-    parts = SCAN_THREADS if n >= SPLIT_FROM else 1
-    step = -(-n // (parts * HAMMING_BLOCK)) * HAMMING_BLOCK  # each part a run of whole blocks
-    spans = [(start, min(n, start + step)) for start in range(0, n, step)] if n else []
-    # each part writes its own slice of ``distance`` and returns its own histogram: the same numbers in any order
-    scans = [_scan_pool.submit(_distances, bits, query_bits, distance, span) for span in spans[1:]]
-    counts = _distances(bits, query_bits, distance, spans[0]) if spans else np.zeros(words * 64 + 1, np.int64)
-    for scan in scans:
-        counts += scan.result()
-    # distances are small integers: their running count says where the nearest ``count`` end
-    cut = int(np.searchsorted(np.cumsum(counts), count))
-    inside = np.flatnonzero(distance < cut)
-    at_cut = np.flatnonzero(distance == cut)[: max(0, count - len(inside))]
-    return np.sort(np.concatenate([inside, at_cut]))
-
-
-def _distances(bits: np.ndarray, query_bits: np.ndarray, distance: np.ndarray, span: tuple[int, int]) -> np.ndarray:
-    """Hamming distances of rows ``span`` into ``distance``; returns how many of them lie at each distance.
-
-    Block by block, every word of a block before the next: one pass per word over all rows wrote and re-read
-    950k-row temporaries from memory (7 ms at 100k pages; half that in blocks), and the histogram of a block is
-    made while its distances are in the cache (one ``bincount`` over all rows cost 1.9 ms)."""
-    counts = np.zeros(bits.shape[0] * 64 + 1, dtype=np.int64)
-    xored = np.empty(min(span[1] - span[0], HAMMING_BLOCK), dtype=np.uint64)
+    counts = np.zeros(words * 64 + 1, dtype=np.int64)  # how many rows lie at each distance
+    xored = np.empty(min(n, HAMMING_BLOCK), dtype=np.uint64)
     ones = np.empty(len(xored), dtype=np.uint8)
-    for start in range(span[0], span[1], HAMMING_BLOCK):
-        stop = min(span[1], start + HAMMING_BLOCK)
+    # block by block, every word of a block before the next: one pass per word over all rows wrote and re-read
+    # 950k-row temporaries from memory (7 ms at 100k pages; half that in blocks), and the histogram of a block's
+    # distances is made while they are in the cache (one ``bincount`` over all rows cost 1.9 ms)
+    for start in range(0, n, HAMMING_BLOCK):
+        stop = min(n, start + HAMMING_BLOCK)
         block, xor, one = distance[start:stop], xored[: stop - start], ones[: stop - start]
         block.fill(0)
         for word, query_word in zip(bits[:, start:stop], query_bits, strict=True):
@@ -199,7 +174,11 @@ def _distances(bits: np.ndarray, query_bits: np.ndarray, distance: np.ndarray, s
             np.bitwise_count(xor, out=one)
             block += one
         counts += np.bincount(block, minlength=len(counts))
-    return counts
+    # distances are small integers: their running count says where the nearest ``count`` end
+    cut = int(np.searchsorted(np.cumsum(counts), count))
+    inside = np.flatnonzero(distance < cut)
+    at_cut = np.flatnonzero(distance == cut)[: max(0, count - len(inside))]
+    return np.sort(np.concatenate([inside, at_cut]))
 
 
 def stored(db: sqlite3.Connection, table: str, ids: list[int]) -> dict[int, tuple[bytes, float]]:
