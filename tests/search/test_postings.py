@@ -80,7 +80,7 @@ def _compare(db: sqlite3.Connection, monkeypatch: pytest.MonkeyPatch) -> int:
     return differ
 
 
-def _every_list(db: sqlite3.Connection, held: postings.Held) -> int:
+def _every_list(db: sqlite3.Connection, held: postings.Held | postings.Ranking) -> int:
     """Every pair of words, AND and OR, at several limits, from ``held`` against FTS5's ranking; returns how many
     lists differ."""
     differ = 0
@@ -341,16 +341,7 @@ def _rare_read_on_the_fly(db: sqlite3.Connection, monkeypatch: pytest.MonkeyPatc
 
 def _every_list_of(ranking: postings.Ranking) -> int:
     """As ``_every_list``, through a query's ``Ranking`` (held words and words read on the fly together)."""
-    differ = 0
-    for first in WORDS:
-        for second in WORDS:
-            words = [first] if first == second else [first, second]
-            for every in (False, True):
-                for limit in (1, 5, LIMIT, 1000):
-                    expression = lexical.match_expression(words, every=every)
-                    fts5 = [r[0] for r in ranking.db.execute(lexical.ranked_query(None)[0], (expression, limit))]
-                    differ += ranking.ranked(words, limit, every=every) != fts5
-    return differ
+    return _every_list(ranking.db, ranking)
 
 
 def test_rare_words_read_on_the_fly_rank_exactly_as_fts5(
