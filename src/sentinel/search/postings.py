@@ -6,7 +6,8 @@ here, per index file and search process: each chunk's token count (by chunk id) 
 ``MIN_HELD_ROWS`` chunks that queries asked for, each word's chunks and counts, all read in one snapshot together
 with the FTS table's own state (``fts_state``). A query's rarer words are read on the fly (``Ranking``). A query
 is served from them only while the table is still in that state; otherwise (and for facets, words not held yet)
-it takes FTS5's own path, and asking wakes one background thread that reads everything again. So a served answer
+it takes FTS5's own path, and asking wakes one background thread that brings the copy current: patched from the
+change log where the log says what changed (``sentinel.search.held_patch``), else read again whole. So a served answer
 is always the one FTS5 gives to the snapshot the query read: same chunks, same order. Writes that leave the FTS
 table alone (vectors, summaries, analysis: most writes while a big vault is embedding) leave the copy current.
 
@@ -31,6 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
+from sentinel.search import held_patch
 from sentinel.search.fts_query import document_frequencies, quote
 from sentinel.search.view import index_file
 
@@ -61,6 +63,8 @@ FTS_DATA = "chunks_fts_data"  # FTS5's shadow table of the index: its segments' 
 
 # Which path ranked each call, "memory" or "fts5", and "read": the memory rankings that read a doclist on the fly
 SERVED: Counter[str] = Counter()
+# How each held copy behind the FTS table was made current: "patched" from the change log or read "whole" again
+READS: Counter[str] = Counter()
 
 
 @dataclass(frozen=True)
@@ -68,6 +72,7 @@ class Held:
     """What was read in one state of the FTS table: every chunk's token count and some words' postings."""
 
     state: tuple[bytes, ...]  # ``fts_state`` when read
+    generation: int  # ``search_generation`` when read: where the change log is followed from (``held_patch``)
     rows: int  # chunks in the FTS table (FTS5's N)
     average: float  # tokens a chunk, over all columns (FTS5's avgdl)
     tokens: np.ndarray  # by chunk id: tokens over all columns
@@ -292,11 +297,17 @@ def read_held(path: str, asked: list[str], old: Held | None) -> Held:
         db.execute("BEGIN")  # one read snapshot: the state, the sizes and the postings agree
         now = fts_state(db)
         same = old is not None and old.state == now
+        generation = int(db.execute("SELECT n FROM search_generation").fetchone()[0])
+        patch = None if old is None or same else held_patch.patched(db, old.generation, old.tokens, old.terms, VOCAB)
         if old is not None and same:
             rows, average, tokens, terms = old.rows, old.average, old.tokens, dict(old.terms)
+        elif patch is not None:
+            rows, average, tokens, terms = patch.rows, patch.average, patch.tokens, patch.terms
+            READS["patched"] += 1
         else:
             rows, average, tokens = _sizes(db)
             terms = {}
+            READS["whole"] += 1
         passed = set(old.passed) if old is not None and same else set()
         # Only the words not looked up in this state yet: FTS5 counts a common word's rows by walking its doclist.
         needed = [w for w in asked if w not in terms and w not in passed]
@@ -313,7 +324,7 @@ def read_held(path: str, asked: list[str], old: Held | None) -> Held:
         db.execute("COMMIT")
     finally:
         db.close()
-    return Held(now, rows, average, tokens, terms, frozenset(passed))
+    return Held(now, generation, rows, average, tokens, terms, frozenset(passed))
 
 
 def _nothing_matched(db: sqlite3.Connection, word: str) -> tuple[np.ndarray, np.ndarray] | None:
