@@ -17,7 +17,6 @@ from sentinel.search import held_patch, postings
 from sentinel.search.view import index_file
 from sentinel.settings import Settings
 from tests.search.test_postings import (
-    WORDS,
     _added_page,
     _edit,
     _edited_page,
@@ -25,6 +24,7 @@ from tests.search.test_postings import (
     _fts_command,
     _page,
     _read_all,
+    _read_all_asked,
     _refolded,
     _removed_page,
     _synced,
@@ -39,15 +39,6 @@ def held_everything(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     postings.READS.clear()
     yield
     postings.forget()
-
-
-def _brought_current(db: sqlite3.Connection) -> postings.Held:
-    """The held copy after a query asks for every word once the table was written (as a search would)."""
-    postings.ask(index_file(db), WORDS)
-    postings.settle()
-    held = postings.held_for(db, [])
-    assert held is not None
-    return held
 
 
 def _same_as_read_whole(db: sqlite3.Connection, held: postings.Held) -> None:
@@ -101,7 +92,7 @@ def test_page_writes_patch_the_held_copy_to_exactly_a_whole_read(
     held = _read_all(db)
     write(settings, db)
     postings.READS.clear()
-    fresh = _brought_current(db)
+    fresh = _read_all_asked(db)
     assert postings.READS == {"patched": 1}
     assert fresh.state != held.state
     assert _every_list(db, fresh) == 0
@@ -120,7 +111,7 @@ def test_patches_follow_one_another(
         (settings.vault / f"notes/N{round_ * 5:02}.md").write_text(_page(rng, rng.randint(1, 4)))
         (settings.vault / f"notes/New{round_}.md").write_text(_page(rng, 2))
         sync(settings, db)
-        fresh = _brought_current(db)
+        fresh = _read_all_asked(db)
         assert _every_list(db, fresh) == 0
     assert postings.READS == {"patched": 4}
     _same_as_read_whole(db, fresh)
@@ -139,7 +130,7 @@ def test_writes_the_log_does_not_describe_read_everything_again(
     _read_all(db)
     write(settings, db)
     postings.READS.clear()
-    fresh = _brought_current(db)
+    fresh = _read_all_asked(db)
     assert postings.READS == {"whole": 1}
     assert _every_list(db, fresh) == 0
 
@@ -171,7 +162,7 @@ def test_a_patch_that_is_not_fts5s_state_is_thrown_away(
     with transaction(db):
         db.execute("UPDATE search_changes SET path = 'notes/Rare.md' WHERE path = ?", (relative,))
     postings.READS.clear()
-    fresh = _brought_current(db)
+    fresh = _read_all_asked(db)
     assert postings.READS == {"whole": 1}
     assert _every_list(db, fresh) == 0
 
@@ -181,7 +172,7 @@ def test_a_big_change_reads_everything_again(vault_settings: WriteVault, held_ev
     _read_all(db)
     _edit(settings, db)  # a third of the test vault's pages
     postings.READS.clear()
-    fresh = _brought_current(db)
+    fresh = _read_all_asked(db)
     assert postings.READS == {"whole": 1}
     assert _every_list(db, fresh) == 0
 
