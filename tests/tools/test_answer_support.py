@@ -169,3 +169,33 @@ def test_a_model_labelling_everything_save_saves_nothing(make_ctx: MakeContext, 
     answer = _ask(make_ctx, yes_save, "what is genmaicha")
     assert answer.intent == "vault"
     assert not (tmp_path / "vault" / "conversations").exists()
+
+
+LINKED = {
+    "notes/Sync.md": "# Sync\n\nThe version history depends on your [[Plans and storage limits|Sync plan]]. "
+    "On the Plus plan notes are kept for 12 months.\n",
+    "notes/Plans and storage limits.md": "# Plans and storage limits\n\nTwo plans: Standard and Plus.\n",
+}
+
+
+def test_wiki_links_the_model_copies_are_shown_as_the_page_shows_them(make_ctx: MakeContext) -> None:
+    """Seen in Open WebUI: "…depends on your [[Plans and storage limits|Obsidian Sync plan]]." shown raw."""
+    copied = "The version history depends on your [[Plans and storage limits|Sync plan]]."
+    provider = ScriptedProvider([_reply((copied, "Sync"))])
+    ctx = make_ctx(LINKED)
+    turn = Turn([{"role": "user", "content": "What does the version history depend on?"}], chat_id="t1")
+    answer = answer_turn(ctx, provider, turn, model="scripted")
+    assert answer.answered
+    assert answer.answer == "The version history depends on your Sync plan. [1]"
+
+
+def test_the_extractive_answer_shows_links_as_the_page_shows_them(make_ctx: MakeContext) -> None:
+    def down(_: ChatRequest) -> str:
+        raise ProviderUnavailable("no connection")
+
+    ctx = make_ctx(LINKED)
+    turn = Turn([{"role": "user", "content": "What does the version history depend on?"}], chat_id="t1")
+    answer = answer_turn(ctx, ScriptedProvider([down]), turn)
+    assert "The version history depends on your Sync plan." in answer.answer
+    assert "[[" not in answer.answer
+    assert "[[Plans and storage limits|Sync plan]]" in answer.citations[0].quote  # the source panel: verbatim

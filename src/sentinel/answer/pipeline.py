@@ -20,6 +20,7 @@ from sentinel.gates import support
 from sentinel.gates.support import CitedSentence, content_words
 from sentinel.providers.base import ChatProvider, ProviderError
 from sentinel.tools.context import ToolContext
+from sentinel.vault.links import text_without_link_markup
 
 log = logging.getLogger("sentinel.answer")
 
@@ -152,6 +153,6 @@ def _extractive(ctx: ToolContext, packet: Packet, dropped: int, notes: list[str]
     sharing = [p for p in packet.passages if shares_words(p, packet.question)] or packet.passages[:1]
     for index, passage in enumerate(sharing[:EXTRACTIVE_PASSAGES], start=1):
         quote = best_sentences(passage, packet.question)
-        lines.append(f"> {quote} [{index}]")
+        lines.append(f"> {text_without_link_markup(quote)} [{index}]")  # links as the page shows them
         citations.append(_citation(ctx, passage, quote))
     return Answer("\n\n".join(lines), citations, answered=False, dropped=dropped, call_shaped=shaped, notes=notes)
