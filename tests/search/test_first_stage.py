@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from sentinel.embed.onnx import OnnxEmbedder
-from sentinel.search.vectors import HAMMING_BLOCK, hamming_candidates, nearest
+from sentinel.search.vectors import HAMMING_BLOCK, Centres, hamming_candidates, nearest
 from sentinel.search.view import current_view
 from tests.support.vault import Indexed
 
@@ -90,3 +90,17 @@ def test_hamming_candidates_for_any_width_with_the_nearest_rows_last() -> None:
                 words,
                 count,
             )
+
+
+def test_centring_in_place_gives_the_same_values() -> None:
+    """``nearest`` centres its restored rows in place: the same float32 arithmetic as a fresh array, and a
+    fresh, wider array where the centres are wider than the rows (writing into the rows would round)."""
+    rng = np.random.default_rng(3)
+    rows = rng.standard_normal((200, 384)).astype(np.float32)
+    which = rng.integers(0, 3, 200).astype(np.int16)
+    for dtype in (np.float32, np.float64):
+        centres = Centres(rng.standard_normal((3, 384)).astype(dtype), ("de", "en", "tr"))
+        fresh = centres.centred(rows, which)
+        mine = rows.copy()
+        assert np.array_equal(centres.centred(mine, which, in_place=True), fresh)
+        assert fresh.dtype == np.result_type(rows, centres.vectors)

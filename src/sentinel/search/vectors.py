@@ -56,11 +56,13 @@ class Centres:
         """Index of the centre each row belongs to: the language it is written in."""
         return np.argmax(vectors @ self.vectors.T, axis=1).astype(np.int16)
 
-    def centred(self, vectors: np.ndarray, which: np.ndarray | None = None) -> np.ndarray:
-        """Rows minus their language's centre, back at unit length."""
+    def centred(self, vectors: np.ndarray, which: np.ndarray | None = None, *, in_place: bool = False) -> np.ndarray:
+        """Rows minus their language's centre, back at unit length (``in_place``: written over ``vectors``, the
+        same values without two fresh arrays of their size: 1500 rows of 384 dims, ~0.4 ms a query)."""
         which = self.nearest(vectors) if which is None else which
-        out = vectors - self.vectors[which]
-        return out / np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-12)
+        own = in_place and vectors.dtype == np.result_type(vectors, self.vectors)  # else a wider fresh array
+        out = np.subtract(vectors, self.vectors[which], out=vectors if own else None)
+        return np.divide(out, np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-12), out=out)
 
 
 def sign_bits(centred: np.ndarray) -> np.ndarray:
@@ -123,7 +125,7 @@ def nearest(
     rows, restored = restored_rows(db, vectors, rows)
     if not len(rows):
         return []
-    centred = vectors.centres.centred(restored, vectors.centre_of[rows])
+    centred = vectors.centres.centred(restored, vectors.centre_of[rows], in_place=True)  # ``restored`` is ours
     scores = centred @ centred_query
     order = np.argsort(-scores, kind="stable")[:k]
     return [int(vectors.items[rows[i]]) for i in order]
@@ -134,7 +136,9 @@ def restored_rows(db: sqlite3.Connection, vectors: VectorSet, rows: np.ndarray) 
     from SQLite (then only the rows still in the index are returned, with their vectors)."""
     if vectors.mapped is not None and vectors.slots is not None and vectors.scales is not None:
         # the same int8 values and scales as the SQLite rows, restored by the same float32 arithmetic as ``restore``
-        return rows, vectors.mapped[vectors.slots[rows]].astype(np.float32) * vectors.scales[rows][:, None]
+        restored = vectors.mapped[vectors.slots[rows]].astype(np.float32)
+        restored *= vectors.scales[rows][:, None]
+        return rows, restored
     return _fetched(db, vectors, rows)
 
 
