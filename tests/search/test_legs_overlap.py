@@ -15,15 +15,18 @@ import numpy as np
 import pytest
 
 from sentinel.embed.onnx import OnnxEmbedder
-from sentinel.search import fusion, ladder, meaning, search
+from sentinel.index.db import open_index
+from sentinel.index.sync import sync
+from sentinel.search import embed_pending, fusion, ladder, meaning, search
 from sentinel.search import results as r
 from sentinel.search.lexical import lexical_chunks, lexical_terms, windows_per_page
 from sentinel.search.query_facets import Filter, page_filter, split_query
+from sentinel.search.summaries import excerpts_of_entries
 from sentinel.search.vectors import nearest
 from sentinel.search.view import chunk_count, current_view
 from sentinel.settings import Settings
 from tests.search.test_first_stage import QUERIES
-from tests.support.vault import Indexed
+from tests.support.vault import Indexed, WriteVault
 
 pytestmark = pytest.mark.slow
 
@@ -88,6 +91,7 @@ def test_the_legs_on_two_threads_rank_as_the_legs_in_turn(eval_index: Indexed, e
                 assert got.vector is not None and want.vector is not None
                 assert np.array_equal(got.vector, want.vector)
                 assert got.windows == windows_per_page(db, want.legs[r.LEG_LEXICAL])
+                assert got.excerpts == excerpts_of_entries(db, want.legs.get(r.LEG_SUMMARIES, []))
                 assert got.legs.get(r.LEG_CHUNKS) and got.legs.get(r.LEG_SUMMARIES), (query, rung)
 
 
@@ -128,3 +132,40 @@ def test_searches_at_once_answer_as_searches_one_at_a_time(eval_index: Indexed, 
         )
     assert together == alone
     assert not any(result.notes for result in together)
+
+
+def _chat(who: str, topic: str) -> str:
+    turns = [f"- **{who if i % 2 else 'Sam'}:** {topic}, part {i} of what we said" for i in range(10)]
+    return f"# Chat with {who}\n\n" + "\n".join(turns)
+
+
+CHATS = {
+    "Chats/Ana.md": _chat("Ana", "the train to Lisbon leaves at nine and we book the seats tonight"),
+    "Chats/Ben.md": _chat("Ben", "the sourdough starter needs feeding twice a day in summer"),
+    "Chats/Cem.md": _chat("Cem", "the bicycle chain skips on the smallest cog after the rain"),
+    "Help/Trains.md": "# Trains to Lisbon\n\nNight trains to Lisbon leave from Madrid; book the seats early.\n",
+    "Help/Bread.md": "# Sourdough\n\nA starter is flour and water, fed once or twice a day.\n",
+}
+
+
+def test_the_summary_leg_s_excerpts_are_those_of_the_legs_in_turn(vault_settings: WriteVault, e5: OnnxEmbedder) -> None:
+    """Chat logs: their summary vector stands for their first turns, so ``rank_legs`` finds excerpts of entries
+    (while the chunk leg runs) and the fusion weighs them as it does from the legs in turn."""
+    settings = vault_settings(CHATS)
+    db = open_index(settings)
+    sync(settings, db)
+    embed_pending(db, e5)
+    current_view(db)
+    found_excerpts = False
+    for query in ("when does the Lisbon train leave", "feeding a sourdough starter", "chain skips after rain"):
+        for rung in RUNGS:
+            deadline = time.monotonic() + 60
+            got = ladder.rank_legs(db, settings, e5, query, rung, deadline)  # type: ignore[arg-type]
+            want = _in_turn(db, settings, e5, query, rung, deadline, None)
+            assert (got.legs, got.chunk_order) == (want.legs, want.chunk_order)
+            assert got.excerpts == excerpts_of_entries(db, want.legs.get(r.LEG_SUMMARIES, []))
+            found_excerpts |= bool(got.excerpts)
+            fused = ladder.fuse(db, settings, got.legs, windows=got.windows, excerpts=got.excerpts)
+            assert fused.ranked == ladder.fuse(db, settings, want.legs).ranked
+    assert found_excerpts
+    db.close()

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -115,6 +115,7 @@ class Ranking:
     language: str = ""  # the query's language ("" when no vector says, or the vault has one language)
     vector: np.ndarray | None = None  # the query's vector, when meaning search ran
     windows: dict[str, int] | None = None  # ``lexical.windows_per_page`` of the lexical leg's pages
+    excerpts: set[str] | None = None  # ``summaries.excerpts_of_entries`` of the summary leg's pages
 
 
 _SUMMARY_ROLES = frozenset(role.value for role in SUMMARY_RUNG_ROLES)
@@ -147,14 +148,18 @@ def rank_legs(
     summary_rung = rung == "summary"
     legs: dict[str, list[str]] = {r.LEG_LEXICAL: _pages_by_best_chunk(lexical, where, summary_rung)}
     windows = windows_per_page(db, legs[r.LEG_LEXICAL])
-    found = meaning.answer(started, deadline)
+    found = meaning.with_summaries(started, deadline)
+    summary_pages = _paths_of(db, found.pages, found.rows)  # and what needs them alone, while the chunks rank
+    excerpts = excerpts_of_entries(db, summary_pages)
+    found = meaning.answer(started, found, deadline)
     where.update(_chunk_pages(db, [c for c in found.chunks if c not in where], found.rows))
     if found.chunks or found.pages:
         legs[r.LEG_CHUNKS] = _pages_by_best_chunk(found.chunks, where, summary_rung)
-        legs[r.LEG_SUMMARIES] = _paths_of(db, found.pages, found.rows)
+        legs[r.LEG_SUMMARIES] = summary_pages
     page_of = {cid: page for cid, (page, _) in where.items()}
     chunk_order = fusion.chunk_order(lexical, found.chunks, page_of)
-    return Ranking(legs, chunk_order, found.notes, found.language, found.vector, windows)
+    excerpts = excerpts if r.LEG_SUMMARIES in legs else set()
+    return Ranking(legs, chunk_order, found.notes, found.language, found.vector, windows, excerpts)
 
 
 @dataclass
@@ -173,14 +178,18 @@ def fuse(
     roles: frozenset[str] | None = None,
     vector: np.ndarray | None = None,
     windows: Mapping[str, int] | None = None,
+    excerpts: Collection[str] | None = None,
 ) -> Fused:
     """The fused page ranking: RRF of the legs, then (``graph``) the PageRank rerank, then the quality
     penalty (the policies are ``fusion``'s), then (``SearchSettings.rerank``, with the query's ``vector``)
-    the second stage over the top pages (``sentinel.search.rerank``). ``windows``: the lexical leg's window
-    counts where the caller has them (``rank_legs`` counts them while the semantic legs run)."""
+    the second stage over the top pages (``sentinel.search.rerank``). ``windows`` and ``excerpts``: the lexical
+    leg's window counts and the summary leg's excerpts of entries where the caller has them (``rank_legs`` finds
+    them while the chunk leg runs)."""
     if windows is None:
         windows = windows_per_page(db, legs.get(r.LEG_LEXICAL, []))
-    weights = fusion.fuse_legs(settings.search, legs, excerpts_of_entries(db, legs.get(r.LEG_SUMMARIES, [])), windows)
+    if excerpts is None:
+        excerpts = excerpts_of_entries(db, legs.get(r.LEG_SUMMARIES, []))
+    weights = fusion.fuse_legs(settings.search, legs, excerpts, windows)
     found = set(weights)
     if graph:
         weights = fusion.with_walk(settings.search, list(weights), walk_graph(db, list(weights), roles))
@@ -237,7 +246,14 @@ def search(
     ranking = rank_legs(db, settings, embedder, text, rung, time.monotonic() + settings.search.timeout_s, only)
     walk = graph.should_run(settings, text, pagerank)
     fused = fuse(
-        db, settings, ranking.legs, graph=walk, roles=_roles(rung), vector=ranking.vector, windows=ranking.windows
+        db,
+        settings,
+        ranking.legs,
+        graph=walk,
+        roles=_roles(rung),
+        vector=ranking.vector,
+        windows=ranking.windows,
+        excerpts=ranking.excerpts,
     )
     roles = _roles(rung)
     named = exact_pages(db, text)

@@ -2,7 +2,8 @@
 
 A query's legs run on two threads. The search pool embeds the query and ranks the chunks; the caller's thread
 runs the lexical leg and what depends on it alone (``ladder.rank_legs``), and once the query is embedded the
-pool hands it the summary leg, so the two sign-bit scans run at once. ONNX Runtime and numpy release the GIL,
+pool hands it the summary leg (``with_summaries``), so the two sign-bit scans run at once, and what depends on
+the summary leg alone; ``answer`` then adds the chunk leg. ONNX Runtime and numpy release the GIL,
 so on two cores a body-rung query takes about its longest chain instead of the sum of its stages. Each leg is
 a pure function of the view and the query's vector, whichever thread runs it: the answer is the one the legs
 give run one after another (tests/search/test_legs_overlap.py; the time saved: docs/scale.md, "The legs on two
@@ -29,6 +30,7 @@ from sentinel.search.vectors import VectorSet, nearest
 from sentinel.search.view import SearchView, current_view, generation, loaded_view
 
 WORDING_ONLY = "these hits match wording only"
+PAST_BUDGET = f"meaning search ran past its time budget; {WORDING_ONLY}"
 WORDS_SURE = 0.9  # py3langid's normalised probability from which the query's words name its language
 
 # One pool per process, never one per query: its threads embed and rank the chunks while callers' threads do the
@@ -79,7 +81,7 @@ def start(
     only: Filter | None,
 ) -> Started | Meaning:
     """The semantic legs, started on the search pool (the caller runs the lexical leg meanwhile, then
-    ``answer``), or why they cannot run."""
+    ``with_summaries`` and ``answer``), or why they cannot run."""
     if embedder is None:
         return Meaning(notes=[f"meaning search is off (no embedder configured); {WORDING_ONLY}"])
     # a current view is handed over: the legs then never wait on the connection the lexical leg is using
@@ -128,31 +130,39 @@ def _embed_and_rank_chunks(
     return nearest(db, chunk_set, vector, k)
 
 
-def answer(started: Started | Meaning, deadline: float) -> Meaning:
-    """The semantic legs' answer: the summary leg ranked here beside the pool's chunk leg; given up (not failed)
-    when they do not finish by ``deadline``."""
+def with_summaries(started: Started | Meaning, deadline: float) -> Meaning:
+    """Once the pool has embedded the query: the summary leg, ranked on this thread while the pool ranks the
+    chunks (``answer`` adds them); or why the semantic legs cannot run."""
     if isinstance(started, Meaning):
         return started
     try:
         embedded = started.embedded.result(timeout=max(0.0, deadline - time.monotonic()))
-        if isinstance(embedded, Meaning):
-            return embedded
-        view, vector = embedded.view, embedded.vector
-        out = Meaning(
-            notes=_coverage_notes(view),
-            language=_language_of(view, vector, started.query),
-            vector=vector,
-            rows=view.rows,
-        )
-        out.pages = _summary_leg(started.db, view.summaries, vector, started.depth, started.only)
-        out.chunks = started.chunks.result(timeout=max(0.0, deadline - time.monotonic()))
-        if time.monotonic() > deadline:  # the summary leg ran past it
-            raise FutureTimeout
-        return out
     except FutureTimeout:
-        return Meaning(notes=[f"meaning search ran past its time budget; {WORDING_ONLY}"])
+        return Meaning(notes=[PAST_BUDGET])
     except EmbedderUnavailable as err:
         return Meaning(notes=[f"meaning search is unavailable ({err}); {WORDING_ONLY}"])
+    if isinstance(embedded, Meaning):
+        return embedded
+    view, vector = embedded.view, embedded.vector
+    notes, language = _coverage_notes(view), _language_of(view, vector, started.query)
+    out = Meaning(notes=notes, language=language, vector=vector, rows=view.rows)
+    out.pages = _summary_leg(started.db, view.summaries, vector, started.depth, started.only)
+    return out
+
+
+def answer(started: Started | Meaning, found: Meaning, deadline: float) -> Meaning:
+    """``found`` (``with_summaries``) with the pool's chunk leg; given up (not failed) when the legs do not
+    finish by ``deadline``."""
+    if isinstance(started, Meaning) or found.vector is None:
+        return found  # the legs did not run: ``found`` says why
+    try:
+        chunks = started.chunks.result(timeout=max(0.0, deadline - time.monotonic()))
+    except FutureTimeout:
+        return Meaning(notes=[PAST_BUDGET])
+    if time.monotonic() > deadline:  # the summary leg ran past it
+        return Meaning(notes=[PAST_BUDGET])
+    found.chunks = chunks
+    return found
 
 
 def _summary_leg(
