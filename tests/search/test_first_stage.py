@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from sentinel.embed.onnx import OnnxEmbedder
-from sentinel.search.vectors import HAMMING_BLOCK, hamming_candidates, nearest
+from sentinel.search.vectors import HAMMING_BLOCK, Centres, hamming_candidates, nearest
 from sentinel.search.view import current_view
 from tests.support.vault import Indexed
 
@@ -66,3 +66,41 @@ def test_hamming_candidates_across_blocks_are_the_reference_selection() -> None:
     for count in (1, 60, 150, 201, 5000):
         reference = np.sort(np.argsort(distance, kind="stable")[:count])
         assert np.array_equal(hamming_candidates(bits, query, count), reference), count
+
+
+def _reference(bits: np.ndarray, query: np.ndarray, count: int) -> np.ndarray:
+    distance = np.unpackbits((bits ^ query[:, None]).T.copy().view(np.uint8), axis=1).sum(axis=1)
+    return np.sort(np.argsort(distance, kind="stable")[:count])
+
+
+def test_hamming_candidates_for_any_width_with_the_nearest_rows_last() -> None:
+    """Any number of words (the counts are summed in bytes three words at a time; rows with every bit different
+    would wrap a byte summing four), and rows ordered farthest first, so the bound on the cut tightens block after
+    block and early blocks counted distances past it."""
+    rng = np.random.default_rng(5)
+    n = 4 * HAMMING_BLOCK + 321
+    for words in (1, 2, 4, 6, 7, 12):
+        bits = rng.integers(0, 2**63, (words, n), dtype=np.uint64)
+        query = rng.integers(0, 2**63, words, dtype=np.uint64)
+        bits[:, :3] = ~query[:, None]
+        distance = np.unpackbits((bits ^ query[:, None]).T.copy().view(np.uint8), axis=1).sum(axis=1)
+        bits = np.ascontiguousarray(bits[:, np.argsort(-distance, kind="stable")])
+        for count in (1, 700, HAMMING_BLOCK + 5, n - 1, n + 10):
+            assert np.array_equal(hamming_candidates(bits, query, count), _reference(bits, query, count)), (
+                words,
+                count,
+            )
+
+
+def test_centring_in_place_gives_the_same_values() -> None:
+    """``nearest`` centres its restored rows in place: the same float32 arithmetic as a fresh array, and a
+    fresh, wider array where the centres are wider than the rows (writing into the rows would round)."""
+    rng = np.random.default_rng(3)
+    rows = rng.standard_normal((200, 384)).astype(np.float32)
+    which = rng.integers(0, 3, 200).astype(np.int16)
+    for dtype in (np.float32, np.float64):
+        centres = Centres(rng.standard_normal((3, 384)).astype(dtype), ("de", "en", "tr"))
+        fresh = centres.centred(rows, which)
+        mine = rows.copy()
+        assert np.array_equal(centres.centred(mine, which, in_place=True), fresh)
+        assert fresh.dtype == np.result_type(rows, centres.vectors)

@@ -14,19 +14,16 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from concurrent.futures import Future, ThreadPoolExecutor
-from concurrent.futures import TimeoutError as FutureTimeout
-from dataclasses import dataclass, field
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass
 
 import numpy as np
 
-from sentinel.embed.base import Embedder, EmbedderUnavailable
+from sentinel.embed.base import Embedder
 from sentinel.errors import BadInput
 from sentinel.paths import SUMMARY_RUNG_ROLES
-from sentinel.search import filling, fusion, graph, view_columns, view_rows
+from sentinel.search import fusion, graph, meaning, view_columns, view_rows
 from sentinel.search import results as r
-from sentinel.search.centres import words_language
-from sentinel.search.embedding import embed_command, identity_record
 from sentinel.search.families import collapse
 from sentinel.search.graph import walk as walk_graph
 from sentinel.search.hits import build_hits, exact_pages, quality_flags
@@ -36,30 +33,14 @@ from sentinel.search.rerank import reranked
 from sentinel.search.results import Hit, Rung, SearchResult
 from sentinel.search.scope import boundary_note, kept_out
 from sentinel.search.summaries import excerpts_of_entries
-from sentinel.search.vectors import nearest
-from sentinel.search.view import SearchView, chunk_count, current_view, generation, loaded_view
+from sentinel.search.view import chunk_count, current_view
 from sentinel.settings import Settings
 
 CHUNKS_PER_PAGE = 3  # chunk candidates fetched per page a leg should contribute
-WORDING_ONLY = "these hits match wording only"
-
-_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="sentinel-search")
 
 
 class SearchInputError(BadInput, ValueError):
     """A search request that cannot be answered as given, with what to send instead."""
-
-
-@dataclass
-class _Meaning:
-    """The semantic legs' answer: ranked chunk ids and page rowids, or why there is none."""
-
-    chunks: list[int] = field(default_factory=list)
-    pages: list[int] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    language: str = ""  # the query's language, as its vector's nearest language centre says
-    vector: np.ndarray | None = None  # the query's e5 vector (the second stage scores with it)
-    rows: view_rows.Rows | None = None  # the rows of the view the legs ranked from
 
 
 def _check(query: object, rung: object, cursor: object, limit: int) -> str:
@@ -72,95 +53,6 @@ def _check(query: object, rung: object, cursor: object, limit: int) -> str:
     if limit < 1:
         raise SearchInputError(f"limit must be at least 1, got {limit}")
     return " ".join(query.split())
-
-
-def _meaning(
-    db: sqlite3.Connection,
-    embedder: Embedder,
-    query: str,
-    rung: Rung,
-    depth: int,
-    only: Filter | None,
-    held: SearchView | None = None,
-) -> _Meaning:
-    view = held if held is not None else current_view(db)
-    if view.identity is not None and view.identity != identity_record(embedder.identity):
-        return _Meaning(
-            notes=[
-                "the index's vectors were made by another model than the embedder's: run "
-                f"{embed_command(reembed=True)}; {WORDING_ONLY}"
-            ]
-        )
-    if view.chunks is None and view.summaries is None:
-        return _Meaning(notes=[f"nothing has been embedded yet (run {embed_command()}); {WORDING_ONLY}"])
-    vector = embedder.embed([query], "query").vectors[0]
-    out = _Meaning(
-        notes=_coverage_notes(view), language=_language_of(view, vector, query), vector=vector, rows=view.rows
-    )
-    chunk_set = view.summary_role_chunks if rung == "summary" else view.chunks
-    summary_set = view.summaries
-    if only is not None:  # a faceted search ranks only the pages the facets allow
-        chunk_set = chunk_set.subset(np.isin(chunk_set.items, only.chunk_ids)) if chunk_set is not None else None
-        summary_set = summary_set.subset(np.isin(summary_set.items, only.page_ids)) if summary_set else None
-    if chunk_set is not None:
-        out.chunks = nearest(db, chunk_set, vector, depth * CHUNKS_PER_PAGE)
-    if summary_set is not None:
-        out.pages = nearest(db, summary_set, vector, depth)
-    return out
-
-
-WORDS_SURE = 0.9  # py3langid's normalised probability from which the query's words name its language
-
-
-def _language_of(view: SearchView, vector: np.ndarray, text: str) -> str:
-    """The query's language: its words' (py3langid among the vault's languages) when they are sure, else its
-    vector's nearest language centre (a short English question fell nearer the German centre on a vault where
-    adding six English pages moved the centres)."""
-    centres = view.chunks.centres if view.chunks is not None else None
-    if centres is None or len(centres.languages) < 2:
-        return ""
-    by_words, sure = words_language(text, tuple(centres.languages))
-    if sure >= WORDS_SURE:
-        return by_words
-    return centres.languages[int(centres.nearest(vector[None, :])[0])]
-
-
-def _coverage_notes(view: SearchView) -> list[str]:
-    filled = filling.of_view(view)
-    if not filled.filling:
-        return []
-    left = filled.chunks.total - filled.chunks.done
-    more = f" and {left - len(filled.waiting)} more" if left > len(filled.waiting) else ""
-    waiting = f"; waiting: {', '.join(filled.waiting)}{more}" if filled.waiting else ""
-    return [
-        f"meaning search is still filling: {filled.figures()}{waiting} (edits are embedded within seconds, the "
-        f"rest by the maintenance pass or {embed_command()}); a page not yet embedded is found by wording only, "
-        "so results may be thin"
-    ]
-
-
-def _meaning_started(
-    db: sqlite3.Connection, embedder: Embedder | None, query: str, rung: Rung, depth: int, only: Filter | None
-) -> Future[_Meaning] | _Meaning:
-    """The semantic legs, started on the search pool (the lexical leg runs meanwhile), or why they cannot run."""
-    if embedder is None:
-        return _Meaning(notes=[f"meaning search is off (no embedder configured); {WORDING_ONLY}"])
-    # a current view is handed over: the legs then never wait on the connection the lexical leg is using
-    held = loaded_view(db)
-    held = held if held is not None and held.generation == generation(db) else None
-    return _pool.submit(_meaning, db, embedder, query, rung, depth, only, held)
-
-
-def _meaning_by(started: Future[_Meaning] | _Meaning, deadline: float) -> _Meaning:
-    """The semantic legs' answer, given up (not failed) when they do not finish by ``deadline``."""
-    if isinstance(started, _Meaning):
-        return started
-    try:
-        return started.result(timeout=max(0.0, deadline - time.monotonic()))
-    except FutureTimeout:
-        return _Meaning(notes=[f"meaning search ran past its time budget; {WORDING_ONLY}"])
-    except EmbedderUnavailable as err:
-        return _Meaning(notes=[f"meaning search is unavailable ({err}); {WORDING_ONLY}"])
 
 
 def _chunk_pages(
@@ -222,6 +114,8 @@ class Ranking:
     notes: list[str]
     language: str = ""  # the query's language ("" when no vector says, or the vault has one language)
     vector: np.ndarray | None = None  # the query's vector, when meaning search ran
+    windows: dict[str, int] | None = None  # ``lexical.windows_per_page`` of the lexical leg's pages
+    excerpts: set[str] | None = None  # ``summaries.excerpts_of_entries`` of the summary leg's pages
 
 
 _SUMMARY_ROLES = frozenset(role.value for role in SUMMARY_RUNG_ROLES)
@@ -244,21 +138,28 @@ def rank_legs(
     """Run the legs: lexical always; semantic when an embedder, vectors and time allow. ``only`` limits
     every leg to the pages a facet filter allows."""
     depth = settings.search.leg_depth
-    started = _meaning_started(db, embedder, text, rung, depth, only)
-    # the lexical leg meanwhile: numpy, ONNX Runtime and SQLite release the GIL, so on two cores both legs run
+    started = meaning.start(db, embedder, text, rung, depth, depth * CHUNKS_PER_PAGE, only)
+    # meanwhile the lexical leg and what needs it alone, on this thread: the pool embeds the query and ranks the
+    # chunks, then hands the summary leg back here (``meaning.answer``)
     terms = lexical_terms(db, text, chunk_count(db))
     lexical = lexical_chunks(db, terms, depth * CHUNKS_PER_PAGE, only.facets if only else None)
-    meaning = _meaning_by(started, deadline)
-    where = _chunk_pages(db, lexical + meaning.chunks, meaning.rows)
+    held = started.held if isinstance(started, meaning.Started) else None
+    where = _chunk_pages(db, lexical, held.rows if held is not None else None)
     summary_rung = rung == "summary"
     legs: dict[str, list[str]] = {r.LEG_LEXICAL: _pages_by_best_chunk(lexical, where, summary_rung)}
-    if meaning.chunks or meaning.pages:
-        legs[r.LEG_CHUNKS] = _pages_by_best_chunk(meaning.chunks, where, summary_rung)
-        legs[r.LEG_SUMMARIES] = _paths_of(db, meaning.pages, meaning.rows)
+    windows = windows_per_page(db, legs[r.LEG_LEXICAL])
+    found = meaning.with_summaries(started, deadline)
+    summary_pages = _paths_of(db, found.pages, found.rows)  # and what needs them alone, while the chunks rank
+    excerpts = excerpts_of_entries(db, summary_pages)
+    found = meaning.answer(started, found, deadline)
+    where.update(_chunk_pages(db, [c for c in found.chunks if c not in where], found.rows))
+    if found.chunks or found.pages:
+        legs[r.LEG_CHUNKS] = _pages_by_best_chunk(found.chunks, where, summary_rung)
+        legs[r.LEG_SUMMARIES] = summary_pages
     page_of = {cid: page for cid, (page, _) in where.items()}
-    return Ranking(
-        legs, fusion.chunk_order(lexical, meaning.chunks, page_of), meaning.notes, meaning.language, meaning.vector
-    )
+    chunk_order = fusion.chunk_order(lexical, found.chunks, page_of)
+    excerpts = excerpts if r.LEG_SUMMARIES in legs else set()
+    return Ranking(legs, chunk_order, found.notes, found.language, found.vector, windows, excerpts)
 
 
 @dataclass
@@ -276,12 +177,19 @@ def fuse(
     graph: bool = False,
     roles: frozenset[str] | None = None,
     vector: np.ndarray | None = None,
+    windows: Mapping[str, int] | None = None,
+    excerpts: Collection[str] | None = None,
 ) -> Fused:
     """The fused page ranking: RRF of the legs, then (``graph``) the PageRank rerank, then the quality
     penalty (the policies are ``fusion``'s), then (``SearchSettings.rerank``, with the query's ``vector``)
-    the second stage over the top pages (``sentinel.search.rerank``)."""
-    windows = windows_per_page(db, legs.get(r.LEG_LEXICAL, []))
-    weights = fusion.fuse_legs(settings.search, legs, excerpts_of_entries(db, legs.get(r.LEG_SUMMARIES, [])), windows)
+    the second stage over the top pages (``sentinel.search.rerank``). ``windows`` and ``excerpts``: the lexical
+    leg's window counts and the summary leg's excerpts of entries where the caller has them (``rank_legs`` finds
+    them while the chunk leg runs)."""
+    if windows is None:
+        windows = windows_per_page(db, legs.get(r.LEG_LEXICAL, []))
+    if excerpts is None:
+        excerpts = excerpts_of_entries(db, legs.get(r.LEG_SUMMARIES, []))
+    weights = fusion.fuse_legs(settings.search, legs, excerpts, windows)
     found = set(weights)
     if graph:
         weights = fusion.with_walk(settings.search, list(weights), walk_graph(db, list(weights), roles))
@@ -337,7 +245,16 @@ def search(
         )
     ranking = rank_legs(db, settings, embedder, text, rung, time.monotonic() + settings.search.timeout_s, only)
     walk = graph.should_run(settings, text, pagerank)
-    fused = fuse(db, settings, ranking.legs, graph=walk, roles=_roles(rung), vector=ranking.vector)
+    fused = fuse(
+        db,
+        settings,
+        ranking.legs,
+        graph=walk,
+        roles=_roles(rung),
+        vector=ranking.vector,
+        windows=ranking.windows,
+        excerpts=ranking.excerpts,
+    )
     roles = _roles(rung)
     named = exact_pages(db, text)
     exact = [path for path, role in named if roles is None or role in roles]

@@ -56,11 +56,13 @@ class Centres:
         """Index of the centre each row belongs to: the language it is written in."""
         return np.argmax(vectors @ self.vectors.T, axis=1).astype(np.int16)
 
-    def centred(self, vectors: np.ndarray, which: np.ndarray | None = None) -> np.ndarray:
-        """Rows minus their language's centre, back at unit length."""
+    def centred(self, vectors: np.ndarray, which: np.ndarray | None = None, *, in_place: bool = False) -> np.ndarray:
+        """Rows minus their language's centre, back at unit length (``in_place``: written over ``vectors``, the
+        same values without two fresh arrays of their size: 1500 rows of 384 dims, ~0.4 ms a query)."""
         which = self.nearest(vectors) if which is None else which
-        out = vectors - self.vectors[which]
-        return out / np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-12)
+        own = in_place and vectors.dtype == np.result_type(vectors, self.vectors)  # else a wider fresh array
+        out = np.subtract(vectors, self.vectors[which], out=vectors if own else None)
+        return np.divide(out, np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-12), out=out)
 
 
 def sign_bits(centred: np.ndarray) -> np.ndarray:
@@ -123,7 +125,7 @@ def nearest(
     rows, restored = restored_rows(db, vectors, rows)
     if not len(rows):
         return []
-    centred = vectors.centres.centred(restored, vectors.centre_of[rows])
+    centred = vectors.centres.centred(restored, vectors.centre_of[rows], in_place=True)  # ``restored`` is ours
     scores = centred @ centred_query
     order = np.argsort(-scores, kind="stable")[:k]
     return [int(vectors.items[rows[i]]) for i in order]
@@ -134,7 +136,9 @@ def restored_rows(db: sqlite3.Connection, vectors: VectorSet, rows: np.ndarray) 
     from SQLite (then only the rows still in the index are returned, with their vectors)."""
     if vectors.mapped is not None and vectors.slots is not None and vectors.scales is not None:
         # the same int8 values and scales as the SQLite rows, restored by the same float32 arithmetic as ``restore``
-        return rows, vectors.mapped[vectors.slots[rows]].astype(np.float32) * vectors.scales[rows][:, None]
+        restored = vectors.mapped[vectors.slots[rows]].astype(np.float32)
+        restored *= vectors.scales[rows][:, None]
+        return rows, restored
     return _fetched(db, vectors, rows)
 
 
@@ -148,7 +152,8 @@ def _fetched(db: sqlite3.Connection, vectors: VectorSet, rows: np.ndarray) -> tu
     return rows[kept], restore(blobs, scales, vectors.dims)
 
 
-HAMMING_BLOCK = 1 << 14  # rows per pass: a block's words, counts and distances stay in the cache
+HAMMING_BLOCK = 1 << 16  # rows per pass: a block's counts and distances stay in the cache (512 KB of xor-ed words)
+WORDS_PER_BYTE_SUM = 3  # up to 3 x 64 = 192 differing bits: a sum of three words' counts fits a uint8
 
 
 def hamming_candidates(bits: np.ndarray, query_bits: np.ndarray, count: int) -> np.ndarray:
@@ -158,27 +163,46 @@ def hamming_candidates(bits: np.ndarray, query_bits: np.ndarray, count: int) -> 
     and query always give the same candidates.
     """
     words, n = bits.shape
+    top = words * 64
     distance = np.empty(n, dtype=np.uint16)
-    counts = np.zeros(words * 64 + 1, dtype=np.int64)  # how many rows lie at each distance
+    counts = np.zeros(top + 1, dtype=np.int64)  # how many rows lie at each distance (up to ``bound``)
     xored = np.empty(min(n, HAMMING_BLOCK), dtype=np.uint64)
     ones = np.empty(len(xored), dtype=np.uint8)
+    sums = [np.empty(len(xored), dtype=np.uint8) for _ in range(0, words, WORDS_PER_BYTE_SUM)]
+    bound = top  # the cut is at most this: where the nearest ``count`` of the rows scanned so far end
     # block by block, every word of a block before the next: one pass per word over all rows wrote and re-read
-    # 950k-row temporaries from memory (7 ms at 100k pages; half that in blocks), and the histogram of a block's
-    # distances is made while they are in the cache (one ``bincount`` over all rows cost 1.9 ms)
+    # 1M-row temporaries from memory, and a block's distances are counted while they are in the cache. Counts
+    # are summed in bytes three words at a time, and past the first ``count`` rows only the distances within
+    # ``bound`` are counted (no row beyond it can be a candidate). 1.05M rows: 8.0 -> 5.7 ms (docs/scale.md)
     for start in range(0, n, HAMMING_BLOCK):
         stop = min(n, start + HAMMING_BLOCK)
-        block, xor, one = distance[start:stop], xored[: stop - start], ones[: stop - start]
-        block.fill(0)
-        for word, query_word in zip(bits[:, start:stop], query_bits, strict=True):
-            np.bitwise_xor(word, query_word, out=xor)
-            np.bitwise_count(xor, out=one)
-            block += one
-        counts += np.bincount(block, minlength=len(counts))
+        xor, one = xored[: stop - start], ones[: stop - start]
+        for group, total in enumerate(sums):
+            part = total[: stop - start]
+            first = group * WORDS_PER_BYTE_SUM
+            for word in range(first, min(words, first + WORDS_PER_BYTE_SUM)):
+                np.bitwise_xor(bits[word, start:stop], query_bits[word], out=xor)
+                np.bitwise_count(xor, out=part if word == first else one)
+                if word != first:
+                    part += one
+        block = distance[start:stop]
+        if len(sums) > 1:
+            np.add(sums[0][: stop - start], sums[1][: stop - start], out=block, dtype=np.uint16)
+        else:
+            block[:] = sums[0][: stop - start]
+        for total in sums[2:]:
+            block += total[: stop - start]
+        counts += np.bincount(block[block <= bound] if bound < top else block, minlength=len(counts))
+        if stop >= count:
+            bound = int(np.searchsorted(np.cumsum(counts), count))
     # distances are small integers: their running count says where the nearest ``count`` end
     cut = int(np.searchsorted(np.cumsum(counts), count))
-    inside = np.flatnonzero(distance < cut)
-    at_cut = np.flatnonzero(distance == cut)[: max(0, count - len(inside))]
-    return np.sort(np.concatenate([inside, at_cut]))
+    rows = np.flatnonzero(distance <= cut)
+    if len(rows) > count:  # rows at the cut beyond the ``count``-th are left out, the first in row order kept
+        at_cut = distance[rows] == cut
+        room = count - (len(rows) - int(np.count_nonzero(at_cut)))
+        rows = rows[~at_cut | (np.cumsum(at_cut) <= room)]
+    return rows
 
 
 def stored(db: sqlite3.Connection, table: str, ids: list[int]) -> dict[int, tuple[bytes, float]]:
