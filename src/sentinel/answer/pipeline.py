@@ -12,7 +12,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from sentinel.answer import acts, compose, record
+from sentinel.answer import acts, compose, followup, record
 from sentinel.answer.intent import Intent, TurnIntent, by_code, with_second_opinion
 from sentinel.answer.packet import Packet, Passage, build_packet, relevant, sentences_of, shares_words
 from sentinel.answer.result import Answer, Citation, obsidian_url
@@ -62,7 +62,8 @@ def answer_turn(ctx: ToolContext, provider: ChatProvider | None, turn: Turn, mod
     elif found.intent is Intent.RESEARCH:
         result = acts.research_answer(text)
     else:
-        result = _vault_answer(ctx, provider, text)
+        turns = [t for t in (acts.message_text(m).strip() for m in turn.messages if m.get("role") == "user") if t]
+        result = _vault_answer(ctx, provider, followup.asked(turns))
         record.remember(ctx.settings, turn.chat_id, result.answer, result.rests_on)
     result.model = model if provider is not None else ""
     if found.by == "model":
@@ -86,11 +87,12 @@ def _budget(provider: ChatProvider | None, reply_tokens: int) -> int:
     return max(300, min(1200, window - reply_tokens - 400))
 
 
-def _vault_answer(ctx: ToolContext, provider: ChatProvider | None, question: str) -> Answer:
+def _vault_answer(ctx: ToolContext, provider: ChatProvider | None, asked: followup.Asked) -> Answer:
     settings = ctx.settings.answer
     packet = build_packet(
-        ctx, question, passages=settings.passages, budget_tokens=_budget(provider, settings.reply_tokens)
+        ctx, asked.searched, passages=settings.passages, budget_tokens=_budget(provider, settings.reply_tokens)
     )
+    packet.earlier, packet.turn = asked.earlier, asked.turn
     if not packet.passages:
         return Answer(NOT_IN_VAULT + " No page matches the question.", notes=packet.notes)
     if not relevant(packet):
