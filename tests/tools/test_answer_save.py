@@ -103,3 +103,8 @@ def test_the_save_reply_speaks_the_requests_language(
     answers, _ = _chat(make_ctx(VAULT), QUESTION, request_words)
     assert answers[1].intent == "save"
     assert answers[1].answer.startswith(reply_starts)
+
+
+def test_save_after_a_follow_up_keeps_the_question_it_continues(make_ctx: MakeContext) -> None:
+    _, note = _chat(make_ctx(VAULT), "How long is the version history kept?", "And on the Plus plan?", "save this")
+    assert note.startswith("How long is the version history kept? And on the Plus plan?\n\n> [!quote]")

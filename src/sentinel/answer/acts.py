@@ -1,11 +1,11 @@
 """The answers code gives without the model writing anything: a save, a link question, small talk, research.
 
 A save keeps the user's own words: what follows the request ("save this: X"), else the rest of the request
-("remember that X"), else the user's previous message. The note's title is drawn from those words; a title the
-model proposes is used only when every word of it is in them. A bare "save this" right after a vault answer
-also keeps what that answer rested on: each cited passage's sentences, verbatim, in a quote callout headed by a
-link to its page (``vault.quoted``), as recorded when the answer was given (``answer.record``). The model's
-sentences never enter the note: the system must not feed on its own output.
+("remember that X"), else the user's previous message (with the question it continues, for a follow-up). The note's
+title is drawn from those words; a title the model proposes is used only when every word of it is in them. A bare
+"save this" right after a vault answer also keeps what that answer rested on: each cited passage's sentences,
+verbatim, in a quote callout headed by a link to its page (``vault.quoted``), as recorded when the answer was given
+(``answer.record``). The model's sentences never enter the note: the system must not feed on its own output.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import re
 import uuid
 from typing import Any
 
-from sentinel.answer import record
+from sentinel.answer import followup, record
 from sentinel.answer.intent import save_language, words_to_keep
 from sentinel.answer.result import Answer, Citation, obsidian_url
 from sentinel.gates.support import content_words
@@ -93,7 +93,8 @@ def kept_words(turn: str, earlier_user_turns: list[str]) -> str:
     """What a save keeps, in the user's own words ("" when the conversation holds nothing to keep)."""
     if words := request_words(turn):
         return words
-    return earlier_user_turns[-1].strip() if earlier_user_turns else ""
+    # a follow-up ("And on the Plus plan?") is kept with the question it continues: both are the user's words
+    return followup.asked([t for t in earlier_user_turns if t.strip()]).searched.strip()
 
 
 def quoted_passages(rests_on: list[Citation]) -> list[str]:
