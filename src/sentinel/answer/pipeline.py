@@ -104,7 +104,7 @@ def _vault_answer(ctx: ToolContext, provider: ChatProvider | None, asked: follow
         proposed, shaped = compose.propose(provider, packet, settings.reply_tokens)
     except ProviderError as err:
         return _extractive(ctx, packet, 0, [f"the model did not answer ({err}): the answer quotes the vault"])
-    verdict = support.supported_sentences(proposed, packet.by_number())
+    verdict = support.supported_sentences(proposed, packet.by_number(), packet.question)
     dropped = len(proposed) - len(verdict.kept)
     notes = list(packet.notes)
     if dropped:
