@@ -108,3 +108,10 @@ def test_the_save_reply_speaks_the_requests_language(
 def test_save_after_a_follow_up_keeps_the_question_it_continues(make_ctx: MakeContext) -> None:
     _, note = _chat(make_ctx(VAULT), "How long is the version history kept?", "And on the Plus plan?", "save this")
     assert note.startswith("How long is the version history kept? And on the Plus plan?\n\n> [!quote]")
+
+
+def test_a_passage_the_page_quoted_is_quoted_once(make_ctx: MakeContext) -> None:
+    """Seen in the Turkish note: the page's "> Varsayılan olarak …" became "> > Varsayılan …" in the callout."""
+    vault = {"notes/Recovery.md": "# Recovery\n\n> By default snapshots are kept for 7 days.\n"}
+    _, note = _chat(make_ctx(vault), "How long are snapshots kept?", "save this")
+    assert "> [!quote] [[notes/Recovery#Recovery|Recovery]]\n> By default snapshots are kept for 7 days." in note

@@ -12,11 +12,13 @@ import re
 
 QUOTE_CALLOUT = "> [!quote]"
 _QUOTE_START = re.compile(r"^\s*>\s*\[!quote\][-+]?", re.IGNORECASE)
+_QUOTED_LINE = re.compile(r"^\s*(?:>\s?)+")
 
 
 def quote_block(link: str, text: str) -> str:
-    """``text`` as a quote callout headed by ``link``; every line of it inside the callout."""
-    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    """``text`` as a quote callout headed by ``link``; every line of it inside the callout (a line the page
+    quoted already, "> …", is quoted once: the callout is the quote)."""
+    lines = [_QUOTED_LINE.sub("", line).strip() for line in text.strip().splitlines() if line.strip()]
     return "\n".join([f"{QUOTE_CALLOUT} {link}", *(f"> {line}" for line in lines)])
 
 
