@@ -307,6 +307,12 @@ def probe_record_path(settings: Settings) -> Path:
     return index_path(settings).parent / "answer-probe.json"
 
 
+def answer_record_dir(settings: Settings) -> Path:
+    """Where each chat's answers are recorded with what they rested on (a later "save this" keeps those quotes),
+    beside the index."""
+    return index_path(settings).parent / "answers"
+
+
 def maintain_lock_path(settings: Settings) -> Path:
     """The file a maintenance pass holds locked so two passes never work on one index at once."""
     return index_path(settings).with_name(index_path(settings).name + ".maintain.lock")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import frontmatter
 
+from sentinel.answer.acts import quoted_passages
+from sentinel.answer.result import Citation
 from sentinel.index.queries import unresolved
 from sentinel.maintain.health import health_line
 from tests.support.maintain_pass import RunPass, ScriptedModel
@@ -140,6 +142,28 @@ def test_derived_pages_and_transcripts_are_never_sources(vault_settings: WriteVa
     definition_prompts = [p for p in model.prompts if p.startswith("Term:") and '"defining"' in p]
     assert len(definition_prompts) == 1  # the source's (the note's sentence has no definitional shape)
     assert not any("derived idea" in p or "what I say" in p for p in definition_prompts)
+
+
+def test_a_passage_a_saved_note_quotes_is_not_a_second_source(
+    vault_settings: WriteVault, run_maintain: RunPass
+) -> None:
+    """ "Save this" after an answer quotes what it rested on; a derived page's sentence quoted in a note must not
+    define a concept the derived page alone may not define."""
+    quoted = quoted_passages(
+        [Citation("wiki/Queues.md", "", "The growth queue is a derived idea that defines itself.")]
+    )
+    settings = vault_settings(
+        {
+            "notes/maintenance.md": QUEUE_NOTE,
+            "wiki/Queues.md": "The growth queue is a derived idea that defines itself.\n",
+            "notes/What is the growth queue.md": "What is the growth queue?\n\n" + "\n\n".join(quoted) + "\n",
+        }
+    )
+    model = ScriptedModel(defining=lambda name, sentences: [i for i, s in enumerate(sentences, 1) if " is " in s])
+    done = run_maintain(settings, model)
+    assert done.report.concept_pages_written == []
+    asked = [p for p in model.prompts if p.startswith("Term:") and '"defining"' in p]
+    assert not any("derived idea" in p for p in asked)
 
 
 def test_a_page_that_already_answers_is_left_alone(vault_settings: WriteVault, run_maintain: RunPass) -> None:

@@ -199,3 +199,13 @@ def test_the_extractive_answer_shows_links_as_the_page_shows_them(make_ctx: Make
     assert "The version history depends on your Sync plan." in answer.answer
     assert "[[" not in answer.answer
     assert "[[Plans and storage limits|Sync plan]]" in answer.citations[0].quote  # the source panel: verbatim
+
+
+def test_a_sentence_repeating_the_question_is_dropped(make_ctx: MakeContext) -> None:
+    """Seen in Open WebUI: asked "Und unter macOS?", the small model wrote "Und unter macOS?" citing a passage
+    that mentions macOS, and the words-in-passage check alone kept it."""
+    provider = ScriptedProvider([_reply(("How long is genmaicha brewed?", "Tea"))])
+    answer = _ask(make_ctx, provider, "How long is genmaicha brewed?")
+    assert not answer.answered and answer.dropped == 1
+    assert any("repeats the question" in note for note in answer.notes)
+    assert answer.answer.startswith("From your vault (quoted):")

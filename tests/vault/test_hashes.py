@@ -15,6 +15,7 @@ NOT_CHANGE_DETECTION = {
     "src/sentinel/embed/onnx.py": "the model file's identity, reported",
     "src/sentinel/research/fetch.py": "a fetched page's hash, quoted in its source record",
     "src/sentinel/answer/probe.py": "the key a probe's answer is recorded under",
+    "src/sentinel/answer/record.py": "the key an answer and its chat are recorded under",
     "src/sentinel_pool/errors.py": "an idempotency key's name",
     "src/sentinel_pool/admission.py": "a prompt prefix's name, for sticky routing",
     "src/sentinel_pool/signing.py": "an HMAC",

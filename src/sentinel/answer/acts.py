@@ -1,8 +1,11 @@
 """The answers code gives without the model writing anything: a save, a link question, small talk, research.
 
 A save keeps the user's own words: what follows the request ("save this: X"), else the rest of the request
-("remember that X"), else the user's previous message. The note's title is drawn from those words; a title the
-model proposes is used only when every word of it is in them.
+("remember that X"), else the user's previous message (with the question it continues, for a follow-up). The note's
+title is drawn from those words; a title the model proposes is used only when every word of it is in them. A bare
+"save this" right after a vault answer also keeps what that answer rested on: each cited passage's sentences,
+verbatim, in a quote callout headed by a link to its page (``vault.quoted``), as recorded when the answer was given
+(``answer.record``). The model's sentences never enter the note: the system must not feed on its own output.
 """
 
 from __future__ import annotations
@@ -11,14 +14,17 @@ import re
 import uuid
 from typing import Any
 
-from sentinel.answer.intent import words_to_keep
+from sentinel.answer import followup, record
+from sentinel.answer.intent import save_language, words_to_keep
 from sentinel.answer.result import Answer, Citation, obsidian_url
 from sentinel.gates.support import content_words
-from sentinel.paths import note_path, page_name
+from sentinel.paths import note_path, page_name, without_md
 from sentinel.tools.capture import capture
 from sentinel.tools.context import ToolContext
 from sentinel.tools.graph import Connections, Unresolved, connections_in_reach
 from sentinel.tools.policy import Status
+from sentinel.vault.links import text_without_link_markup
+from sentinel.vault.quoted import quote_block
 
 TITLE_WORDS = 6
 _REQUEST = re.compile(
@@ -43,14 +49,63 @@ _GREETING_LANGUAGE = re.compile(
 )
 
 
-def kept_words(turn: str, earlier_user_turns: list[str]) -> str:
-    """What a save keeps, in the user's own words ("" when the conversation holds nothing to keep)."""
+SAVED = {
+    "en": (
+        "Saved",
+        "Updated",
+        "with your words",
+        "and {n} passage(s) the answer rested on, quoted with their pages",
+        "The conversation is recorded in",
+    ),
+    "de": (
+        "Gespeichert:",
+        "Ergänzt:",
+        "mit deinen Worten",
+        "und {n} Passage(n), auf die sich die Antwort stützte, wörtlich mit ihren Seiten",
+        "Das Gespräch steht in",
+    ),
+    "es": (
+        "Guardado",
+        "Actualizado",
+        "con tus palabras",
+        "y {n} pasaje(s) en que se basó la respuesta, citados con sus páginas",
+        "La conversación está en",
+    ),
+    "tr": (
+        "Kaydedildi:",
+        "Güncellendi:",
+        "senin sözlerinle",
+        "ve yanıtın dayandığı {n} pasaj, sayfalarıyla alıntılanarak",
+        "Konuşmanın kaydı:",
+    ),
+}
+
+
+def request_words(turn: str) -> str:
+    """What the save request itself holds to keep ("save this: X", "remember that X"), or ""."""
     if tail := words_to_keep(turn):
         return tail
     rest = _TR_REQUEST.sub("", _REQUEST.sub("", turn, count=1)).strip(" .!")
-    if len(content_words(rest)) >= 2:
-        return rest
-    return earlier_user_turns[-1].strip() if earlier_user_turns else ""
+    return rest if len(content_words(rest)) >= 2 else ""
+
+
+def kept_words(turn: str, earlier_user_turns: list[str]) -> str:
+    """What a save keeps, in the user's own words ("" when the conversation holds nothing to keep)."""
+    if words := request_words(turn):
+        return words
+    # a follow-up ("And on the Plus plan?") is kept with the question it continues: both are the user's words
+    return followup.asked([t for t in earlier_user_turns if t.strip()]).searched.strip()
+
+
+def quoted_passages(rests_on: list[Citation]) -> list[str]:
+    """Each passage an answer rested on, as the note keeps it: the page's sentences (links as the page shows
+    them, so the note links only to the page it quotes) under a link to that page and heading."""
+    blocks = []
+    for cite in rests_on:
+        target = without_md(cite.path) + (f"#{cite.heading}" if cite.heading else "")
+        link = f"[[{target}|{page_name(cite.path)}]]"
+        blocks.append(quote_block(link, text_without_link_markup(cite.quote).strip("… ")))
+    return blocks
 
 
 def title_of(words: str, proposed: str = "") -> str:
@@ -74,6 +129,10 @@ def save(
     """Keep the user's words as a note and the conversation as its transcript (``tools.capture``)."""
     earlier = [message_text(m) for m in messages[:-1] if m.get("role") == "user"]
     words = kept_words(turn, earlier)
+    quotes: list[str] = []
+    previous = messages[-2] if len(messages) >= 2 else {}
+    if words and not request_words(turn) and previous.get("role") == "assistant":
+        quotes = quoted_passages(record.rested_on(ctx.settings, chat_id, message_text(previous)))
     if not words:
         return Answer(
             "There is nothing to save yet: say what to keep, e.g. 'save this: my favourite tea is genmaicha'.",
@@ -81,15 +140,18 @@ def save(
         )
     title = title_of(words, proposed_title)
     chat_id = chat_id or f"ask-{uuid.uuid4().hex[:12]}"
-    result = capture(ctx, chat_id, messages or [{"role": "user", "content": turn}], title, words)
+    body = "\n\n".join([words, *quotes])
+    result = capture(ctx, chat_id, messages or [{"role": "user", "content": turn}], title, body)
     if result.status is not Status.OK:
         return Answer(f"Nothing was saved: {result.body}", intent="save", notes=[result.render()])
     note = note_path(title, ctx.settings)
     url = obsidian_url(ctx.settings.vault.name, note)
-    verb = "Updated" if result.body.startswith("appended") else "Saved"
+    saved, updated, yours, rested, recorded = SAVED[save_language(turn)]
+    verb = updated if result.body.startswith("appended") else saved
     transcript = result.body.rsplit(" in ", 1)[-1]
+    also = f" {rested.format(n=len(quotes))}" if quotes else ""
     return Answer(
-        f"{verb} [{note}]({url}) with your words: “{words.rstrip('.')}”. The conversation is recorded in {transcript}.",
+        f"{verb} [{note}]({url}) {yours}: “{words.rstrip('.')}”{also}. {recorded} {transcript}.",
         citations=[Citation(note, "", words, title, url)],
         intent="save",
         answered=True,

@@ -56,9 +56,12 @@ def sentence_schema(passages: int) -> JsonSchema:
 
 
 def messages_for(packet: Packet) -> list[dict[str, Any]]:
+    asked = f"Question: {packet.question}"
+    if packet.earlier:
+        asked = f"Earlier question: {packet.earlier}\nQuestion (it continues the earlier one): {packet.turn}"
     return [
         {"role": "system", "content": SYSTEM},
-        {"role": "user", "content": f"Passages:\n\n{packet.render()}\n\nQuestion: {packet.question}"},
+        {"role": "user", "content": f"Passages:\n\n{packet.render()}\n\n{asked}"},
     ]
 
 

@@ -105,6 +105,20 @@ def asks_to_save(text: str) -> bool:
     return bool(_SAVE_AT_START.search(text) or _SAVE_VERB_LAST.search(text))
 
 
+_SAVE_LANGUAGE = re.compile(
+    r"(?P<de>\b(?:speicher\w*|notier\w*|merk\w*\s+dir|halt\w*\s+fest|behalt\w*|bitte|kannst|könntest)\b)"
+    r"|(?P<es>\b(?:guarda\w*|guardá|anota\w*|apunta\w*|recuerda\w*|graba\w*|por\s+favor|puedes|podrías)\b)"
+    r"|(?P<tr>\b(?:kaydet\w*|kayded\w*|not\s+al\w*|not\s+et\w*|sakla\w*|hatırla|bunu|şunu|lütfen)\b)",
+    _I,
+)
+
+
+def save_language(text: str) -> str:
+    """The language of a save request, by the verb it uses (en, de, es, tr; en when none of the others')."""
+    match = _SAVE_LANGUAGE.search(text)
+    return next((k for k, v in match.groupdict().items() if v), "en") if match else "en"
+
+
 def words_to_keep(text: str) -> str:
     """What a save request itself holds to keep: the words after its colon or dash ("save this: X"), or ""."""
     _, _, tail = _split_request(text)

@@ -36,9 +36,11 @@ class Passage:
 
 @dataclass
 class Packet:
-    question: str
+    question: str  # what was searched: a follow-up's words joined to the earlier question's (answer.followup)
     passages: list[Passage] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # what the search said a reader must know
+    earlier: str = ""  # the earlier question a follow-up continues, shown to the model as such
+    turn: str = ""  # the follow-up itself, when ``earlier`` is set
 
     def by_number(self) -> dict[int, Evidence]:
         return {p.number: p.evidence() for p in self.passages}

@@ -12,7 +12,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from sentinel.answer import acts, compose
+from sentinel.answer import acts, compose, followup, record
 from sentinel.answer.intent import Intent, TurnIntent, by_code, with_second_opinion
 from sentinel.answer.packet import Packet, Passage, build_packet, relevant, sentences_of, shares_words
 from sentinel.answer.result import Answer, Citation, obsidian_url
@@ -62,7 +62,9 @@ def answer_turn(ctx: ToolContext, provider: ChatProvider | None, turn: Turn, mod
     elif found.intent is Intent.RESEARCH:
         result = acts.research_answer(text)
     else:
-        result = _vault_answer(ctx, provider, text)
+        turns = [t for t in (acts.message_text(m).strip() for m in turn.messages if m.get("role") == "user") if t]
+        result = _vault_answer(ctx, provider, followup.asked(turns))
+        record.remember(ctx.settings, turn.chat_id, result.answer, result.rests_on)
     result.model = model if provider is not None else ""
     if found.by == "model":
         result.notes.append("the model's label read this turn as small talk")
@@ -85,11 +87,12 @@ def _budget(provider: ChatProvider | None, reply_tokens: int) -> int:
     return max(300, min(1200, window - reply_tokens - 400))
 
 
-def _vault_answer(ctx: ToolContext, provider: ChatProvider | None, question: str) -> Answer:
+def _vault_answer(ctx: ToolContext, provider: ChatProvider | None, asked: followup.Asked) -> Answer:
     settings = ctx.settings.answer
     packet = build_packet(
-        ctx, question, passages=settings.passages, budget_tokens=_budget(provider, settings.reply_tokens)
+        ctx, asked.searched, passages=settings.passages, budget_tokens=_budget(provider, settings.reply_tokens)
     )
+    packet.earlier, packet.turn = asked.earlier, asked.turn
     if not packet.passages:
         return Answer(NOT_IN_VAULT + " No page matches the question.", notes=packet.notes)
     if not relevant(packet):
@@ -101,7 +104,7 @@ def _vault_answer(ctx: ToolContext, provider: ChatProvider | None, question: str
         proposed, shaped = compose.propose(provider, packet, settings.reply_tokens)
     except ProviderError as err:
         return _extractive(ctx, packet, 0, [f"the model did not answer ({err}): the answer quotes the vault"])
-    verdict = support.supported_sentences(proposed, packet.by_number())
+    verdict = support.supported_sentences(proposed, packet.by_number(), packet.question)
     dropped = len(proposed) - len(verdict.kept)
     notes = list(packet.notes)
     if dropped:
@@ -132,7 +135,15 @@ def _written(
     shown = {number: index for index, number in enumerate(order, start=1)}
     text = " ".join(f"{s.text} [{shown[s.cite]}]" for s in kept)
     citations = [_citation(ctx, by_number[n], by_number[n].text) for n in order]
-    return Answer(text, citations, answered=True, dropped=dropped, call_shaped=shaped, notes=notes)
+    # What each passage gave the answer: its sentences nearest the kept sentences citing it (code picks them;
+    # the model's sentences are only the yardstick, never kept).
+    rests_on = [
+        _citation(ctx, by_number[n], best_sentences(by_number[n], " ".join(s.text for s in kept if s.cite == n)))
+        for n in order
+    ]
+    answer = Answer(text, citations, answered=True, dropped=dropped, call_shaped=shaped, notes=notes)
+    answer.rests_on = rests_on
+    return answer
 
 
 def best_sentences(passage: Passage, question: str, count: int = 2) -> str:
@@ -155,4 +166,6 @@ def _extractive(ctx: ToolContext, packet: Packet, dropped: int, notes: list[str]
         quote = best_sentences(passage, packet.question)
         lines.append(f"> {text_without_link_markup(quote)} [{index}]")  # links as the page shows them
         citations.append(_citation(ctx, passage, quote))
-    return Answer("\n\n".join(lines), citations, answered=False, dropped=dropped, call_shaped=shaped, notes=notes)
+    answer = Answer("\n\n".join(lines), citations, answered=False, dropped=dropped, call_shaped=shaped, notes=notes)
+    answer.rests_on = list(citations)  # the quotes shown are what it rests on
+    return answer

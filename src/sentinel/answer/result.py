@@ -32,6 +32,8 @@ class Answer:
     model: str = ""
     notes: list[str] = field(default_factory=list)
     saved: str = ""  # the note a save wrote or updated
+    # Per cited passage, the sentences of it the answer rests on (what a later "save this" quotes); not sent.
+    rests_on: list[Citation] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, object]:
         return {

@@ -12,7 +12,9 @@ The rule, on the text fold the lexical leg uses (``index.fold``), both sides:
   occur in the passage (the passage's page title and heading trail count: they are where it says what it is).
   A word occurs when the passage has it, or a word with the same first letters (``STEM`` of them; plurals,
   cases, conjugations: "transcripts" / "transcript", "klasörü" / "klasör", "Ordners" / "Ordner");
-- a sentence with no content word says nothing checkable and is dropped.
+- a sentence with no content word says nothing checkable and is dropped; so is one whose content words are all
+  the question's (a model echoing "Und unter macOS?" back, seen in Open WebUI: it says nothing the question did
+  not, though its passage has the words).
 The shares (``SHARES``) were chosen on the support cases in tests/tools/test_answer_support.py (paraphrases the
 small model writes over the eval vault's pages, and the liars); bench/answers.py reports on its own question
 set, never used to choose them.
@@ -82,13 +84,16 @@ def _found(word: str, vocabulary: set[str], stems: set[str]) -> bool:
     return len(word) >= STEM and not _NUMBER.search(word) and word[:STEM] in stems
 
 
-def support_problem(sentence: CitedSentence, evidence: Evidence | None) -> str:
-    """Why ``evidence`` does not support ``sentence`` ("" when it does)."""
+def support_problem(sentence: CitedSentence, evidence: Evidence | None, question: str = "") -> str:
+    """Why ``evidence`` does not support ``sentence`` as an answer to ``question`` ("" when it does)."""
     if evidence is None:
         return f"cites passage {sentence.cite}, which the packet does not have"
     words = content_words(sentence.text)
     if not words:
         return "says nothing that can be checked against a passage"
+    asked = set(content_words(question))
+    if asked and all(_found(w, asked, {a[:STEM] for a in asked if len(a) >= STEM}) for w in words):
+        return "repeats the question's words and nothing else"
     vocabulary = set(content_words(" ".join((evidence.title, evidence.trail, evidence.text))))
     stems = {w[:STEM] for w in vocabulary if len(w) >= STEM}
     numbers = [w for w in words if _NUMBER.search(w)]
@@ -101,11 +106,13 @@ def support_problem(sentence: CitedSentence, evidence: Evidence | None) -> str:
     return ""
 
 
-def supported_sentences(sentences: list[CitedSentence], packet: dict[int, Evidence]) -> Verdict[CitedSentence]:
+def supported_sentences(
+    sentences: list[CitedSentence], packet: dict[int, Evidence], question: str = ""
+) -> Verdict[CitedSentence]:
     """Keep the sentences their cited passage supports; drop the rest (``reason`` says why for the first)."""
     kept, dropped, reasons = [], [], []
     for sentence in sentences:
-        problem = support_problem(sentence, packet.get(sentence.cite))
+        problem = support_problem(sentence, packet.get(sentence.cite), question)
         if problem:
             dropped.append(sentence)
             reasons.append(f"'{sentence.text[:60]}' {problem}")

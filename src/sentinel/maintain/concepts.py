@@ -2,7 +2,8 @@
 
 For a name in the growth queue: paragraphs that mention it (or another spelling of it: the Glossary's singular
 for a plural title) are collected from non-derived pages (notes/, sources/, other: never wiki/, never
-conversations/). Sentences whose shape the definition gate's code checks let through are put to the model twice:
+conversations/, never a quote callout: another page's words kept in a note, ``vault.quoted``). Sentences whose
+shape the definition gate's code checks let through are put to the model twice:
 "which say what X is?" and, for those, the contrary "which only use or mention X?"; the gate keeps a sentence
 only on yes-then-no plus its own checks. One is enough (a vault says what a thing is once: on its own page or in
 a glossary); none leaves the name in the queue. The page quotes those sentences with links to their sources,
@@ -41,6 +42,7 @@ from sentinel.vault.hashes import body_hash, mentions_fingerprint
 from sentinel.vault.links import text_without_link_markup
 from sentinel.vault.name_words import folded, variant_key
 from sentinel.vault.parse import split_frontmatter
+from sentinel.vault.quoted import is_quoted
 from sentinel.vault.write import atomic_write
 
 _WORD = re.compile(r"\w+")
@@ -125,6 +127,8 @@ def _paragraphs(db: sqlite3.Connection, name: str, spellings: bool) -> Iterator[
     seen: set[str] = set()
     for path, text in rows:
         for raw in _PARAGRAPH.split(text):
+            if is_quoted(raw):
+                continue  # another page's words quoted in a note: that page is the source, read on its own
             paragraph = text_without_link_markup(raw).strip()
             key = normalise(paragraph)
             if key in seen or not carries(paragraph):

@@ -1,0 +1,105 @@
+"""A follow-up is read with the question it continues (``answer.followup``); a new question is read alone.
+
+Here (tests/tools) so the mutation harness reaches it.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from sentinel.answer import Answer, Turn, answer_turn
+from sentinel.answer.followup import asked, continues
+from sentinel.providers.base import ProviderUnavailable
+from tests.support.scripted import ChatRequest, ScriptedProvider
+from tests.support.tool_context import MakeContext
+
+VAULT = {
+    "notes/Version history.md": "# Version history\n\nOpen the version history from the file menu to restore an "
+    "earlier version of a note, or to compare two versions side by side before you restore one. The version "
+    "history of a note is kept for 1 month on the Standard plan and for 12 months on the Plus plan.\n",
+    "notes/File size.md": "# File size\n\nOn the Plus plan a file may be up to 200 MB, and on the Standard plan "
+    "up to 5 MB.\n",
+}
+FIRST = "How long is the version history kept?"
+
+
+def _down(_: ChatRequest) -> str:
+    raise ProviderUnavailable("no connection")
+
+
+def _ask(make_ctx: MakeContext, *user_turns: str, model: object = _down) -> Answer:
+    messages = []
+    for text in user_turns[:-1]:
+        messages += [{"role": "user", "content": text}, {"role": "assistant", "content": "(an answer)"}]
+    messages.append({"role": "user", "content": user_turns[-1]})
+    return answer_turn(make_ctx(VAULT), ScriptedProvider([model]), Turn(messages, chat_id="c"))  # type: ignore[list-item]
+
+
+@pytest.mark.parametrize(
+    "turn",
+    [
+        "And on the Plus plan?",
+        "What about total storage?",
+        "How often are they taken?",
+        "Und unter macOS?",
+        "Was ist mit dem Plus-Tarif?",
+        "¿Y en qué carpeta?",
+        "¿Qué tal en el plan Plus?",
+        "Peki macOS'ta?",
+        "Ya Plus planında?",
+    ],
+)
+def test_a_turn_that_continues_is_read_with_the_earlier_question(turn: str) -> None:
+    assert continues(turn)
+    assert asked([FIRST, turn]).searched == f"{FIRST} {turn}"
+
+
+@pytest.mark.parametrize(
+    "turn",
+    [
+        "Which shortcut opens the Command palette?",
+        "Is there a dark mode?",
+        "Gibt es einen dunklen Modus?",
+        "Wie lange werden die Sicherungskopien aufbewahrt?",
+        "¿Con qué nombre crea Obsidian la nota diaria?",
+        "Dosya Kurtarma anlık görüntüleri kaç gün saklar?",
+        "What is the largest file I can upload to my Publish site?",
+        "Which plugin shows the headings of this note in a sidebar?",  # a pronoun, and a subject of its own
+    ],
+)
+def test_a_new_question_is_read_alone(turn: str) -> None:
+    assert asked([FIRST, turn]).searched == turn
+
+
+def test_a_follow_up_after_a_save_or_a_greeting_continues_nothing() -> None:
+    assert asked(["save this: buy genmaicha", "And on the Plus plan?"]).searched == "And on the Plus plan?"
+    assert asked(["hello", "And on the Plus plan?"]).searched == "And on the Plus plan?"
+
+
+def test_a_follow_up_of_a_follow_up_keeps_the_first_question() -> None:
+    assert asked([FIRST, "And on the Plus plan?", "And on Standard?"]).earlier == f"{FIRST} And on the Plus plan?"
+
+
+def test_the_follow_up_finds_the_earlier_questions_page(make_ctx: MakeContext) -> None:
+    alone = _ask(make_ctx, "And on the Plus plan?")
+    assert alone.citations[0].path == "notes/File size.md"  # read alone: a plan, and the file size it allows
+    answer = _ask(make_ctx, FIRST, "And on the Plus plan?")
+    assert answer.citations[0].path == "notes/Version history.md"
+    assert "12 months on the Plus plan" in answer.answer
+
+
+def test_the_model_is_shown_the_earlier_question(make_ctx: MakeContext) -> None:
+    seen: list[str] = []
+
+    def model(request: ChatRequest) -> str:
+        seen.append(str(request.messages[-1]["content"]))
+        return json.dumps({"sentences": []})
+
+    _ask(make_ctx, FIRST, "And on the Plus plan?", model=model)
+    assert seen and seen[-1].endswith(
+        f"Earlier question: {FIRST}\nQuestion (it continues the earlier one): And on the Plus plan?"
+    )
+    _ask(make_ctx, FIRST, "What is the largest file on the Plus plan?", model=model)
+    assert seen[-1].endswith("\n\nQuestion: What is the largest file on the Plus plan?")

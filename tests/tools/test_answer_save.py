@@ -1,0 +1,117 @@
+""" "Save this" after an answer: the note keeps the user's question and what the answer rested on in the vault's
+own words (each cited passage's sentences, quoted, under a link to its page), never the model's sentences; the
+reply speaks the request's language.
+
+Here (tests/tools) so the mutation harness reaches it.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from sentinel.answer import Answer, Turn, answer_turn
+from sentinel.providers.base import ProviderUnavailable
+from sentinel.tools.context import ToolContext
+from tests.support.scripted import ChatRequest, ScriptedProvider
+from tests.support.tool_context import MakeContext
+
+VAULT = {
+    "notes/Sync.md": "# Sync\n\nThe version history depends on your [[Plans and storage limits|Sync plan]]. "
+    "On the Plus plan notes are kept for 12 months.\n",
+    "notes/Plans and storage limits.md": "# Plans and storage limits\n\nTwo plans: Standard and Plus.\n",
+}
+QUESTION = "How long does the Plus plan keep the version history?"
+# Supported by the passage (the gate keeps it) but in the model's own words: it must never reach the note.
+MODELS_SENTENCE = "On the Plus plan the version history is kept for 12 months."
+
+
+def _written(_: ChatRequest) -> str:
+    return json.dumps({"sentences": [{"text": MODELS_SENTENCE, "cite": 1}]})
+
+
+def _down(_: ChatRequest) -> str:
+    raise ProviderUnavailable("no connection")
+
+
+def _chat(ctx: ToolContext, *turns: str, model: Any = None, chat_id: str = "chat-1") -> tuple[list[Answer], str]:
+    """Each user turn answered in one chat (the door sends the conversation so far); the answers and the note."""
+    messages: list[dict[str, str]] = []
+    answers = []
+    for text in turns:
+        messages.append({"role": "user", "content": text})
+        answer = answer_turn(ctx, ScriptedProvider([model or _down]), Turn(list(messages), chat_id=chat_id))
+        answers.append(answer)
+        messages.append({"role": "assistant", "content": answer.answer})
+    saved = answers[-1].saved
+    return answers, (ctx.settings.vault / saved).read_text(encoding="utf-8") if saved else ""
+
+
+def test_save_after_a_written_answer_keeps_the_question_and_the_passage_not_the_models_words(
+    make_ctx: MakeContext,
+) -> None:
+    answers, note = _chat(make_ctx(VAULT), QUESTION, "bunu kaydet", model=_written)
+    assert answers[0].answered and answers[0].answer.startswith(MODELS_SENTENCE)
+    assert note.startswith(QUESTION + "\n\n> [!quote] [[notes/Sync#Sync|Sync]]\n> ")
+    assert "On the Plus plan notes are kept for 12 months." in note
+    assert MODELS_SENTENCE not in note
+    # The page's link shown as the page shows it: the note links only to the page it quotes.
+    assert "depends on your Sync plan." in note and "[[Plans and storage limits" not in note
+    assert "Record: [[" in note  # the transcript link stays
+
+
+def test_save_after_an_extractive_answer_keeps_the_quotes_it_showed(make_ctx: MakeContext) -> None:
+    answers, note = _chat(make_ctx(VAULT), QUESTION, "save this")
+    assert not answers[0].answered
+    assert "> [!quote] [[notes/Sync#Sync|Sync]]" in note and "On the Plus plan notes are kept for 12 months." in note
+    assert "and 2 passage(s) the answer rested on" in answers[1].answer  # both quotes it showed
+
+
+def test_an_answer_not_recorded_gives_the_question_alone(make_ctx: MakeContext) -> None:
+    """An assistant message Sentinel did not give (edited, or from before the record) has no known sources."""
+    ctx = make_ctx(VAULT)
+    messages = [
+        {"role": "user", "content": QUESTION},
+        {"role": "assistant", "content": "Twelve months, I think."},
+        {"role": "user", "content": "save this"},
+    ]
+    answer = answer_turn(ctx, ScriptedProvider([]), Turn(messages, chat_id="chat-2"))
+    note = (ctx.settings.vault / answer.saved).read_text(encoding="utf-8")
+    assert note.startswith(QUESTION + "\n\nRecord: [[")
+    assert "[!quote]" not in note and "Twelve" not in note
+
+
+def test_save_with_its_own_words_keeps_those_alone(make_ctx: MakeContext) -> None:
+    _, note = _chat(make_ctx(VAULT), QUESTION, "save this: ask about the Plus plan price")
+    assert note.startswith("ask about the Plus plan price\n\nRecord: [[")
+
+
+@pytest.mark.parametrize(
+    ("request_words", "reply_starts"),
+    [
+        ("bunu kaydet", "Kaydedildi:"),
+        ("speichere das", "Gespeichert:"),
+        ("guarda esto", "Guardado"),
+        ("save this", "Saved"),
+    ],
+)
+def test_the_save_reply_speaks_the_requests_language(
+    make_ctx: MakeContext, request_words: str, reply_starts: str
+) -> None:
+    answers, _ = _chat(make_ctx(VAULT), QUESTION, request_words)
+    assert answers[1].intent == "save"
+    assert answers[1].answer.startswith(reply_starts)
+
+
+def test_save_after_a_follow_up_keeps_the_question_it_continues(make_ctx: MakeContext) -> None:
+    _, note = _chat(make_ctx(VAULT), "How long is the version history kept?", "And on the Plus plan?", "save this")
+    assert note.startswith("How long is the version history kept? And on the Plus plan?\n\n> [!quote]")
+
+
+def test_a_passage_the_page_quoted_is_quoted_once(make_ctx: MakeContext) -> None:
+    """Seen in the Turkish note: the page's "> Varsayılan olarak …" became "> > Varsayılan …" in the callout."""
+    vault = {"notes/Recovery.md": "# Recovery\n\n> By default snapshots are kept for 7 days.\n"}
+    _, note = _chat(make_ctx(vault), "How long are snapshots kept?", "save this")
+    assert "> [!quote] [[notes/Recovery#Recovery|Recovery]]\n> By default snapshots are kept for 7 days." in note
