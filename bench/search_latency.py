@@ -1,10 +1,13 @@
 """Search latency per rung on synthetic vaults (10k and 100k pages), query embedding included.
 
     python bench/search_latency.py --pages 10000 [--pages 100000] [--queries 60] [--lexical held|fts5]
+    python bench/search_latency.py --vault V --index V.db [--queries 40]   # an index made elsewhere (clone_vault)
 
 For each size: writes the vault with bench/synth_vault.py and indexes it with the real sync (both cached
 under .cache/bench/), fills the vector tables, then times warm ``search()`` calls per rung (p50/p95), and
-the pieces: query embedding, lexical leg, semantic legs, cold view load. Prints a table. ``--lexical held``
+the pieces: query embedding, lexical leg, semantic legs, cold view load. Prints a table. With ``--vault`` and
+``--index`` (bench/clone_vault.py's 1M clone) nothing is written or rebuilt: a sync (it must find nothing to do)
+and the vectors of chunks and summaries that have none. ``--lexical held``
 (the default) first runs the leg over every query and waits for the postings reader, so the common words are
 held as in a search process that has seen them; ``fts5`` times the leg as it was before held postings.
 
@@ -18,18 +21,22 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import multiprocessing
 import os
+import re
 import resource
 import statistics
 import sys
 import time
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # BLAS threads fight ONNX Runtime's (ENVIRONMENT.md)
 
 import numpy as np
 
+from sentinel.embed.base import ModelIdentity
 from sentinel.embed.onnx import OnnxEmbedder
 from sentinel.index.db import open_index
 from sentinel.index.migrations import transaction
@@ -49,6 +56,22 @@ from tables import print_value_table
 ROOT = Path(__file__).resolve().parents[1]
 CACHE = ROOT / ".cache" / "bench"
 DIMS = 384
+PLACE = re.compile(r"\b([A-Z]{2}) topic (\d+) page ")
+
+
+def _existing(vault: Path, index: Path) -> Settings:
+    """An index made elsewhere, after one sync: it must find nothing to do (a clone that does not match its
+    files would be re-read here for hours)."""
+    settings = Settings(vault=vault, index_path=index, _env_file=None)
+    db = open_index(settings)
+    stats = sync(settings, db)
+    db.close()
+    print(
+        f"  synced in {stats.seconds:.0f}s ({stats.added} added, {stats.updated} read again, {stats.removed} removed)"
+    )
+    if stats.added or stats.updated or stats.removed:
+        raise SystemExit("the index did not match its vault: measure a vault the index was made from")
+    return settings
 
 
 def _prepare(pages: int, cache: Path = CACHE) -> Settings:
@@ -74,12 +97,12 @@ def _synthetic(seed: str, language: int, topic: int, axes: np.ndarray) -> np.nda
     return v + 0.35 * rng.standard_normal(DIMS) / np.sqrt(DIMS)
 
 
-def _fill_vectors(settings: Settings, embedder: OnnxEmbedder) -> None:
+def _fill_vectors(settings: Settings, identity: ModelIdentity) -> None:
     db = open_index(settings)
     with transaction(db):  # synthetic vectors belong to no model: claim the one that embeds the queries
         db.execute(
             "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
-            (IDENTITY_KEY, json.dumps(identity_record(embedder.identity))),
+            (IDENTITY_KEY, json.dumps(identity_record(identity))),
         )
     # chunks without a vector: all of them at first, those a re-cut made new after an upgrade
     unfilled = db.execute(
@@ -96,8 +119,10 @@ def _fill_vectors(settings: Settings, embedder: OnnxEmbedder) -> None:
     centres = Centres(axes[: len(LANGUAGES)] * 0.6, tuple(LANGUAGES))
 
     def place(path: str) -> tuple[int, int]:
-        name = path.rsplit("/", 1)[-1]  # "EN topic 12 page 3456.md"
-        return LANGUAGES.index(name[:2].lower()), int(name.split()[2])
+        found = PLACE.search(path.rsplit("/", 1)[-1])  # "EN topic 12 page 3456.md", "c3 EN topic 12 page 3456.md"
+        if found is None:
+            raise SystemExit(f"{path}: not a page of bench/synth_vault.py")
+        return LANGUAGES.index(found[1].lower()), int(found[2])
 
     def store(table: str, rows: list[tuple[tuple[str, ...], np.ndarray]]) -> None:
         vectors = np.stack([v for _, v in rows])
@@ -161,15 +186,14 @@ def _ms(values: list[float]) -> str:
     return f"{statistics.median(values) * 1000:.1f} / {p95 * 1000:.1f}"
 
 
-def measure(
-    pages: int, queries: int, embedder: OnnxEmbedder, lexical: str = "held", cache: Path = CACHE
-) -> list[tuple[str, str]]:
-    print(f"{pages} pages:", flush=True)
-    settings = _prepare(pages, cache)
-    _fill_vectors(settings, embedder)
+def measure(settings: Settings, queries: int, embedder: OnnxEmbedder, lexical: str = "held") -> list[tuple[str, str]]:
+    # in a process of its own: the missing-vector check holds every summary passage (~0.5 GB at 1M pages), which
+    # is not what a search process holds, and would be this process's peak RSS
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as child:
+        child.submit(_fill_vectors, settings, embedder.identity).result()
     db = open_index(settings, readonly=True)
     texts = _queries(settings, queries)
-    chunks = db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
+    pages, chunks = db.execute("SELECT (SELECT COUNT(*) FROM pages), (SELECT COUNT(*) FROM chunks)").fetchone()
     started = time.perf_counter()
     view = search_view.current_view(db)
     cold = time.perf_counter() - started
@@ -243,10 +267,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--cache", type=Path, default=CACHE, help="where the synthetic vaults and indexes are kept (a copy elsewhere)"
     )
+    parser.add_argument("--vault", type=Path, help="an indexed vault to measure as it is (with --index)")
+    parser.add_argument("--index", type=Path, help="its index: synced (a no-op), missing vectors filled")
     args = parser.parse_args(argv)
     embedder = OnnxEmbedder(args.embed_model, threads=int(os.environ.get("EMBED_THREADS", "1")))
+    if args.vault or args.index:
+        if not (args.vault and args.index) or args.pages:
+            raise SystemExit("--vault and --index go together, without --pages")
+        print(f"{args.vault}:", flush=True)
+        rows = measure(_existing(args.vault, args.index), args.queries, embedder, args.lexical)
+        print_value_table(str(args.vault), rows)
+        return 0
     for pages in args.pages or [10_000]:
-        print_value_table(f"{pages} pages", measure(pages, args.queries, embedder, args.lexical, args.cache))
+        print(f"{pages} pages:", flush=True)
+        rows = measure(_prepare(pages, args.cache), args.queries, embedder, args.lexical)
+        print_value_table(f"{pages} pages", rows)
     return 0
 
 

@@ -1,6 +1,7 @@
 """What a search view costs in memory and time to load, and what that comes to at 1M pages (issue 37).
 
     python bench/view_memory.py --pages 10000 [--pages 100000] [--runs 1]
+    python bench/view_memory.py --index /tmp/m1/index.db   # any index, e.g. bench/clone_vault.py --search's 1M
 
 Loads the view of the cached synthetic index (made by bench/search_latency.py: run that first) cold, in a fresh
 process each run (no embedder, no query: only the view), and prints: load time (wall, CPU), peak RSS
@@ -124,10 +125,9 @@ def _child(index: Path) -> dict[str, float]:
     }
 
 
-def measure(pages: int, runs: int) -> list[tuple[str, str]]:
-    index = CACHE / f"synth-{pages}.db"
+def measure(index: Path, runs: int) -> list[tuple[str, str]]:
     if not index.exists():
-        raise SystemExit(f"no index at {index}: run bench/search_latency.py --pages {pages} first")
+        raise SystemExit(f"no index at {index}: run bench/search_latency.py first")
     env = dict(os.environ, PYTHONHASHSEED="0")
     results = []
     for _ in range(runs):
@@ -162,13 +162,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pages", type=int, action="append", help="cached synthetic index of this size; repeat")
     parser.add_argument("--runs", type=int, default=1, help="fresh processes per size")
+    parser.add_argument("--index", type=Path, action="append", help="an index elsewhere; repeat for several")
     parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
         print(json.dumps(_child(args.child)))
         return 0
-    for pages in args.pages or [10_000]:
-        print_value_table(f"search view of {pages} pages", measure(pages, args.runs))
+    for pages in args.pages or ([] if args.index else [10_000]):
+        print_value_table(f"search view of {pages} pages", measure(CACHE / f"synth-{pages}.db", args.runs))
+    for index in args.index or []:
+        print_value_table(f"search view of {index}", measure(index, args.runs))
     return 0
 
 

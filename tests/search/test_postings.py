@@ -208,6 +208,13 @@ def test_token_counts_are_fts5s_docsize(vault_settings: WriteVault, held_everyth
         expected[rowid] = total
     assert max(expected.values()) > 127  # two-byte varints are among them
     assert {i: int(tokens[i]) for i in expected} == expected
+    # read a few rows at a time (1M pages: all at once peaked at 3.3 GB), the same counts, N and average
+    rows, average, whole = postings._sizes(db)
+    assert rows == len(expected) > 7
+    assert average == sum(expected.values()) / rows
+    for batch in (1, 3, 7):
+        few_rows, few_average, few = postings._sizes(db, batch)
+        assert (few_rows, few_average, few.dtype, few.tolist()) == (rows, average, whole.dtype, whole.tolist())
 
 
 def test_a_reader_never_creates_an_index_file_that_is_gone(tmp_path: Path, held_everything: None) -> None:
