@@ -6,8 +6,9 @@
 Indexes and embeds the eval vault (SENTINEL_EVAL_VAULT, default ../shared/eval/obsidian-help; incrementally: a
 second run embeds nothing), then ranks the pages of every answerable query in queries.tsv beside it (public),
 bench/heldout_queries.tsv (written for this project), bench/vault_questions.tsv (fresh vault questions, split
-by sha256 into vault-choose and vault-report) and bench/vault_questions_fresh.tsv (vault-fresh, report-only)
-through the real search code, and prints
+by sha256 into vault-choose and vault-report), bench/vault_questions_fresh.tsv (vault-fresh; decided round
+four, chooses since round six) and bench/vault_questions_fresh2.tsv (vault-fresh2, report-only) through the real
+search code, and prints
 nDCG@10, MRR@10, hit@1 and hit@5 for each leg, the fusions, and nDCG@10 of every ranking per language and kind. A
 page counts as found where any of its chunks (or its summary) ranks; relevance is by page path, as labelled.
 ``--vault`` may be a part of the eval vault (e.g. a copy of its en/ folder, with its own ``--index``, when there
@@ -58,10 +59,16 @@ CONVO_SETS = {"convo-choose": "choose", "convo-report": "report"}
 # (``vault_split``): "choose" may choose weights, "report" never does.
 VAULT_FILE = ROOT / "bench" / "vault_questions.tsv"
 VAULT_SETS = {"vault-choose": "choose", "vault-report": "report"}
-# Issue 32, round five: 80 more vault questions written blind to decide round four's variant; report-only, whole
-# (never in CHOOSING, never swept, no halves).
+# Issue 32, round five: 80 more vault questions written blind to decide round four's variant (whole, no halves).
+# Having decided that, it may choose from round six on (it is in CHOOSING).
 FRESH_FILE = ROOT / "bench" / "vault_questions_fresh.tsv"
 FRESH_SET = "vault-fresh"
+# Round six: 60 more written blind (15 a language) to report word forms in the lexical leg; report-only, whole
+# (never in CHOOSING, never swept, no halves).
+FRESH2_FILE = ROOT / "bench" / "vault_questions_fresh2.tsv"
+FRESH2_SET = "vault-fresh2"
+# The whole-file vault sets, by name.
+WHOLE_SETS = {FRESH_SET: FRESH_FILE, FRESH2_SET: FRESH2_FILE}
 METRICS = ("nDCG@10", "MRR@10", "hit@1", "hit@5")
 
 
@@ -212,8 +219,9 @@ class EvalSet:
     queries: list[Query]
 
 
-# The sets any weight or threshold may be chosen on (the sweeps use only these).
-CHOOSING = ("public", "convo-choose", "vault-choose")
+# The sets any weight or threshold may be chosen on (the sweeps use only these). vault-fresh joined in round six,
+# having decided round four's variant (docs/retrieval.md).
+CHOOSING = ("public", "convo-choose", "vault-choose", "vault-fresh")
 
 
 # "set" -> "ranking" -> query id -> [language, nDCG@10, MRR@10, hit@1, hit@5]
@@ -368,7 +376,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reembed", action="store_true", help="the model changed: embed everything again")
     parser.add_argument(
         "--sets",
-        default="public,heldout,vault-choose,vault-report,vault-fresh,convo-choose,convo-report",
+        default="public,heldout,vault-choose,vault-report,vault-fresh,vault-fresh2,convo-choose,convo-report",
         help="comma-separated",
     )
     parser.add_argument("--save", type=Path, help="write every cell to this JSON file")
@@ -381,7 +389,7 @@ def main(argv: list[str] | None = None) -> int:
     wanted = args.sets.split(",")
     embedder = OnnxEmbedder(args.embed_model, threads=int(os.environ.get("EMBED_THREADS", "2")))
     sets: list[EvalSet] = []
-    if any(name in QUERY_FILES or name in VAULT_SETS or name == FRESH_SET for name in wanted):
+    if any(name in QUERY_FILES or name in VAULT_SETS or name in WHOLE_SETS for name in wanted):
         db, settings = _indexed(args.vault, args.index, embedder, args.reembed)
         for name, path in QUERY_FILES.items():
             if name in wanted:
@@ -390,8 +398,9 @@ def main(argv: list[str] | None = None) -> int:
             if name in wanted:
                 queries = load_queries(VAULT_FILE, vault_pages(db), split)
                 sets.append(EvalSet(name, f"{VAULT_FILE.name} {split}", db, settings, queries))
-        if FRESH_SET in wanted:
-            sets.append(EvalSet(FRESH_SET, FRESH_FILE.name, db, settings, load_queries(FRESH_FILE, vault_pages(db))))
+        for name, path in WHOLE_SETS.items():
+            if name in wanted:
+                sets.append(EvalSet(name, path.name, db, settings, load_queries(path, vault_pages(db))))
     if any(name in CONVO_SETS for name in wanted):
         db, settings = _indexed(CONVO_VAULT, args.convo_index, embedder, args.reembed)
         for name, split in CONVO_SETS.items():

@@ -1,7 +1,9 @@
-"""The round-five vault questions (bench/vault_questions_fresh.tsv, set ``vault-fresh``): 80 questions, 20 a
-language, each answered in its own language by one page of the eval vault. ``relevant`` is every copy of that
-page (the pages sharing its Publish ``permalink``) whose text states the fact, checked here by one pattern per
-question: every labelled page matches it, and no unlabelled copy of the page does. The set reports only."""
+"""The vault questions written blind to decide one thing each: round five's (bench/vault_questions_fresh.tsv, set
+``vault-fresh``: 80 questions, 20 a language; it chooses since round six) and round six's
+(bench/vault_questions_fresh2.tsv, ``vault-fresh2``: 60, 15 a language; reports only). Each question is answered in
+its own language by one page of the eval vault. ``relevant`` is every copy of that page (the pages sharing its
+Publish ``permalink``) whose text states the fact, checked here by one pattern per question: every labelled page
+matches it, and no unlabelled copy of the page does."""
 
 from __future__ import annotations
 
@@ -9,7 +11,18 @@ import csv
 import re
 from pathlib import Path
 
-from bench.retrieval import CHOOSING, FRESH_FILE, FRESH_SET, QUERY_FILES, VAULT_FILE, load_queries
+import pytest
+
+from bench.retrieval import (
+    CHOOSING,
+    FRESH2_FILE,
+    FRESH2_SET,
+    FRESH_FILE,
+    FRESH_SET,
+    QUERY_FILES,
+    VAULT_FILE,
+    load_queries,
+)
 from tests.support.eval_data import require_eval_vault
 
 LANGUAGES = ("en", "de", "es", "tr")
@@ -100,6 +113,74 @@ STATES = {
     "f080": r"\[1,\s?2,\s?2,\s?3\]\.unique\(\)",
 }
 
+# Round six's set, written with it the same way.
+STATES2 = {
+    "g001": r"is not\*\* eligible for a refund|\*\*nicht\*\* erstattungsfähig|no es elegible para reembolso",
+    "g002": r"re-gifted|weiterverschenkt|volver a regalar|regalar de nuevo",
+    "g003": r"on-premises|vor Ort|local \(on-premise|en las instalaciones",
+    "g004": r"up to 20 users|bis zu 20|hasta 20",
+    "g005": r"does not render Markdown syntax inside HTML|rendert keine Markdown|no renderiza (la )?sintaxis Markdown",
+    "g006": r"cannot contain blank lines|keine Leerzeilen|no pueden contener líneas en blanco",
+    "g007": r"Show more context|Mehr Kontext anzeigen|Mostrar más contexto",
+    "g008": r"click the view switcher|Ansichtsumschalter|selector de vista",
+    "g009": r"Default view for new tabs|Standard-Ansicht für neue Tabs|Vista predeterminada para nuevas pestañas",
+    "g010": r"--dry-run",
+    "g011": r"`--all`",
+    "g012": r"Summarize|Zusammenfassen|Resumir",
+    "g013": r"extra tall|Extra groß|extra alt",
+    "g014": r"purchaser will be notified|Käufer wird benachrichtigt|comprador será notificado",
+    "g015": r"does not update the pinned|aktualisiert (das|den) angeheftete|no actualiza el panel fijado",
+    "g016": r"nicht für Backups konzipiert|not designed for backups|no están diseñad",
+    "g017": r"Local Backup",
+    "g018": r'primäres" Gerät|primary" device|dispositivo "principal|dispositivo principal',
+    "g019": r"`F2`",
+    "g020": r"Papierkorb des Systems|System trash|[Pp]apelera del sistema",
+    "g021": r"Ignorierte Dateien|[Ee]xcluded files|[Aa]rchivos excluidos",
+    "g022": r"column_name",
+    "g023": r"nur aus der Vault-Liste|only removes it from the vault list|solo (la|lo) (elimina|quita) de la lista",
+    "g024": r"Stammverzeichnis des Quell|root of the source vault|raíz de la bóveda de origen",
+    "g025": r"Schnell-Aktion|[Qq]uick action|[Aa]cción rápida",
+    "g026": r"Globalen Befehl hinzufügen|Add global command|[Aa]ñadir comando global|[Aa]gregar comando global",
+    "g027": r"C:\\Vaults",
+    "g028": r"Notizen bleiben im Vault erhalten|[Nn]otes (will )?remain in|permanecen en (tu|la) bóveda",
+    "g029": r"Nur bei eigener Domain|Custom Domain Url Only|Solo para URL de dominio personalizado",
+    "g030": r"Live-Version verwenden|Use live version|Usar (la )?versión en (vivo|directo)",
+    "g031": r"encima o debajo de un grupo|above or below a current tab group|über oder unter",
+    "g032": r"Deslizar hacia la izquierda|Swipe left|[Ww]ische nach links",
+    "g033": r"URL `obsidian://`|`obsidian://` URL",
+    "g034": r"convertirlo automáticamente en Markdown|automatically convert them into Markdown|in Markdown umzuwandeln",
+    "g035": r"no está diseñado para alojar|not designed to host|nicht dafür (ausgelegt|konzipiert)",
+    "g036": r"sobre el teclado|above the keyboard|über der Tastatur",
+    "g037": r"Mostrar filtro de búsqueda|Show search filter|Suchfilter anzeigen",
+    "g038": r"se ignoran|are ignored|werden ignoriert",
+    "g039": r"estado de ánimo|state-of-mind",
+    "g040": r"Alternar modo claro/oscuro|Light/Dark Toggle|Hell/Dunkel umschalten",
+    "g041": r"[Ii][Dd] del sitio|Site ID|Website-ID",
+    "g042": r"Style Settings",
+    "g043": r"Para usar JavaScript personalizado|[Tt]o use custom JavaScript|benutzerdefiniertes JavaScript",
+    "g044": r"estructura de navegación de archivos|navigation structure|Navigationsstruktur",
+    "g045": r"Ocultar en navegación|Hide in navigation|In Navigation ausblenden",
+    "g046": r"Boşluk tuşuna|[Ss]pace|barra espaciadora",
+    "g047": r"1\.8\.3",
+    "g048": r"Yeni sabitlenmiş komut|New pinned command|Neuer angehefteter|[Nn]uevo comando (fijado|anclado)",
+    "g049": r"Alt etiketleri göster|Show nested tags|Mostrar etiquetas anidadas",
+    "g050": r"Açma davranışı|Open behavior|Öffnungsverhalten|[Cc]omportamiento (al abrir|de apertura)",
+    "g051": r"sitemap\.xml",
+    "g052": r"\*\*(YENİ|NEW|Neu|NEU|Nuevo|NUEVO)\*\*",
+    "g053": r"ilgili bölüme gitmek|navigate to|zu navigieren|navegar a esa sección",
+    "g054": r"obsidian\.md/(es/)?account",
+    "g055": r"kalıcı olmaz|(does not|doesn't) persist|nicht (dauerhaft|gespeichert|erhalten)|no (persiste|se conserva)",
+    "g056": r"sonunda boşluk veya nokta|space or period at the end|am Ende|al final del nombre",
+    "g057": r"Bellek yetersiz|Out of memory|[Nn]icht genügend Speicher|[Mm]emoria insuficiente|Speicher voll",
+    "g058": r"Geri Bağlantılar\]\]'da görünmez|(don't|do not) appear in|erscheinen nicht|no aparecen en",
+    "g059": r"`Space`|`Leertaste`|`Espacio`",
+    "g060": r"Tümünü daralt|Collapse all|Alle (einklappen|zuklappen)|Colapsar todo",
+}
+
+# file -> (its patterns, questions a language)
+SETS = {FRESH_FILE: (STATES, 20), FRESH2_FILE: (STATES2, 15)}
+WHOLE = pytest.mark.parametrize("questions", list(SETS), ids=[FRESH_SET, FRESH2_SET])
+
 
 def _rows(path: Path) -> list[dict[str, str]]:
     with path.open(encoding="utf-8") as f:
@@ -123,19 +204,22 @@ def _copies(vault: Path) -> dict[str, list[str]]:
     return {path: sorted(by_link[name]) if name else [path] for path, name in link.items()}
 
 
-def test_eighty_questions_twenty_a_language_each_with_its_pattern() -> None:
-    rows = _rows(FRESH_FILE)
-    assert len({row["id"] for row in rows}) == len(rows) == 80
-    assert all(sum(row["lang"] == lang for row in rows) == 20 for lang in LANGUAGES)
+@WHOLE
+def test_the_same_number_of_questions_a_language_each_with_its_pattern(questions: Path) -> None:
+    states, each = SETS[questions]
+    rows = _rows(questions)
+    assert len({row["id"] for row in rows}) == len(rows) == each * len(LANGUAGES)
+    assert all(sum(row["lang"] == lang for row in rows) == each for lang in LANGUAGES)
     assert {row["kind"] for row in rows} <= {"fact", "howto"}
-    assert set(STATES) == {row["id"] for row in rows}
+    assert set(states) == {row["id"] for row in rows}
 
 
-def test_each_question_is_answered_by_copies_of_one_page_in_its_own_language_among_them() -> None:
+@WHOLE
+def test_each_question_is_answered_by_copies_of_one_page_in_its_own_language_among_them(questions: Path) -> None:
     vault = require_eval_vault()
     copies = _copies(vault)
     wrong = []
-    for row in _rows(FRESH_FILE):
+    for row in _rows(questions):
         relevant = _relevant(row)
         if any(path not in copies for path in relevant):
             wrong.append((row["id"], "missing page"))
@@ -146,14 +230,16 @@ def test_each_question_is_answered_by_copies_of_one_page_in_its_own_language_amo
     assert not wrong
 
 
-def test_every_copy_that_states_the_answer_is_labelled_and_no_other() -> None:
+@WHOLE
+def test_every_copy_that_states_the_answer_is_labelled_and_no_other(questions: Path) -> None:
     vault = require_eval_vault()
     copies = _copies(vault)
+    patterns = SETS[questions][0]
     wrong = []
-    for row in _rows(FRESH_FILE):
+    for row in _rows(questions):
         relevant = set(_relevant(row))
         family = copies[next(iter(relevant))]
-        states = {p for p in family if re.search(STATES[row["id"]], (vault / p).read_text(encoding="utf-8"))}
+        states = {p for p in family if re.search(patterns[row["id"]], (vault / p).read_text(encoding="utf-8"))}
         if states != relevant:
             wrong.append((row["id"], sorted(states ^ relevant)))
     assert not wrong
@@ -162,16 +248,22 @@ def test_every_copy_that_states_the_answer_is_labelled_and_no_other() -> None:
 # that no question names a labelled page by its title: tests/test_vault_questions.py, for both sets
 
 
-def test_no_question_is_one_of_the_other_sets() -> None:
-    files = [*QUERY_FILES.values(), VAULT_FILE]
+@WHOLE
+def test_no_question_is_one_of_the_other_sets(questions: Path) -> None:
+    files = [*QUERY_FILES.values(), VAULT_FILE, *(path for path in SETS if path != questions)]
     others = {row["query"].casefold() for path in files if path.is_file() for row in _rows(path)}
-    assert not others & {row["query"].casefold() for row in _rows(FRESH_FILE)}
+    assert not others & {row["query"].casefold() for row in _rows(questions)}
 
 
-def test_the_set_reports_only_and_is_read_whole_as_labelled() -> None:
-    assert FRESH_SET not in CHOOSING
-    rows = {row["id"]: row for row in _rows(FRESH_FILE)}
-    queries = load_queries(FRESH_FILE)
+def test_round_six_set_reports_only_and_round_five_set_now_chooses() -> None:
+    assert FRESH2_SET not in CHOOSING
+    assert FRESH_SET in CHOOSING
+
+
+@WHOLE
+def test_the_set_is_read_whole_as_labelled(questions: Path) -> None:
+    rows = {row["id"]: row for row in _rows(questions)}
+    queries = load_queries(questions)
     assert len(queries) == len(rows)
     for q in queries:
         assert q.relevant == set(_relevant(rows[q.id]))
