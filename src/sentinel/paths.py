@@ -46,6 +46,16 @@ class PathRefused(Refused, ValueError):
     """A model- or user-supplied path that may not be used, with the reason and what to do instead."""
 
 
+# A top folder named by a language code (``de``, ``pt-BR``, ``zh_TW``): a vault kept in several languages.
+LANGUAGE_FOLDER = re.compile(r"^[a-z]{2}(?:[-_][A-Za-z]{2})?$")
+
+
+def folder_language(path: str) -> str:
+    """The language folder a page sits in (``de/…``), or "" when its top folder names no language."""
+    top, sep, _ = path.partition("/")
+    return top.lower().replace("_", "-") if sep and LANGUAGE_FOLDER.match(top) else ""
+
+
 def index_path(settings: Settings) -> Path:
     """The SQLite index file: the ``index_path`` setting, else ``<vault>/.sentinel/index.db``."""
     if settings.index_path is not None:

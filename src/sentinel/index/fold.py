@@ -6,7 +6,15 @@ met ``strasse``), and reads a run of Chinese, Japanese or Korean characters as a
 had no lexical leg: basic-memory #1294). ``fold`` runs before unicode61 on both sides: the chunk triggers call
 it as the SQL function ``sentinel_fold`` (registered on every connection by ``index.db.connect``) and
 ``search.fts_query`` folds the query with the same function. A change here needs a migration that calls
-``rebuild_fts`` (m004 did it for the first unified fold).
+``rebuild_fts`` (m004 did it for the first unified fold, m011 for word stems).
+
+Word forms (issue 32, round six): in German, Spanish and Turkish each word is replaced by its Snowball stem
+before it is folded ("Sicherungskopien" and "Sicherungskopie" are one token), so a question meets its page's
+inflections. A chunk's language is decided once, when it is written (``chunk_language``: its language folder,
+else its words' language), and stored with it (``chunks.language``), so the delete trigger removes exactly the
+tokens the insert wrote whatever the language identifier says later; the query's language is the search's
+(``search.lexical``). English is not stemmed: on the choosing sets its stems lost more first places than they
+won (docs/retrieval.md, round six).
 
 CJK runs become their characters and their overlapping bigrams, the CJK analyser of Lucene and Elasticsearch:
 no dictionary to ship, the same for all three scripts, and a two-character word (most Chinese words) is one
@@ -18,8 +26,19 @@ from __future__ import annotations
 import re
 import sqlite3
 import unicodedata
+from functools import lru_cache
+from typing import Any
+
+import snowballstemmer
+
+from sentinel.paths import folder_language
 
 SQL_FUNCTION = "sentinel_fold"
+LANGUAGE_FUNCTION = "sentinel_chunk_language"
+# The languages whose words are stemmed, and their Snowball algorithm (chosen on the choosing sets, round six).
+STEMMED = {"de": "german", "es": "spanish", "tr": "turkish"}
+_WORD = re.compile(r"[^\W_]+")  # a word as FTS5's unicode61 tokenizer reads one
+CHUNK_SURE = 0.9  # py3langid's normalised probability from which a chunk without a language folder is stemmed
 # Combining diacritical marks (accents, cedilla, breve, tilde, umlaut, the dot of İ): what Latin-script words
 # drop. Marks outside this block carry meaning (the kana voicing marks: か is not が) and stay.
 _LATIN_MARKS = re.compile("[\u0300-\u036f]+")
@@ -50,17 +69,67 @@ def without_latin_marks(text: str) -> str:
     return _strip_marks(text, len(text))
 
 
-def fold(text: str) -> str:
-    """``text`` as the lexical leg compares it: compatibility forms unified, case folded (``ß`` -> ``ss``),
-    Latin diacritics and Turkish dotless ``ı`` dropped, CJK runs split into characters and bigrams."""
+@lru_cache(maxsize=len(STEMMED))
+def _stemmer(language: str) -> Any:
+    return snowballstemmer.stemmer(STEMMED[language])
+
+
+@lru_cache(maxsize=200_000)
+def _stem(language: str, word: str) -> str:
+    return str(_stemmer(language).stemWord(word))
+
+
+def stemmed_language(language: str) -> str:
+    """The language of ``STEMMED`` that ``language`` (``de``, ``de-AT``, ``es_MX``) is, or ""."""
+    base = language.lower().replace("_", "-").partition("-")[0]
+    return base if base in STEMMED else ""
+
+
+def fold(text: str, language: str = "") -> str:
+    """``text`` as the lexical leg compares it: in a ``STEMMED`` language each word its stem; compatibility forms
+    unified, case folded (``ß`` -> ``ss``), Latin diacritics and Turkish dotless ``ı`` dropped, CJK runs split
+    into characters and bigrams."""
+    stems = stemmed_language(language)
+    if stems:  # stemmed before the marks go: Turkish and Spanish suffixes are spelt with them
+        text = _WORD.sub(lambda m: _stem(stems, m.group(0)), text.casefold())
     if text.isascii():
         return text.lower()  # most text of most vaults takes this path
     return _CJK_RUN.sub(_bigrams, _strip_marks(text.casefold(), len(text)))
 
 
+def forms(text: str) -> list[str]:
+    """``text`` folded as each language's chunks hold it (unstemmed first): a phrase query that must find it
+    in a chunk of any language asks for each."""
+    return list(dict.fromkeys(fold(text, language) for language in ("", *STEMMED)))
+
+
+def chunk_language(path: str, text: str) -> str:
+    """The language a chunk's words are folded in: its page's language folder, else its words' when py3langid
+    is sure of it (a short or mixed chunk stays unstemmed: a wrong stem would cost it its own words)."""
+    if language := folder_language(path):
+        return language
+    label, probability = _identifier().classify(text)
+    return str(label) if probability >= CHUNK_SURE else ""
+
+
+@lru_cache(maxsize=1)
+def _identifier() -> Any:
+    from py3langid.langid import MODEL_FILE, LanguageIdentifier
+
+    return LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+
+
+def chunk_fold(column: str, row: str = "") -> str:
+    """The SQL that folds a chunk's ``column`` (``text``, ``trail``) in its language; ``row``: ``new.``, ``old.``."""
+    return f"{SQL_FUNCTION}({row}{column}, {row}language)"
+
+
 def register(db: sqlite3.Connection) -> None:
-    """Make ``fold`` callable from SQL on this connection (the chunk triggers need it to write)."""
+    """Make ``fold`` and ``chunk_language`` callable from SQL on this connection (the chunk triggers and the
+    chunk writer need them)."""
     db.create_function(SQL_FUNCTION, 1, fold, deterministic=True)
+    db.create_function(SQL_FUNCTION, 2, fold, deterministic=True)
+    db.create_function(LANGUAGE_FUNCTION, 2, chunk_language, deterministic=True)
 
 
 def rebuild_fts(db: sqlite3.Connection) -> None:
@@ -70,8 +139,11 @@ def rebuild_fts(db: sqlite3.Connection) -> None:
     # config write (the default rank, unchanged) bumps the cookie that record carries, which the held postings'
     # key (sentinel.search.postings.fts_state) then sees.
     db.execute("INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('rank', 'bm25()')")
+    columns = {str(r[1]) for r in db.execute("PRAGMA table_info(chunks)")}
+    language = "" if "language" in columns else "'' AS "  # before m011 stored a chunk's language: none stemmed
     db.execute(
-        f"INSERT INTO chunks_fts(rowid, text, trail) SELECT id, {SQL_FUNCTION}(text), {SQL_FUNCTION}(trail) FROM chunks"
+        f"INSERT INTO chunks_fts(rowid, text, trail) SELECT id, {chunk_fold('text')}, {chunk_fold('trail')} "
+        f"FROM (SELECT id, text, trail, {language}language FROM chunks)"
     )
     # Every chunk's tokens may have changed with no chunk written: a bump by code (no change logged), so a search
     # process reads its view and its held postings (sentinel.search.postings) again.

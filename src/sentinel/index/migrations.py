@@ -354,6 +354,30 @@ def m010_overlapping_windows(db: sqlite3.Connection) -> None:
     db.execute("UPDATE pages SET mtime_ns = -1")
 
 
+def m011_word_stems(db: sqlite3.Connection) -> None:
+    """Each chunk keeps the language its words are folded in (``fold.chunk_language``, decided when it is
+    written), and the triggers fold with it: German, Spanish and Turkish words are stemmed (issue 32, round six),
+    so every chunk is indexed again."""
+    db.execute("ALTER TABLE chunks ADD COLUMN language TEXT NOT NULL DEFAULT ''")
+    run_script(
+        db,
+        f"""
+        DROP TRIGGER chunks_ai;
+        DROP TRIGGER chunks_ad;
+        UPDATE chunks SET language = {fold.LANGUAGE_FUNCTION}(path, text);
+        CREATE TRIGGER chunks_ai AFTER INSERT ON chunks BEGIN
+            INSERT INTO chunks_fts(rowid, text, trail) VALUES (new.id, {fold.chunk_fold("text", "new.")},
+                {fold.chunk_fold("trail", "new.")});
+        END;
+        CREATE TRIGGER chunks_ad AFTER DELETE ON chunks BEGIN
+            INSERT INTO chunks_fts(chunks_fts, rowid, text, trail) VALUES ('delete', old.id,
+                {fold.chunk_fold("text", "old.")}, {fold.chunk_fold("trail", "old.")});
+        END;
+        """,
+    )
+    fold.rebuild_fts(db)
+
+
 MIGRATIONS: list[Migration] = [
     m001_core,
     m002_search,
@@ -365,6 +389,7 @@ MIGRATIONS: list[Migration] = [
     m008_entry_units_and_dates,
     m009_chunk_units_index,
     m010_overlapping_windows,
+    m011_word_stems,
 ]
 
 

@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
 
-from sentinel.index import folders
+from sentinel.index import fold, folders
 from sentinel.index.migrations import transaction
 from sentinel.index.resolve import keys_touching, refresh_links
 from sentinel.paths import LINK_PLACING_ROLES, page_name, role_lookup, role_of
@@ -212,7 +212,11 @@ def _store(db: sqlite3.Connection, read: _Read, settings: Settings, now: float) 
 
 def _insert_staged_chunks(db: sqlite3.Connection) -> None:
     """Move the batch's staged chunks into ``chunks`` with one statement (its trigger fills the FTS index)."""
-    db.execute(f"INSERT INTO chunks ({CHUNK_COLUMNS}) SELECT {CHUNK_COLUMNS} FROM temp.staged_chunks ORDER BY rowid")
+    # a chunk's language is decided as it is written and kept with it (sentinel.index.fold: the triggers fold with it)
+    db.execute(
+        f"INSERT INTO chunks ({CHUNK_COLUMNS}, language) SELECT {CHUNK_COLUMNS}, "
+        f"{fold.LANGUAGE_FUNCTION}(path, text) FROM temp.staged_chunks ORDER BY rowid"
+    )
     db.execute("DELETE FROM temp.staged_chunks")
 
 

@@ -30,6 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from sentinel.gates import concept_name, definition, derived, schema
 from sentinel.gates.verbatim import contains_verbatim, normalise
+from sentinel.index.fold import forms
 from sentinel.index.migrations import transaction
 from sentinel.index.queries import Unresolved
 from sentinel.index.resolve import resolve_keys
@@ -110,7 +111,8 @@ def _paragraphs(db: sqlite3.Connection, name: str, spellings: bool) -> Iterator[
     if not words:
         return
     roles = sorted(role.value for role in DEFINING_ROLES)
-    query = '"' + " ".join(words) + '"'
+    # the name as each language's chunks hold it (German, Spanish and Turkish words are stemmed: index.fold)
+    query = " OR ".join('"' + form + '"' for form in forms(" ".join(words)))
     if spellings:
         # Or its folded words with the last as a prefix: its other spellings ("attachment" for Attachments, "Web
         # viewer" for Web-Viewer), which ``definition.names_concept`` then checks.

@@ -15,18 +15,17 @@ language (else by its best-ranked member) at the rank of its best-ranked member,
 from __future__ import annotations
 
 import json
-import re
 import sqlite3
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from sentinel.paths import folder_language
 from sentinel.search.rerank import page_units
 from sentinel.search.view import current_view
 from sentinel.search.view_columns import ids_like
 from sentinel.vault.links import wikilinks_in
 
-LANGUAGE_FOLDER = re.compile(r"^[a-z]{2}(?:[-_][A-Za-z]{2})?$")
 TRANSLATION_KEYS = ("translations", "translation_of", "translation")
 # Centred cosine of two page vectors from which two pages in different languages are the same page. Chosen on
 # the public set (de+tr part; bench/retrieval.py --families): no pair at or above .85 is joined, at .80 one pair
@@ -42,12 +41,6 @@ class Family:
 
     members: list[str]
     languages: dict[str, str] = field(default_factory=dict)  # path -> language
-
-
-def folder_language(path: str) -> str:
-    """The language folder a page sits in (``de/…``), or "" when its top folder names no language."""
-    top, sep, _ = path.partition("/")
-    return top.lower().replace("_", "-") if sep and LANGUAGE_FOLDER.match(top) else ""
 
 
 def _parallel_key(path: str) -> str:

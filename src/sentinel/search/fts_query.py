@@ -22,9 +22,10 @@ MAX_RARE_ROWS = 20_000  # past this many chunks a term is common whatever the sh
 MIN_COMMON_ROWS = 5  # a term in this few rows is never common, however small the index
 
 
-def query_terms(text: str) -> list[str]:
-    """The distinct words of ``text`` folded as the index folded them, in order, at most ``MAX_TERMS``."""
-    return list(dict.fromkeys(WORD.findall(fold(text))))[:MAX_TERMS]
+def query_terms(text: str, language: str = "") -> list[str]:
+    """The distinct words of ``text`` folded as the index folded them (in ``language``: stemmed where the fold
+    stems it), in order, at most ``MAX_TERMS``."""
+    return list(dict.fromkeys(WORD.findall(fold(text, language))))[:MAX_TERMS]
 
 
 def quote(term: str) -> str:

@@ -147,8 +147,8 @@ def _fresh_counts(db: sqlite3.Connection, ids: np.ndarray, words: list[str]) -> 
             batch = listed[start : start + BATCH]
             marks = ",".join("?" * len(batch))
             db.execute(
-                f"INSERT INTO {FRESH}(rowid, text, trail) SELECT id, {fold.SQL_FUNCTION}(text), "
-                f"{fold.SQL_FUNCTION}(trail) FROM chunks WHERE id IN ({marks})",
+                f"INSERT INTO {FRESH}(rowid, text, trail) SELECT id, {fold.chunk_fold('text')}, "
+                f"{fold.chunk_fold('trail')} FROM chunks WHERE id IN ({marks})",
                 batch,
             )
         counts: dict[str, dict[int, int]] = {}

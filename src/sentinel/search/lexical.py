@@ -5,15 +5,45 @@ from __future__ import annotations
 import sqlite3
 
 from sentinel.index.facets import Facets
-from sentinel.search import postings
+from sentinel.index.fold import forms
+from sentinel.search import compounds, postings
+from sentinel.search.centres import words_language
+from sentinel.search.embedding import summary_seeds
 from sentinel.search.fts_query import Terms, match_expression, prune_common, query_terms
+from sentinel.search.meaning import WORDS_SURE
+from sentinel.search.view import per_generation
 from sentinel.vault.entries import WINDOW_UNIT
 
 
+def query_language(db: sqlite3.Connection, query: str) -> tuple[str, float]:
+    """The language the lexical leg folds the query in, and how sure it is (0-1): the vault's one language,
+    else its words' among the vault's languages (py3langid among the language centres' labels: the leg runs
+    while the query is embedded, without its vector); unknown ("", 0) before any vector is stored."""
+    languages = per_generation(db, "chunk_languages", lambda: _languages(db))
+    if len(languages) == 1:
+        return languages[0], 1.0
+    return words_language(query, languages) if languages else ("", 0.0)
+
+
+def _languages(db: sqlite3.Connection) -> tuple[str, ...]:
+    found = summary_seeds(db)  # the chunk table's centres
+    return tuple(lang for lang in found.languages if lang) if found is not None else ()
+
+
 def lexical_terms(db: sqlite3.Connection, query: str, chunk_count: int) -> Terms:
-    """The query's words that are worth matching (see ``fts.prune_common``)."""
-    terms = query_terms(query)
-    return prune_common(terms, postings.frequencies(db, terms), chunk_count)
+    """The query's words that are worth matching (see ``fts.prune_common``), folded as the index folds its
+    language's chunks; a language named unsurely (a query of a word or two) also asks for each other language's
+    form of its words that the index holds, so a wrong guess costs no match. A German word the index does not
+    hold is read as two it holds (``compounds``)."""
+    language, sure = query_language(db, query)
+    terms = query_terms(query, language)
+    others = [t for form in forms(query) for t in query_terms(form) if t not in terms] if sure < WORDS_SURE else []
+    frequencies = postings.frequencies(db, list(dict.fromkeys(terms + others)))
+    terms += [t for t in dict.fromkeys(others) if frequencies[t] > 0]  # the other forms the index holds
+    if language in compounds.SPLIT_LANGUAGES:
+        terms = compounds.split_unheld(db, terms, frequencies, language)
+        frequencies = postings.frequencies(db, terms)
+    return prune_common(terms, frequencies, chunk_count)
 
 
 def lexical_chunks(db: sqlite3.Connection, terms: Terms, limit: int, facets: Facets | None = None) -> list[int]:

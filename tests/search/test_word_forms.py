@@ -1,0 +1,96 @@
+"""Word forms in the lexical leg (issue 32, round six), through ``search()`` (real SQLite FTS5, no model).
+
+German, Spanish and Turkish words are stemmed on both sides, each chunk in the language it was written in (its
+language folder here), so a question meets its page's other inflections; English is not stemmed. A German
+compound the index does not hold is read as two words it holds.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+import pytest
+
+from sentinel.index.db import open_index
+from sentinel.index.fold import register
+from sentinel.index.migrations import MIGRATIONS, run_script
+from sentinel.index.sync import sync
+from sentinel.search import search
+from sentinel.search.lexical import lexical_terms
+from tests.support.vault import WriteVault
+
+PAGES = {
+    "de/Sicherung.md": "# Sicherung\n\nLege regelmäßig eine Sicherungskopie deines Tresors auf einem USB-Stick an.",
+    "de/Tabellen.md": "# Daten\n\nTabellen aus Excel lassen sich per Import in Notizen übernehmen.",
+    "es/Barra.md": "# Barra\n\nPuedes fijar una pestaña en la barra para que no se cierre.",
+    "tr/Notlar.md": "# Klasör\n\nNotunuzu başka bir klasöre taşıyabilirsiniz.",
+    "en/Rename.md": "# Files\n\nRenaming a file updates every link to it.",
+    "en/Other.md": "# Other\n\nA page about something else entirely, the garden and the weather.",
+}
+
+
+def _top(settings, db: sqlite3.Connection, query: str) -> str:  # type: ignore[no-untyped-def]
+    hits = search(db, settings, None, query, limit=3).hits
+    return hits[0].path if hits else ""
+
+
+@pytest.mark.parametrize(
+    ("query", "page"),
+    [
+        ("Sicherungskopien", "de/Sicherung.md"),  # de: plural against singular
+        ("pestañas fijadas", "es/Barra.md"),  # es: plural and participle
+        ("notlarımı klasörlere", "tr/Notlar.md"),  # tr: possessive and case suffixes
+        ("renamed", ""),  # en is not stemmed
+    ],
+)
+def test_an_inflected_question_meets_its_pages_form(vault_settings: WriteVault, query: str, page: str) -> None:
+    settings = vault_settings(PAGES)
+    db = open_index(settings)
+    sync(settings, db)
+    assert _top(settings, db, query) == page
+
+
+def _with_languages(db: sqlite3.Connection, languages: list[str]) -> None:
+    """The chunk table's language centres as an embedding run leaves them (the query's language is read among
+    their labels); the vectors do not matter to the lexical leg."""
+    value = json.dumps({"n": 1, "languages": languages, "vectors": [[1.0, 0.0]] * len(languages)})
+    db.execute("INSERT INTO meta (key, value) VALUES ('vector_centres:chunk_vectors', ?)", (value,))
+
+
+def test_a_german_compound_the_index_lacks_is_read_as_two_words_it_holds(vault_settings: WriteVault) -> None:
+    settings = vault_settings(PAGES)
+    db = open_index(settings)
+    sync(settings, db)
+    _with_languages(db, ["de", "en", "es", "tr"])
+    terms = lexical_terms(db, "Wie übernehme ich einen Tabellenimport aus Excel in meine Notizen?", 10)
+    assert "tabell" in terms.words and "import" in terms.words
+    assert "tabellenimport" not in terms.words
+    assert _top(settings, db, "Tabellenimport") == "de/Tabellen.md"
+
+
+def test_an_index_of_the_round_before_is_stemmed_and_its_deletes_stay_exact(vault_settings: WriteVault) -> None:
+    settings = vault_settings(PAGES)
+    index = settings.index_path
+    assert index is not None
+    index.parent.mkdir(parents=True, exist_ok=True)
+    old = sqlite3.connect(index, isolation_level=None)
+    register(old)
+    for migration in MIGRATIONS[:10]:  # the schema and triggers before m011
+        migration(old)
+    old.execute("PRAGMA user_version = 10")
+    run_script(
+        old,
+        """INSERT INTO pages (path, title, path_key, name_key, role, hash, mtime_ns, size, indexed_at)
+           VALUES ('de/x.md', 'x', 'de/x', 'x', 'note', 'h', 0, 0, 0);
+           INSERT INTO chunks (path, ordinal, trail, heading, text, text_hash, words)
+           VALUES ('de/x.md', 0, 'x', '', 'Zwei Sicherungskopien', 'h', 2);""",
+    )
+    assert old.execute("SELECT COUNT(*) FROM chunks_fts WHERE chunks_fts MATCH 'sicherungskopi'").fetchone()[0] == 0
+    old.close()
+    db = open_index(settings)  # migrates
+    assert [r[0] for r in db.execute("SELECT language FROM chunks")] == ["de"]
+    assert [r[0] for r in db.execute("SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH 'sicherungskopi'")] == [1]
+    db.execute("DELETE FROM chunks")  # the delete trigger removes exactly what the stemmed fold wrote
+    db.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('integrity-check')")
+    assert db.execute("SELECT COUNT(*) FROM chunks_fts WHERE chunks_fts MATCH 'sicherungskopi'").fetchone()[0] == 0
