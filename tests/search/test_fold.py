@@ -6,15 +6,11 @@ differently from the other (the Turkish ``ı`` bug: the index folded it, the que
 
 from __future__ import annotations
 
-import sqlite3
-
 import pytest
 
 from sentinel.index.db import open_index
-from sentinel.index.migrations import MIGRATIONS, run_script
 from sentinel.index.sync import sync
-from sentinel.search import search
-from tests.support.vault import WriteVault
+from tests.support.vault import WriteVault, index_before, top_hit
 
 PAGES = {
     "notes/Çalışma alanı.md": "# Çalışma alanı\n\nKaydedilmiş düzen: açık sekmeler ve kenar çubukları.",
@@ -26,11 +22,6 @@ PAGES = {
     "notes/한국어.md": "# 메모\n\n데이터베이스를 백업하는 방법.",
     "notes/English.md": "# Workspace\n\nCalisma is not a word here; strasse neither.",
 }
-
-
-def _top(settings, db: sqlite3.Connection, query: str) -> str:  # type: ignore[no-untyped-def]
-    hits = search(db, settings, None, query, limit=3).hits
-    return hits[0].path if hits else ""
 
 
 @pytest.mark.parametrize(
@@ -57,25 +48,13 @@ def test_every_language_folds_the_same_on_both_sides(vault_settings: WriteVault,
     settings = vault_settings(PAGES)
     db = open_index(settings)
     sync(settings, db)
-    assert _top(settings, db, query) == page
+    assert top_hit(settings, db, query) == page
 
 
 def test_an_index_folded_the_old_way_is_folded_again(vault_settings: WriteVault) -> None:
     settings = vault_settings(PAGES)
-    index = settings.index_path
-    assert index is not None
-    index.parent.mkdir(parents=True, exist_ok=True)
-    old = sqlite3.connect(index, isolation_level=None)
-    for migration in MIGRATIONS[:3]:  # the schema before the one fold, with its own triggers
-        migration(old)
-    old.execute("PRAGMA user_version = 3")
-    run_script(
-        old,
-        """INSERT INTO pages (path, title, path_key, name_key, role, hash, mtime_ns, size, indexed_at)
-           VALUES ('notes/x.md', 'x', 'notes/x', 'x', 'note', 'h', 0, 0, 0);
-           INSERT INTO chunks (path, ordinal, trail, heading, text, text_hash, words)
-           VALUES ('notes/x.md', 0, 'x', '', 'Çalışma alanı ve Straße', 'h', 4);""",
-    )
+    # the schema before the one fold, with its own triggers
+    old = index_before(settings, 3, "notes/x.md", "Çalışma alanı ve Straße")
     assert old.execute("SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH 'calisma'").fetchall() == [(1,)]
     assert old.execute("SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH 'strasse'").fetchall() == []
     old.close()

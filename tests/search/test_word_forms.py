@@ -13,12 +13,9 @@ import sqlite3
 import pytest
 
 from sentinel.index.db import open_index
-from sentinel.index.fold import register
-from sentinel.index.migrations import MIGRATIONS, run_script
 from sentinel.index.sync import sync
-from sentinel.search import search
 from sentinel.search.lexical import lexical_terms
-from tests.support.vault import WriteVault
+from tests.support.vault import WriteVault, index_before, top_hit
 
 PAGES = {
     "de/Sicherung.md": "# Sicherung\n\nLege regelmäßig eine Sicherungskopie deines Tresors auf einem USB-Stick an.",
@@ -28,11 +25,6 @@ PAGES = {
     "en/Rename.md": "# Files\n\nRenaming a file updates every link to it.",
     "en/Other.md": "# Other\n\nA page about something else entirely, the garden and the weather.",
 }
-
-
-def _top(settings, db: sqlite3.Connection, query: str) -> str:  # type: ignore[no-untyped-def]
-    hits = search(db, settings, None, query, limit=3).hits
-    return hits[0].path if hits else ""
 
 
 @pytest.mark.parametrize(
@@ -48,7 +40,7 @@ def test_an_inflected_question_meets_its_pages_form(vault_settings: WriteVault, 
     settings = vault_settings(PAGES)
     db = open_index(settings)
     sync(settings, db)
-    assert _top(settings, db, query) == page
+    assert top_hit(settings, db, query) == page
 
 
 def _with_languages(db: sqlite3.Connection, languages: list[str]) -> None:
@@ -66,26 +58,12 @@ def test_a_german_compound_the_index_lacks_is_read_as_two_words_it_holds(vault_s
     terms = lexical_terms(db, "Wie übernehme ich einen Tabellenimport aus Excel in meine Notizen?", 10)
     assert "tabell" in terms.words and "import" in terms.words
     assert "tabellenimport" not in terms.words
-    assert _top(settings, db, "Tabellenimport") == "de/Tabellen.md"
+    assert top_hit(settings, db, "Tabellenimport") == "de/Tabellen.md"
 
 
 def test_an_index_of_the_round_before_is_stemmed_and_its_deletes_stay_exact(vault_settings: WriteVault) -> None:
     settings = vault_settings(PAGES)
-    index = settings.index_path
-    assert index is not None
-    index.parent.mkdir(parents=True, exist_ok=True)
-    old = sqlite3.connect(index, isolation_level=None)
-    register(old)
-    for migration in MIGRATIONS[:10]:  # the schema and triggers before m011
-        migration(old)
-    old.execute("PRAGMA user_version = 10")
-    run_script(
-        old,
-        """INSERT INTO pages (path, title, path_key, name_key, role, hash, mtime_ns, size, indexed_at)
-           VALUES ('de/x.md', 'x', 'de/x', 'x', 'note', 'h', 0, 0, 0);
-           INSERT INTO chunks (path, ordinal, trail, heading, text, text_hash, words)
-           VALUES ('de/x.md', 0, 'x', '', 'Zwei Sicherungskopien', 'h', 2);""",
-    )
+    old = index_before(settings, 10, "de/x.md", "Zwei Sicherungskopien")  # the schema and triggers before m011
     assert old.execute("SELECT COUNT(*) FROM chunks_fts WHERE chunks_fts MATCH 'sicherungskopi'").fetchone()[0] == 0
     old.close()
     db = open_index(settings)  # migrates

@@ -9,6 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from sentinel.index.fold import register
+from sentinel.index.migrations import MIGRATIONS
+from sentinel.search import search
 from sentinel.settings import Settings
 
 WriteVault = Callable[[dict[str, str]], Settings]
@@ -36,3 +39,34 @@ def vault_settings(tmp_path: Path) -> WriteVault:
         return Settings(vault=vault, index_path=tmp_path / "index" / "index.db", _env_file=None)
 
     return make
+
+
+def top_hit(settings: Settings, db: sqlite3.Connection, query: str) -> str:
+    """The path ``search()`` ranks first for ``query`` (lexical leg alone: no embedder), or "" for no hit."""
+    hits = search(db, settings, None, query, limit=3).hits
+    return hits[0].path if hits else ""
+
+
+def index_before(settings: Settings, migrations: int, path: str, text: str) -> sqlite3.Connection:
+    """An index at ``settings.index_path`` made by the first ``migrations`` only, holding one page at ``path``
+    with one chunk of ``text`` (written through that schema's own triggers); the next ``open_index`` migrates
+    it."""
+    index = settings.index_path
+    assert index is not None
+    index.parent.mkdir(parents=True, exist_ok=True)
+    old = sqlite3.connect(index, isolation_level=None)
+    register(old)
+    for migration in MIGRATIONS[:migrations]:
+        migration(old)
+    old.execute(f"PRAGMA user_version = {migrations}")
+    stem = path.removesuffix(".md")
+    old.execute(
+        "INSERT INTO pages (path, title, path_key, name_key, role, hash, mtime_ns, size, indexed_at) "
+        "VALUES (?, 'x', ?, 'x', 'note', 'h', 0, 0, 0)",
+        (path, stem),
+    )
+    old.execute(
+        "INSERT INTO chunks (path, ordinal, trail, heading, text, text_hash, words) VALUES (?, 0, 'x', '', ?, 'h', ?)",
+        (path, text, len(text.split())),
+    )
+    return old
