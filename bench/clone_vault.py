@@ -153,8 +153,8 @@ def clone_rows(db: sqlite3.Connection, source_index: Path, copies: int, search: 
 def _clone_search(db: sqlite3.Connection, copies: int, took: dict[str, float]) -> None:
     steps = {
         "chunks, and chunks_fts through its trigger": (
-            "chunks", "path, ordinal, trail, heading, text, text_hash, words, kind",
-            "m.new, t.ordinal, m.mark || t.trail, t.heading, t.text, t.text_hash, t.words, t.kind", "path",
+            "chunks", "path, ordinal, trail, heading, text, text_hash, words, kind, language",
+            "m.new, t.ordinal, m.mark || t.trail, t.heading, t.text, t.text_hash, t.words, t.kind, t.language", "path",
         ),
         "headings": (
             "headings", "path, ordinal, level, text, line", "m.new, t.ordinal, t.level, t.text, t.line", "path",
