@@ -8,15 +8,14 @@ is an excerpt ("…" where it was cut): nothing is cut silently.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 from sentinel.gates.support import STEM, Evidence, content_words
 from sentinel.search.ladder import SearchInputError, search
 from sentinel.search.results import Hit
 from sentinel.tools.context import ToolContext
+from sentinel.vault.sentences import sentence_spans
 
-_SENTENCE_END = re.compile(r"(?<=[.!?。])\s+|\n{2,}|\n(?=\s*[-*#>|])")
 CHARS_PER_TOKEN = 3.5  # rough, on the side of caution: the packet must fit, not fill
 _ELLIPSIS = "…"
 
@@ -50,28 +49,26 @@ class Packet:
         return "\n\n".join(f"[{p.number}] {p.trail or p.title}\n{p.text}" for p in self.passages)
 
 
-def sentences_of(text: str) -> list[str]:
-    return [s.strip() for s in _SENTENCE_END.split(text) if s and s.strip()]
-
-
 def narrowed(text: str, question_words: set[str], max_chars: int) -> str:
     """The contiguous run of the chunk's sentences, at most ``max_chars`` long, that holds the most question
-    words (the chunk itself when it fits); "…" marks each side where the chunk goes on."""
+    words (the chunk itself when it fits), cut from the chunk as it stands (its line breaks kept, so a code
+    block stays one); "…" marks each side where the chunk goes on."""
     if len(text) <= max_chars:
         return text
-    sentences = sentences_of(text)
-    scores = [len(set(content_words(s)) & question_words) for s in sentences]
-    best, best_score = (0, 1), -1
+    sentences = sentence_spans(text)
+    scores = [len(set(content_words(s.text)) & question_words) for s in sentences]
+    best, best_score = (0, 0), -1
     for start in range(len(sentences)):
-        length, score, end = 0, 0, start
-        while end < len(sentences) and length + len(sentences[end]) <= max_chars:
-            length += len(sentences[end]) + 1
+        end, score = start, 0
+        while end < len(sentences) and sentences[end].end - sentences[start].start <= max_chars:
             score += scores[end]
             end += 1
         if end > start and score > best_score:
             best, best_score = (start, end), score
     start, end = best
-    excerpt = " ".join(sentences[start:end]) or text[:max_chars]
+    if end == start:  # no sentence fits alone: the chunk's opening, marked as cut
+        return text[:max_chars] + _ELLIPSIS
+    excerpt = text[sentences[start].start : sentences[end - 1].end]
     return (_ELLIPSIS if start > 0 else "") + excerpt + (_ELLIPSIS if end < len(sentences) else "")
 
 

@@ -14,13 +14,15 @@ from typing import Any
 
 from sentinel.answer import acts, compose, followup, record
 from sentinel.answer.intent import Intent, TurnIntent, by_code, with_second_opinion
-from sentinel.answer.packet import Packet, Passage, build_packet, relevant, sentences_of, shares_words
+from sentinel.answer.packet import Packet, Passage, build_packet, relevant, shares_words
 from sentinel.answer.result import Answer, Citation, obsidian_url
 from sentinel.gates import support
 from sentinel.gates.support import CitedSentence, content_words
 from sentinel.providers.base import ChatProvider, ProviderError
 from sentinel.tools.context import ToolContext
 from sentinel.vault.links import text_without_link_markup
+from sentinel.vault.quoted import quoted_lines
+from sentinel.vault.sentences import sentence_spans
 
 log = logging.getLogger("sentinel.answer")
 
@@ -147,14 +149,14 @@ def _written(
 
 
 def best_sentences(passage: Passage, question: str, count: int = 2) -> str:
-    """The passage's sentences that share the most words with the question, in their order, verbatim."""
+    """The passage's prose sentences that share the most words with the question, in their order, verbatim (a
+    code block is no quote: the chunk may hold only part of it)."""
     wanted = set(content_words(question))
-    sentences = [s for s in sentences_of(passage.text.strip("…")) if content_words(s)]
+    sentences = [s for s in sentence_spans(passage.text.strip("…")) if not s.block and content_words(s.text)]
     if not sentences:
         return passage.text
-    ranked = sorted(range(len(sentences)), key=lambda i: -len(set(content_words(sentences[i])) & wanted))
-    chosen = sorted(ranked[:count])
-    return " ".join(sentences[i] for i in chosen)
+    ranked = sorted(range(len(sentences)), key=lambda i: -len(set(content_words(sentences[i].text)) & wanted))
+    return " ".join(sentences[i].text for i in sorted(ranked[:count]))
 
 
 def _extractive(ctx: ToolContext, packet: Packet, dropped: int, notes: list[str], shaped: int = 0) -> Answer:
@@ -164,7 +166,7 @@ def _extractive(ctx: ToolContext, packet: Packet, dropped: int, notes: list[str]
     sharing = [p for p in packet.passages if shares_words(p, packet.question)] or packet.passages[:1]
     for index, passage in enumerate(sharing[:EXTRACTIVE_PASSAGES], start=1):
         quote = best_sentences(passage, packet.question)
-        lines.append(f"> {text_without_link_markup(quote)} [{index}]")  # links as the page shows them
+        lines.append(f"{quoted_lines(text_without_link_markup(quote))} [{index}]")  # links as the page shows them
         citations.append(_citation(ctx, passage, quote))
     answer = Answer("\n\n".join(lines), citations, answered=False, dropped=dropped, call_shaped=shaped, notes=notes)
     answer.rests_on = list(citations)  # the quotes shown are what it rests on
