@@ -16,6 +16,7 @@ from sentinel.answer import acts, compose, followup, record
 from sentinel.answer.intent import Intent, TurnIntent, by_code, with_second_opinion
 from sentinel.answer.packet import Packet, Passage, build_packet, relevant, shares_words
 from sentinel.answer.result import Answer, Citation, obsidian_url
+from sentinel.answer.save_replies import replies_for
 from sentinel.gates import support
 from sentinel.gates.support import CitedSentence, content_words
 from sentinel.providers.base import ChatProvider, ProviderError
@@ -54,7 +55,8 @@ def answer_turn(ctx: ToolContext, provider: ChatProvider | None, turn: Turn, mod
     found = _intent(provider, text)
     if found.intent is Intent.SAVE:
         if not turn.can_write:
-            result = Answer("Saving is not available through this read-only door.", intent="save")
+            refused = replies_for(text).read_only
+            result = Answer(refused, intent="save", status=refused)
         else:
             result = acts.save(ctx, text, turn.messages, turn.chat_id)
     elif found.intent is Intent.LINK:
