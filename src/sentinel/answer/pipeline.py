@@ -68,7 +68,8 @@ def answer_turn(ctx: ToolContext, provider: ChatProvider | None, turn: Turn, mod
     else:
         turns = [t for t in (acts.message_text(m).strip() for m in turn.messages if m.get("role") == "user") if t]
         result = _vault_answer(ctx, provider, followup.asked(turns))
-        record.remember(ctx.settings, turn.chat_id, result.answer, result.rests_on)
+        if turn.can_write:  # only a door that can save ever asks what an answer rested on
+            record.remember(ctx.settings, turn.chat_id, result.answer, result.rests_on)
     result.model = model if provider is not None else ""
     if found.by == "model":
         result.notes.append("the model's label read this turn as small talk")
