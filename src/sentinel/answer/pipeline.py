@@ -87,17 +87,18 @@ def _intent(provider: ChatProvider | None, text: str) -> TurnIntent:
         return found
 
 
-def _budget(provider: ChatProvider | None, reply_tokens: int) -> int:
+def budget_tokens(provider: ChatProvider | None, reply_tokens: int) -> int:
+    """The tokens the packet may fill in the model's window (bench/followups.py builds packets with it too)."""
     window = provider.num_ctx if provider is not None else 4096
     return max(300, min(1200, window - reply_tokens - 400))
 
 
 def _vault_answer(ctx: ToolContext, provider: ChatProvider | None, asked: followup.Asked) -> Answer:
     settings = ctx.settings.answer
-    packet = build_packet(
-        ctx, asked.searched, passages=settings.passages, budget_tokens=_budget(provider, settings.reply_tokens)
-    )
-    packet.earlier, packet.turn = asked.earlier, asked.turn
+    budget = budget_tokens(provider, settings.reply_tokens)
+    turn = asked.turn if asked.earlier else ""
+    packet = build_packet(ctx, asked.searched, passages=settings.passages, budget_tokens=budget, turn=turn)
+    packet.earlier, packet.turn = asked.earlier, turn
     if not packet.passages:
         return Answer(NOT_IN_VAULT + " No page matches the question.", notes=packet.notes)
     if not relevant(packet):
@@ -109,7 +110,7 @@ def _vault_answer(ctx: ToolContext, provider: ChatProvider | None, asked: follow
         proposed, shaped = compose.propose(provider, packet, settings.reply_tokens)
     except ProviderError as err:
         return _extractive(ctx, packet, 0, [f"the model did not answer ({err}): the answer quotes the vault"])
-    verdict = support.supported_sentences(proposed, packet.by_number(), packet.question)
+    verdict = support.supported_sentences(proposed, packet.by_number(), packet.question, packet.turn)
     dropped = len(proposed) - len(verdict.kept)
     notes = list(packet.notes)
     if dropped:
@@ -151,14 +152,20 @@ def _written(
     return answer
 
 
-def best_sentences(passage: Passage, question: str, count: int = 2) -> str:
-    """The passage's prose sentences that share the most words with the question, in their order, verbatim (a
-    code block is no quote: the chunk may hold only part of it)."""
-    wanted = set(content_words(question))
+def best_sentences(passage: Passage, question: str, count: int = 2, lead: str = "") -> str:
+    """The passage's prose sentences that share the most words with the question (those sharing most of a
+    follow-up's own words, ``lead``, first), in their order, verbatim (a code block is no quote: the chunk may
+    hold only part of it)."""
+    wanted, own = set(content_words(question)), set(content_words(lead))
     sentences = [s for s in sentence_spans(passage.text.strip("…")) if not s.block and content_words(s.text)]
     if not sentences:
         return passage.text
-    ranked = sorted(range(len(sentences)), key=lambda i: -len(set(content_words(sentences[i].text)) & wanted))
+
+    def shared(index: int) -> tuple[int, int]:
+        words = set(content_words(sentences[index].text))
+        return -len(words & own), -len(words & wanted)
+
+    ranked = sorted(range(len(sentences)), key=shared)
     return " ".join(sentences[i].text for i in sorted(ranked[:count]))
 
 
@@ -168,7 +175,7 @@ def _extractive(ctx: ToolContext, packet: Packet, dropped: int, notes: list[str]
     citations = []
     sharing = [p for p in packet.passages if shares_words(p, packet.question)] or packet.passages[:1]
     for index, passage in enumerate(sharing[:EXTRACTIVE_PASSAGES], start=1):
-        quote = best_sentences(passage, packet.question)
+        quote = best_sentences(passage, packet.question, lead=packet.turn)
         lines.append(f"{quoted_lines(text_without_link_markup(quote))} [{index}]")  # links as the page shows them
         citations.append(_citation(ctx, passage, quote))
     answer = Answer("\n\n".join(lines), citations, answered=False, dropped=dropped, call_shaped=shaped, notes=notes)
