@@ -65,7 +65,7 @@ class Pipe:
         answer = response.json()
         for citation in answer.get("citations") or []:
             await _cite(__event_emitter__, citation)
-        await _status(__event_emitter__, _done_line(answer), done=True)
+        await _status(__event_emitter__, str(answer.get("status") or ""), done=True)
         return str(answer.get("answer") or "")
 
 
@@ -108,14 +108,6 @@ async def _cite(emit: Emitter, citation: dict[str, Any]) -> None:
         "source": {"name": where, "url": url},
     }
     await emit({"type": "citation", "data": data})
-
-
-def _done_line(answer: dict[str, Any]) -> str:
-    if answer.get("intent") == "save" and answer.get("saved"):
-        return f"Saved {answer['saved']}"
-    dropped = int(answer.get("dropped") or 0)
-    checked = "every sentence checked against its source" if answer.get("answered") else "quoted from your vault"
-    return checked + (f"; {dropped} unsupported sentence(s) left out" if dropped else "")
 
 
 def _detail(response: httpx.Response) -> str:

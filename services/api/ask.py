@@ -63,6 +63,7 @@ class AskResponse(BaseModel):
     notes: list[str]
     saved: str = Field(description="The note a save wrote or updated ('' otherwise).")
     call_shaped: int = Field(description="Pieces of the model's reply shaped like a tool call, never shown.")
+    status: str = Field(description="The short line a door shows beside the answer (a save's, in its language).")
 
 
 def _provider(request: Request, settings: Settings) -> ChatProvider | None:

@@ -75,9 +75,12 @@ def test_save_this_saves_once_and_a_title_task_never_reaches_the_vault(api: tupl
     )
     assert json.loads(title) == {"title": "Save this: the spare key is"} and events == []
     assert not (vault / "conversations").exists()
-    answer, _ = _run(pipe, "Save this: the spare key is in the shed", chat_id="chat-save")
+    answer, events = _run(pipe, "Save this: the spare key is in the shed", chat_id="chat-save")
     notes = [p for p in (vault / "notes").glob("*.md") if "spare key" in p.read_text()]
     assert len(notes) == 1 and notes[0].stem in answer
+    assert events[-1]["data"]["description"] == f"Saved notes/{notes[0].name}"
+    _, events = _run(pipe, "bunu kaydet: yedek anahtar kulübede", chat_id="chat-tr")
+    assert events[-1]["data"]["description"].startswith("Kaydedildi: notes/")  # the request's language, not English
     refused, _ = _run(pipe_with(server.url, read_key), "Save this: the bike lock code is 0000", chat_id="chat-r")
     assert "read-only" in refused or "not available" in refused
     assert not any("bike lock" in p.read_text() for p in (vault / "notes").glob("*.md"))

@@ -103,3 +103,29 @@ def test_the_model_is_shown_the_earlier_question(make_ctx: MakeContext) -> None:
     )
     _ask(make_ctx, FIRST, "What is the largest file on the Plus plan?", model=model)
     assert seen[-1].endswith("\n\nQuestion: What is the largest file on the Plus plan?")
+
+
+DAILY = {
+    "notes/Daily notes.md": "# Daily notes\n\n## Name\n\nObsidian gives each daily note the name of the day: the "
+    "daily note is named with today's date in the YYYY-MM-DD format, so the daily note of a day always has the "
+    "same name and Obsidian opens it by that name.\n\n## Settings\n\nNew file location: new daily notes are "
+    "created in the folder set here. Template file location: the note a new one starts from.\n",
+    "notes/Canvas.md": "# Canvas\n\nA canvas is saved as a .canvas file in the JSON Canvas format.\n",
+}
+
+
+def test_a_follow_ups_own_words_choose_the_chunk_of_the_page(make_ctx: MakeContext) -> None:
+    """Seen in Open WebUI: "¿Y en qué carpeta?" after the daily note's name got the name's chunk again; the
+    folder was in the page's settings, another chunk, and the packet takes one chunk a page."""
+    ctx = make_ctx(DAILY)
+    first = "What name does Obsidian give the daily note?"
+    messages = [
+        {"role": "user", "content": first},
+        {"role": "assistant", "content": "(an answer)"},
+        {"role": "user", "content": "And in which folder?"},
+    ]
+    answer = answer_turn(ctx, ScriptedProvider([_down]), Turn(messages, chat_id="d"))
+    assert answer.citations[0].path == "notes/Daily notes.md"
+    assert "created in the folder set here" in answer.answer
+    asked_alone = answer_turn(ctx, ScriptedProvider([_down]), Turn(messages[:1], chat_id="d"))
+    assert "YYYY-MM-DD" in asked_alone.answer  # the question itself still gets the name's chunk

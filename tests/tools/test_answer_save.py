@@ -105,6 +105,29 @@ def test_the_save_reply_speaks_the_requests_language(
     assert answers[1].answer.startswith(reply_starts)
 
 
+@pytest.mark.parametrize(
+    ("request_words", "status", "read_only", "nothing_yet"),
+    [
+        ("bunu kaydet", "Kaydedildi: notes/", "salt okunur", "Henüz kaydedilecek"),
+        ("speichere das", "Gespeichert: notes/", "nur lesenden", "Es gibt noch nichts"),
+        ("guarda esto", "Guardado notes/", "solo lectura", "Todavía no hay nada"),
+        ("save this", "Saved notes/", "read-only", "There is nothing to save"),
+    ],
+)
+def test_every_line_of_a_save_speaks_the_requests_language(
+    make_ctx: MakeContext, request_words: str, status: str, read_only: str, nothing_yet: str
+) -> None:
+    """Seen in Open WebUI: a Turkish save answered in Turkish under an English status line ("Saved notes/…")."""
+    ctx = make_ctx(VAULT)
+    answers, _ = _chat(ctx, QUESTION, request_words)
+    assert answers[1].as_dict()["status"] == status + answers[1].saved.removeprefix("notes/")
+    alone = answer_turn(ctx, ScriptedProvider([]), Turn([{"role": "user", "content": request_words}], chat_id="c3"))
+    assert alone.answer.startswith(nothing_yet) and alone.as_dict()["status"] == alone.answer
+    asked = [{"role": "user", "content": f"{request_words}: the spare key is in the shed"}]
+    refused = answer_turn(ctx, ScriptedProvider([]), Turn(asked, chat_id="c4", can_write=False))
+    assert read_only in refused.answer and not refused.saved
+
+
 def test_save_after_a_follow_up_keeps_the_question_it_continues(make_ctx: MakeContext) -> None:
     _, note = _chat(make_ctx(VAULT), "How long is the version history kept?", "And on the Plus plan?", "save this")
     assert note.startswith("How long is the version history kept? And on the Plus plan?\n\n> [!quote]")

@@ -209,3 +209,22 @@ def test_a_sentence_repeating_the_question_is_dropped(make_ctx: MakeContext) -> 
     assert not answer.answered and answer.dropped == 1
     assert any("repeats the question" in note for note in answer.notes)
     assert answer.answer.startswith("From your vault (quoted):")
+
+
+def test_a_follow_ups_sentence_answering_the_earlier_question_is_dropped() -> None:
+    """Seen in Open WebUI: "Peki ne sıklıkla kaydedilir?" after "… kaç gün saklar?" got "… 7 gün boyunca
+    saklanır", the passage holding both facts."""
+    passage = Evidence(
+        1,
+        "Varsayılan olarak, anlık görüntüler en az 5 dakika arayla kaydedilir ve 7 gün boyunca saklanır.",
+        "Dosya Kurtarma",
+        "Dosya Kurtarma",
+    )
+    joined = "Dosya Kurtarma anlık görüntüleri kaç gün saklar? Peki ne sıklıkla kaydedilir?"
+    turn = "Peki ne sıklıkla kaydedilir?"
+    earlier_fact = CitedSentence("Anlık görüntüler 7 gün boyunca saklanır.", 1)
+    its_fact = CitedSentence("Anlık görüntüler en az 5 dakika arayla kaydedilir.", 1)
+    verdict = support.supported_sentences([earlier_fact, its_fact], {1: passage}, joined, turn)
+    assert verdict.kept == [its_fact]
+    assert "follow-up's own words" in verdict.reason
+    assert support.supported_sentences([earlier_fact], {1: passage}, joined).kept == [earlier_fact]  # not a follow-up

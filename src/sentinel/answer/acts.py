@@ -15,8 +15,9 @@ import uuid
 from typing import Any
 
 from sentinel.answer import followup, record
-from sentinel.answer.intent import save_language, words_to_keep
+from sentinel.answer.intent import words_to_keep
 from sentinel.answer.result import Answer, Citation, obsidian_url
+from sentinel.answer.save_replies import replies_for, status_line
 from sentinel.gates.support import content_words
 from sentinel.paths import note_path, page_name, without_md
 from sentinel.tools.capture import capture
@@ -47,38 +48,6 @@ _GREETING_LANGUAGE = re.compile(
     r"(?P<de>hallo|danke|guten|tschüss)|(?P<es>hola|gracias|buen|adiós)|(?P<tr>merhaba|selam|teşekkür|sağ\s*ol)",
     re.IGNORECASE,
 )
-
-
-SAVED = {
-    "en": (
-        "Saved",
-        "Updated",
-        "with your words",
-        "and {n} passage(s) the answer rested on, quoted with their pages",
-        "The conversation is recorded in",
-    ),
-    "de": (
-        "Gespeichert:",
-        "Ergänzt:",
-        "mit deinen Worten",
-        "und {n} Passage(n), auf die sich die Antwort stützte, wörtlich mit ihren Seiten",
-        "Das Gespräch steht in",
-    ),
-    "es": (
-        "Guardado",
-        "Actualizado",
-        "con tus palabras",
-        "y {n} pasaje(s) en que se basó la respuesta, citados con sus páginas",
-        "La conversación está en",
-    ),
-    "tr": (
-        "Kaydedildi:",
-        "Güncellendi:",
-        "senin sözlerinle",
-        "ve yanıtın dayandığı {n} pasaj, sayfalarıyla alıntılanarak",
-        "Konuşmanın kaydı:",
-    ),
-}
 
 
 def request_words(turn: str) -> str:
@@ -133,29 +102,29 @@ def save(
     previous = messages[-2] if len(messages) >= 2 else {}
     if words and not request_words(turn) and previous.get("role") == "assistant":
         quotes = quoted_passages(record.rested_on(ctx.settings, chat_id, message_text(previous)))
+    replies = replies_for(turn)
     if not words:
-        return Answer(
-            "There is nothing to save yet: say what to keep, e.g. 'save this: my favourite tea is genmaicha'.",
-            intent="save",
-        )
+        return Answer(replies.nothing_yet, intent="save", status=replies.nothing_yet)
     title = title_of(words, proposed_title)
     chat_id = chat_id or f"ask-{uuid.uuid4().hex[:12]}"
     body = "\n\n".join([words, *quotes])
     result = capture(ctx, chat_id, messages or [{"role": "user", "content": turn}], title, body)
     if result.status is not Status.OK:
-        return Answer(f"Nothing was saved: {result.body}", intent="save", notes=[result.render()])
+        refused = replies.not_saved.format(why=result.body)
+        return Answer(refused, intent="save", notes=[result.render()], status=refused)
     note = note_path(title, ctx.settings)
     url = obsidian_url(ctx.settings.vault.name, note)
-    saved, updated, yours, rested, recorded = SAVED[save_language(turn)]
-    verb = updated if result.body.startswith("appended") else saved
+    updated = result.body.startswith("appended")
+    verb = replies.updated if updated else replies.saved
     transcript = result.body.rsplit(" in ", 1)[-1]
-    also = f" {rested.format(n=len(quotes))}" if quotes else ""
+    also = f" {replies.rested.format(n=len(quotes))}" if quotes else ""
     return Answer(
-        f"{verb} [{note}]({url}) {yours}: “{words.rstrip('.')}”{also}. {recorded} {transcript}.",
+        f"{verb} [{note}]({url}) {replies.yours}: “{words.rstrip('.')}”{also}. {replies.recorded} {transcript}.",
         citations=[Citation(note, "", words, title, url)],
         intent="save",
         answered=True,
         saved=note,
+        status=status_line(turn, note, updated),
     )
 
 

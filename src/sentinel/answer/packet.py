@@ -8,15 +8,15 @@ is an excerpt ("…" where it was cut): nothing is cut silently.
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from sentinel.gates.support import STEM, Evidence, content_words
+from sentinel.search.hits import page_chunks
 from sentinel.search.ladder import SearchInputError, search
 from sentinel.search.results import Hit
 from sentinel.tools.context import ToolContext
+from sentinel.vault.sentences import sentence_spans
 
-_SENTENCE_END = re.compile(r"(?<=[.!?。])\s+|\n{2,}|\n(?=\s*[-*#>|])")
 CHARS_PER_TOKEN = 3.5  # rough, on the side of caution: the packet must fit, not fill
 _ELLIPSIS = "…"
 
@@ -50,33 +50,51 @@ class Packet:
         return "\n\n".join(f"[{p.number}] {p.trail or p.title}\n{p.text}" for p in self.passages)
 
 
-def sentences_of(text: str) -> list[str]:
-    return [s.strip() for s in _SENTENCE_END.split(text) if s and s.strip()]
-
-
-def narrowed(text: str, question_words: set[str], max_chars: int) -> str:
-    """The contiguous run of the chunk's sentences, at most ``max_chars`` long, that holds the most question
-    words (the chunk itself when it fits); "…" marks each side where the chunk goes on."""
+def narrowed(text: str, question_words: set[str], max_chars: int, lead: frozenset[str] = frozenset()) -> str:
+    """The contiguous run of the chunk's sentences, at most ``max_chars`` long, that holds the most of a
+    follow-up's own words (``lead``, stems), then the most question words (the chunk itself when it fits), cut
+    from the chunk as it stands (its line breaks kept, so a code block stays one); "…" marks each side where
+    the chunk goes on."""
     if len(text) <= max_chars:
         return text
-    sentences = sentences_of(text)
-    scores = [len(set(content_words(s)) & question_words) for s in sentences]
-    best, best_score = (0, 1), -1
+    sentences = sentence_spans(text)
+    scores = [(_leading(s.text, lead), len(set(content_words(s.text)) & question_words)) for s in sentences]
+    best, best_score = (0, 0), (-1, -1)
     for start in range(len(sentences)):
-        length, score, end = 0, 0, start
-        while end < len(sentences) and length + len(sentences[end]) <= max_chars:
-            length += len(sentences[end]) + 1
-            score += scores[end]
+        end, score = start, (0, 0)
+        while end < len(sentences) and sentences[end].end - sentences[start].start <= max_chars:
+            score = (score[0] + scores[end][0], score[1] + scores[end][1])
             end += 1
         if end > start and score > best_score:
             best, best_score = (start, end), score
     start, end = best
-    excerpt = " ".join(sentences[start:end]) or text[:max_chars]
+    if end == start:  # no sentence fits alone: the chunk's opening, marked as cut
+        return text[:max_chars] + _ELLIPSIS
+    excerpt = text[sentences[start].start : sentences[end - 1].end]
     return (_ELLIPSIS if start > 0 else "") + excerpt + (_ELLIPSIS if end < len(sentences) else "")
 
 
-def build_packet(ctx: ToolContext, question: str, *, passages: int, budget_tokens: int) -> Packet:
-    """Up to ``passages`` numbered passages for ``question``, together within ``budget_tokens``."""
+def _leading(text: str, lead: frozenset[str]) -> int:
+    """How many of a follow-up's own words (stems) ``text`` holds."""
+    return len({w[:STEM] for w in content_words(text)} & lead) if lead else 0
+
+
+def _chunk_for_turn(ctx: ToolContext, hit: Hit, lead: frozenset[str]) -> Hit:
+    """``hit`` with the chunk of its page that holds the most of a follow-up's own words (the searched chunk
+    when none holds more): "¿Y en qué carpeta?" after a question about the daily note's name is answered in the
+    page's settings, not in the chunk the two questions' words found."""
+    best, most = hit, _leading(f"{hit.trail} {hit.text}", lead)
+    for trail, heading, text in page_chunks(ctx.reader(), hit.path):
+        if text.strip() and (found := _leading(f"{trail} {text}", lead)) > most:
+            best, most = replace(hit, trail=trail, heading=heading, text=text), found
+    return best
+
+
+def build_packet(ctx: ToolContext, question: str, *, passages: int, budget_tokens: int, turn: str = "") -> Packet:
+    """Up to ``passages`` numbered passages for ``question``, together within ``budget_tokens``. For a
+    follow-up, ``question`` is what was searched (the earlier question's words joined to it) and ``turn`` the
+    follow-up's own words, which then lead: each page gives the chunk holding most of them, the passages
+    holding more of them come first (the search's order on a tie), and each is narrowed to them first."""
     packet = Packet(question)
     try:
         result = search(ctx.reader(), ctx.settings, ctx.embedder, question, "body", limit=passages)
@@ -87,6 +105,10 @@ def build_packet(ctx: ToolContext, question: str, *, passages: int, budget_token
     hits: list[Hit] = [h for h in result.hits if h.text.strip()]
     if not hits:
         return packet
+    lead = frozenset(w[:STEM] for w in content_words(turn))
+    if lead:
+        hits = [_chunk_for_turn(ctx, hit, lead) for hit in hits]
+        hits.sort(key=lambda hit: -_leading(f"{hit.trail} {hit.text}", lead))
     per_passage = int(budget_tokens * CHARS_PER_TOKEN / len(hits))
     wanted = set(content_words(question))
     for number, hit in enumerate(hits, start=1):
@@ -97,7 +119,7 @@ def build_packet(ctx: ToolContext, question: str, *, passages: int, budget_token
                 title=hit.title,
                 heading=hit.heading,
                 trail=hit.trail,
-                text=narrowed(hit.text.strip(), wanted, max(200, per_passage)),
+                text=narrowed(hit.text.strip(), wanted, max(200, per_passage), lead),
             )
         )
     return packet

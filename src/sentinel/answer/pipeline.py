@@ -14,13 +14,16 @@ from typing import Any
 
 from sentinel.answer import acts, compose, followup, record
 from sentinel.answer.intent import Intent, TurnIntent, by_code, with_second_opinion
-from sentinel.answer.packet import Packet, Passage, build_packet, relevant, sentences_of, shares_words
+from sentinel.answer.packet import Packet, Passage, build_packet, relevant, shares_words
 from sentinel.answer.result import Answer, Citation, obsidian_url
+from sentinel.answer.save_replies import replies_for
 from sentinel.gates import support
 from sentinel.gates.support import CitedSentence, content_words
 from sentinel.providers.base import ChatProvider, ProviderError
 from sentinel.tools.context import ToolContext
 from sentinel.vault.links import text_without_link_markup
+from sentinel.vault.quoted import quoted_lines
+from sentinel.vault.sentences import sentence_spans
 
 log = logging.getLogger("sentinel.answer")
 
@@ -52,7 +55,8 @@ def answer_turn(ctx: ToolContext, provider: ChatProvider | None, turn: Turn, mod
     found = _intent(provider, text)
     if found.intent is Intent.SAVE:
         if not turn.can_write:
-            result = Answer("Saving is not available through this read-only door.", intent="save")
+            refused = replies_for(text).read_only
+            result = Answer(refused, intent="save", status=refused)
         else:
             result = acts.save(ctx, text, turn.messages, turn.chat_id)
     elif found.intent is Intent.LINK:
@@ -64,7 +68,8 @@ def answer_turn(ctx: ToolContext, provider: ChatProvider | None, turn: Turn, mod
     else:
         turns = [t for t in (acts.message_text(m).strip() for m in turn.messages if m.get("role") == "user") if t]
         result = _vault_answer(ctx, provider, followup.asked(turns))
-        record.remember(ctx.settings, turn.chat_id, result.answer, result.rests_on)
+        if turn.can_write:  # only a door that can save ever asks what an answer rested on
+            record.remember(ctx.settings, turn.chat_id, result.answer, result.rests_on)
     result.model = model if provider is not None else ""
     if found.by == "model":
         result.notes.append("the model's label read this turn as small talk")
@@ -82,17 +87,18 @@ def _intent(provider: ChatProvider | None, text: str) -> TurnIntent:
         return found
 
 
-def _budget(provider: ChatProvider | None, reply_tokens: int) -> int:
+def budget_tokens(provider: ChatProvider | None, reply_tokens: int) -> int:
+    """The tokens the packet may fill in the model's window (bench/followups.py builds packets with it too)."""
     window = provider.num_ctx if provider is not None else 4096
     return max(300, min(1200, window - reply_tokens - 400))
 
 
 def _vault_answer(ctx: ToolContext, provider: ChatProvider | None, asked: followup.Asked) -> Answer:
     settings = ctx.settings.answer
-    packet = build_packet(
-        ctx, asked.searched, passages=settings.passages, budget_tokens=_budget(provider, settings.reply_tokens)
-    )
-    packet.earlier, packet.turn = asked.earlier, asked.turn
+    budget = budget_tokens(provider, settings.reply_tokens)
+    turn = asked.turn if asked.earlier else ""
+    packet = build_packet(ctx, asked.searched, passages=settings.passages, budget_tokens=budget, turn=turn)
+    packet.earlier, packet.turn = asked.earlier, turn
     if not packet.passages:
         return Answer(NOT_IN_VAULT + " No page matches the question.", notes=packet.notes)
     if not relevant(packet):
@@ -104,7 +110,7 @@ def _vault_answer(ctx: ToolContext, provider: ChatProvider | None, asked: follow
         proposed, shaped = compose.propose(provider, packet, settings.reply_tokens)
     except ProviderError as err:
         return _extractive(ctx, packet, 0, [f"the model did not answer ({err}): the answer quotes the vault"])
-    verdict = support.supported_sentences(proposed, packet.by_number(), packet.question)
+    verdict = support.supported_sentences(proposed, packet.by_number(), packet.question, packet.turn)
     dropped = len(proposed) - len(verdict.kept)
     notes = list(packet.notes)
     if dropped:
@@ -146,15 +152,21 @@ def _written(
     return answer
 
 
-def best_sentences(passage: Passage, question: str, count: int = 2) -> str:
-    """The passage's sentences that share the most words with the question, in their order, verbatim."""
-    wanted = set(content_words(question))
-    sentences = [s for s in sentences_of(passage.text.strip("…")) if content_words(s)]
+def best_sentences(passage: Passage, question: str, count: int = 2, lead: str = "") -> str:
+    """The passage's prose sentences that share the most words with the question (those sharing most of a
+    follow-up's own words, ``lead``, first), in their order, verbatim (a code block is no quote: the chunk may
+    hold only part of it)."""
+    wanted, own = set(content_words(question)), set(content_words(lead))
+    sentences = [s for s in sentence_spans(passage.text.strip("…")) if not s.block and content_words(s.text)]
     if not sentences:
         return passage.text
-    ranked = sorted(range(len(sentences)), key=lambda i: -len(set(content_words(sentences[i])) & wanted))
-    chosen = sorted(ranked[:count])
-    return " ".join(sentences[i] for i in chosen)
+
+    def shared(index: int) -> tuple[int, int]:
+        words = set(content_words(sentences[index].text))
+        return -len(words & own), -len(words & wanted)
+
+    ranked = sorted(range(len(sentences)), key=shared)
+    return " ".join(sentences[i].text for i in sorted(ranked[:count]))
 
 
 def _extractive(ctx: ToolContext, packet: Packet, dropped: int, notes: list[str], shaped: int = 0) -> Answer:
@@ -163,8 +175,8 @@ def _extractive(ctx: ToolContext, packet: Packet, dropped: int, notes: list[str]
     citations = []
     sharing = [p for p in packet.passages if shares_words(p, packet.question)] or packet.passages[:1]
     for index, passage in enumerate(sharing[:EXTRACTIVE_PASSAGES], start=1):
-        quote = best_sentences(passage, packet.question)
-        lines.append(f"> {text_without_link_markup(quote)} [{index}]")  # links as the page shows them
+        quote = best_sentences(passage, packet.question, lead=packet.turn)
+        lines.append(f"{quoted_lines(text_without_link_markup(quote))} [{index}]")  # links as the page shows them
         citations.append(_citation(ctx, passage, quote))
     answer = Answer("\n\n".join(lines), citations, answered=False, dropped=dropped, call_shaped=shaped, notes=notes)
     answer.rests_on = list(citations)  # the quotes shown are what it rests on

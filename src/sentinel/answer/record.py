@@ -6,6 +6,11 @@ model's choice, gone once the turn ended. Open WebUI hands back the assistant's 
 answer's own text (as the door showed it, whitespace aside) is the key, and the chat's id the file: the record
 names the passages exactly as the answer cited them, or nothing (an answer given before this record existed,
 an edited message), and then a save keeps the user's words alone.
+
+Both dimensions are bounded here: ``KEPT_ANSWERS`` per chat, and the files of the ``KEPT_CHATS`` chats answered
+most recently (a chat not answered in that long loses its record: a save there keeps the user's words alone).
+Only a door that can write records anything (``pipeline.Turn.can_write``): a read-only door cannot save, so
+what its answers rested on is never asked for.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from sentinel.settings import Settings
 from sentinel.vault.write import WriteFailed, atomic_write
 
 KEPT_ANSWERS = 50  # per chat; a save reaches for the answer just before it
+KEPT_CHATS = 1000  # chat files, the most recently answered kept; each at most KEPT_ANSWERS answers' quotes
 
 
 def _digest(text: str) -> str:
@@ -50,6 +56,21 @@ def remember(settings: Settings, chat_id: str, answer: str, rests_on: list[Citat
     kept = dict(list(kept.items())[-KEPT_ANSWERS:])
     with contextlib.suppress(WriteFailed):  # a full disk costs a later save its quotes, never the answer
         atomic_write(path, json.dumps(kept, ensure_ascii=False, indent=1))
+    _prune(path.parent, keep=path)
+
+
+def _prune(directory: Path, keep: Path) -> None:
+    """Remove the files of all but the ``KEPT_CHATS`` most recently answered chats (``keep``, just written, stays)."""
+    files = []
+    for found in directory.glob("*.json"):
+        with contextlib.suppress(OSError):  # removed by a concurrent prune
+            files.append((found.stat().st_mtime_ns, found))
+    if len(files) <= KEPT_CHATS:
+        return
+    files.sort(reverse=True)
+    for _, old in files[KEPT_CHATS:]:
+        if old != keep:
+            old.unlink(missing_ok=True)
 
 
 def rested_on(settings: Settings, chat_id: str, answer: str) -> list[Citation]:

@@ -32,6 +32,7 @@ class Answer:
     model: str = ""
     notes: list[str] = field(default_factory=list)
     saved: str = ""  # the note a save wrote or updated
+    status: str = ""  # the short line a door shows beside the answer ("" : ``status_line`` says it)
     # Per cited passage, the sentences of it the answer rests on (what a later "save this" quotes); not sent.
     rests_on: list[Citation] = field(default_factory=list)
 
@@ -46,7 +47,16 @@ class Answer:
             "notes": list(self.notes),
             "saved": self.saved,
             "call_shaped": self.call_shaped,
+            "status": self.status_line(),
         }
+
+    def status_line(self) -> str:
+        """The short line a door shows beside the answer (Open WebUI's status): what a save did, in its
+        language, or how the answer was checked."""
+        if self.status:
+            return self.status
+        checked = "every sentence checked against its source" if self.answered else "quoted from your vault"
+        return checked + (f"; {self.dropped} unsupported sentence(s) left out" if self.dropped else "")
 
 
 def obsidian_url(vault_name: str, path: str, heading: str = "") -> str:

@@ -14,7 +14,10 @@ The rule, on the text fold the lexical leg uses (``index.fold``), both sides:
   cases, conjugations: "transcripts" / "transcript", "klasörü" / "klasör", "Ordners" / "Ordner");
 - a sentence with no content word says nothing checkable and is dropped; so is one whose content words are all
   the question's (a model echoing "Und unter macOS?" back, seen in Open WebUI: it says nothing the question did
-  not, though its passage has the words).
+  not, though its passage has the words);
+- for a follow-up ("Peki ne sıklıkla kaydedilir?" after "… kaç gün saklar?"), a sentence holding none of the
+  follow-up's own content words answers the earlier question, not this one, and is dropped (seen in Open WebUI:
+  "… 7 gün boyunca saklanır" for how often snapshots are taken, the passage holding both facts).
 The shares (``SHARES``) were chosen on the support cases in tests/tools/test_answer_support.py (paraphrases the
 small model writes over the eval vault's pages, and the liars); bench/answers.py reports on its own question
 set, never used to choose them.
@@ -84,8 +87,16 @@ def _found(word: str, vocabulary: set[str], stems: set[str]) -> bool:
     return len(word) >= STEM and not _NUMBER.search(word) and word[:STEM] in stems
 
 
-def support_problem(sentence: CitedSentence, evidence: Evidence | None, question: str = "") -> str:
-    """Why ``evidence`` does not support ``sentence`` as an answer to ``question`` ("" when it does)."""
+def _holds_any(words: list[str], of: str) -> bool:
+    """Whether ``words`` hold a content word of ``of`` (same first letters); True when ``of`` has none."""
+    others = set(content_words(of))
+    stems = {w[:STEM] for w in others if len(w) >= STEM}
+    return not others or any(_found(w, others, stems) for w in words)
+
+
+def support_problem(sentence: CitedSentence, evidence: Evidence | None, question: str = "", turn: str = "") -> str:
+    """Why ``evidence`` does not support ``sentence`` as an answer to ``question`` ("" when it does); ``turn``:
+    a follow-up's own words, when ``question`` joins them to the earlier question's."""
     if evidence is None:
         return f"cites passage {sentence.cite}, which the packet does not have"
     words = content_words(sentence.text)
@@ -94,6 +105,8 @@ def support_problem(sentence: CitedSentence, evidence: Evidence | None, question
     asked = set(content_words(question))
     if asked and all(_found(w, asked, {a[:STEM] for a in asked if len(a) >= STEM}) for w in words):
         return "repeats the question's words and nothing else"
+    if turn and not _holds_any(words, turn):
+        return "holds none of the follow-up's own words: it answers the earlier question"
     vocabulary = set(content_words(" ".join((evidence.title, evidence.trail, evidence.text))))
     stems = {w[:STEM] for w in vocabulary if len(w) >= STEM}
     numbers = [w for w in words if _NUMBER.search(w)]
@@ -107,12 +120,12 @@ def support_problem(sentence: CitedSentence, evidence: Evidence | None, question
 
 
 def supported_sentences(
-    sentences: list[CitedSentence], packet: dict[int, Evidence], question: str = ""
+    sentences: list[CitedSentence], packet: dict[int, Evidence], question: str = "", turn: str = ""
 ) -> Verdict[CitedSentence]:
     """Keep the sentences their cited passage supports; drop the rest (``reason`` says why for the first)."""
     kept, dropped, reasons = [], [], []
     for sentence in sentences:
-        problem = support_problem(sentence, packet.get(sentence.cite), question)
+        problem = support_problem(sentence, packet.get(sentence.cite), question, turn)
         if problem:
             dropped.append(sentence)
             reasons.append(f"'{sentence.text[:60]}' {problem}")

@@ -177,3 +177,10 @@ def _chunks_for(
         ):
             chosen[path] = (trail, heading, text)
     return chosen
+
+
+def page_chunks(db: sqlite3.Connection, path: str) -> list[tuple[str, str, str]]:
+    """(trail, heading, text) of each chunk of ``path``, in page order (a follow-up's packet chooses among them:
+    ``answer.packet``)."""
+    rows = db.execute("SELECT trail, heading, text FROM chunks WHERE path = ? ORDER BY ordinal", (path,))
+    return [(str(trail), str(heading), str(text)) for trail, heading, text in rows]

@@ -16,10 +16,15 @@ _QUOTED_LINE = re.compile(r"^\s*(?:>\s?)+")
 
 
 def quote_block(link: str, text: str) -> str:
-    """``text`` as a quote callout headed by ``link``; every line of it inside the callout (a line the page
-    quoted already, "> …", is quoted once: the callout is the quote)."""
+    """``text`` as a quote callout headed by ``link``; every line of it inside the callout."""
+    return f"{QUOTE_CALLOUT} {link}\n{quoted_lines(text)}"
+
+
+def quoted_lines(text: str) -> str:
+    """``text`` as a markdown quote, every line of it inside (a line the page quoted already, "> …", is quoted
+    once: this is the quote)."""
     lines = [_QUOTED_LINE.sub("", line).strip() for line in text.strip().splitlines() if line.strip()]
-    return "\n".join([f"{QUOTE_CALLOUT} {link}", *(f"> {line}" for line in lines)])
+    return "\n".join(f"> {line}" for line in lines)
 
 
 def is_quoted(paragraph: str) -> bool:

@@ -1,0 +1,109 @@
+"""A passage of markdown cut into the sentences a person reads, on the parser's boundaries, never inside markup.
+
+A quote shown to a person (the extractive answer, a passage narrowed to fit the model's window, the sentences a
+save keeps) is cut from a page's markdown. Cut by a pattern alone, a quote kept a code fence's opener ("```yaml")
+with the sentence before it, and cut a bold question ("**Was passiert? Verliere ich …?**") after its first
+question mark, leaving a stray ``**`` on the screen. So the blocks and inline spans come from pyromark (the parser
+``vault.parse`` indexes with): every block (paragraph, heading, list item, table row, code block) is cut from the
+next, a sentence ends at ".", "!" or "?" in the text a reader reads (closing markup after it stays with it; a
+list's "1." is a marker), and no cut falls inside an inline span (bold, italic, strikethrough, code, a link), a
+table row, or a code or HTML block. A code block is one unit, fences included, and says so: a chunk of a page
+may open or close inside one (``vault.entries`` cuts windows at blank lines), so a quote for a person is made
+of prose units only.
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+import re
+from dataclasses import dataclass
+
+import pyromark
+
+_OPTIONS = (
+    pyromark.Options.ENABLE_TABLES
+    | pyromark.Options.ENABLE_STRIKETHROUGH
+    | pyromark.Options.ENABLE_WIKILINKS
+    | pyromark.Options.ENABLE_TASKLISTS
+)
+_BLOCKS = {"Paragraph", "Heading", "Item", "TableHead", "TableRow", "BlockQuote", "CodeBlock", "HtmlBlock"}
+_UNCUT = {"Strong", "Emphasis", "Strikethrough", "Link", "Image", "WikiLink", "TableHead", "TableRow"}
+_UNCUT |= {"CodeBlock", "HtmlBlock"}
+_VERBATIM_BLOCKS = {"CodeBlock", "HtmlBlock"}
+# A sentence ends at . ! ? (or 。) with the markup that closes around it (``**``, ``_``, a quote mark, a bracket).
+_SENTENCE_END = re.compile(r"[.!?。][*_~`\"'”’»)\]]*(?=\s)")
+_WORDS = re.compile(r"[^\W_]")
+_CALLOUT_TITLE = re.compile(r"^[ \t>]*\[![\w-]+\][+-]?[^\n]*$", re.MULTILINE)  # shown as a title of its own
+
+
+@dataclass(frozen=True)
+class Sentence:
+    start: int  # character offsets into the text it was cut from
+    end: int
+    text: str
+    block: bool  # a code or HTML block: no quote for a person (the chunk may hold only part of it)
+
+
+def _name(value: object) -> str:
+    if isinstance(value, str):
+        return value
+    return next(iter(value), "") if isinstance(value, dict) else ""
+
+
+def sentence_spans(text: str) -> list[Sentence]:
+    """The sentences of ``text`` in order, each a verbatim slice of it (surrounding whitespace and bare markup
+    such as a lone "-" or ">" left out)."""
+    raw = text.encode("utf-8")
+    char_at = _char_offsets(text, len(raw))
+    cuts: set[int] = {0, len(text)}
+    uncut: list[tuple[int, int]] = []
+    verbatim: list[tuple[int, int]] = []
+    prose: list[tuple[int, int]] = []  # the text a reader reads: a list's "1." is a marker, not a sentence end
+    for event, span in pyromark.events_with_range(text, options=_OPTIONS):
+        if not isinstance(event, dict):
+            continue
+        kind, value = next(iter(event.items()))
+        start, end = char_at[span["start"]], char_at[span["end"]]
+        name = _name(value) if kind in ("Start", "End") else kind
+        if kind == "Start" and name in _BLOCKS:
+            cuts.update((start, end))
+        if (kind == "Start" and name in _UNCUT) or kind == "Code":
+            uncut.append((start, end))
+        if kind == "Start" and name in _VERBATIM_BLOCKS:
+            verbatim.append((start, end))
+        if kind == "Text":
+            prose.append((start, end))
+    cuts.update(match.end() for match in _CALLOUT_TITLE.finditer(text))
+    prose.sort()
+    for match in _SENTENCE_END.finditer(text):
+        inside = bisect.bisect_right(prose, (match.start(), len(text))) - 1
+        in_prose = inside >= 0 and prose[inside][0] <= match.start() < prose[inside][1]
+        if in_prose and not any(start < match.end() < end for start, end in uncut):
+            cuts.add(match.end())
+    bounds = sorted(cuts)
+    out = []
+    for start, end in itertools.pairwise(bounds):
+        piece = text[start:end]
+        if not _WORDS.search(piece):
+            continue
+        start += len(piece) - len(piece.lstrip())
+        end -= len(piece) - len(piece.rstrip())
+        block = any(v_start <= start < v_end for v_start, v_end in verbatim)
+        out.append(Sentence(start, end, text[start:end], block))
+    return out
+
+
+def _char_offsets(text: str, byte_length: int) -> list[int]:
+    """For each byte offset of ``text`` in UTF-8 (and the end), the character offset it falls in."""
+    if byte_length == len(text):
+        return list(range(byte_length + 1))
+    offsets = [0] * (byte_length + 1)
+    position = 0
+    for index, char in enumerate(text):
+        width = len(char.encode("utf-8"))
+        for byte in range(position, position + width):
+            offsets[byte] = index
+        position += width
+    offsets[byte_length] = len(text)
+    return offsets

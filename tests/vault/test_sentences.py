@@ -1,0 +1,52 @@
+"""A passage cut into sentences a person reads: never inside bold, code or a fence (vault/sentences.py)."""
+
+from __future__ import annotations
+
+from sentinel.vault.sentences import sentence_spans
+
+FAQ = (
+    "## Häufig gestellte Fragen\n\n"
+    "**Was passiert, wenn ich eine Zahlung verpasse? Verliere ich meine Daten?**\n"
+    "Nein, deine Daten werden 30 Tage lang aufbewahrt. Deine lokalen Daten bleiben unberührt.\n"
+)
+FENCE = (
+    'To start, copy the following properties into it:\n\n```yaml\n---\ncoordinates:\n  - "48.85"\n---\n```\n\n'
+    "Here's what the code above means. Run `a. b` now.\n"
+)
+
+
+def _texts(markdown: str) -> list[str]:
+    return [s.text for s in sentence_spans(markdown)]
+
+
+def test_a_bold_question_with_two_question_marks_is_one_sentence() -> None:
+    assert _texts(FAQ) == [
+        "## Häufig gestellte Fragen",
+        "**Was passiert, wenn ich eine Zahlung verpasse? Verliere ich meine Daten?**",
+        "Nein, deine Daten werden 30 Tage lang aufbewahrt.",
+        "Deine lokalen Daten bleiben unberührt.",
+    ]
+
+
+def test_a_code_fence_is_a_unit_of_its_own_and_says_so() -> None:
+    spans = sentence_spans(FENCE)
+    assert [s.text for s in spans] == [
+        "To start, copy the following properties into it:",
+        '```yaml\n---\ncoordinates:\n  - "48.85"\n---\n```',
+        "Here's what the code above means.",
+        "Run `a. b` now.",
+    ]
+    assert [s.block for s in spans] == [False, True, False, False]
+
+
+def test_each_sentence_is_a_verbatim_slice_after_non_ascii_text() -> None:
+    text = "Ünïcödé **fett. Noch** mehr. Zwei.\n\n1. Erster Schritt. Danach.\n2. Zweiter."
+    spans = sentence_spans(text)
+    assert all(text[s.start : s.end] == s.text for s in spans)
+    assert [s.text for s in spans] == [
+        "Ünïcödé **fett. Noch** mehr.",
+        "Zwei.",
+        "1. Erster Schritt.",  # the list's "1." is a marker, not a sentence of its own
+        "Danach.",
+        "2. Zweiter.",
+    ]
