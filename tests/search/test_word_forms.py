@@ -72,3 +72,21 @@ def test_an_index_of_the_round_before_is_stemmed_and_its_deletes_stay_exact(vaul
     db.execute("DELETE FROM chunks")  # the delete trigger removes exactly what the stemmed fold wrote
     db.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('integrity-check')")
     assert db.execute("SELECT COUNT(*) FROM chunks_fts WHERE chunks_fts MATCH 'sicherungskopi'").fetchone()[0] == 0
+
+
+def test_a_page_outside_language_folders_is_stemmed_in_its_language_to_its_shortest_chunk(
+    vault_settings: WriteVault,
+) -> None:
+    """A page's language is read once from its opening words, and every chunk of it, a short one too, is folded
+    in it (a short chunk alone is too little for the identifier to be sure of)."""
+    prose = (
+        "Obsidian speichert deine Notizen als einfache Textdateien in einem Ordner auf deinem Gerät. Du kannst "
+        "diesen Ordner jederzeit mit anderen Programmen öffnen, durchsuchen und sichern, ohne dass dafür ein "
+        "Konto oder eine Verbindung zum Internet nötig ist."
+    )
+    settings = vault_settings({"notes/Tresor.md": f"# Tresor\n\n{prose}\n\n## Kopien\n\nZwei Sicherungskopien.\n"})
+    db = open_index(settings)
+    sync(settings, db)
+    rows = db.execute("SELECT text, language FROM chunks WHERE path = 'notes/Tresor.md' ORDER BY ordinal").fetchall()
+    assert len(rows) >= 2 and {language for _, language in rows} == {"de"}
+    assert top_hit(settings, db, "Sicherungskopie") == "notes/Tresor.md"

@@ -10,11 +10,11 @@ it as the SQL function ``sentinel_fold`` (registered on every connection by ``in
 
 Word forms (issue 32, round six): in German, Spanish and Turkish each word is replaced by its Snowball stem
 before it is folded ("Sicherungskopien" and "Sicherungskopie" are one token), so a question meets its page's
-inflections. A chunk's language is decided once, when it is written (``chunk_language``: its language folder,
-else its words' language), and stored with it (``chunks.language``), so the delete trigger removes exactly the
-tokens the insert wrote whatever the language identifier says later; the query's language is the search's
-(``search.lexical``). English is not stemmed: on the choosing sets its stems lost more first places than they
-won (docs/retrieval.md, round six).
+inflections. A chunk's language is its page's, decided when the page's chunks are written (``page_language``:
+its language folder, else the language of its opening words), and stored with it (``chunks.language``), so the
+delete trigger removes exactly the tokens the insert wrote whatever the language identifier says later; the
+query's language is the search's (``search.lexical``). English is not stemmed: on the choosing sets its stems
+lost more first places than they won (docs/retrieval.md, round six).
 
 CJK runs become their characters and their overlapping bigrams, the CJK analyser of Lucene and Elasticsearch:
 no dictionary to ship, the same for all three scripts, and a two-character word (most Chinese words) is one
@@ -34,11 +34,13 @@ import snowballstemmer
 from sentinel.paths import folder_language
 
 SQL_FUNCTION = "sentinel_fold"
-LANGUAGE_FUNCTION = "sentinel_chunk_language"
+LANGUAGE_FUNCTION = "sentinel_page_language"
 # The languages whose words are stemmed, and their Snowball algorithm (chosen on the choosing sets, round six).
 STEMMED = {"de": "german", "es": "spanish", "tr": "turkish"}
-_WORD = re.compile(r"[^\W_]+")  # a word as FTS5's unicode61 tokenizer reads one
-CHUNK_SURE = 0.9  # py3langid's normalised probability from which a chunk without a language folder is stemmed
+_WORD = re.compile(r"([^\W_]+)")  # a word as FTS5's unicode61 tokenizer reads one (split keeps it)
+STEMS_HELD = 200_000  # words whose stem each language keeps (a few tens of MB at most)
+PAGE_SAMPLE = 2000  # characters of a page's opening its language is read from
+PAGE_SURE = 0.9  # py3langid's normalised probability from which a page without a language folder is stemmed
 # Combining diacritical marks (accents, cedilla, breve, tilde, umlaut, the dot of İ): what Latin-script words
 # drop. Marks outside this block carry meaning (the kana voicing marks: か is not が) and stay.
 _LATIN_MARKS = re.compile("[\u0300-\u036f]+")
@@ -69,14 +71,24 @@ def without_latin_marks(text: str) -> str:
     return _strip_marks(text, len(text))
 
 
+class _Stems(dict[str, str]):
+    """One language's word -> stem, filled as words are met: ``map`` over a chunk's words stays in C for the
+    words seen before (most of them), where a cached function cost a Python call a word (sync, round six)."""
+
+    def __init__(self, algorithm: str) -> None:
+        super().__init__()
+        self._stemmer = snowballstemmer.stemmer(algorithm)
+
+    def __missing__(self, word: str) -> str:
+        if len(self) >= STEMS_HELD:
+            self.clear()  # a vault's vocabulary is unbounded; a sync's memory is not
+        stem = self[word] = str(self._stemmer.stemWord(word))
+        return stem
+
+
 @lru_cache(maxsize=len(STEMMED))
-def _stemmer(language: str) -> Any:
-    return snowballstemmer.stemmer(STEMMED[language])
-
-
-@lru_cache(maxsize=200_000)
-def _stem(language: str, word: str) -> str:
-    return str(_stemmer(language).stemWord(word))
+def _stems(language: str) -> _Stems:
+    return _Stems(STEMMED[language])
 
 
 def stemmed_language(language: str) -> str:
@@ -91,7 +103,9 @@ def fold(text: str, language: str = "") -> str:
     into characters and bigrams."""
     stems = stemmed_language(language)
     if stems:  # stemmed before the marks go: Turkish and Spanish suffixes are spelt with them
-        text = _WORD.sub(lambda m: _stem(stems, m.group(0)), text.casefold())
+        parts = _WORD.split(text.casefold())  # the words are every other part, from the second
+        parts[1::2] = map(_stems(stems).__getitem__, parts[1::2])
+        text = "".join(parts)
     if text.isascii():
         return text.lower()  # most text of most vaults takes this path
     return _CJK_RUN.sub(_bigrams, _strip_marks(text.casefold(), len(text)))
@@ -103,13 +117,22 @@ def forms(text: str) -> list[str]:
     return list(dict.fromkeys(fold(text, language) for language in ("", *STEMMED)))
 
 
-def chunk_language(path: str, text: str) -> str:
-    """The language a chunk's words are folded in: its page's language folder, else its words' when py3langid
-    is sure of it (a short or mixed chunk stays unstemmed: a wrong stem would cost it its own words)."""
+def page_language(path: str, text: str) -> str:
+    """The language a page's chunks are folded in: its language folder, else its words' (``text``: the opening
+    of the page, ``page_languages``) when py3langid is sure of it; none when it is not (a mixed or short page
+    stays unstemmed: a wrong stem would cost it its own words). Decided once a page, not a chunk: a short chunk
+    of a German page is German, and a sync reads the identifier ten times less (round six)."""
     if language := folder_language(path):
         return language
     label, probability = _identifier().classify(text)
-    return str(label) if probability >= CHUNK_SURE else ""
+    return str(label) if probability >= PAGE_SURE else ""
+
+
+def page_languages(chunks: str) -> str:
+    """The SQL of each page's (``path``) language (``language``) from the rows of ``chunks`` (a table with
+    ``path``, ``ordinal``, ``text``): what the chunk writer and m011 store with every chunk of the page."""
+    return f"""SELECT path, {LANGUAGE_FUNCTION}(path, substr(group_concat(text, char(10)), 1, {PAGE_SAMPLE}))
+        AS language FROM (SELECT path, text FROM {chunks} ORDER BY path, ordinal) GROUP BY path"""
 
 
 @lru_cache(maxsize=1)
@@ -125,11 +148,11 @@ def chunk_fold(column: str, row: str = "") -> str:
 
 
 def register(db: sqlite3.Connection) -> None:
-    """Make ``fold`` and ``chunk_language`` callable from SQL on this connection (the chunk triggers and the
+    """Make ``fold`` and ``page_language`` callable from SQL on this connection (the chunk triggers and the
     chunk writer need them)."""
     db.create_function(SQL_FUNCTION, 1, fold, deterministic=True)
     db.create_function(SQL_FUNCTION, 2, fold, deterministic=True)
-    db.create_function(LANGUAGE_FUNCTION, 2, chunk_language, deterministic=True)
+    db.create_function(LANGUAGE_FUNCTION, 2, page_language, deterministic=True)
 
 
 def rebuild_fts(db: sqlite3.Connection) -> None:

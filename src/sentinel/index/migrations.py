@@ -355,7 +355,7 @@ def m010_overlapping_windows(db: sqlite3.Connection) -> None:
 
 
 def m011_word_stems(db: sqlite3.Connection) -> None:
-    """Each chunk keeps the language its words are folded in (``fold.chunk_language``, decided when it is
+    """Each chunk keeps the language its words are folded in (``fold.page_language``, decided when it is
     written), and the triggers fold with it: German, Spanish and Turkish words are stemmed (issue 32, round six),
     so every chunk is indexed again."""
     db.execute("ALTER TABLE chunks ADD COLUMN language TEXT NOT NULL DEFAULT ''")
@@ -364,7 +364,10 @@ def m011_word_stems(db: sqlite3.Connection) -> None:
         f"""
         DROP TRIGGER chunks_ai;
         DROP TRIGGER chunks_ad;
-        UPDATE chunks SET language = {fold.LANGUAGE_FUNCTION}(path, text);
+        CREATE TEMP TABLE page_language (path TEXT PRIMARY KEY, language TEXT NOT NULL) WITHOUT ROWID;
+        INSERT INTO temp.page_language {fold.page_languages("chunks")};
+        UPDATE chunks SET language = (SELECT language FROM temp.page_language p WHERE p.path = chunks.path);
+        DROP TABLE temp.page_language;
         CREATE TRIGGER chunks_ai AFTER INSERT ON chunks BEGIN
             INSERT INTO chunks_fts(rowid, text, trail) VALUES (new.id, {fold.chunk_fold("text", "new.")},
                 {fold.chunk_fold("trail", "new.")});

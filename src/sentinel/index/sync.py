@@ -214,8 +214,9 @@ def _insert_staged_chunks(db: sqlite3.Connection) -> None:
     """Move the batch's staged chunks into ``chunks`` with one statement (its trigger fills the FTS index)."""
     # a chunk's language is decided as it is written and kept with it (sentinel.index.fold: the triggers fold with it)
     db.execute(
-        f"INSERT INTO chunks ({CHUNK_COLUMNS}, language) SELECT {CHUNK_COLUMNS}, "
-        f"{fold.LANGUAGE_FUNCTION}(path, text) FROM temp.staged_chunks ORDER BY rowid"
+        f"INSERT INTO chunks ({CHUNK_COLUMNS}, language) SELECT {CHUNK_COLUMNS}, page.language "
+        f"FROM temp.staged_chunks JOIN ({fold.page_languages('temp.staged_chunks')}) AS page USING (path) "
+        "ORDER BY temp.staged_chunks.rowid"
     )
     db.execute("DELETE FROM temp.staged_chunks")
 
