@@ -111,6 +111,44 @@ class VectorStore:
             os.close(self._fd)
 
 
+RESIDENT_BUDGET = 256 << 20  # bytes of a large store's file pages a process keeps mapped between releases
+FAULT_AROUND = 64 << 10  # bytes the kernel maps around each read fault of a file mapping (fault_around_bytes)
+
+_gathered = 0  # rows read from a mapping larger than the budget since it was last released
+_gathered_lock = threading.Lock()
+
+
+def gathered(mapped: np.ndarray, slots: np.ndarray) -> np.ndarray:
+    """``mapped[slots]``, and the mapping's pages let go when the rows read since the last release may have
+    mapped ``RESIDENT_BUDGET`` of them (each read fault maps up to ``FAULT_AROUND``): ``MADV_DONTNEED`` drops them
+    from this process, the page cache keeps them, and the next read maps them again. Without it a query's
+    candidates, random rows of the store, left the whole store resident over a few hundred queries (~3.6 GB at
+    1M pages, counted in the process's RSS). A store within the budget is never released (no read is slower)."""
+    rows = mapped[slots]
+    if mapped.nbytes <= RESIDENT_BUDGET:
+        return rows
+    global _gathered
+    with _gathered_lock:
+        _gathered += len(slots)
+        due = _gathered * FAULT_AROUND >= RESIDENT_BUDGET
+        if due:
+            _gathered = 0
+    mapping = _mapping(mapped) if due else None
+    if mapping is not None:
+        mapping.madvise(mmap.MADV_DONTNEED)
+    return rows
+
+
+def _mapping(array: np.ndarray) -> mmap.mmap | None:
+    """The file mapping ``array`` (made by ``VectorStore.mapped``) reads, if it reads one."""
+    base: object = array
+    while isinstance(base, np.ndarray):
+        base = base.base
+    if isinstance(base, memoryview):
+        base = base.obj
+    return base if isinstance(base, mmap.mmap) else None
+
+
 class Appender:
     """Rows for a store, buffered into few writes; ``slot`` numbers each row as it will be stored."""
 
