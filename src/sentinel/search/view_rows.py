@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import hashlib
 import sqlite3
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
@@ -23,6 +22,7 @@ from sentinel.paths import SUMMARY_RUNG_ROLES
 from sentinel.search import summaries
 from sentinel.search.store import Appender, VectorStore, gathered
 from sentinel.search.view_columns import Filling, id_dtype, ids_like
+from sentinel.vault.hashes import passage_digest
 
 BATCH = 500  # pages (or keys) per statement
 FETCH = 16_384  # rows read at a time
@@ -333,7 +333,7 @@ class _Passages:
 
     pages: np.ndarray  # (n,) int64 page rowids, in the order read
     hashes: list[int]  # (n,) ``hash`` of each page's passage
-    digests: np.ndarray  # (n,) S16: each page's passage's ``_digest``
+    digests: np.ndarray  # (n,) S16: each page's passage's ``passage_digest``
     texts: list[str]  # the distinct passages, only where asked for (to read just their vectors)
 
     @staticmethod
@@ -343,7 +343,7 @@ class _Passages:
             passage = page.passage
             pages.append(page.page_id)
             hashes.append(hash(passage))
-            digests += _digest(passage)
+            digests += passage_digest(passage)
             if keep_texts:
                 texts.add(passage)
         return _Passages(
@@ -352,12 +352,6 @@ class _Passages:
             np.frombuffer(bytes(digests), dtype="S16"),
             sorted(texts),
         )
-
-
-def _digest(passage: str) -> bytes:
-    """What a page's passage is matched to its stored vector's text by: 128 bits of BLAKE2b, so neither side's
-    text is held (a chance match of two passages is ~1e-26 at 1M pages)."""
-    return hashlib.blake2b(passage.encode(), digest_size=16).digest()
 
 
 def _summary_table(db: sqlite3.Connection, passages: _Passages, appender: Appender, words: int, ids: np.dtype) -> Table:
@@ -376,7 +370,7 @@ def _summary_table(db: sqlite3.Connection, passages: _Passages, appender: Append
         ]
     for sql, params in statements if len(pages) else []:
         for text, vector_id, centre, bits, scale, int8 in _batches(db, sql, params):
-            found = np.frombuffer(b"".join(_digest(t) for t in text), dtype="S16")
+            found = np.frombuffer(b"".join(passage_digest(t) for t in text), dtype="S16")
             first, stop = np.searchsorted(digests, found, "left"), np.searchsorted(digests, found, "right")
             shared = stop - first  # pages whose passage is this vector's text
             if not shared.any():
