@@ -334,7 +334,7 @@ class _Passages:
     pages: np.ndarray  # (n,) int64 page rowids, in the order read
     hashes: list[int]  # (n,) ``hash`` of each page's passage
     digests: np.ndarray  # (n,) S16: each page's passage's ``passage_digest``
-    texts: list[str]  # the distinct passages, only where asked for (to read just their vectors)
+    texts: list[str] | None  # the distinct passages, to read just their vectors; None: read every vector
 
     @staticmethod
     def read(db: sqlite3.Connection, where: str, params: Sequence[object], keep_texts: bool) -> _Passages:
@@ -350,7 +350,7 @@ class _Passages:
             np.frombuffer(pages, dtype=np.int64),
             hashes.tolist(),  # Python ints made here, together, after every passage is gone
             np.frombuffer(bytes(digests), dtype="S16"),
-            sorted(texts),
+            sorted(texts) if keep_texts else None,
         )
 
 
@@ -362,7 +362,7 @@ def _summary_table(db: sqlite3.Connection, passages: _Passages, appender: Append
     filling = Filling(len(pages), words, ids)
     columns = "text, id, centre, bits, scale, " + ("vec" if appender.store is not None else "NULL")
     statements: list[tuple[str, list[str]]] = [(f"SELECT {columns} FROM summary_vectors", [])]
-    if passages.texts:  # only some pages' passages: their vectors only
+    if passages.texts is not None:  # only some pages' passages: their vectors only
         texts = passages.texts
         statements = [
             (f"SELECT {columns} FROM summary_vectors WHERE text IN ({','.join('?' * len(part))})", part)
