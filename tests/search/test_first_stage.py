@@ -45,7 +45,7 @@ def test_hamming_candidates_are_the_nearest_by_bit_count() -> None:
     query = rng.integers(0, 2**63, words, dtype=np.uint64)
     distance = np.unpackbits((bits ^ query[:, None]).T.copy().view(np.uint8), axis=1).sum(axis=1)
     for count in (1, 20, 120, 4999):
-        got = hamming_candidates(bits, query, count)
+        got = hamming_candidates(bits, query, count, np.arange(n))
         assert len(got) == count and len(set(got.tolist())) == count
         worst = distance[got].max()
         assert (distance < worst).sum() <= count <= (distance <= worst).sum()
@@ -65,7 +65,24 @@ def test_hamming_candidates_across_blocks_are_the_reference_selection() -> None:
     distance = np.unpackbits((bits ^ query[:, None]).T.copy().view(np.uint8), axis=1).sum(axis=1)
     for count in (1, 60, 150, 201, 5000):
         reference = np.sort(np.argsort(distance, kind="stable")[:count])
-        assert np.array_equal(hamming_candidates(bits, query, count), reference), count
+        assert np.array_equal(hamming_candidates(bits, query, count, np.arange(n)), reference), count
+
+
+def test_hamming_candidates_break_ties_by_item_whatever_the_row_order() -> None:
+    """A view holds the summary rung's rows first (``view_rows.view_order``), not in item order: the candidates
+    are still the rows of the items an item-ordered scan picks, ties at the cut included, in item order."""
+    rng = np.random.default_rng(11)
+    n, words = 3 * HAMMING_BLOCK + 99, 6
+    bits = rng.integers(0, 2**63, (words, n), dtype=np.uint64)
+    bits[:, 500:900] = bits[:, 3:4]  # 401 rows at one distance: the cut falls inside them
+    query = bits[:, 3].copy()
+    query[0] ^= np.uint64(0b11)
+    items = np.arange(n) * 2 + 7
+    moved = np.concatenate([np.arange(600, n), np.arange(600)])  # rows 600.. first, as the summary rung's would be
+    for count in (1, 150, 399, 1000):
+        reference = items[hamming_candidates(bits, query, count, items)]
+        got = hamming_candidates(np.ascontiguousarray(bits[:, moved]), query, count, items[moved])
+        assert np.array_equal(items[moved][got], reference), count
 
 
 def _reference(bits: np.ndarray, query: np.ndarray, count: int) -> np.ndarray:
@@ -86,7 +103,9 @@ def test_hamming_candidates_for_any_width_with_the_nearest_rows_last() -> None:
         distance = np.unpackbits((bits ^ query[:, None]).T.copy().view(np.uint8), axis=1).sum(axis=1)
         bits = np.ascontiguousarray(bits[:, np.argsort(-distance, kind="stable")])
         for count in (1, 700, HAMMING_BLOCK + 5, n - 1, n + 10):
-            assert np.array_equal(hamming_candidates(bits, query, count), _reference(bits, query, count)), (
+            assert np.array_equal(
+                hamming_candidates(bits, query, count, np.arange(n)), _reference(bits, query, count)
+            ), (
                 words,
                 count,
             )

@@ -196,6 +196,35 @@ def test_many_small_edits_end_where_a_whole_load_does(vault_settings: WriteVault
     assert made.count("whole") <= 2, made  # only new language centres (the table grew) may force a whole load
 
 
+def test_the_summary_rungs_chunks_are_the_first_rows_of_the_body_rungs(
+    vault_settings: WriteVault, e5: OnnxEmbedder
+) -> None:
+    """Not a copy (46 bytes a chunk vector, ~440 MB at 1M pages): the same memory, the rows of summary-rung pages
+    first, each part in item order, so a chunk is found by id wherever it lies, here and after an edit."""
+    settings, db, view = _ready(vault_settings, e5)
+    for step in range(2):
+        table, body, summary = view.rows.chunks, view.chunks, view.summary_role_chunks
+        assert body is not None and summary is not None
+        first = table.summary_rows
+        assert 0 < first < len(table)  # sources/Article.md is not a summary-rung page
+        assert table.summary_role[:first].all() and not table.summary_role[first:].any()
+        for field in ("items", "vector_ids", "centre_of", "bits", "scales", "slots"):
+            assert np.shares_memory(getattr(summary, field), getattr(body, field)), field
+        assert len(summary) == first and np.array_equal(summary.items, np.sort(summary.items))
+        assert np.array_equal(table.items[first:], np.sort(table.items[first:]))
+        wanted = np.concatenate([np.sort(table.items), [table.items.max() + 1]])
+        at, held = table.rows_of_items(wanted)
+        assert held[:-1].all() and not held[-1] and np.array_equal(table.items[at[:-1]], wanted[:-1])
+        if step == 0:  # the other page edited, then a summary-rung page: its chunks' ids now come after the other's
+            for rel in ("sources/Article.md", "notes/Piano.md"):
+                (settings.vault / rel).write_text((settings.vault / rel).read_text() + "\nA new line on scales.\n")
+                sync_paths(settings, db, [rel])
+            embed_pending(db, e5)
+            view = current_view(db)
+            assert view.made == "in place"
+            assert_as_whole(db, view)
+
+
 def test_what_the_log_cannot_tell_loads_the_view_whole(vault_settings: WriteVault, e5: OnnxEmbedder) -> None:
     settings, db, _ = _ready(vault_settings, e5)
     with transaction(db):

@@ -22,7 +22,7 @@ import numpy as np
 from sentinel.embed.base import Embedder
 from sentinel.errors import BadInput
 from sentinel.paths import SUMMARY_RUNG_ROLES
-from sentinel.search import fusion, graph, meaning, view_columns, view_rows
+from sentinel.search import fusion, graph, meaning, view_rows
 from sentinel.search import results as r
 from sentinel.search.families import collapse
 from sentinel.search.graph import walk as walk_graph
@@ -65,8 +65,7 @@ def _chunk_pages(
     ids = sorted(set(chunk_ids))
     if rows is not None and len(rows.chunks) and ids:
         table, wanted = rows.chunks, np.array(ids, dtype=np.int64)
-        at = np.minimum(np.searchsorted(table.items, view_columns.ids_like(table.items, wanted)), len(table) - 1)
-        held = table.items[at] == wanted
+        at, held = table.rows_of_items(wanted)
         path_of = rows.pages.path_of
         for cid, page, shown in zip(
             wanted[held].tolist(), table.page[at[held]].tolist(), table.summary_role[at[held]].tolist(), strict=True

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -130,8 +130,14 @@ SUMMARY_ROWS = """
 
 def page_summaries(db: sqlite3.Connection, where: str = "1", params: Sequence[object] = ()) -> list[PageSummary]:
     """Summary lines of the pages matching ``where`` (a condition over ``pages p``)."""
-    return [
-        PageSummary(
+    return list(each_page_summary(db, where, params))
+
+
+def each_page_summary(db: sqlite3.Connection, where: str = "1", params: Sequence[object] = ()) -> Iterator[PageSummary]:
+    """``page_summaries`` one page at a time, for a reader that keeps only what it derives from each (a search
+    view at 1M pages: ``sentinel.search.view_rows``)."""
+    for r in db.execute(f"{SUMMARY_ROWS} WHERE {where}", tuple(params)):
+        yield PageSummary(
             int(r["page_id"]),
             r["path"],
             r["title"],
@@ -139,8 +145,6 @@ def page_summaries(db: sqlite3.Connection, where: str = "1", params: Sequence[ob
             choose(r["title"], r["description"], r["analysis_summary"], r["first_chunk"]),
             tuple(h for h in json.loads(r["headings"]) if h),
         )
-        for r in db.execute(f"{SUMMARY_ROWS} WHERE {where}", tuple(params))
-    ]
 
 
 def excerpts_of_entries(db: sqlite3.Connection, paths: Sequence[str]) -> set[str]:

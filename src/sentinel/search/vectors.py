@@ -25,6 +25,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from sentinel.search import store
+
 # Hamming candidates rescored exactly per query, chosen on the 100k-page synthetic vault (bench/first_stage.py,
 # body chunks: recall of the exhaustive int8 top 10 .793 at 400, .965 at 1000, .995 at 1500, 1.0 at 2500; 1500 cost
 # no more than 400). Reported on other sets in docs/scale.md.
@@ -92,6 +94,24 @@ class VectorSet:
     def __len__(self) -> int:
         return len(self.items)
 
+    def first(self, rows: int) -> VectorSet:
+        """The first ``rows`` rows, as a set of their own sharing this one's memory (the summary rung's chunks:
+        ``sentinel.search.view_rows.view_order`` puts them first)."""
+        if rows == len(self):
+            return self
+        return VectorSet(
+            self.table,
+            self.items[:rows],
+            self.vector_ids[:rows],
+            self.centre_of[:rows],
+            self.bits[:, :rows],
+            self.centres,
+            self.dims,
+            self.scales[:rows] if self.scales is not None else None,
+            self.slots[:rows] if self.slots is not None else None,
+            self.mapped,
+        )
+
     def subset(self, mask: np.ndarray) -> VectorSet:
         """The rows where ``mask`` is True, as a set of their own (for a rung that sees only some roles)."""
         return VectorSet(
@@ -119,9 +139,9 @@ def nearest(
         return []
     centred_query = vectors.centres.centred(query[None, :])[0]
     if len(vectors) > candidates:
-        rows = hamming_candidates(vectors.bits, sign_bits(centred_query[None, :])[0], candidates)
+        rows = hamming_candidates(vectors.bits, sign_bits(centred_query[None, :])[0], candidates, vectors.items)
     else:
-        rows = np.arange(len(vectors))
+        rows = np.argsort(vectors.items, kind="stable")
     rows, restored = restored_rows(db, vectors, rows)
     if not len(rows):
         return []
@@ -136,7 +156,7 @@ def restored_rows(db: sqlite3.Connection, vectors: VectorSet, rows: np.ndarray) 
     from SQLite (then only the rows still in the index are returned, with their vectors)."""
     if vectors.mapped is not None and vectors.slots is not None and vectors.scales is not None:
         # the same int8 values and scales as the SQLite rows, restored by the same float32 arithmetic as ``restore``
-        restored = vectors.mapped[vectors.slots[rows]].astype(np.float32)
+        restored = store.gathered(vectors.mapped, vectors.slots[rows]).astype(np.float32)
         restored *= vectors.scales[rows][:, None]
         return rows, restored
     return _fetched(db, vectors, rows)
@@ -156,11 +176,14 @@ HAMMING_BLOCK = 1 << 16  # rows per pass: a block's counts and distances stay in
 WORDS_PER_BYTE_SUM = 3  # up to 3 x 64 = 192 differing bits: a sum of three words' counts fits a uint8
 
 
-def hamming_candidates(bits: np.ndarray, query_bits: np.ndarray, count: int) -> np.ndarray:
-    """Rows (ascending) of the ``count`` sign-bit vectors nearest to ``query_bits`` by Hamming distance.
+def hamming_candidates(bits: np.ndarray, query_bits: np.ndarray, count: int, items: np.ndarray) -> np.ndarray:
+    """Rows of the ``count`` sign-bit vectors nearest to ``query_bits`` by Hamming distance, in the order of
+    their ``items``.
 
-    ``bits`` is word-major (words, n). Rows at the cut distance are taken in row order, so the same index
-    and query always give the same candidates.
+    ``bits`` is word-major (words, n). Rows at the cut distance are taken in the order of their items, so the
+    same index and query always give the same candidates, whatever the order of the rows (a view holds the
+    summary rung's rows first: ``sentinel.search.view_rows.view_order``); the exact scores' ties are then broken
+    by item too (``nearest`` sorts stably).
     """
     words, n = bits.shape
     top = words * 64
@@ -198,11 +221,12 @@ def hamming_candidates(bits: np.ndarray, query_bits: np.ndarray, count: int) -> 
     # distances are small integers: their running count says where the nearest ``count`` end
     cut = int(np.searchsorted(np.cumsum(counts), count))
     rows = np.flatnonzero(distance <= cut)
-    if len(rows) > count:  # rows at the cut beyond the ``count``-th are left out, the first in row order kept
+    if len(rows) > count:  # rows at the cut beyond the ``count``-th are left out, those of the first items kept
         at_cut = distance[rows] == cut
-        room = count - (len(rows) - int(np.count_nonzero(at_cut)))
-        rows = rows[~at_cut | (np.cumsum(at_cut) <= room)]
-    return rows
+        tied = rows[at_cut]
+        room = count - (len(rows) - len(tied))
+        rows = np.concatenate([rows[~at_cut], tied[np.argsort(items[tied], kind="stable")[:room]]])
+    return rows[np.argsort(items[rows], kind="stable")]
 
 
 def stored(db: sqlite3.Connection, table: str, ids: list[int]) -> dict[int, tuple[bytes, float]]:

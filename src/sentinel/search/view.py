@@ -44,7 +44,7 @@ class SearchView:
     generation: int
     identity: dict[str, object] | None
     chunks: VectorSet | None  # items are chunk ids
-    summary_role_chunks: VectorSet | None  # the chunks of summary-rung pages only
+    summary_role_chunks: VectorSet | None  # the chunks of summary-rung pages only: the first rows of ``chunks``
     summaries: VectorSet | None  # items are page rowids (summary-rung pages only)
     chunk_count: int
     page_count: int  # summary-rung pages
@@ -145,7 +145,7 @@ def _view(at: int, meta: Meta, rows: view_rows.Rows, made: Literal["whole", "in 
         generation=at,
         identity=identity,
         chunks=chunk_set,
-        summary_role_chunks=chunk_set.subset(rows.chunks.summary_role) if chunk_set is not None else None,
+        summary_role_chunks=chunk_set.first(rows.chunks.summary_rows) if chunk_set is not None else None,
         summaries=_vector_set("summary_vectors", rows.summaries, meta[2], dims, mapped),
         chunk_count=sum(rows.pages.chunks_of.values()),
         page_count=len(rows.pages.passage_of),

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import sqlite3
+from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
@@ -19,8 +20,9 @@ import numpy as np
 
 from sentinel.paths import SUMMARY_RUNG_ROLES
 from sentinel.search import summaries
-from sentinel.search.store import Appender, VectorStore
+from sentinel.search.store import Appender, VectorStore, gathered
 from sentinel.search.view_columns import Filling, id_dtype, ids_like
+from sentinel.vault.hashes import passage_digest
 
 BATCH = 500  # pages (or keys) per statement
 FETCH = 16_384  # rows read at a time
@@ -32,7 +34,8 @@ def _roles() -> list[str]:
 
 @dataclass(frozen=True)
 class Table:
-    """One vector table's rows as the view holds them, sorted by item."""
+    """One vector table's rows as the view holds them, in ``view_order``: the summary rung's rows first, so its
+    chunk set is a slice of the body rung's arrays, not a copy (46 bytes a chunk vector, ~440 MB at 1M pages)."""
 
     items: np.ndarray  # (n,) ids (``id_dtype``): chunk id, or page rowid for summaries
     vector_ids: np.ndarray  # (n,) ids
@@ -49,6 +52,24 @@ class Table:
 
     def __len__(self) -> int:
         return len(self.items)
+
+    @functools.cached_property
+    def summary_rows(self) -> int:
+        """How many rows, from the first, belong to summary-rung pages."""
+        return int(np.count_nonzero(self.summary_role))
+
+    def rows_of_items(self, wanted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Where each of ``wanted`` (chunk ids, or page rowids for summaries) is held, and whether it is: one
+        binary search in each part of ``view_order``, each sorted by item."""
+        at, held = np.zeros(len(wanted), dtype=np.int64), np.zeros(len(wanted), dtype=bool)
+        for start, stop in ((0, self.summary_rows), (self.summary_rows, len(self))):
+            part = self.items[start:stop]
+            if not len(part):
+                continue
+            where = np.minimum(np.searchsorted(part, ids_like(part, wanted)), len(part) - 1)
+            found = ~held & (part[where] == wanted)
+            at[found], held = start + where[found], held | found
+        return at, held
 
     def rows_of_pages(self, pages: np.ndarray) -> np.ndarray:
         """The rows (ascending) that belong to these page rowids: slices of the rows sorted by page, not a scan
@@ -98,7 +119,28 @@ class Table:
             np.concatenate([self.scale, other.scale]),
             np.concatenate([self.slot, other.slot]),
         )
-        return both._take(np.argsort(both.items, kind="stable"))
+        return both._take(view_order(both.items, both.summary_role))
+
+    def in_view_order(self) -> Table:
+        """This table with its rows in ``view_order``, moved column by column in place (one column's worth of
+        temporary memory, not a second table: at 1M pages the chunk table is ~700 MB)."""
+        order = view_order(self.items, self.summary_role)
+        if np.array_equal(order, np.arange(len(order))):
+            return self
+        columns = (self.items, self.vector_ids, self.centre_of, self.page, self.summary_role, self.scale, self.slot)
+        for column in columns:
+            column[:] = column[order]
+        for word in self.bits:
+            word[:] = word[order]
+        return self
+
+
+def view_order(items: np.ndarray, summary_role: np.ndarray) -> np.ndarray:
+    """The order of a table's rows: those of summary-rung pages first, each part sorted by item. The summary
+    rung's chunk set is then the first rows of the body rung's (``sentinel.search.view``); a search breaks ties
+    by item, not by row (``sentinel.search.vectors.nearest``), so both rungs rank as when all rows were in item
+    order."""
+    return np.lexsort((items, ~summary_role))
 
 
 @dataclass(frozen=True)
@@ -172,7 +214,7 @@ class Rows:
             return Rows(self.chunks, self.summaries, self.pages, None)
         tables = []
         for table in (self.chunks, self.summaries):
-            first = store.append(mapped[table.slot].tobytes()) if len(table) else store.rows
+            first = store.append(gathered(mapped, table.slot).tobytes()) if len(table) else store.rows
             slot = np.arange(first, first + len(table), dtype=table.slot.dtype)
             tables.append(dataclasses.replace(table, slot=slot))
         return Rows(tables[0], tables[1], self.pages, store)
@@ -253,14 +295,14 @@ def _read(
                 batch = list(zip(*(row for row in zip(*batch, strict=True) if row[3] >= 0), strict=True))
             chunks.add(batch[2], batch[3], batch[4], batch[5], batch[0], batch[1], batch[6], appender.add(batch[7]))
     passage_of: dict[str, int] = dict.fromkeys(summary_pages, 0)  # no summary vectors: pages are only counted
-    passages: list[summaries.PageSummary] = []
+    summary_table = Table.empty(words, ids)
     if with_summaries:
-        passages = summaries.page_summaries(db, f"p.role IN ({marks}) AND {where}", [*roles, *params])
-        passage_of = {page.path: hash(page.passage) for page in passages}
-    summary_table = _summary_table(db, passages, where == "1", appender, words, ids)
+        passages = _Passages.read(db, f"p.role IN ({marks}) AND {where}", [*roles, *params], keep_texts=where != "1")
+        passage_of = dict(zip([path_of[page] for page in passages.pages.tolist()], passages.hashes, strict=True))
+        summary_table = _summary_table(db, passages, appender, words, ids) if words else summary_table
     chunks_per_page, pending_pages = chunks.per_page()
     return Rows(
-        Table(**chunks.filled()),
+        Table(**chunks.filled()).in_view_order(),
         summary_table,
         Pages(
             rowid_of,
@@ -282,37 +324,75 @@ def _batches(db: sqlite3.Connection, sql: str, params: Sequence[object]) -> Iter
         yield list(zip(*rows, strict=True))
 
 
-def _summary_table(
-    db: sqlite3.Connection,
-    passages: list[summaries.PageSummary],
-    everything: bool,
-    appender: Appender,
-    words: int,
-    ids: np.dtype,
-) -> Table:
+@dataclass(frozen=True)
+class _Passages:
+    """The summary passage of each summary-rung page, as the view needs it: its ``hash`` (what the change log's
+    passages are matched by: ``pages_touched``) and a digest to find its stored vector by. Read a page at a time,
+    so no passage outlives its page: at 1M pages a list of the 700k pages' summaries, held to the end, cost ~1 GB
+    and left Python's object arenas fragmented (docs/scale.md, "Peak RSS at 1M")."""
+
+    pages: np.ndarray  # (n,) int64 page rowids, in the order read
+    hashes: list[int]  # (n,) ``hash`` of each page's passage
+    digests: np.ndarray  # (n,) S16: each page's passage's ``passage_digest``
+    texts: list[str] | None  # the distinct passages, to read just their vectors; None: read every vector
+
+    @staticmethod
+    def read(db: sqlite3.Connection, where: str, params: Sequence[object], keep_texts: bool) -> _Passages:
+        pages, hashes, digests, texts = array("q"), array("q"), bytearray(), set()
+        for page in summaries.each_page_summary(db, where, params):
+            passage = page.passage
+            pages.append(page.page_id)
+            hashes.append(hash(passage))
+            digests += passage_digest(passage)
+            if keep_texts:
+                texts.add(passage)
+        return _Passages(
+            np.frombuffer(pages, dtype=np.int64),
+            hashes.tolist(),  # Python ints made here, together, after every passage is gone
+            np.frombuffer(bytes(digests), dtype="S16"),
+            sorted(texts) if keep_texts else None,
+        )
+
+
+def _summary_table(db: sqlite3.Connection, passages: _Passages, appender: Appender, words: int, ids: np.dtype) -> Table:
     """The summary rows of these pages: the stored vector of each page's passage (pages sharing a passage share
-    its vector), in page order."""
-    pages_of: dict[str, list[int]] = {}
-    for page in passages if words else []:
-        pages_of.setdefault(page.passage, []).append(page.page_id)
-    filling = Filling(len(passages) if words else 0, words, ids)
+    its vector), in ``view_order``."""
+    order = np.argsort(passages.digests, kind="stable")
+    digests, pages = passages.digests[order], passages.pages[order]
+    filling = Filling(len(pages), words, ids)
     columns = "text, id, centre, bits, scale, " + ("vec" if appender.store is not None else "NULL")
     statements: list[tuple[str, list[str]]] = [(f"SELECT {columns} FROM summary_vectors", [])]
-    if not everything:
-        texts = sorted(pages_of)
+    if passages.texts is not None:  # only some pages' passages: their vectors only
+        texts = passages.texts
         statements = [
             (f"SELECT {columns} FROM summary_vectors WHERE text IN ({','.join('?' * len(part))})", part)
             for part in (texts[start : start + BATCH] for start in range(0, len(texts), BATCH))
         ]
-    for sql, params in statements if pages_of else []:
-        for batch in _batches(db, sql, params):
-            rows = [(page, *row[1:]) for row in zip(*batch, strict=True) for page in pages_of.get(row[0], ())]
-            if rows:
-                page_ids, vector_id, centre, bits, scale, int8 = zip(*rows, strict=True)
-                filling.add(page_ids, vector_id, centre, bits, page_ids, (True,) * len(rows), scale, appender.add(int8))
-    table = Table(**filling.filled())
-    order = np.argsort(table.items, kind="stable")
-    return table if np.array_equal(order, np.arange(len(order))) else table._take(order)
+    for sql, params in statements if len(pages) else []:
+        for text, vector_id, centre, bits, scale, int8 in _batches(db, sql, params):
+            found = np.frombuffer(b"".join(passage_digest(t) for t in text), dtype="S16")
+            first, stop = np.searchsorted(digests, found, "left"), np.searchsorted(digests, found, "right")
+            shared = stop - first  # pages whose passage is this vector's text
+            if not shared.any():
+                continue
+            row = np.repeat(np.arange(len(found)), shared).tolist()  # each page's vector, in the order read
+            at = np.arange(int(shared.sum())) - np.repeat(np.cumsum(shared) - shared - first, shared)
+            page_ids = pages[at]
+            filling.add(
+                page_ids,
+                _picked(vector_id, row),
+                _picked(centre, row),
+                _picked(bits, row),
+                page_ids,
+                [True] * len(row),
+                _picked(scale, row),
+                appender.add(_picked(int8, row)),
+            )
+    return Table(**filling.filled()).in_view_order()
+
+
+def _picked(column: Sequence[V], rows: list[int]) -> list[V]:
+    return [column[row] for row in rows]
 
 
 @dataclass(frozen=True)
