@@ -228,3 +228,23 @@ def test_a_follow_ups_sentence_answering_the_earlier_question_is_dropped() -> No
     assert verdict.kept == [its_fact]
     assert "follow-up's own words" in verdict.reason
     assert support.supported_sentences([earlier_fact], {1: passage}, joined).kept == [earlier_fact]  # not a follow-up
+
+
+def test_a_sentence_ending_in_a_colon_is_dropped() -> None:
+    """Seen in Open WebUI after stop 45: asked how the daily note is named, the small model copied the passage's
+    first lines, and "Para abrir la nota diaria de hoy, puedes:" (in its passage, the list it opens pinned on the
+    wrong passages and dropped) was the whole answer."""
+    passage = Evidence(
+        1,
+        "Para abrir la nota diaria de hoy, puedes:\n\n- Hacer clic en **Abrir la nota de hoy**.\n\n"
+        "De forma predeterminada, Obsidian crea una nueva nota vacía con el nombre de la fecha de hoy.",
+        "Notas diarias",
+        "Notas diarias",
+    )
+    question = "¿Con qué nombre crea Obsidian la nota diaria?"
+    lead_in = CitedSentence("Para abrir la nota diaria de hoy, puedes:", 1)
+    bold_lead_in = CitedSentence("Para abrir **la nota diaria de hoy, puedes:**", 1)
+    fact = CitedSentence("Obsidian crea una nueva nota vacía con el nombre de la fecha de hoy.", 1)
+    verdict = support.supported_sentences([lead_in, bold_lead_in, fact], {1: passage}, question)
+    assert verdict.kept == [fact]
+    assert "ends in a colon" in verdict.reason

@@ -50,3 +50,23 @@ def test_each_sentence_is_a_verbatim_slice_after_non_ascii_text() -> None:
         "Danach.",
         "2. Zweiter.",
     ]
+
+
+def test_a_callouts_type_marker_is_not_quoted() -> None:
+    """The browser check after stop 45 showed "…YYYY-MM-DD. [!tip] Si prefieres …": the marker is an icon in
+    Obsidian, never text a person reads."""
+    text = (
+        "De forma predeterminada, Obsidian crea una nota.\n\n"
+        "> [!tip] Si prefieres tener tus notas en una carpeta, configura la ubicación.\n\n"
+        "> [!info]+\n> Varsayılan olarak 7 gün saklanır.\n\n"
+        "> [!example]- Subcarpetas automáticas\n> Puedes organizar tus notas."
+    )
+    spans = sentence_spans(text)
+    assert all(text[s.start : s.end] == s.text for s in spans)
+    texts = [s.text for s in spans]
+    assert texts[:2] == [
+        "De forma predeterminada, Obsidian crea una nota.",
+        "Si prefieres tener tus notas en una carpeta, configura la ubicación.",
+    ]
+    assert "Subcarpetas automáticas" in texts  # a title stays, its marker does not
+    assert len(texts) == 5 and not any("[!" in t for t in texts)  # a marker alone is no unit

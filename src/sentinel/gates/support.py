@@ -54,6 +54,7 @@ STEM = 5  # letters two forms of one word share at least (Turkish suffixes, Germ
 SHARES = {"en": 0.75, "de": 0.7, "es": 0.7, "tr": 0.6, "": 0.7}  # of content words found in the passage
 _WORD = re.compile(r"[^\W_]+")
 _NUMBER = re.compile(r"\d")
+_ANNOUNCES = re.compile(r":[*_\s]*$")  # a colon at the end, bold or italic closing after it
 
 
 @dataclass(frozen=True)
@@ -102,6 +103,8 @@ def support_problem(sentence: CitedSentence, evidence: Evidence | None, question
     words = content_words(sentence.text)
     if not words:
         return "says nothing that can be checked against a passage"
+    if _ANNOUNCES.search(sentence.text):
+        return "ends in a colon: it announces what follows and says none of it"
     asked = set(content_words(question))
     if asked and all(_found(w, asked, {a[:STEM] for a in asked if len(a) >= STEM}) for w in words):
         return "repeats the question's words and nothing else"

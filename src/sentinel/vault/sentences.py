@@ -35,6 +35,9 @@ _VERBATIM_BLOCKS = {"CodeBlock", "HtmlBlock"}
 _SENTENCE_END = re.compile(r"[.!?。][*_~`\"'”’»)\]]*(?=\s)")
 _WORDS = re.compile(r"[^\W_]")
 _CALLOUT_TITLE = re.compile(r"^[ \t>]*\[![\w-]+\][+-]?[^\n]*$", re.MULTILINE)  # shown as a title of its own
+# A callout's type marker ("[!tip]", "[!example]-") is drawn as an icon, never read: a unit opening with it starts
+# after it ("> [!tip] Si prefieres …" is read as "Si prefieres …"; a marker alone is no unit).
+_CALLOUT_MARKER = re.compile(r"\[![\w-]+\][+-]?[ \t]*")
 
 
 @dataclass(frozen=True)
@@ -89,6 +92,10 @@ def sentence_spans(text: str) -> list[Sentence]:
             continue
         start += len(piece) - len(piece.lstrip())
         end -= len(piece) - len(piece.rstrip())
+        if marker := _CALLOUT_MARKER.match(text, start, end):
+            start = marker.end()
+            if not _WORDS.search(text, start, end):
+                continue
         block = any(v_start <= start < v_end for v_start, v_end in verbatim)
         out.append(Sentence(start, end, text[start:end], block))
     return out
