@@ -123,10 +123,11 @@ def test_the_folder_walk_finds_what_the_full_walk_finds(vault_settings: WriteVau
     vault = Path(settings.vault)
     pages = [r[0] for r in db.execute("SELECT path FROM pages")]
     walked = folders.walk(db, vault, pages)
-    assert (full.walk, walked.how) == ("full", "folders")
-    assert sorted(walked.walk.files, key=lambda f: f.relpath) == sorted(
-        folders.walk(db, vault, pages, full=True).walk.files, key=lambda f: f.relpath
-    )
+    assert (full.walk, walked.how, walked.walk.files) == ("full", "folders", [])
+    assert walked.stats is not None
+    stats = zip(pages, walked.stats.mtime_ns.tolist(), walked.stats.size.tolist(), strict=True)
+    listed = folders.walk(db, vault, pages, full=True).walk.files
+    assert sorted(stats) == sorted((f.relpath, f.mtime_ns, f.size) for f in listed)
 
 
 @pytest.mark.usefixtures("settled")
@@ -150,3 +151,37 @@ def test_a_folder_holding_a_linked_page_is_always_listed(vault_settings: WriteVa
     sync(settings, db)
     time.sleep(TICK_S)
     assert sync(settings, db).walk == "full"
+
+
+def _edit_in_place(page: Path, text: str, *, keep_mtime: bool = False) -> None:
+    """Rewrite a page's bytes without touching its folder's entries, its mtime restored when ``keep_mtime``."""
+    before = os.stat(page)
+    with page.open("r+", encoding="utf-8") as handle:
+        handle.write(text)
+        handle.truncate()
+    if keep_mtime:
+        os.utime(page, ns=(before.st_atime_ns, before.st_mtime_ns))
+
+
+@pytest.mark.usefixtures("settled")
+def test_the_folder_walk_re_reads_exactly_the_pages_whose_mtime_or_size_moved(vault_settings: WriteVault) -> None:
+    files = {f"f{i % 4}/g{i % 3}/h{i % 2}/p{i}.md": f"page {i} words" for i in range(40)} | {"root.md": "root"}
+    settings = vault_settings(files)
+    vault = Path(settings.vault)
+    db = open_index(settings)
+    sync(settings, db)
+    time.sleep(TICK_S)
+    assert sync(settings, db).walk == "folders"
+
+    time.sleep(TICK_S)
+    _edit_in_place(vault / "f1/g1/h1/p13.md", "page 13 words plus quokkaish", keep_mtime=True)  # size alone
+    _edit_in_place(vault / "f2/g0/h0/p30.md", "page 30 wordz")  # same size, new mtime
+    _edit_in_place(vault / "root.md", "wombatish")  # both
+    report = sync(settings, db)
+    edited = ["f1/g1/h1/p13.md", "f2/g0/h0/p30.md", "root.md"]
+    assert (report.walk, report.updated, report.unchanged) == ("folders", 3, 38)
+    assert sorted(report.changed_paths) == edited
+    assert _pages(db, "quokkaish") == ["f1/g1/h1/p13.md"]
+    assert _pages(db, "wordz") == ["f2/g0/h0/p30.md"]
+    time.sleep(TICK_S)
+    assert (sync(settings, db).updated, sync(settings, db).walk) == (0, "folders")

@@ -11,13 +11,14 @@ import json
 import os
 import sqlite3
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
 from sentinel.index.migrations import transaction
-from sentinel.vault.walk import Folder, VaultWalk, walk_known, walk_vault
+from sentinel.vault.walk import Folder, Stats, VaultWalk, walk_known, walk_vault
 
 KEY = "walk_folders"
 SETTLE_NS = 2_000_000_000  # a folder changed this close to a walk's start may share its clock tick: not trusted
@@ -28,25 +29,22 @@ MOUNTINFO = Path("/proc/self/mountinfo")
 
 @dataclass(frozen=True)
 class Walked:
-    walk: VaultWalk
+    walk: VaultWalk  # what the full walk listed; a folders walk lists nothing (nothing skipped, unreadable...)
     how: Literal["folders", "full"]  # the listing skipped (every known page stat'ed), or every folder listed
     started_ns: int
+    stats: Stats | None = None  # a folders walk's stats of the pages it was given, in their order
 
 
-def walk(db: sqlite3.Connection, vault: Path, pages: list[str], *, full: bool = False) -> Walked:
+def walk(db: sqlite3.Connection, vault: Path, pages: Sequence[str], *, full: bool = False) -> Walked:
     """The vault's walk, by the recorded folders when they can be trusted (never when ``full``); ``pages``:
     every page path the index holds (they are what an unchanged folder holds)."""
     started = time.time_ns()
     record = _load(db) if trusts_folder_times(vault) and not full else None
     if record is not None and record["pages"] == len(pages):
-        by_folder: dict[str, list[str]] = {}
-        for path in pages:
-            folder, _, name = path.rpartition("/")
-            by_folder.setdefault(folder, []).append(name)
         folders = {k: Folder(v[0], tuple(v[1]), bool(v[2])) for k, v in record["folders"].items()}
-        known = walk_known(vault, folders, by_folder, int(record["settled_before_ns"]))
-        if known is not None:
-            return Walked(known, "folders", started)
+        stats = walk_known(vault, folders, pages, int(record["settled_before_ns"]))
+        if stats is not None:
+            return Walked(VaultWalk([], [], [], [], folders), "folders", started, stats)
     return Walked(walk_vault(vault), "full", started)
 
 

@@ -19,7 +19,10 @@ from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
 
+import numpy as np
+
 from sentinel.index import fold, folders
+from sentinel.index.known import Known
 from sentinel.index.migrations import transaction
 from sentinel.index.resolve import keys_touching, refresh_links
 from sentinel.paths import LINK_PLACING_ROLES, page_name, role_lookup, role_of
@@ -239,16 +242,17 @@ def _withheld(settings: Settings, indexed: int, gone: int) -> str:
     return ""
 
 
-def _moved(removed: list[str], added: list[FileStat], known: dict[str, tuple[int, int, str]]) -> int:
-    """How many vanished pages reappear under a new folder (same file name, mtime and size: a rename keeps
-    them), so renaming the folder that holds most of the vault is not taken for a missing drive."""
+def _moved(removed: list[tuple[str, int, int]], added: list[FileStat]) -> int:
+    """How many vanished pages ((path, mtime, size) as indexed) reappear under a new folder (same file name,
+    mtime and size: a rename keeps them), so renaming the folder that holds most of the vault is not taken for a
+    missing drive."""
     arrived: dict[tuple[str, int, int], int] = {}
     for f in added:
         key = (f.relpath.rsplit("/", 1)[-1], f.mtime_ns, f.size)
         arrived[key] = arrived.get(key, 0) + 1
     moved = 0
-    for path in removed:
-        key = (path.rsplit("/", 1)[-1], *known[path][:2])
+    for path, mtime_ns, size in removed:
+        key = (path.rsplit("/", 1)[-1], mtime_ns, size)
         if arrived.get(key):
             arrived[key] -= 1
             moved += 1
@@ -298,34 +302,26 @@ def sync(
     """
     started = time.perf_counter()
     vault = check_vault(settings.vault)
-    # the role is compared too, so a changed folder-name setting re-files pages at the next sync
-    rows = db.execute("SELECT path, mtime_ns, size, role FROM pages")
-    known = {path: (mtime_ns, size, role) for path, mtime_ns, size, role in rows}
-    walked = folders.walk(db, vault, list(known), full=rebuild)
+    known = Known(db)
+    walked = folders.walk(db, vault, known.paths, full=rebuild)
     walk = walked.walk
-    files = walk.files
+    found = known.find(walk.files) if walked.stats is None else known.as_found(*walked.stats)
     report = SyncReport(problems=[*walk.skipped, *walk.unreadable], walk=walked.how)
     _clean_leftovers(walk.leftovers)
-    # pages kept stale while their folder could not be read are read again once it can
-    for (path,) in db.execute("SELECT path FROM pages WHERE problem LIKE 'stale: %'"):
-        known[path] = (-1, -1, "")
-    on_disk = {f.relpath for f in files}
+    missing = known.missing(found)
     # a folder that cannot be listed has not lost its pages: they stay, marked stale, until it can be read
-    stale = sorted(p for p in set(known) - on_disk if _under_any(p, walk.unreadable))
-    removed = sorted(set(known) - on_disk - set(stale))
-    if rebuild:
-        changed = files
-    else:
-        role = role_lookup(settings)
-        changed = [f for f in files if known.get(f.relpath) != (f.mtime_ns, f.size, role(f.relpath))]
-        moved = _moved(removed, [f for f in changed if f.relpath not in known], known)
-        report.refused = _withheld(settings, len(known), len(removed) - moved)
-        if report.refused:
-            removed = []
-    report.added = sum(1 for f in changed if f.relpath not in known)
+    stale = [path for path, _, _ in missing if _under_any(path, walk.unreadable)]
+    gone = [page for page in missing if not _under_any(page[0], walk.unreadable)]
+    which = np.ones(len(found.paths), dtype=np.bool_) if rebuild else known.changed(found, role_lookup(settings))
+    changed = found.files(which)
+    added = which & (found.rows < 0)
+    if not rebuild:
+        report.refused = _withheld(settings, len(known), len(gone) - _moved(gone, found.files(added)))
+    removed = [] if report.refused else [path for path, _, _ in gone]
+    report.added = int(added.sum())
     report.updated = len(changed) - report.added
     report.removed = len(removed)
-    report.unchanged = len(files) - len(changed)
+    report.unchanged = len(found.paths) - len(changed)
     if changed or removed:
         apply_changes(db, settings, vault, changed, removed, report, progress)
     if stale:
