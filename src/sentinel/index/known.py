@@ -7,8 +7,10 @@ columns the rows are one fetch and the comparison is numpy's.
 
 from __future__ import annotations
 
+import gc
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -23,8 +25,9 @@ Mask = npt.NDArray[np.bool_]
 # A page kept as last read while its folder could not be listed (``problem`` 'stale: ...') reads with mtime -1,
 # which no file has: it is read again as soon as it is found. The top folder is the role's key
 # (``paths.role_lookup``): SQL's cut (up to the first '/', '' for a root page) separates what it separates.
-ROWS = """SELECT path, iif(problem LIKE 'stale: %', -1, mtime_ns), size, role, substr(path, 1, instr(path, '/'))
-          FROM pages"""
+TOP = "substr(path, 1, instr(path, '/'))"
+ROWS = f"SELECT path, iif(problem LIKE 'stale: %', -1, mtime_ns), size, {TOP}, role FROM pages"
+BATCH = 65_536  # rows fetched at a time: a million row tuples are never held at once
 
 
 @dataclass(frozen=True)
@@ -43,17 +46,34 @@ class Found:
 
 
 class Known:
-    """Every indexed page's path, mtime, size and role, read in one query."""
+    """Every indexed page's path, mtime and size, read in one query, and which rows hold a role that ``role``
+    no longer gives their path (a changed role-folder setting re-files pages at the next sync)."""
 
-    def __init__(self, db: sqlite3.Connection) -> None:
-        rows = db.execute(ROWS).fetchall()
-        paths, mtimes, sizes, roles, tops = zip(*rows, strict=True) if rows else ((), (), (), (), ())
-        del rows
-        self.paths: tuple[str, ...] = paths
+    def __init__(self, db: sqlite3.Connection, role: Callable[[str], Role]) -> None:
+        paths: list[str] = []
+        mtimes: list[int] = []
+        sizes: list[int] = []
+        pairs: dict[tuple[str, str], str] = {}  # one path of each (top folder, role) pair
+        cursor = db.cursor()
+        cursor.row_factory = None  # plain tuples: a sqlite3.Row per row doubled the read
+        with _collector_paused():
+            cursor.execute(ROWS)
+            while batch := cursor.fetchmany(BATCH):
+                some, mtime, size, tops, roles = zip(*batch, strict=True)
+                paths += some
+                mtimes += mtime
+                sizes += size
+                pairs.update(zip(zip(tops, roles, strict=True), some, strict=True))
+        self.paths = paths
         self.mtime_ns: Ints = np.array(mtimes, dtype=np.int64)
         self.size: Ints = np.array(sizes, dtype=np.int64)
-        self._roles: tuple[str, ...] = roles
-        self._tops: tuple[str, ...] = tops
+        self.misfiled = np.zeros(len(paths), dtype=np.bool_)
+        wrong = [pair for pair, path in pairs.items() if role(path) != pair[1]]  # a role follows from the top
+        if wrong:
+            at = dict(zip(paths, range(len(paths)), strict=True))
+            for top, was in wrong:
+                query = f"SELECT path FROM pages WHERE {TOP} = ? AND role = ?"
+                self.misfiled[[at[row[0]] for row in db.execute(query, (top, was))]] = True
 
     def __len__(self) -> int:
         return len(self.paths)
@@ -80,22 +100,24 @@ class Known:
         gone = np.flatnonzero(~seen).tolist()
         return sorted((self.paths[i], int(self.mtime_ns[i]), int(self.size[i])) for i in gone)
 
-    def changed(self, found: Found, role: Callable[[str], Role]) -> Mask:
-        """Which found files to read again: new ones, and those whose mtime, size or role differ from their row
-        (the role too: a changed role-folder setting re-files pages at the next sync)."""
+    def changed(self, found: Found) -> Mask:
+        """Which found files to read again: new ones, and those whose mtime, size or role differ from their row."""
         new = found.rows < 0
         if not len(self):
             return new
         rows = np.where(new, 0, found.rows)
-        differs = (self.mtime_ns[rows] != found.mtime_ns) | (self.size[rows] != found.size) | self._misfiled(role)[rows]
+        differs = (self.mtime_ns[rows] != found.mtime_ns) | (self.size[rows] != found.size) | self.misfiled[rows]
         return new | differs
 
-    def _misfiled(self, role: Callable[[str], Role]) -> Mask:
-        """The rows whose role is not the one ``role`` gives their path now: decided once per (top folder, role)
-        pair on one of its paths (a page's role follows from its top folder alone)."""
-        pairs = dict(zip(zip(self._tops, self._roles, strict=True), self.paths, strict=True))
-        wrong = {pair for pair, path in pairs.items() if role(path) != pair[1]}
-        if not wrong:
-            return np.zeros(len(self), dtype=np.bool_)
-        pairs_of_rows = zip(self._tops, self._roles, strict=True)
-        return np.fromiter((pair in wrong for pair in pairs_of_rows), np.bool_, len(self))
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector off while a million row tuples are made (none holds a cycle): its
+    collections, set off by the allocations, scanned them again and again, 0.6-1.4 s of CPU at 1M pages."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()

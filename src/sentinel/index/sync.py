@@ -302,7 +302,7 @@ def sync(
     """
     started = time.perf_counter()
     vault = check_vault(settings.vault)
-    known = Known(db)
+    known = Known(db, role_lookup(settings))
     walked = folders.walk(db, vault, known.paths, full=rebuild)
     walk = walked.walk
     found = known.find(walk.files) if walked.stats is None else known.as_found(*walked.stats)
@@ -312,7 +312,7 @@ def sync(
     # a folder that cannot be listed has not lost its pages: they stay, marked stale, until it can be read
     stale = [path for path, _, _ in missing if _under_any(path, walk.unreadable)]
     gone = [page for page in missing if not _under_any(page[0], walk.unreadable)]
-    which = np.ones(len(found.paths), dtype=np.bool_) if rebuild else known.changed(found, role_lookup(settings))
+    which = np.ones(len(found.paths), dtype=np.bool_) if rebuild else known.changed(found)
     changed = found.files(which)
     added = which & (found.rows < 0)
     if not rebuild:
