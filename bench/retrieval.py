@@ -7,8 +7,8 @@ Indexes and embeds the eval vault (SENTINEL_EVAL_VAULT, default ../shared/eval/o
 second run embeds nothing), then ranks the pages of every answerable query in queries.tsv beside it (public),
 bench/heldout_queries.tsv (written for this project), bench/vault_questions.tsv (fresh vault questions, split
 by sha256 into vault-choose and vault-report), bench/vault_questions_fresh.tsv (vault-fresh; decided round
-four, chooses since round six) and bench/vault_questions_fresh2.tsv (vault-fresh2, report-only) through the real
-search code, and prints
+four, chooses since round six), bench/vault_questions_fresh2.tsv (vault-fresh2, report-only) and
+bench/vault_questions_fresh3.tsv (vault-fresh3, report-only) through the real search code, and prints
 nDCG@10, MRR@10, hit@1 and hit@5 for each leg, the fusions, and nDCG@10 of every ranking per language and kind. A
 page counts as found where any of its chunks (or its summary) ranks; relevance is by page path, as labelled.
 ``--vault`` may be a part of the eval vault (e.g. a copy of its en/ folder, with its own ``--index``, when there
@@ -67,8 +67,12 @@ FRESH_SET = "vault-fresh"
 # (never in CHOOSING, never swept, no halves).
 FRESH2_FILE = ROOT / "bench" / "vault_questions_fresh2.tsv"
 FRESH2_SET = "vault-fresh2"
+# Round seven: 60 more written blind (15 a language, pages the earlier sets left alone where there were any) to
+# report whatever round seven ships; report-only, whole (never in CHOOSING, never swept, no halves).
+FRESH3_FILE = ROOT / "bench" / "vault_questions_fresh3.tsv"
+FRESH3_SET = "vault-fresh3"
 # The whole-file vault sets, by name.
-WHOLE_SETS = {FRESH_SET: FRESH_FILE, FRESH2_SET: FRESH2_FILE}
+WHOLE_SETS = {FRESH_SET: FRESH_FILE, FRESH2_SET: FRESH2_FILE, FRESH3_SET: FRESH3_FILE}
 METRICS = ("nDCG@10", "MRR@10", "hit@1", "hit@5")
 
 
@@ -376,7 +380,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reembed", action="store_true", help="the model changed: embed everything again")
     parser.add_argument(
         "--sets",
-        default="public,heldout,vault-choose,vault-report,vault-fresh,vault-fresh2,convo-choose,convo-report",
+        default="public,heldout,vault-choose,vault-report,vault-fresh,vault-fresh2,vault-fresh3,convo-choose,convo-report",
         help="comma-separated",
     )
     parser.add_argument("--save", type=Path, help="write every cell to this JSON file")

@@ -1,6 +1,7 @@
 """The vault questions written blind to decide one thing each: round five's (bench/vault_questions_fresh.tsv, set
 ``vault-fresh``: 80 questions, 20 a language; it chooses since round six) and round six's
-(bench/vault_questions_fresh2.tsv, ``vault-fresh2``: 60, 15 a language; reports only). Each question is answered in
+(bench/vault_questions_fresh2.tsv, ``vault-fresh2``: 60, 15 a language) and round seven's
+(bench/vault_questions_fresh3.tsv, ``vault-fresh3``: 60, 15 a language; reports only). Each question is answered in
 its own language by one page of the eval vault. ``relevant`` is every copy of that page (the pages sharing its
 Publish ``permalink``) whose text states the fact, checked here by one pattern per question: every labelled page
 matches it, and no unlabelled copy of the page does."""
@@ -17,6 +18,8 @@ from bench.retrieval import (
     CHOOSING,
     FRESH2_FILE,
     FRESH2_SET,
+    FRESH3_FILE,
+    FRESH3_SET,
     FRESH_FILE,
     FRESH_SET,
     QUERY_FILES,
@@ -177,9 +180,75 @@ STATES2 = {
     "g060": r"Tümünü daralt|Collapse all|Alle (einklappen|zuklappen)|Colapsar todo",
 }
 
+# Round seven's set, written with it the same way (pages no earlier set labels, where a language had any left).
+STATES3 = {
+    "h001": r"`Esc`",
+    "h002": r"\.flac",
+    "h003": r"obsidian-translations",
+    "h004": r"more muted color|color más (apagado|tenue)|menos intenso|atenuado",
+    "h005": r"\*\*Export Format\*\*.{0,20}JSON",
+    "h006": r"not clickable|no se puede hacer clic|no es clicable|no es interactiv",
+    "h007": r"embed iframe",
+    "h008": r"stored in your local",
+    "h009": r"\*\*refresh\*\* icon|\*\*Aktualisieren\*\*-Symbol|\*\*recargar\*\*",
+    "h010": r"443",
+    "h011": r"at least two hyphens|mindestens zwei Bindestriche",
+    "h012": r"Optimize Mac Storage|Optimizar almacenamiento",
+    "h013": r"only one property|nach nur einer Eigenschaft|una sola propiedad|solo una propiedad",
+    "h014": r"Brave, Arc",
+    "h015": r"\{\{image\}\}",
+    "h016": r"zusätzliche Importformate|additional import formats|formatos de importación adicionales",
+    "h017": r"\[\[202301011230\]\]",
+    "h018": r"einzige \.zip|single \.zip|un solo archivo \.zip",
+    "h019": r"obsidianmd/obsidian-help",
+    "h020": r"Ordner als Vault öffnen|Open folder as vault",
+    "h021": r"Standardmäßig ein Komma|comma",
+    "h022": r"ntn_",
+    "h023": r"OneNote-App für Mac|OneNote app for Mac|aplicación de OneNote para Mac",
+    "h024": r"archiviert|archived|archivado",
+    "h025": r"--copy",
+    "h026": r"als YAML gespeichert|saved as YAML|guardado como YAML",
+    "h027": r"Anhänge für die aktuelle Datei herunterladen|Download attachments for current file",
+    "h028": r'\{\{title \?\? "Untitled"\}\}',
+    "h029": r'"\$" \+ price\.toFixed\(2\)',
+    "h030": r"file=My%20Note\.md",
+    "h031": r"plugin-dev",
+    "h032": r"Tamaño mínimo de imagen|Minimum image size|Minimale Bildgröße",
+    "h033": r"Conversor de formato|\[\[Format converter\]\] to convert"
+    r"|Importprogramm für Markdown Format\]\] verwenden, um deine Dateien",
+    "h034": r"`(Ctrl|Strg)\+N`",
+    "h035": r"\.base#",
+    "h036": r"[Ll]icencia [Cc]omercial|[Cc]ommercial [Ll]icense",
+    "h037": r"lista todas las notas al pie|lists all footnotes",
+    "h038": r"feature-requests/8/commercial",
+    "h039": r"12 horas|12 hours",
+    "h040": r"Tiempo de inicio|Startup time|Startzeit",
+    "h041": r"@obsdmd",
+    "h042": r"No ves tu aplicación|Don't see your app|Deine App ist nicht",
+    "h043": r"\*\*Export(ieren)?\*\*",
+    "h044": r"[Kk]anban",
+    "h045": r"Vista previa de página|Page preview",
+    "h046": r"docs\.obsidian\.md",
+    "h047": r"publish\.obsidian\.md/my-amazing-site",
+    "h048": r"Site adı|Site name|Name der Website|Nombre de la página web",
+    "h049": r"yerel verilerinizi silmez|not delete your local|nicht deine lokalen|no eliminará sus datos locales",
+    "h050": r"Çöp kutusu simgesi görünmüyorsa|no trash can icon visible|kein Papierkorb-Symbol sichtbar"
+    r"|no hay un icono de papelera visible",
+    "h051": r"1\.4\.16",
+    "h052": r"harici bir sabit disk|external hard drive|externen Festplatte|disco duro externo",
+    "h053": r'date_modify:"\+1 year"',
+    "h054": r'"3665"\|duration',
+    "h055": r"list:task",
+    "h056": r"random\(\)",
+    "h057": r"\[3, 1, 2\]\.sort\(\)",
+    "h058": r"en boy oranını korumak|aspect ratio|Seitenverhältnis|relación de aspecto",
+    "h059": r"Shift\+1",
+    "h060": r"Windows Defender",
+}
+
 # file -> (its patterns, questions a language)
-SETS = {FRESH_FILE: (STATES, 20), FRESH2_FILE: (STATES2, 15)}
-WHOLE = pytest.mark.parametrize("questions", list(SETS), ids=[FRESH_SET, FRESH2_SET])
+SETS = {FRESH_FILE: (STATES, 20), FRESH2_FILE: (STATES2, 15), FRESH3_FILE: (STATES3, 15)}
+WHOLE = pytest.mark.parametrize("questions", list(SETS), ids=[FRESH_SET, FRESH2_SET, FRESH3_SET])
 
 
 def _rows(path: Path) -> list[dict[str, str]]:
@@ -257,6 +326,7 @@ def test_no_question_is_one_of_the_other_sets(questions: Path) -> None:
 
 def test_round_six_set_reports_only_and_round_five_set_now_chooses() -> None:
     assert FRESH2_SET not in CHOOSING
+    assert FRESH3_SET not in CHOOSING
     assert FRESH_SET in CHOOSING
 
 
