@@ -7,7 +7,8 @@ Indexes and embeds the eval vault (SENTINEL_EVAL_VAULT, default ../shared/eval/o
 second run embeds nothing), then ranks the pages of every answerable query in queries.tsv beside it (public),
 bench/heldout_queries.tsv (written for this project), bench/vault_questions.tsv (fresh vault questions, split
 by sha256 into vault-choose and vault-report), bench/vault_questions_fresh.tsv (vault-fresh; decided round
-four, chooses since round six), bench/vault_questions_fresh2.tsv (vault-fresh2, report-only) and
+four, chooses since round six), bench/vault_questions_fresh2.tsv (vault-fresh2;
+reported round six, chooses since round seven) and
 bench/vault_questions_fresh3.tsv (vault-fresh3, report-only) through the real search code, and prints
 nDCG@10, MRR@10, hit@1 and hit@5 for each leg, the fusions, and nDCG@10 of every ranking per language and kind. A
 page counts as found where any of its chunks (or its summary) ranks; relevance is by page path, as labelled.
@@ -63,8 +64,8 @@ VAULT_SETS = {"vault-choose": "choose", "vault-report": "report"}
 # Having decided that, it may choose from round six on (it is in CHOOSING).
 FRESH_FILE = ROOT / "bench" / "vault_questions_fresh.tsv"
 FRESH_SET = "vault-fresh"
-# Round six: 60 more written blind (15 a language) to report word forms in the lexical leg; report-only, whole
-# (never in CHOOSING, never swept, no halves).
+# Round six: 60 more written blind (15 a language) to report word forms in the lexical leg; reported once there,
+# it chooses from round seven on (it is in CHOOSING). Whole, no halves.
 FRESH2_FILE = ROOT / "bench" / "vault_questions_fresh2.tsv"
 FRESH2_SET = "vault-fresh2"
 # Round seven: 60 more written blind (15 a language, pages the earlier sets left alone where there were any) to
@@ -224,8 +225,9 @@ class EvalSet:
 
 
 # The sets any weight or threshold may be chosen on (the sweeps use only these). vault-fresh joined in round six,
-# having decided round four's variant (docs/retrieval.md).
-CHOOSING = ("public", "convo-choose", "vault-choose", "vault-fresh")
+# having decided round four's variant; vault-fresh2 in round seven, having been read once to report round six's
+# word forms (docs/retrieval.md): a set read for a report is no longer blind, so it may choose from then on.
+CHOOSING = ("public", "convo-choose", "vault-choose", "vault-fresh", "vault-fresh2")
 
 
 # "set" -> "ranking" -> query id -> [language, nDCG@10, MRR@10, hit@1, hit@5]
