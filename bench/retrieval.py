@@ -144,11 +144,18 @@ def rankers(db, settings: Settings, embedder=None) -> dict[str, Ranker]:  # type
         return lambda ranking, _: ranking.legs.get(name, [])
 
     def fused(s: Settings, graph: bool = False) -> Ranker:
-        return lambda ranking, _: fuse(db, s, ranking.legs, graph=graph).ranked
+        return lambda ranking, _: fuse(db, s, ranking.legs, graph=graph, passages=ranking.passages or ()).ranked
 
     def shipped(s: Settings) -> Ranker:
         return lambda ranking, q: (
-            fuse(db, s, ranking.legs, graph=should_run(s, q.text, None), vector=ranking.vector).ranked
+            fuse(
+                db,
+                s,
+                ranking.legs,
+                graph=should_run(s, q.text, None),
+                vector=ranking.vector,
+                passages=ranking.passages or (),
+            ).ranked
         )
 
     def one_per_family(s: Settings) -> Ranker:
@@ -165,7 +172,9 @@ def rankers(db, settings: Settings, embedder=None) -> dict[str, Ranker]:  # type
         "weighted RRF 3 legs (kept)": fused(settings),
         "weighted RRF + PageRank (all queries)": fused(settings, graph=True),
         "shipped (PageRank when the query asks)": lambda ranking, q: (
-            fuse(db, settings, ranking.legs, graph=should_run(settings, q.text, None)).ranked
+            fuse(
+                db, settings, ranking.legs, graph=should_run(settings, q.text, None), passages=ranking.passages or ()
+            ).ranked
         ),
         "fused, second stage off": shipped(unstaged),
         "fused + second stage (best unit, top 30)": shipped(staged),
@@ -288,7 +297,12 @@ def sweep(sets: list[EvalSet], embedder) -> None:  # type: ignore[no-untyped-def
             changed = s.settings.search.model_copy(update=dict(zip(SWEEP, values, strict=True)))
             variant = s.settings.model_copy(update={"search": changed})
             got = [
-                scores(fuse(s.db, variant, rk.legs, graph=should_run(variant, q.text, None)).ranked, q.relevant)
+                scores(
+                    fuse(
+                        s.db, variant, rk.legs, graph=should_run(variant, q.text, None), passages=rk.passages or ()
+                    ).ranked,
+                    q.relevant,
+                )
                 for q, rk in zip(s.queries, rankings, strict=True)
             ]
             mean = np.mean(got, axis=0)
@@ -319,7 +333,14 @@ def sweep_rerank(sets: list[EvalSet], embedder) -> None:  # type: ignore[no-unty
             variant = s.settings.model_copy(update={"search": changed})
             got = [
                 scores(
-                    fuse(s.db, variant, rk.legs, graph=should_run(variant, q.text, None), vector=rk.vector).ranked,
+                    fuse(
+                        s.db,
+                        variant,
+                        rk.legs,
+                        graph=should_run(variant, q.text, None),
+                        vector=rk.vector,
+                        passages=rk.passages or (),
+                    ).ranked,
                     q.relevant,
                 )
                 for q, rk in zip(s.queries, rankings, strict=True)
