@@ -7,8 +7,9 @@ Indexes and embeds the eval vault (SENTINEL_EVAL_VAULT, default ../shared/eval/o
 second run embeds nothing), then ranks the pages of every answerable query in queries.tsv beside it (public),
 bench/heldout_queries.tsv (written for this project), bench/vault_questions.tsv (fresh vault questions, split
 by sha256 into vault-choose and vault-report), bench/vault_questions_fresh.tsv (vault-fresh; decided round
-four, chooses since round six) and bench/vault_questions_fresh2.tsv (vault-fresh2, report-only) through the real
-search code, and prints
+four, chooses since round six), bench/vault_questions_fresh2.tsv (vault-fresh2;
+reported round six, chooses since round seven) and
+bench/vault_questions_fresh3.tsv (vault-fresh3, report-only) through the real search code, and prints
 nDCG@10, MRR@10, hit@1 and hit@5 for each leg, the fusions, and nDCG@10 of every ranking per language and kind. A
 page counts as found where any of its chunks (or its summary) ranks; relevance is by page path, as labelled.
 ``--vault`` may be a part of the eval vault (e.g. a copy of its en/ folder, with its own ``--index``, when there
@@ -63,12 +64,16 @@ VAULT_SETS = {"vault-choose": "choose", "vault-report": "report"}
 # Having decided that, it may choose from round six on (it is in CHOOSING).
 FRESH_FILE = ROOT / "bench" / "vault_questions_fresh.tsv"
 FRESH_SET = "vault-fresh"
-# Round six: 60 more written blind (15 a language) to report word forms in the lexical leg; report-only, whole
-# (never in CHOOSING, never swept, no halves).
+# Round six: 60 more written blind (15 a language) to report word forms in the lexical leg; reported once there,
+# it chooses from round seven on (it is in CHOOSING). Whole, no halves.
 FRESH2_FILE = ROOT / "bench" / "vault_questions_fresh2.tsv"
 FRESH2_SET = "vault-fresh2"
+# Round seven: 60 more written blind (15 a language, pages the earlier sets left alone where there were any) to
+# report whatever round seven ships; report-only, whole (never in CHOOSING, never swept, no halves).
+FRESH3_FILE = ROOT / "bench" / "vault_questions_fresh3.tsv"
+FRESH3_SET = "vault-fresh3"
 # The whole-file vault sets, by name.
-WHOLE_SETS = {FRESH_SET: FRESH_FILE, FRESH2_SET: FRESH2_FILE}
+WHOLE_SETS = {FRESH_SET: FRESH_FILE, FRESH2_SET: FRESH2_FILE, FRESH3_SET: FRESH3_FILE}
 METRICS = ("nDCG@10", "MRR@10", "hit@1", "hit@5")
 
 
@@ -139,11 +144,18 @@ def rankers(db, settings: Settings, embedder=None) -> dict[str, Ranker]:  # type
         return lambda ranking, _: ranking.legs.get(name, [])
 
     def fused(s: Settings, graph: bool = False) -> Ranker:
-        return lambda ranking, _: fuse(db, s, ranking.legs, graph=graph).ranked
+        return lambda ranking, _: fuse(db, s, ranking.legs, graph=graph, passages=ranking.passages or ()).ranked
 
     def shipped(s: Settings) -> Ranker:
         return lambda ranking, q: (
-            fuse(db, s, ranking.legs, graph=should_run(s, q.text, None), vector=ranking.vector).ranked
+            fuse(
+                db,
+                s,
+                ranking.legs,
+                graph=should_run(s, q.text, None),
+                vector=ranking.vector,
+                passages=ranking.passages or (),
+            ).ranked
         )
 
     def one_per_family(s: Settings) -> Ranker:
@@ -160,7 +172,9 @@ def rankers(db, settings: Settings, embedder=None) -> dict[str, Ranker]:  # type
         "weighted RRF 3 legs (kept)": fused(settings),
         "weighted RRF + PageRank (all queries)": fused(settings, graph=True),
         "shipped (PageRank when the query asks)": lambda ranking, q: (
-            fuse(db, settings, ranking.legs, graph=should_run(settings, q.text, None)).ranked
+            fuse(
+                db, settings, ranking.legs, graph=should_run(settings, q.text, None), passages=ranking.passages or ()
+            ).ranked
         ),
         "fused, second stage off": shipped(unstaged),
         "fused + second stage (best unit, top 30)": shipped(staged),
@@ -220,8 +234,9 @@ class EvalSet:
 
 
 # The sets any weight or threshold may be chosen on (the sweeps use only these). vault-fresh joined in round six,
-# having decided round four's variant (docs/retrieval.md).
-CHOOSING = ("public", "convo-choose", "vault-choose", "vault-fresh")
+# having decided round four's variant; vault-fresh2 in round seven, having been read once to report round six's
+# word forms (docs/retrieval.md): a set read for a report is no longer blind, so it may choose from then on.
+CHOOSING = ("public", "convo-choose", "vault-choose", "vault-fresh", "vault-fresh2")
 
 
 # "set" -> "ranking" -> query id -> [language, nDCG@10, MRR@10, hit@1, hit@5]
@@ -282,7 +297,12 @@ def sweep(sets: list[EvalSet], embedder) -> None:  # type: ignore[no-untyped-def
             changed = s.settings.search.model_copy(update=dict(zip(SWEEP, values, strict=True)))
             variant = s.settings.model_copy(update={"search": changed})
             got = [
-                scores(fuse(s.db, variant, rk.legs, graph=should_run(variant, q.text, None)).ranked, q.relevant)
+                scores(
+                    fuse(
+                        s.db, variant, rk.legs, graph=should_run(variant, q.text, None), passages=rk.passages or ()
+                    ).ranked,
+                    q.relevant,
+                )
                 for q, rk in zip(s.queries, rankings, strict=True)
             ]
             mean = np.mean(got, axis=0)
@@ -313,7 +333,14 @@ def sweep_rerank(sets: list[EvalSet], embedder) -> None:  # type: ignore[no-unty
             variant = s.settings.model_copy(update={"search": changed})
             got = [
                 scores(
-                    fuse(s.db, variant, rk.legs, graph=should_run(variant, q.text, None), vector=rk.vector).ranked,
+                    fuse(
+                        s.db,
+                        variant,
+                        rk.legs,
+                        graph=should_run(variant, q.text, None),
+                        vector=rk.vector,
+                        passages=rk.passages or (),
+                    ).ranked,
                     q.relevant,
                 )
                 for q, rk in zip(s.queries, rankings, strict=True)
@@ -376,7 +403,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reembed", action="store_true", help="the model changed: embed everything again")
     parser.add_argument(
         "--sets",
-        default="public,heldout,vault-choose,vault-report,vault-fresh,vault-fresh2,convo-choose,convo-report",
+        default="public,heldout,vault-choose,vault-report,vault-fresh,vault-fresh2,vault-fresh3,convo-choose,convo-report",
         help="comma-separated",
     )
     parser.add_argument("--save", type=Path, help="write every cell to this JSON file")

@@ -1,9 +1,10 @@
 """The vault questions written blind to decide one thing each: round five's (bench/vault_questions_fresh.tsv, set
-``vault-fresh``: 80 questions, 20 a language; it chooses since round six) and round six's
-(bench/vault_questions_fresh2.tsv, ``vault-fresh2``: 60, 15 a language; reports only). Each question is answered in
-its own language by one page of the eval vault. ``relevant`` is every copy of that page (the pages sharing its
-Publish ``permalink``) whose text states the fact, checked here by one pattern per question: every labelled page
-matches it, and no unlabelled copy of the page does."""
+``vault-fresh``: 80 questions, 20 a language; it chooses since round six), round six's
+(bench/vault_questions_fresh2.tsv, ``vault-fresh2``: 60, 15 a language; it chooses since round seven) and round
+seven's (bench/vault_questions_fresh3.tsv, ``vault-fresh3``: 60, 15 a language; reports only). Each question is
+answered in its own language by one page of the eval vault. ``relevant`` is every copy of that page (the pages
+sharing its Publish ``permalink``) whose text states the fact, checked here by one pattern per question: every
+labelled page matches it, and no unlabelled copy of the page does."""
 
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ from bench.retrieval import (
     CHOOSING,
     FRESH2_FILE,
     FRESH2_SET,
+    FRESH3_FILE,
+    FRESH3_SET,
     FRESH_FILE,
     FRESH_SET,
     QUERY_FILES,
@@ -177,9 +180,75 @@ STATES2 = {
     "g060": r"Tümünü daralt|Collapse all|Alle (einklappen|zuklappen)|Colapsar todo",
 }
 
+# Round seven's set, written with it the same way (pages no earlier set labels, where a language had any left).
+STATES3 = {
+    "j001": r"`Esc`",
+    "j002": r"\.flac",
+    "j003": r"obsidian-translations",
+    "j004": r"more muted color|color más (apagado|tenue)|menos intenso|atenuado",
+    "j005": r"\*\*Export Format\*\*.{0,20}JSON",
+    "j006": r"not clickable|no se puede hacer clic|no es clicable|no es interactiv",
+    "j007": r"embed iframe",
+    "j008": r"stored in your local",
+    "j009": r"\*\*refresh\*\* icon|\*\*Aktualisieren\*\*-Symbol|\*\*recargar\*\*",
+    "j010": r"443",
+    "j011": r"at least two hyphens|mindestens zwei Bindestriche",
+    "j012": r"Optimize Mac Storage|Optimizar almacenamiento",
+    "j013": r"only one property|nach nur einer Eigenschaft|una sola propiedad|solo una propiedad",
+    "j014": r"Brave, Arc",
+    "j015": r"\{\{image\}\}",
+    "j016": r"zusätzliche Importformate|additional import formats|formatos de importación adicionales",
+    "j017": r"\[\[202301011230\]\]",
+    "j018": r"einzige \.zip|single \.zip|un solo archivo \.zip",
+    "j019": r"obsidianmd/obsidian-help",
+    "j020": r"Ordner als Vault öffnen|Open folder as vault",
+    "j021": r"Standardmäßig ein Komma|comma",
+    "j022": r"ntn_",
+    "j023": r"OneNote-App für Mac|OneNote app for Mac|aplicación de OneNote para Mac",
+    "j024": r"archiviert|archived|archivado",
+    "j025": r"--copy",
+    "j026": r"als YAML gespeichert|saved as YAML|guardado como YAML",
+    "j027": r"Anhänge für die aktuelle Datei herunterladen|Download attachments for current file",
+    "j028": r'\{\{title \?\? "Untitled"\}\}',
+    "j029": r'"\$" \+ price\.toFixed\(2\)',
+    "j030": r"file=My%20Note\.md",
+    "j031": r"plugin-dev",
+    "j032": r"Tamaño mínimo de imagen|Minimum image size|Minimale Bildgröße",
+    "j033": r"Conversor de formato|\[\[Format converter\]\] to convert"
+    r"|Importprogramm für Markdown Format\]\] verwenden, um deine Dateien",
+    "j034": r"`(Ctrl|Strg)\+N`",
+    "j035": r"\.base#",
+    "j036": r"[Ll]icencia [Cc]omercial|[Cc]ommercial [Ll]icense",
+    "j037": r"lista todas las notas al pie|lists all footnotes",
+    "j038": r"feature-requests/8/commercial",
+    "j039": r"12 horas|12 hours",
+    "j040": r"Tiempo de inicio|Startup time|Startzeit",
+    "j041": r"@obsdmd",
+    "j042": r"No ves tu aplicación|Don't see your app|Deine App ist nicht",
+    "j043": r"\*\*Export(ieren)?\*\*",
+    "j044": r"[Kk]anban",
+    "j045": r"Vista previa de página|Page preview",
+    "j046": r"docs\.obsidian\.md",
+    "j047": r"publish\.obsidian\.md/my-amazing-site",
+    "j048": r"Site adı|Site name|Name der Website|Nombre de la página web",
+    "j049": r"yerel verilerinizi silmez|not delete your local|nicht deine lokalen|no eliminará sus datos locales",
+    "j050": r"Çöp kutusu simgesi görünmüyorsa|no trash can icon visible|kein Papierkorb-Symbol sichtbar"
+    r"|no hay un icono de papelera visible",
+    "j051": r"1\.4\.16",
+    "j052": r"harici bir sabit disk|external hard drive|externen Festplatte|disco duro externo",
+    "j053": r'date_modify:"\+1 year"',
+    "j054": r'"3665"\|duration',
+    "j055": r"list:task",
+    "j056": r"random\(\)",
+    "j057": r"\[3, 1, 2\]\.sort\(\)",
+    "j058": r"en boy oranını korumak|aspect ratio|Seitenverhältnis|relación de aspecto",
+    "j059": r"Shift\+1",
+    "j060": r"Windows Defender",
+}
+
 # file -> (its patterns, questions a language)
-SETS = {FRESH_FILE: (STATES, 20), FRESH2_FILE: (STATES2, 15)}
-WHOLE = pytest.mark.parametrize("questions", list(SETS), ids=[FRESH_SET, FRESH2_SET])
+SETS = {FRESH_FILE: (STATES, 20), FRESH2_FILE: (STATES2, 15), FRESH3_FILE: (STATES3, 15)}
+WHOLE = pytest.mark.parametrize("questions", list(SETS), ids=[FRESH_SET, FRESH2_SET, FRESH3_SET])
 
 
 def _rows(path: Path) -> list[dict[str, str]]:
@@ -255,9 +324,10 @@ def test_no_question_is_one_of_the_other_sets(questions: Path) -> None:
     assert not others & {row["query"].casefold() for row in _rows(questions)}
 
 
-def test_round_six_set_reports_only_and_round_five_set_now_chooses() -> None:
-    assert FRESH2_SET not in CHOOSING
+def test_round_seven_set_reports_only_and_the_sets_read_before_now_choose() -> None:
+    assert FRESH3_SET not in CHOOSING
     assert FRESH_SET in CHOOSING
+    assert FRESH2_SET in CHOOSING
 
 
 @WHOLE

@@ -275,6 +275,14 @@ class SearchSettings(BaseModel):
         description="The summary leg's weight for a page whose summary is only an excerpt of entries (a chat log's "
         "first turns: no description, no analysis, a first unit that is an entry).",
     )
+    weight_passages: float = Field(
+        2.0,
+        ge=0,
+        description="Weight of the passage ranking: pages by their best unit when the wording and meaning legs' "
+        "unit ranks are fused unit by unit (plain RRF), so a page whose one passage both legs rank high comes up "
+        "where each leg alone put other pages first. 0: off. Chosen in round seven on public, vault-choose, "
+        "convo-choose, vault-fresh and vault-fresh2 (docs/retrieval.md).",
+    )
     window_prior: float = Field(
         0.1,
         ge=0,

@@ -63,7 +63,10 @@ def _in_turn(
         legs[r.LEG_SUMMARIES] = ladder._paths_of(db, pages, view.rows)
     page_of = {cid: page for cid, (page, _) in where.items()}
     notes, language = meaning._coverage_notes(view), meaning._language_of(view, vector, text)
-    return ladder.Ranking(legs, fusion.chunk_order(lexical, chunks, page_of), notes, language, vector)
+    order = fusion.chunk_order(lexical, chunks, page_of)
+    shown = (lambda cid: where[cid][1]) if summary_rung else None
+    passages = fusion.passage_pages(order, shown) if chunks else []
+    return ladder.Ranking(legs, order, notes, language, vector, passages=passages)
 
 
 def _filters(indexed: Indexed) -> list[Filter | None]:
@@ -82,9 +85,10 @@ def test_the_legs_on_two_threads_rank_as_the_legs_in_turn(eval_index: Indexed, e
                 deadline = time.monotonic() + 60
                 got = ladder.rank_legs(db, settings, e5, query, rung, deadline, only)  # type: ignore[arg-type]
                 want = _in_turn(db, settings, e5, query, rung, deadline, only)
-                assert (got.legs, got.chunk_order, got.notes, got.language) == (
+                assert (got.legs, got.chunk_order, got.passages, got.notes, got.language) == (
                     want.legs,
                     want.chunk_order,
+                    want.passages,
                     want.notes,
                     want.language,
                 ), (query, rung, only)

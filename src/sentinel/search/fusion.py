@@ -12,7 +12,7 @@ joins (``with_walk``), how quality flags rank a page down (``penalised``), and w
 
 from __future__ import annotations
 
-from collections.abc import Collection, Hashable, Mapping, Sequence
+from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
 from typing import TypeVar
 
 from sentinel.search import results as r
@@ -59,6 +59,7 @@ def fuse_legs(
     legs: Mapping[str, Sequence[str]],
     excerpts: Collection[str] = (),
     windows: Mapping[str, int] | None = None,
+    passages: Sequence[str] = (),
 ) -> dict[str, float]:
     """Fused weights of the legs' ranked pages (best first): plain RRF, or RRF weighted per leg.
 
@@ -69,7 +70,11 @@ def fuse_legs(
     vote in the lexical leg is divided by that count to the power ``window_prior`` (``wording_votes``). The leg
     weights (lexical 1.5, chunks 2.0, summaries and excerpts 0.75) were chosen for 120-word overlapping windows
     on public, vault-choose and convo-choose and kept on vault-fresh; ``window_prior`` on vault-choose
-    (docs/retrieval.md, issue 32 rounds three to five)."""
+    (docs/retrieval.md, issue 32 rounds three to five). ``passages``: pages by their best unit under the
+    unit-by-unit fusion of the two unit legs (``passage_pages``); they vote with ``weight_passages`` (and the
+    same window prior): each leg ranks a page by its own best unit, which may be two different units, while the
+    answer is one passage, so a unit both legs rank high is evidence neither leg's page order carries
+    (round seven)."""
     if search.fusion == "rrf":
         return rrf_weights(list(legs.values()))
     weights = {
@@ -81,16 +86,19 @@ def fuse_legs(
         r.LEG_SUMMARIES: dict.fromkeys(excerpts, search.weight_excerpts),
         r.LEG_LEXICAL: wording_votes(search, windows or {}),
     }
-    return rrf_weights(
-        list(legs.values()),
-        k=search.rrf_k,
-        weights=[weights[name] for name in legs],
-        item_weights=[own.get(name, {}) for name in legs],
-    )
+    rankings = list(legs.values())
+    leg_weights = [weights[name] for name in legs]
+    item_weights = [own.get(name, {}) for name in legs]
+    if passages and search.weight_passages > 0:
+        rankings.append(passages)
+        leg_weights.append(search.weight_passages)
+        item_weights.append(wording_votes(search, windows or {}, search.weight_passages))
+    return rrf_weights(rankings, k=search.rrf_k, weights=leg_weights, item_weights=item_weights)
 
 
-def wording_votes(search: SearchSettings, windows: Mapping[str, int]) -> dict[str, float]:
-    """The lexical leg's weight for each page cut into windows: ``weight_lexical * windows ** -window_prior``.
+def wording_votes(search: SearchSettings, windows: Mapping[str, int], weight: float | None = None) -> dict[str, float]:
+    """The lexical leg's weight (or ``weight``: the passage ranking's) for each page cut into windows:
+    ``weight_lexical * windows ** -window_prior``.
 
     The leg ranks a page by its best-matching window, so a page of 30 windows has 30 chances to hold some
     incidental word of a question (on vault-choose the Turkish Canvas page, 30 windows, came first for a
@@ -99,7 +107,8 @@ def wording_votes(search: SearchSettings, windows: Mapping[str, int]) -> dict[st
     is specific."""
     if search.window_prior <= 0:
         return {}
-    return {page: search.weight_lexical * n**-search.window_prior for page, n in windows.items() if n > 1}
+    weight = search.weight_lexical if weight is None else weight
+    return {page: weight * n**-search.window_prior for page, n in windows.items() if n > 1}
 
 
 def with_walk(search: SearchSettings, ranked: Sequence[str], walk: Sequence[str]) -> dict[str, float]:
@@ -111,6 +120,12 @@ def penalised(search: SearchSettings, weights: Mapping[str, float], flags: Mappi
     """Pages by weight after the quality penalty: each flag multiplies a page's weight by ``quality_penalty``,
     so two flags compound."""
     return sorted(weights, key=lambda p: -weights[p] * search.quality_penalty ** len(flags.get(p, ())))
+
+
+def passage_pages(order: Mapping[str, Sequence[int]], shown: Callable[[int], bool] | None = None) -> list[str]:
+    """Pages by their best unit under the unit-by-unit fusion of the two unit legs (``chunk_order``'s keys are in
+    that order), keeping those whose units ``shown`` allows (the summary rung's roles)."""
+    return [page for page, units in order.items() if shown is None or shown(units[0])]
 
 
 def chunk_order(lexical: Sequence[int], semantic: Sequence[int], page_of: Mapping[int, str]) -> dict[str, list[int]]:

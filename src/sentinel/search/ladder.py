@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -115,6 +115,7 @@ class Ranking:
     vector: np.ndarray | None = None  # the query's vector, when meaning search ran
     windows: dict[str, int] | None = None  # ``lexical.windows_per_page`` of the lexical leg's pages
     excerpts: set[str] | None = None  # ``summaries.excerpts_of_entries`` of the summary leg's pages
+    passages: list[str] | None = None  # ``fusion.passage_pages``: pages by the best unit both unit legs agree on
 
 
 _SUMMARY_ROLES = frozenset(role.value for role in SUMMARY_RUNG_ROLES)
@@ -158,7 +159,10 @@ def rank_legs(
     page_of = {cid: page for cid, (page, _) in where.items()}
     chunk_order = fusion.chunk_order(lexical, found.chunks, page_of)
     excerpts = excerpts if r.LEG_SUMMARIES in legs else set()
-    return Ranking(legs, chunk_order, found.notes, found.language, found.vector, windows, excerpts)
+    # without the meaning leg's units the passage order is the wording leg's again: no second vote for it
+    shown = (lambda cid: where[cid][1]) if summary_rung else None
+    passages = fusion.passage_pages(chunk_order, shown) if found.chunks else []
+    return Ranking(legs, chunk_order, found.notes, found.language, found.vector, windows, excerpts, passages)
 
 
 @dataclass
@@ -178,17 +182,18 @@ def fuse(
     vector: np.ndarray | None = None,
     windows: Mapping[str, int] | None = None,
     excerpts: Collection[str] | None = None,
+    passages: Sequence[str] = (),
 ) -> Fused:
     """The fused page ranking: RRF of the legs, then (``graph``) the PageRank rerank, then the quality
     penalty (the policies are ``fusion``'s), then (``SearchSettings.rerank``, with the query's ``vector``)
     the second stage over the top pages (``sentinel.search.rerank``). ``windows`` and ``excerpts``: the lexical
     leg's window counts and the summary leg's excerpts of entries where the caller has them (``rank_legs`` finds
-    them while the chunk leg runs)."""
+    them while the chunk leg runs); ``passages``: ``Ranking.passages`` (none: the three legs alone)."""
     if windows is None:
         windows = windows_per_page(db, legs.get(r.LEG_LEXICAL, []))
     if excerpts is None:
         excerpts = excerpts_of_entries(db, legs.get(r.LEG_SUMMARIES, []))
-    weights = fusion.fuse_legs(settings.search, legs, excerpts, windows)
+    weights = fusion.fuse_legs(settings.search, legs, excerpts, windows, passages)
     found = set(weights)
     if graph:
         weights = fusion.with_walk(settings.search, list(weights), walk_graph(db, list(weights), roles))
@@ -253,6 +258,7 @@ def search(
         vector=ranking.vector,
         windows=ranking.windows,
         excerpts=ranking.excerpts,
+        passages=ranking.passages or (),
     )
     roles = _roles(rung)
     named = exact_pages(db, text)

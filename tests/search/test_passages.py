@@ -1,0 +1,62 @@
+"""The passage vote (issue 32, round seven): each unit leg ranks a page by its own best unit, which may be two
+different units of one page; the passage ranking fuses the legs unit by unit, so a page whose one passage both
+legs rank high comes up where each leg alone put another page first (``SearchSettings.weight_passages``)."""
+
+from __future__ import annotations
+
+import time
+
+from sentinel.search import fusion
+from sentinel.search import results as r
+from sentinel.search.ladder import rank_legs
+from sentinel.settings import SearchSettings
+from tests.support.vault import Indexed
+
+# Each leg puts another page first; "answer" is second in both, its one passage first when they are fused unit by
+# unit (the wording leg's best unit of "wording" and the meaning leg's best unit of "meaning" are not passages
+# the other leg found).
+LEGS = {
+    r.LEG_LEXICAL: ["wording", "answer", "meaning"],
+    r.LEG_CHUNKS: ["meaning", "answer", "wording"],
+    r.LEG_SUMMARIES: ["wording", "meaning", "answer"],
+}
+PASSAGES = ["answer", "wording", "meaning"]
+
+
+def _first(search: SearchSettings, passages: list[str]) -> str:
+    return next(iter(fusion.fuse_legs(search, LEGS, passages=passages)))
+
+
+def test_a_page_whose_one_passage_both_legs_rank_high_comes_first() -> None:
+    search = SearchSettings()
+    assert search.weight_passages > 0
+    assert _first(search, PASSAGES) == "answer"
+    # the same legs without the passage vote: a page one leg put first wins
+    assert _first(search, []) != "answer"
+    assert _first(search.model_copy(update={"weight_passages": 0.0}), PASSAGES) != "answer"
+
+
+def test_a_page_of_many_windows_votes_less_in_the_passage_ranking_too() -> None:
+    search = SearchSettings()
+    windows = {"answer": 40}
+
+    def vote(passages: list[str]) -> float:
+        return fusion.fuse_legs(search, LEGS, windows=windows, passages=passages)["answer"]
+
+    # the passage ranking puts "answer" first: its vote is the weight, shrunk by the window prior as the wording
+    # leg's is (40 windows hold some word of almost any question)
+    shrunk = search.weight_passages * 40**-search.window_prior / (search.rrf_k + 1)
+    assert abs(vote(PASSAGES) - vote([]) - shrunk) < 1e-12
+    assert shrunk < search.weight_passages / (search.rrf_k + 1)
+
+
+def test_passages_follow_the_unit_by_unit_fusion_and_the_rungs_pages(eval_index: Indexed, e5) -> None:  # type: ignore[no-untyped-def]
+    db, settings = eval_index.db, eval_index.settings
+    query = "how do I restore an older version of a note from a snapshot"
+    body = rank_legs(db, settings, e5, query, "body", time.monotonic() + 30)
+    assert body.passages and body.passages == list(body.chunk_order)
+    # without the meaning leg there is no second vote for the wording leg's own order
+    assert rank_legs(db, settings, None, query, "body", time.monotonic() + 30).passages == []
+    summary = rank_legs(db, settings, e5, query, "summary", time.monotonic() + 30)
+    assert summary.passages is not None
+    assert set(summary.passages) <= set(summary.legs[r.LEG_LEXICAL]) | set(summary.legs[r.LEG_CHUNKS])
