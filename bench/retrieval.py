@@ -72,8 +72,12 @@ FRESH2_SET = "vault-fresh2"
 # report whatever round seven ships; report-only, whole (never in CHOOSING, never swept, no halves).
 FRESH3_FILE = ROOT / "bench" / "vault_questions_fresh3.tsv"
 FRESH3_SET = "vault-fresh3"
+# Round eight: 60 more written blind (15 a language; en/de/es on pages no earlier set labels where any were left,
+# tr on the tr folder's pages, facts not asked before) to report whatever round eight ships; report-only, whole.
+FRESH4_FILE = ROOT / "bench" / "vault_questions_fresh4.tsv"
+FRESH4_SET = "vault-fresh4"
 # The whole-file vault sets, by name.
-WHOLE_SETS = {FRESH_SET: FRESH_FILE, FRESH2_SET: FRESH2_FILE, FRESH3_SET: FRESH3_FILE}
+WHOLE_SETS = {FRESH_SET: FRESH_FILE, FRESH2_SET: FRESH2_FILE, FRESH3_SET: FRESH3_FILE, FRESH4_SET: FRESH4_FILE}
 METRICS = ("nDCG@10", "MRR@10", "hit@1", "hit@5")
 
 
