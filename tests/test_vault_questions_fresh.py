@@ -1,11 +1,11 @@
 """The vault questions written blind to decide one thing each: round five's (bench/vault_questions_fresh.tsv, set
 ``vault-fresh``: 80 questions, 20 a language; it chooses since round six), round six's
 (bench/vault_questions_fresh2.tsv, ``vault-fresh2``: 60, 15 a language; it chooses since round seven), round
-seven's (bench/vault_questions_fresh3.tsv, ``vault-fresh3``: 60, 15 a language; reports only) and round eight's
-(bench/vault_questions_fresh4.tsv, ``vault-fresh4``: 60, 15 a language; reports only). Each question is answered
-in its own language by one page of the eval vault. ``relevant`` is every copy of that page (the pages sharing its
-Publish ``permalink``) whose text states the fact, checked here by one pattern per question: every labelled page
-matches it, and no unlabelled copy of the page does."""
+seven's (bench/vault_questions_fresh3.tsv, ``vault-fresh3``: 60, 15 a language; chooses since round eight) and
+round eight's (bench/vault_questions_fresh4.tsv, ``vault-fresh4``: 60, 15 a language; reports only). Each question
+is answered in its own language by one page of the eval vault. ``relevant`` is every copy of that page (the pages
+sharing its Publish ``permalink``) whose text states the fact, checked here by one pattern per question: every
+labelled page matches it, and no unlabelled copy of the page does."""
 
 from __future__ import annotations
 
@@ -400,9 +400,9 @@ def test_no_question_is_one_of_the_other_sets(questions: Path) -> None:
 
 def test_round_eight_set_reports_only_and_the_sets_read_before_now_choose() -> None:
     assert FRESH4_SET not in CHOOSING
-    assert FRESH3_SET not in CHOOSING
     assert FRESH_SET in CHOOSING
     assert FRESH2_SET in CHOOSING
+    assert FRESH3_SET in CHOOSING
 
 
 @WHOLE
