@@ -408,7 +408,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reembed", action="store_true", help="the model changed: embed everything again")
     parser.add_argument(
         "--sets",
-        default="public,heldout,vault-choose,vault-report,vault-fresh,vault-fresh2,vault-fresh3,convo-choose,convo-report",
+        default="public,heldout,vault-choose,vault-report,vault-fresh,vault-fresh2,vault-fresh3,vault-fresh4,"
+        "convo-choose,convo-report",
         help="comma-separated",
     )
     parser.add_argument("--save", type=Path, help="write every cell to this JSON file")
