@@ -69,11 +69,15 @@ FRESH_SET = "vault-fresh"
 FRESH2_FILE = ROOT / "bench" / "vault_questions_fresh2.tsv"
 FRESH2_SET = "vault-fresh2"
 # Round seven: 60 more written blind (15 a language, pages the earlier sets left alone where there were any) to
-# report whatever round seven ships; report-only, whole (never in CHOOSING, never swept, no halves).
+# report whatever round seven ships; reported once there, it chooses from round eight on. Whole, no halves.
 FRESH3_FILE = ROOT / "bench" / "vault_questions_fresh3.tsv"
 FRESH3_SET = "vault-fresh3"
+# Round eight: 60 more written blind (15 a language; en/de/es on pages no earlier set labels where any were left,
+# tr on the tr folder's pages, facts not asked before) to report whatever round eight ships; report-only, whole.
+FRESH4_FILE = ROOT / "bench" / "vault_questions_fresh4.tsv"
+FRESH4_SET = "vault-fresh4"
 # The whole-file vault sets, by name.
-WHOLE_SETS = {FRESH_SET: FRESH_FILE, FRESH2_SET: FRESH2_FILE, FRESH3_SET: FRESH3_FILE}
+WHOLE_SETS = {FRESH_SET: FRESH_FILE, FRESH2_SET: FRESH2_FILE, FRESH3_SET: FRESH3_FILE, FRESH4_SET: FRESH4_FILE}
 METRICS = ("nDCG@10", "MRR@10", "hit@1", "hit@5")
 
 
@@ -235,8 +239,9 @@ class EvalSet:
 
 # The sets any weight or threshold may be chosen on (the sweeps use only these). vault-fresh joined in round six,
 # having decided round four's variant; vault-fresh2 in round seven, having been read once to report round six's
-# word forms (docs/retrieval.md): a set read for a report is no longer blind, so it may choose from then on.
-CHOOSING = ("public", "convo-choose", "vault-choose", "vault-fresh", "vault-fresh2")
+# word forms (docs/retrieval.md); vault-fresh3 in round eight, read once for round seven's report: a set read for
+# a report is no longer blind, so it may choose from then on.
+CHOOSING = ("public", "convo-choose", "vault-choose", "vault-fresh", "vault-fresh2", "vault-fresh3")
 
 
 # "set" -> "ranking" -> query id -> [language, nDCG@10, MRR@10, hit@1, hit@5]
@@ -403,7 +408,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reembed", action="store_true", help="the model changed: embed everything again")
     parser.add_argument(
         "--sets",
-        default="public,heldout,vault-choose,vault-report,vault-fresh,vault-fresh2,vault-fresh3,convo-choose,convo-report",
+        default="public,heldout,vault-choose,vault-report,vault-fresh,vault-fresh2,vault-fresh3,vault-fresh4,"
+        "convo-choose,convo-report",
         help="comma-separated",
     )
     parser.add_argument("--save", type=Path, help="write every cell to this JSON file")

@@ -10,7 +10,16 @@ from pathlib import Path
 
 import pytest
 
-from bench.retrieval import FRESH2_FILE, FRESH3_FILE, FRESH_FILE, QUERY_FILES, VAULT_FILE, load_queries, vault_split
+from bench.retrieval import (
+    FRESH2_FILE,
+    FRESH3_FILE,
+    FRESH4_FILE,
+    FRESH_FILE,
+    QUERY_FILES,
+    VAULT_FILE,
+    load_queries,
+    vault_split,
+)
 from tests.support.eval_data import require_eval_vault
 
 LANGUAGES = {"en", "de", "es", "tr"}
@@ -49,8 +58,8 @@ def test_ids_are_unique_and_languages_known() -> None:
 
 @pytest.mark.parametrize(
     "questions",
-    [VAULT_FILE, FRESH_FILE, FRESH2_FILE, FRESH3_FILE],
-    ids=["vault", "vault-fresh", "vault-fresh2", "vault-fresh3"],
+    [VAULT_FILE, FRESH_FILE, FRESH2_FILE, FRESH3_FILE, FRESH4_FILE],
+    ids=["vault", "vault-fresh", "vault-fresh2", "vault-fresh3", "vault-fresh4"],
 )
 def test_no_question_names_a_labelled_page_by_its_title(questions: Path) -> None:
     copied = []

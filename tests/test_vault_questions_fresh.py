@@ -1,8 +1,9 @@
 """The vault questions written blind to decide one thing each: round five's (bench/vault_questions_fresh.tsv, set
 ``vault-fresh``: 80 questions, 20 a language; it chooses since round six), round six's
-(bench/vault_questions_fresh2.tsv, ``vault-fresh2``: 60, 15 a language; it chooses since round seven) and round
-seven's (bench/vault_questions_fresh3.tsv, ``vault-fresh3``: 60, 15 a language; reports only). Each question is
-answered in its own language by one page of the eval vault. ``relevant`` is every copy of that page (the pages
+(bench/vault_questions_fresh2.tsv, ``vault-fresh2``: 60, 15 a language; it chooses since round seven), round
+seven's (bench/vault_questions_fresh3.tsv, ``vault-fresh3``: 60, 15 a language; chooses since round eight) and
+round eight's (bench/vault_questions_fresh4.tsv, ``vault-fresh4``: 60, 15 a language; reports only). Each question
+is answered in its own language by one page of the eval vault. ``relevant`` is every copy of that page (the pages
 sharing its Publish ``permalink``) whose text states the fact, checked here by one pattern per question: every
 labelled page matches it, and no unlabelled copy of the page does."""
 
@@ -20,6 +21,8 @@ from bench.retrieval import (
     FRESH2_SET,
     FRESH3_FILE,
     FRESH3_SET,
+    FRESH4_FILE,
+    FRESH4_SET,
     FRESH_FILE,
     FRESH_SET,
     QUERY_FILES,
@@ -246,9 +249,80 @@ STATES3 = {
     "j060": r"Windows Defender",
 }
 
+# Round eight's set, written with it the same way (pages no earlier set labels, where a language had any left).
+STATES4 = {
+    "k001": r"Ctrl\+Shift\+K",
+    "k002": r"Cmd\+Shift\+\.",
+    "k003": r"XDG_CONFIG_HOME",
+    "k004": r"--dangerous",
+    "k005": r"Maker of Calendar",
+    "k006": r"displayName",
+    "k007": r"Canadian Dollars|CAD|dólares canadienses|Kanadische Dollar",
+    "k008": r"VAT",
+    "k009": r"#height=",
+    "k010": r"shapes but not the text|formas pero no el texto|Formen, aber nicht den Text",
+    "k011": r"not automatically selected for safety|no se selecciona automáticamente por seguridad",
+    "k012": r"overrides excluded folders|anula las carpetas excluidas",
+    "k013": r"\.icns",
+    "k014": r"1\.15\.11",
+    "k015": r"menu button|Menü-Schaltfläche|botón de menú",
+    "k016": r"mehrere Snippets gleichzeitig|multiple snippets|múltiples fragmentos al mismo tiempo",
+    "k017": r"unteren Rand der App|bottom of the app|parte inferior",
+    "k018": r"standardmäßig deaktiviert|disabled by default|deshabilitados por defecto",
+    "k019": r"sofort aus allen|immediately",
+    "k020": r"Einladungslinks|invite links|enlaces de invitación",
+    "k021": r"U\+2192",
+    "k022": r'gegenüber „Verzeichnis|over "directory|sobre "directorio',
+    "k023": r"%APPDATA%",
+    "k024": r"workspace\.json",
+    "k025": r"libnss3-dev",
+    "k026": r"values\.mean\(\)\.round\(3\)",
+    "k027": r"Google [Dd]eveloper [Dd]ocumentation [Ss]tyle [Gg]uide",
+    "k028": r"CommonMark",
+    "k029": r"`from` oder `source`|`from` or `source`|`from` o `source`",
+    "k030": r"alphabetisch|alphabetical|alfabétic",
+    "k031": r"jerarquía de etiquetas|tag hierarchy|Tag-Hierarchie",
+    "k032": r"segunda pantalla|second screen|zweiten Bildschirm",
+    "k033": r"explorer\.exe",
+    "k034": r"adaptarse a tu sistema operativo|adapt to your operating system|an dein Betriebssystem",
+    "k035": r"#page=",
+    "k036": r"proporcional|proportional",
+    "k037": r"publish: false",
+    "k038": r"Añadir enlace|Add linked|Verlinkte hinzufügen",
+    "k039": r"flatpak install flathub",
+    "k040": r"APK",
+    "k041": r"Mapas|Maps|Karten",
+    "k042": r"Compositor de notas|Note composer|Notizen-Werkbank",
+    "k043": r"Backup all notes",
+    "k044": r"YAML válido|valid YAML|gültiges YAML",
+    "k045": r"groupBy",
+    "k046": r"25 veya daha fazla|25 or more|25 oder mehr|25 o más",
+    "k047": r"NET 30|30 Tage netto|30 días netos",
+    "k048": r"rss\.xml",
+    "k049": r"Google Search Console",
+    "k050": r"MM/DD/YYYY",
+    "k051": r"filtre1\|filtre2|filter1\|filter2",
+    "k052": r"boş bir yerel kasa|new, empty local vault|neuen, leeren|nueva bóveda local vacía",
+    "k053": r"not sayısını|number of notes|Anzahl der Notizen|número de notas",
+    "k054": r"yanındaki oka|arrow next to|Pfeil|flecha",
+    "k055": r"Bağlantı kesildi|Disconnected|Getrennt|Desconectado",
+    "k056": r"Etkinlik günlüğünü aç|Open activity log|Sync: Sync-Log öffnen|Sync: Abrir el registro de actividad",
+    "k057": r"Satır&nbsp;genişliği|Line&nbsp;width|Zeilenbreite|Ancho&nbsp;de&nbsp;línea",
+    "k058": r"Değişiklikleri yayınla\.\.\.|Publish changes\.\.\."
+    r"|Änderungen veröffentlichen\.\.\.|Publicar cambios\.\.\.",
+    "k059": r"dipnot açılır pencereleri|[Ff]ootnote popovers|Fußnoten-Popover|[Vv]entanas emergentes de notas al pie",
+    "k060": r"Catalyst lisansı\]\(https://obsidian\.md/account/catalyst\) içermez"
+    r"|does not include|beinhaltet nicht|no incluye",
+}
+
 # file -> (its patterns, questions a language)
-SETS = {FRESH_FILE: (STATES, 20), FRESH2_FILE: (STATES2, 15), FRESH3_FILE: (STATES3, 15)}
-WHOLE = pytest.mark.parametrize("questions", list(SETS), ids=[FRESH_SET, FRESH2_SET, FRESH3_SET])
+SETS = {
+    FRESH_FILE: (STATES, 20),
+    FRESH2_FILE: (STATES2, 15),
+    FRESH3_FILE: (STATES3, 15),
+    FRESH4_FILE: (STATES4, 15),
+}
+WHOLE = pytest.mark.parametrize("questions", list(SETS), ids=[FRESH_SET, FRESH2_SET, FRESH3_SET, FRESH4_SET])
 
 
 def _rows(path: Path) -> list[dict[str, str]]:
@@ -324,10 +398,11 @@ def test_no_question_is_one_of_the_other_sets(questions: Path) -> None:
     assert not others & {row["query"].casefold() for row in _rows(questions)}
 
 
-def test_round_seven_set_reports_only_and_the_sets_read_before_now_choose() -> None:
-    assert FRESH3_SET not in CHOOSING
+def test_round_eight_set_reports_only_and_the_sets_read_before_now_choose() -> None:
+    assert FRESH4_SET not in CHOOSING
     assert FRESH_SET in CHOOSING
     assert FRESH2_SET in CHOOSING
+    assert FRESH3_SET in CHOOSING
 
 
 @WHOLE

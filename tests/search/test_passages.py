@@ -60,3 +60,24 @@ def test_passages_follow_the_unit_by_unit_fusion_and_the_rungs_pages(eval_index:
     summary = rank_legs(db, settings, e5, query, "summary", time.monotonic() + 30)
     assert summary.passages is not None
     assert set(summary.passages) <= set(summary.legs[r.LEG_LEXICAL]) | set(summary.legs[r.LEG_CHUNKS])
+
+
+# Round eight: beside the passage vote the meaning legs weigh less (chunks 2.0 -> 1.75, summaries 0.75 -> 0.5,
+# chosen on the six choosing sets): the passages already carry the units' evidence, so a page the meaning legs
+# alone favour gives way to one whose passage is best, and to the wording leg's first page.
+
+
+def _above(legs: dict[str, list[str]], passages: list[str], page: str, other: str) -> bool:
+    weights = fusion.fuse_legs(SearchSettings(), legs, passages=passages)
+    return weights[page] > weights[other]
+
+
+def test_the_best_passage_outweighs_a_page_only_the_meaning_legs_favour() -> None:
+    # "meaning": the summary leg's first page and the unit leg's third; "passage": only the best passage
+    legs = {r.LEG_LEXICAL: [], r.LEG_CHUNKS: ["x", "y", "meaning"], r.LEG_SUMMARIES: ["meaning"]}
+    assert _above(legs, ["passage"], "passage", "meaning")
+
+
+def test_the_wording_legs_first_page_outweighs_the_unit_legs_third() -> None:
+    legs = {r.LEG_LEXICAL: ["wording"], r.LEG_CHUNKS: ["x", "y", "meaning"], r.LEG_SUMMARIES: []}
+    assert _above(legs, [], "wording", "meaning")
