@@ -20,7 +20,7 @@ from sentinel.answer.lines import lines_in
 from sentinel.answer.packet import Packet, Passage, build_packet, relevant, shares_words
 from sentinel.answer.result import Answer, Citation, obsidian_url
 from sentinel.answer.save_replies import replies_for
-from sentinel.gates import support
+from sentinel.gates import quantity, support
 from sentinel.gates.support import STEM, CitedSentence, content_words
 from sentinel.providers.base import ChatProvider, ProviderError
 from sentinel.tools.capture import is_record_line
@@ -133,14 +133,27 @@ def _vault_answer(ctx: ToolContext, provider: ChatProvider | None, asked: follow
         proposed, shaped = compose.propose(provider, packet, settings.reply_tokens)
     except ProviderError as err:
         return _extractive(ctx, packet, 0, [f"the model did not answer ({err}): the answer quotes the vault"], language)
-    verdict = support.supported_sentences(proposed, packet.by_number(), packet.question, packet.turn)
-    dropped = len(proposed) - len(verdict.kept)
-    notes = list(packet.notes)
-    if dropped:
-        notes.append(f"{dropped} sentence(s) dropped: not supported by the passage they cite ({verdict.reason})")
-    if not verdict.kept:
+    kept, reasons = _checked(proposed, packet)
+    notes = [*packet.notes, *reasons]
+    dropped = len(proposed) - len(kept)
+    if not kept:
         return _extractive(ctx, packet, dropped, notes, language, shaped)
-    return _written(ctx, packet, verdict.kept, dropped, notes, shaped)
+    return _written(ctx, packet, kept, dropped, notes, shaped)
+
+
+def _checked(proposed: list[CitedSentence], packet: Packet) -> tuple[list[CitedSentence], list[str]]:
+    """The model's sentences the gates keep (each supported by the passage it cites; a number among them when
+    the question asks for one), and a note for each gate that dropped some."""
+    supported = support.supported_sentences(proposed, packet.by_number(), packet.question, packet.turn)
+    notes = []
+    if supported.dropped:
+        cause = f"not supported by the passage they cite ({supported.reason})"
+        notes.append(f"{len(supported.dropped)} sentence(s) dropped: {cause}")
+    # a follow-up's own words say what it asks ("Peki ne sıklıkla …?" asks how often, not the earlier "kaç gün")
+    answering = quantity.answers_the_number(supported.kept, packet.turn or packet.question)
+    if answering.dropped:
+        notes.append(f"{len(answering.dropped)} sentence(s) dropped: {answering.reason}")
+    return answering.kept, notes
 
 
 def _citation(ctx: ToolContext, passage: Passage, quote: str) -> Citation:
@@ -184,6 +197,7 @@ def best_sentences(passage: Passage, question: str, record_label: str, count: in
     what it says). Two sentences not next to each other in one paragraph (a code block, a sentence, or a blank
     line between them) are kept apart by a blank line, never joined into one line that reads as one."""
     wanted, own = set(content_words(question)), set(content_words(lead))
+    numbers = quantity.asks_for_a_number(lead or question)
     spans = sentence_spans(passage.text.strip("…"))
     quotable = [
         index
@@ -193,9 +207,10 @@ def best_sentences(passage: Passage, question: str, record_label: str, count: in
     if not quotable:
         return passage.text
 
-    def shared(index: int) -> tuple[int, int]:
+    def shared(index: int) -> tuple[int, int, int]:
         words = set(content_words(spans[index].text))
-        return -len(words & own), -len(words & wanted)
+        gives = numbers and quantity.gives_a_number(spans[index].text)
+        return -len(words & own), -gives, -len(words & wanted)
 
     chosen = sorted(sorted(quotable, key=shared)[:count])
     text = spans[chosen[0]].text
