@@ -53,7 +53,7 @@ def test_a_dropped_sentence_is_reported_in_the_questions_language(make_ctx: Make
 
     answer = _ask(make_ctx, RECOVERY, "Wie lange werden die Sicherungskopien aufbewahrt?", model=liar)
     assert answer.dropped == 1 and _lines(answer)[0] == "Aus deinem Vault (wörtlich):"
-    assert answer.status_line() == "wörtlich aus deinem Vault; 1 nicht belegte(r) Satz/Sätze weggelassen"
+    assert answer.status_line() == "wörtlich aus deinem Vault; 1 Satz/Sätze von den Prüfungen weggelassen"
 
 
 def test_a_written_answers_status_is_in_the_questions_language(make_ctx: MakeContext) -> None:

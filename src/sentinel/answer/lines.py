@@ -18,7 +18,7 @@ class AnswerLines(NamedTuple):
     quoted_heading: str  # opens an extractive answer
     checked: str  # status: a written answer
     quoted: str  # status: an extractive answer
-    left_out: str  # status, added: {n} sentences the support gate dropped
+    left_out: str  # status, added: {n} sentences the gates dropped (not supported, or not answering)
     not_in_vault: str
     no_page: str
     closest: str  # {pages}
@@ -31,7 +31,7 @@ LINES = {
         "From your vault (quoted):",
         "every sentence checked against its source",
         "quoted from your vault",
-        "; {n} unsupported sentence(s) left out",
+        "; {n} sentence(s) left out by the checks",
         "The vault does not say.",
         "No page matches the question.",
         "The closest pages are {pages}.",
@@ -42,7 +42,7 @@ LINES = {
         "Aus deinem Vault (wörtlich):",
         "jeder Satz an seiner Quelle geprüft",
         "wörtlich aus deinem Vault",
-        "; {n} nicht belegte(r) Satz/Sätze weggelassen",
+        "; {n} Satz/Sätze von den Prüfungen weggelassen",
         "Der Vault sagt das nicht.",
         "Keine Seite passt zur Frage.",
         "Am nächsten kommen {pages}.",
@@ -53,7 +53,7 @@ LINES = {
         "De tu bóveda (citado):",
         "cada frase comprobada con su fuente",
         "citado de tu bóveda",
-        "; {n} frase(s) sin respaldo omitida(s)",
+        "; {n} frase(s) omitida(s) por las comprobaciones",
         "La bóveda no lo dice.",
         "Ninguna página responde a la pregunta.",
         "Las páginas más cercanas son {pages}.",
@@ -64,7 +64,7 @@ LINES = {
         "Kasandan (alıntı):",
         "her cümle kaynağıyla karşılaştırıldı",
         "kasandan alıntılandı",
-        "; desteklenmeyen {n} cümle çıkarıldı",
+        "; kontrollerin çıkardığı {n} cümle",
         "Kasa bunu söylemiyor.",
         "Soruya uyan bir sayfa yok.",
         "En yakın sayfalar: {pages}.",
