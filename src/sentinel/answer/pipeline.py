@@ -179,11 +179,9 @@ def _written(
     citations = [_citation(ctx, by_number[n], by_number[n].text) for n in order]
     # What each passage gave the answer: its sentences nearest the kept sentences citing it (code picks them;
     # the model's sentences are only the yardstick, never kept).
+    said = {n: " ".join(s.text for s in kept if s.cite == n) for n in order}
     label = ctx.settings.record_label
-    rests_on = [
-        _citation(ctx, n_passage, best_sentences(n_passage, " ".join(s.text for s in kept if s.cite == n), label))
-        for n, n_passage in ((n, by_number[n]) for n in order)
-    ]
+    rests_on = [_citation(ctx, by_number[n], best_sentences(by_number[n], said[n], label)) for n in order]
     answer = Answer(text, citations, answered=True, dropped=dropped, call_shaped=shaped, notes=notes)
     answer.rests_on = rests_on
     return answer
@@ -198,7 +196,8 @@ def best_sentences(passage: Passage, question: str, record_label: str, count: in
     line between them) are kept apart by a blank line, never joined into one line that reads as one."""
     wanted, own = set(content_words(question)), set(content_words(lead))
     numbers = quantity.asks_for_a_number(lead or question)
-    spans = sentence_spans(passage.text.strip("…"))
+    text = passage.text.strip("…")
+    spans = sentence_spans(text)
     quotable = [
         index
         for index, span in enumerate(spans)
@@ -213,20 +212,21 @@ def best_sentences(passage: Passage, question: str, record_label: str, count: in
         return -len(words & own), -gives, -len(words & wanted)
 
     chosen = sorted(sorted(quotable, key=shared)[:count])
-    text = spans[chosen[0]].text
+    quote = spans[chosen[0]].text
     for before, after in itertools.pairwise(chosen):
-        between = passage.text.strip("…")[spans[before].end : spans[after].start]
-        joined = after == before + 1 and not _PARAGRAPH_BREAK.search(between)
-        text += (" " if joined else "\n\n") + spans[after].text
-    return text
+        joined = after == before + 1 and not _PARAGRAPH_BREAK.search(text, spans[before].end, spans[after].start)
+        quote += (" " if joined else "\n\n") + spans[after].text
+    return quote
 
 
 def _holds(quote: str, question: str, lead: str) -> tuple[int, int]:
     """How many of a follow-up's own words (stems), then of the question's, ``quote`` holds."""
-    words = {w[:STEM] for w in content_words(quote)}
-    return len(words & {w[:STEM] for w in content_words(lead)}), len(
-        words & {w[:STEM] for w in content_words(question)}
-    )
+
+    def stems(text: str) -> set[str]:
+        return {w[:STEM] for w in content_words(text)}
+
+    words = stems(quote)
+    return len(words & stems(lead)), len(words & stems(question))
 
 
 def _extractive(
