@@ -48,14 +48,11 @@ class Pipe:
         chat_id = str((__metadata__ or {}).get("chat_id") or "")
         payload = {"messages": [_plain(m) for m in messages if m.get("role") in ("user", "assistant")]}
         payload["chat_id"] = chat_id
-        await _status(__event_emitter__, "Searching your vault…", done=False)
+        root, headers = self.valves.api_url.rstrip("/"), {"Authorization": f"Bearer {self.valves.api_key}"}
         try:
             async with httpx.AsyncClient(timeout=self.valves.timeout_s) as client:
-                response = await client.post(
-                    self.valves.api_url.rstrip("/") + "/v1/ask",
-                    json=payload,
-                    headers={"Authorization": f"Bearer {self.valves.api_key}"},
-                )
+                await _working(__event_emitter__, client, root, payload, headers)
+                response = await client.post(root + "/v1/ask", json=payload, headers=headers)
         except httpx.HTTPError as exc:
             await _status(__event_emitter__, "Sentinel could not be reached", done=True)
             return f"Sentinel's tool API at {self.valves.api_url} could not be reached ({exc!r})."
@@ -89,6 +86,19 @@ def _task_reply(task: str, messages: list[dict[str, Any]]) -> str:
     if "follow" in task:
         return json.dumps({"follow_ups": []})
     return ""
+
+
+async def _working(
+    emit: Emitter, client: httpx.AsyncClient, root: str, payload: dict[str, Any], headers: dict[str, str]
+) -> None:
+    """The line shown while the answer is made, as the tool API words it for this turn (its language is known
+    there, not here); none when the API does not say (the answer itself reports what went wrong)."""
+    try:
+        response = await client.post(root + "/v1/ask/status", json=payload, headers=headers, timeout=10.0)
+    except httpx.HTTPError:
+        return
+    if response.status_code == 200 and (line := str(response.json().get("status") or "")):
+        await _status(emit, line, done=False)
 
 
 async def _status(emit: Emitter, text: str, done: bool) -> None:

@@ -15,6 +15,7 @@ from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field, ValidationInfo, field_validator
 
 from sentinel.answer import Turn, answer_turn
+from sentinel.answer.pipeline import working_line
 from sentinel.keys import Scope
 from sentinel.providers import ProviderNotConfigured, provider_for
 from sentinel.providers.base import ChatProvider
@@ -78,13 +79,31 @@ def _provider(request: Request, settings: Settings) -> ChatProvider | None:
         return provider
 
 
-@router.post("/v1/ask", response_model=AskResponse, summary="Answer one user turn from the vault, with citations.")
-def ask(body: AskRequest, request: Request, ctx: Context, scope: CallerScope) -> dict[str, Any]:
+class WorkingResponse(BaseModel):
+    status: str = Field(description="The line a door shows while the turn is answered, in the turn's language.")
+
+
+def _turn(body: AskRequest, scope: Scope) -> Turn:
     messages = [m.model_dump() for m in body.messages]
     if body.question.strip():
         messages.append({"role": "user", "content": body.question})
+    return Turn(messages, chat_id=body.chat_id, can_write=scope is Scope.WRITE)
+
+
+@router.post(
+    "/v1/ask/status",
+    response_model=WorkingResponse,
+    summary="The line to show while this turn is answered ('Kasanda aranıyor…'), by code, no model asked.",
+)
+def ask_status(body: AskRequest, scope: CallerScope) -> dict[str, str]:
+    # A door cannot know a turn's language before asking; the core decides it, as it will for the answer.
+    return {"status": working_line(_turn(body, scope))}
+
+
+@router.post("/v1/ask", response_model=AskResponse, summary="Answer one user turn from the vault, with citations.")
+def ask(body: AskRequest, request: Request, ctx: Context, scope: CallerScope) -> dict[str, Any]:
     settings = ctx.settings
-    turn = Turn(messages, chat_id=body.chat_id, can_write=scope is Scope.WRITE)
+    turn = _turn(body, scope)
     started = time.perf_counter()
     with limited_to(limits_of(request)):  # scopes the key never reaches (sentinel.search.scope)
         answer = answer_turn(ctx, _provider(request, settings), turn, settings.conversation.model)

@@ -65,6 +65,16 @@ def test_an_answer_carries_its_passages_as_sources(api: tuple[Server, Path, str,
     assert [e["data"]["done"] for e in events if e["type"] == "status"] == [False, True]
 
 
+def test_the_pipe_shows_the_lines_the_api_words_in_the_turns_language(api: tuple[Server, Path, str, str]) -> None:
+    """The pipe decides no language: the line shown while it waits comes from the API (POST /v1/ask/status), as
+    does the status line after; before, both were English in a Turkish chat."""
+    server, _, key, _ = api
+    answer, events = _run(pipe_with(server.url, key), "Kasa NAS'a restic ile ne zaman yedeklenir?", "chat-tr-q")
+    assert answer.startswith("Kasandan (alıntı):") and "02:00" in answer  # no model here: the page quoted
+    statuses = [(e["data"]["description"], e["data"]["done"]) for e in events if e["type"] == "status"]
+    assert statuses == [("Kasanda aranıyor…", False), ("kasandan alıntılandı", True)]
+
+
 def test_save_this_saves_once_and_a_title_task_never_reaches_the_vault(api: tuple[Server, Path, str, str]) -> None:
     server, vault, key, read_key = api
     pipe = pipe_with(server.url, key)

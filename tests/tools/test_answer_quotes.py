@@ -52,5 +52,6 @@ def test_a_code_fence_is_never_quoted_half_way(make_ctx: MakeContext) -> None:
 
 
 def _all_lines_quoted(shown: str) -> bool:
-    """Every line after the opening is inside the quote (a line left out of it reads as the system's own)."""
-    return all(line.startswith("> ") for line in shown.splitlines()[1:] if line.strip())
+    """Every line after the opening is inside the quote (a line left out of it reads as the system's own; a
+    bare ">" keeps two paragraphs of the quote apart)."""
+    return all(line.startswith("> ") or line == ">" for line in shown.splitlines()[1:] if line.strip())

@@ -70,3 +70,20 @@ def test_a_callouts_type_marker_is_not_quoted() -> None:
     ]
     assert "Subcarpetas automáticas" in texts  # a title stays, its marker does not
     assert len(texts) == 5 and not any("[!" in t for t in texts)  # a marker alone is no unit
+
+
+def test_a_footnotes_definition_is_a_unit_never_quoted() -> None:
+    """The browser check after stop 45 showed a quote "¹: El ID de la bóveda es …" (the eval vault's Obsidian URI
+    page, a footnote's definition, drawn by the chat as a footnote marker)."""
+    text = (
+        "Abre la nota diaria con `obsidian://daily`.[^1] Funciona en cada bóveda.\n\n"
+        "[^1]: El ID de la bóveda es el código aleatorio de 16 caracteres. Este ID es único por carpeta.\n\n"
+        "Después, otra frase.\n"
+    )
+    spans = sentence_spans(text)
+    assert [(s.text, s.block) for s in spans] == [
+        ("Abre la nota diaria con `obsidian://daily`.[^1] Funciona en cada bóveda.", False),
+        ("[^1]:", True),
+        ("El ID de la bóveda es el código aleatorio de 16 caracteres. Este ID es único por carpeta.", True),
+        ("Después, otra frase.", False),
+    ]

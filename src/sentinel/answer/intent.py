@@ -119,6 +119,47 @@ def save_language(text: str) -> str:
     return next((k for k, v in match.groupdict().items() if v), "en") if match else "en"
 
 
+# What a question's own words show of its language, written from the four languages' grammar: their
+# function and question words, and letters only one of them writes (ö and ü are German and Turkish both).
+_QUESTION_WORDS = {
+    "en": "the is are was and of to a an in on that it with for you this what how which when where who why does "
+    "do did can my i",
+    "de": "der die das den dem des und ist sind ein eine einen nicht mit zu sie du von ich wie was wo wann warum "
+    "welche welcher welches welchem welchen wieso kann werden wird mein meine meinen für über unter bei auch im",
+    "es": "el la los las es son de que qué y un una para con del por cómo como cuál cuáles cuándo dónde cuánto "
+    "cuántos cuántas mi mis se puedo hay al",
+    "tr": "bir ve bu için ile olarak da de çok daha gibi veya her şu kaç ne nedir nasıl hangi neden nerede mi mı "
+    "mu mü peki var yok ise",
+}
+_QUESTION_VOCABULARY = {language: frozenset(words.split()) for language, words in _QUESTION_WORDS.items()}
+_OWN_LETTERS = {"de": re.compile("[äß]", _I), "es": re.compile("[ñ¿¡áéíóú]", _I), "tr": re.compile("[şğı]")}
+_LETTER_WEIGHT = 2  # a letter only one language writes says more than a word two of them share
+_TURN_WORD = re.compile(r"[^\W\d_]+")
+
+
+def question_language(text: str) -> str:
+    """The language a question's words show (en, de, es, tr), or "" when none leads."""
+    words = [word.casefold() for word in _TURN_WORD.findall(text)]
+    scores = {
+        language: sum(word in vocabulary for word in words) for language, vocabulary in _QUESTION_VOCABULARY.items()
+    }
+    for language, letters in _OWN_LETTERS.items():
+        scores[language] += _LETTER_WEIGHT * bool(letters.search(text))
+    ranked = sorted(scores.values(), reverse=True)
+    if ranked[0] == 0 or ranked[0] == ranked[1]:
+        return ""
+    return max(scores, key=lambda language: scores[language])
+
+
+def turn_language(text: str, earlier: str = "") -> str:
+    """The language every line Sentinel writes itself for this turn is in (en, de, es, tr): a save request's
+    by its verb (``save_language``), a question's by its words, else by the earlier question's (a follow-up as
+    short as "Y en Plus?"), else English. The one place a turn's language is decided."""
+    if asks_to_save(text):
+        return save_language(text)
+    return question_language(text) or question_language(earlier) or "en"
+
+
 def words_to_keep(text: str) -> str:
     """What a save request itself holds to keep: the words after its colon or dash ("save this: X"), or ""."""
     _, _, tail = _split_request(text)

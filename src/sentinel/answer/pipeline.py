@@ -8,18 +8,22 @@ invented one.
 
 from __future__ import annotations
 
+import itertools
 import logging
+import re
 from dataclasses import dataclass
 from typing import Any
 
 from sentinel.answer import acts, compose, followup, record
-from sentinel.answer.intent import Intent, TurnIntent, by_code, with_second_opinion
+from sentinel.answer.intent import Intent, TurnIntent, by_code, turn_language, with_second_opinion
+from sentinel.answer.lines import lines_in
 from sentinel.answer.packet import Packet, Passage, build_packet, relevant, shares_words
 from sentinel.answer.result import Answer, Citation, obsidian_url
 from sentinel.answer.save_replies import replies_for
-from sentinel.gates import support
-from sentinel.gates.support import CitedSentence, content_words
+from sentinel.gates import quantity, support
+from sentinel.gates.support import STEM, CitedSentence, content_words
 from sentinel.providers.base import ChatProvider, ProviderError
+from sentinel.tools.capture import is_record_line
 from sentinel.tools.context import ToolContext
 from sentinel.vault.links import text_without_link_markup
 from sentinel.vault.quoted import quoted_lines
@@ -27,9 +31,9 @@ from sentinel.vault.sentences import sentence_spans
 
 log = logging.getLogger("sentinel.answer")
 
-NOT_IN_VAULT = "The vault does not say."
 LABEL_MAX_WORDS = 6  # only a short turn that asks nothing may be a greeting the patterns missed: others skip the label
 EXTRACTIVE_PASSAGES = 2
+_PARAGRAPH_BREAK = re.compile(r"\n[ \t>]*\n")  # a blank line, also inside a quote or callout ("> \n>")
 
 
 @dataclass(frozen=True)
@@ -42,16 +46,33 @@ class Turn:
 
 
 def last_user_text(messages: list[dict[str, Any]]) -> str:
-    for message in reversed(messages):
-        if message.get("role") == "user":
-            return acts.message_text(message).strip()
-    return ""
+    turns = _user_turns(messages)
+    return turns[-1] if turns else ""
+
+
+def _user_turns(messages: list[dict[str, Any]]) -> list[str]:
+    return [t for t in (acts.message_text(m).strip() for m in messages if m.get("role") == "user") if t]
+
+
+def language_of_turn(messages: list[dict[str, Any]]) -> str:
+    """The language of the lines Sentinel writes itself for the last user turn (``intent.turn_language``, given
+    the turn before it for a follow-up too short to show one)."""
+    turns = _user_turns(messages)
+    return turn_language(turns[-1], turns[-2] if len(turns) > 1 else "") if turns else "en"
+
+
+def working_line(turn: Turn) -> str:
+    """The line a door shows while ``turn`` is answered ("Kasanda aranıyor…"), by code and before any model is
+    asked: a door cannot know the turn's language, so it asks for this line first."""
+    lines = lines_in(language_of_turn(turn.messages))
+    return lines.saving if by_code(last_user_text(turn.messages)).intent is Intent.SAVE else lines.searching
 
 
 def answer_turn(ctx: ToolContext, provider: ChatProvider | None, turn: Turn, model: str = "") -> Answer:
     text = last_user_text(turn.messages)
     if not text:
         return Answer("Ask a question about your vault, or say 'save this: …' to keep something.", model=model)
+    language = language_of_turn(turn.messages)
     found = _intent(provider, text)
     if found.intent is Intent.SAVE:
         if not turn.can_write:
@@ -66,11 +87,11 @@ def answer_turn(ctx: ToolContext, provider: ChatProvider | None, turn: Turn, mod
     elif found.intent is Intent.RESEARCH:
         result = acts.research_answer(text)
     else:
-        turns = [t for t in (acts.message_text(m).strip() for m in turn.messages if m.get("role") == "user") if t]
-        result = _vault_answer(ctx, provider, followup.asked(turns))
+        result = _vault_answer(ctx, provider, followup.asked(_user_turns(turn.messages)), language)
         if turn.can_write:  # only a door that can save ever asks what an answer rested on
             record.remember(ctx.settings, turn.chat_id, result.answer, result.rests_on)
     result.model = model if provider is not None else ""
+    result.language = language
     if found.by == "model":
         result.notes.append("the model's label read this turn as small talk")
     return result
@@ -93,31 +114,46 @@ def budget_tokens(provider: ChatProvider | None, reply_tokens: int) -> int:
     return max(300, min(1200, window - reply_tokens - 400))
 
 
-def _vault_answer(ctx: ToolContext, provider: ChatProvider | None, asked: followup.Asked) -> Answer:
+def _vault_answer(ctx: ToolContext, provider: ChatProvider | None, asked: followup.Asked, language: str) -> Answer:
     settings = ctx.settings.answer
+    lines = lines_in(language)
     budget = budget_tokens(provider, settings.reply_tokens)
     turn = asked.turn if asked.earlier else ""
     packet = build_packet(ctx, asked.searched, passages=settings.passages, budget_tokens=budget, turn=turn)
     packet.earlier, packet.turn = asked.earlier, turn
     if not packet.passages:
-        return Answer(NOT_IN_VAULT + " No page matches the question.", notes=packet.notes)
+        return Answer(f"{lines.not_in_vault} {lines.no_page}", notes=packet.notes, status=lines.not_in_vault)
     if not relevant(packet):
         closest = ", ".join(acts.page_link(ctx.settings.vault.name, p.path) for p in packet.passages[:3])
-        return Answer(f"{NOT_IN_VAULT} The closest pages are {closest}.", notes=packet.notes)
+        said = f"{lines.not_in_vault} {lines.closest.format(pages=closest)}"
+        return Answer(said, notes=packet.notes, status=lines.not_in_vault)  # nothing was quoted
     if provider is None:
-        return _extractive(ctx, packet, 0, ["no model is configured: the answer quotes the vault"])
+        return _extractive(ctx, packet, 0, ["no model is configured: the answer quotes the vault"], language)
     try:
         proposed, shaped = compose.propose(provider, packet, settings.reply_tokens)
     except ProviderError as err:
-        return _extractive(ctx, packet, 0, [f"the model did not answer ({err}): the answer quotes the vault"])
-    verdict = support.supported_sentences(proposed, packet.by_number(), packet.question, packet.turn)
-    dropped = len(proposed) - len(verdict.kept)
-    notes = list(packet.notes)
-    if dropped:
-        notes.append(f"{dropped} sentence(s) dropped: not supported by the passage they cite ({verdict.reason})")
-    if not verdict.kept:
-        return _extractive(ctx, packet, dropped, notes, shaped)
-    return _written(ctx, packet, verdict.kept, dropped, notes, shaped)
+        return _extractive(ctx, packet, 0, [f"the model did not answer ({err}): the answer quotes the vault"], language)
+    kept, reasons = _checked(proposed, packet)
+    notes = [*packet.notes, *reasons]
+    dropped = len(proposed) - len(kept)
+    if not kept:
+        return _extractive(ctx, packet, dropped, notes, language, shaped)
+    return _written(ctx, packet, kept, dropped, notes, shaped)
+
+
+def _checked(proposed: list[CitedSentence], packet: Packet) -> tuple[list[CitedSentence], list[str]]:
+    """The model's sentences the gates keep (each supported by the passage it cites; a number among them when
+    the question asks for one), and a note for each gate that dropped some."""
+    supported = support.supported_sentences(proposed, packet.by_number(), packet.question, packet.turn)
+    notes = []
+    if supported.dropped:
+        cause = f"not supported by the passage they cite ({supported.reason})"
+        notes.append(f"{len(supported.dropped)} sentence(s) dropped: {cause}")
+    # a follow-up's own words say what it asks ("Peki ne sıklıkla …?" asks how often, not the earlier "kaç gün")
+    answering = quantity.answers_the_number(supported.kept, packet.turn or packet.question)
+    if answering.dropped:
+        notes.append(f"{len(answering.dropped)} sentence(s) dropped: {answering.reason}")
+    return answering.kept, notes
 
 
 def _citation(ctx: ToolContext, passage: Passage, quote: str) -> Citation:
@@ -143,39 +179,77 @@ def _written(
     citations = [_citation(ctx, by_number[n], by_number[n].text) for n in order]
     # What each passage gave the answer: its sentences nearest the kept sentences citing it (code picks them;
     # the model's sentences are only the yardstick, never kept).
-    rests_on = [
-        _citation(ctx, by_number[n], best_sentences(by_number[n], " ".join(s.text for s in kept if s.cite == n)))
-        for n in order
-    ]
+    said = {n: " ".join(s.text for s in kept if s.cite == n) for n in order}
+    label = ctx.settings.record_label
+    rests_on = [_citation(ctx, by_number[n], best_sentences(by_number[n], said[n], label)) for n in order]
     answer = Answer(text, citations, answered=True, dropped=dropped, call_shaped=shaped, notes=notes)
     answer.rests_on = rests_on
     return answer
 
 
-def best_sentences(passage: Passage, question: str, count: int = 2, lead: str = "") -> str:
-    """The passage's prose sentences that share the most words with the question (those sharing most of a
-    follow-up's own words, ``lead``, first), in their order, verbatim (a code block is no quote: the chunk may
-    hold only part of it)."""
+def best_sentences(passage: Passage, question: str, record_label: str, count: int = 2, lead: str = "") -> str:
+    """The passage's quotable sentences that share the most words with the question (those sharing most of a
+    follow-up's own words, ``lead``, first), in their order, verbatim. Not quotable: a code or HTML block or a
+    footnote's definition (``Sentence.block``: the chunk may hold only part of it, or it belongs elsewhere on
+    the page), and a saved note's own record line ("Record: [[2026-12-06-3]]": where its transcript is, not
+    what it says). Two sentences not next to each other in one paragraph (a code block, a sentence, or a blank
+    line between them) are kept apart by a blank line, never joined into one line that reads as one."""
     wanted, own = set(content_words(question)), set(content_words(lead))
-    sentences = [s for s in sentence_spans(passage.text.strip("…")) if not s.block and content_words(s.text)]
-    if not sentences:
+    numbers = quantity.asks_for_a_number(lead or question)
+    text = passage.text.strip("…")
+    spans = sentence_spans(text)
+    quotable = [
+        index
+        for index, span in enumerate(spans)
+        if not span.block and content_words(span.text) and not is_record_line(record_label, span.text)
+    ]
+    if not quotable:
         return passage.text
 
-    def shared(index: int) -> tuple[int, int]:
-        words = set(content_words(sentences[index].text))
-        return -len(words & own), -len(words & wanted)
+    def shared(index: int) -> tuple[int, int, int]:
+        words = set(content_words(spans[index].text))
+        gives = numbers and quantity.gives_a_number(spans[index].text)
+        return -len(words & own), -gives, -len(words & wanted)
 
-    ranked = sorted(range(len(sentences)), key=shared)
-    return " ".join(sentences[i].text for i in sorted(ranked[:count]))
+    chosen = sorted(sorted(quotable, key=shared)[:count])
+    quote = spans[chosen[0]].text
+    for before, after in itertools.pairwise(chosen):
+        joined = after == before + 1 and not _PARAGRAPH_BREAK.search(text, spans[before].end, spans[after].start)
+        quote += (" " if joined else "\n\n") + spans[after].text
+    return quote
 
 
-def _extractive(ctx: ToolContext, packet: Packet, dropped: int, notes: list[str], shaped: int = 0) -> Answer:
-    """The vault's own words: the best passages quoted verbatim, each with its page."""
-    lines = ["From your vault (quoted):"]
-    citations = []
+def _holds(quote: str, question: str, lead: str) -> tuple[int, int]:
+    """How many of a follow-up's own words (stems), then of the question's, ``quote`` holds."""
+
+    def stems(text: str) -> set[str]:
+        return {w[:STEM] for w in content_words(text)}
+
+    words = stems(quote)
+    return len(words & stems(lead)), len(words & stems(question))
+
+
+def _extractive(
+    ctx: ToolContext, packet: Packet, dropped: int, notes: list[str], language: str, shaped: int = 0
+) -> Answer:
+    """The vault's own words: the best passages quoted verbatim, each with its page. The first passage sharing
+    a word with the question is always quoted; a further one only when its quote holds as many of the question's
+    words as the first's does (a follow-up's own words counted first): seen in Open WebUI, a second quote
+    sharing one word with the question came from a page about something else ("… try creating a note called
+    Eiffel Tower" for what a saved note said to try)."""
+    label = ctx.settings.record_label
     sharing = [p for p in packet.passages if shares_words(p, packet.question)] or packet.passages[:1]
-    for index, passage in enumerate(sharing[:EXTRACTIVE_PASSAGES], start=1):
-        quote = best_sentences(passage, packet.question, lead=packet.turn)
+    quotes = [(sharing[0], best_sentences(sharing[0], packet.question, label, lead=packet.turn))]
+    floor = _holds(quotes[0][1], packet.question, packet.turn)
+    for passage in sharing[1:]:
+        if len(quotes) == EXTRACTIVE_PASSAGES:
+            break
+        quote = best_sentences(passage, packet.question, label, lead=packet.turn)
+        if _holds(quote, packet.question, packet.turn) >= floor:
+            quotes.append((passage, quote))
+    lines = [lines_in(language).quoted_heading]
+    citations = []
+    for index, (passage, quote) in enumerate(quotes, start=1):
         lines.append(f"{quoted_lines(text_without_link_markup(quote))} [{index}]")  # links as the page shows them
         citations.append(_citation(ctx, passage, quote))
     answer = Answer("\n\n".join(lines), citations, answered=False, dropped=dropped, call_shaped=shaped, notes=notes)

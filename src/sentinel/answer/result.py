@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from urllib.parse import quote
 
+from sentinel.answer.lines import answer_status
 from sentinel.paths import without_md
 
 
@@ -33,6 +34,7 @@ class Answer:
     notes: list[str] = field(default_factory=list)
     saved: str = ""  # the note a save wrote or updated
     status: str = ""  # the short line a door shows beside the answer ("" : ``status_line`` says it)
+    language: str = "en"  # of the lines Sentinel writes itself (``intent.turn_language``)
     # Per cited passage, the sentences of it the answer rests on (what a later "save this" quotes); not sent.
     rests_on: list[Citation] = field(default_factory=list)
 
@@ -52,11 +54,8 @@ class Answer:
 
     def status_line(self) -> str:
         """The short line a door shows beside the answer (Open WebUI's status): what a save did, in its
-        language, or how the answer was checked."""
-        if self.status:
-            return self.status
-        checked = "every sentence checked against its source" if self.answered else "quoted from your vault"
-        return checked + (f"; {self.dropped} unsupported sentence(s) left out" if self.dropped else "")
+        language, or how the answer was checked, in the turn's."""
+        return self.status or answer_status(self.language, self.answered, self.dropped)
 
 
 def obsidian_url(vault_name: str, path: str, heading: str = "") -> str:

@@ -8,6 +8,7 @@ added.
 from __future__ import annotations
 
 import json
+import re
 from datetime import UTC, datetime
 from typing import Any
 
@@ -26,6 +27,16 @@ DESCRIPTION = (
     "decide on your own. subject names the note (notes/<subject>.md); content is what to keep, in the user's "
     "words where possible. The whole conversation is recorded verbatim and linked from the note."
 )
+
+
+def record_line(label: str, transcript_name: str) -> str:
+    """The line that points a note at its transcript ("Record: [[2026-12-06-3]]")."""
+    return f"{label} [[{transcript_name}]]"
+
+
+def is_record_line(label: str, text: str) -> bool:
+    """Whether ``text`` is a note's record line (where its transcript is: never what the note says)."""
+    return bool(re.fullmatch(rf"\s*{re.escape(label)}\s*\[\[[^\]]+\]\]\s*", text))
 
 
 def _text_of(content: Any) -> str:
@@ -97,7 +108,7 @@ def capture(ctx: ToolContext, chat_id: str, messages: list[dict[str, Any]], subj
                 f"({settings.max_page_bytes}); nothing was saved. Start a new chat for what follows, or raise "
                 "max_page_bytes."
             )
-        record = f"{settings.record_label} [[{name}]]"
+        record = record_line(settings.record_label, name)
         body = content.strip()
         if note_full.is_file():
             try:

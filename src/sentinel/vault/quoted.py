@@ -13,6 +13,7 @@ import re
 QUOTE_CALLOUT = "> [!quote]"
 _QUOTE_START = re.compile(r"^\s*>\s*\[!quote\][-+]?", re.IGNORECASE)
 _QUOTED_LINE = re.compile(r"^\s*(?:>\s?)+")
+_PARAGRAPHS = re.compile(r"\n[ \t]*\n\s*")
 
 
 def quote_block(link: str, text: str) -> str:
@@ -22,9 +23,14 @@ def quote_block(link: str, text: str) -> str:
 
 def quoted_lines(text: str) -> str:
     """``text`` as a markdown quote, every line of it inside (a line the page quoted already, "> …", is quoted
-    once: this is the quote)."""
-    lines = [_QUOTED_LINE.sub("", line).strip() for line in text.strip().splitlines() if line.strip()]
-    return "\n".join(f"> {line}" for line in lines)
+    once: this is the quote), its paragraphs kept apart by a quoted blank line (">"): lines in a row are drawn
+    as one paragraph, so two units with a block between them would read as one run-on line."""
+    paragraphs = [
+        [_QUOTED_LINE.sub("", line).strip() for line in paragraph.splitlines()]
+        for paragraph in _PARAGRAPHS.split(text.strip())
+    ]
+    shown = ["\n".join(f"> {line}" for line in lines if line) for lines in paragraphs]
+    return "\n>\n".join(paragraph for paragraph in shown if paragraph)
 
 
 def is_quoted(paragraph: str) -> bool:

@@ -9,7 +9,7 @@ next, a sentence ends at ".", "!" or "?" in the text a reader reads (closing mar
 list's "1." is a marker), and no cut falls inside an inline span (bold, italic, strikethrough, code, a link), a
 table row, or a code or HTML block. A code block is one unit, fences included, and says so: a chunk of a page
 may open or close inside one (``vault.entries`` cuts windows at blank lines), so a quote for a person is made
-of prose units only.
+of prose units only. A footnote's definition ("[^1]: …") is one unit that says so too.
 """
 
 from __future__ import annotations
@@ -26,11 +26,15 @@ _OPTIONS = (
     | pyromark.Options.ENABLE_STRIKETHROUGH
     | pyromark.Options.ENABLE_WIKILINKS
     | pyromark.Options.ENABLE_TASKLISTS
+    | pyromark.Options.ENABLE_FOOTNOTES
 )
 _BLOCKS = {"Paragraph", "Heading", "Item", "TableHead", "TableRow", "BlockQuote", "CodeBlock", "HtmlBlock"}
+_BLOCKS |= {"FootnoteDefinition"}
 _UNCUT = {"Strong", "Emphasis", "Strikethrough", "Link", "Image", "WikiLink", "TableHead", "TableRow"}
-_UNCUT |= {"CodeBlock", "HtmlBlock"}
-_VERBATIM_BLOCKS = {"CodeBlock", "HtmlBlock"}
+# A footnote's definition ("[^1]: El ID de la bóveda es …") is no quote either: it belongs to the sentence that
+# refers to it, and a chat draws its marker as "¹:" (seen in Open WebUI, quoted from a page about something else).
+_VERBATIM_BLOCKS = {"CodeBlock", "HtmlBlock", "FootnoteDefinition"}
+_UNCUT |= _VERBATIM_BLOCKS
 # A sentence ends at . ! ? (or 。) with the markup that closes around it (``**``, ``_``, a quote mark, a bracket).
 _SENTENCE_END = re.compile(r"[.!?。][*_~`\"'”’»)\]]*(?=\s)")
 _WORDS = re.compile(r"[^\W_]")
@@ -45,7 +49,8 @@ class Sentence:
     start: int  # character offsets into the text it was cut from
     end: int
     text: str
-    block: bool  # a code or HTML block: no quote for a person (the chunk may hold only part of it)
+    block: bool  # a code or HTML block or a footnote's definition: never quoted to a person (a chunk may hold
+    # only part of a code block; a footnote belongs to where it is referred to)
 
 
 def _name(value: object) -> str:

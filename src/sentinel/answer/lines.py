@@ -1,0 +1,83 @@
+"""The lines Sentinel writes itself around a vault answer, in the turn's language (en, de, es, tr).
+
+The vault's words are quoted in the page's language and the model writes in the question's; the rest of what a
+person reads is Sentinel's own: the status line a door shows beside the answer, the heading of a quoted answer,
+the line a door shows while the answer is made, and "the vault does not say". Seen in Open WebUI (docs/answers.md,
+"In the browser after stop 45's fixes"): in a Turkish chat those were English. The language is decided once, by
+``intent.turn_language``; a save's own lines are ``save_replies``.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+
+class AnswerLines(NamedTuple):
+    searching: str  # while a vault question is answered
+    saving: str  # while a save is written
+    quoted_heading: str  # opens an extractive answer
+    checked: str  # status: a written answer
+    quoted: str  # status: an extractive answer
+    left_out: str  # status, added: {n} sentences the gates dropped (not supported, or not answering)
+    not_in_vault: str
+    no_page: str
+    closest: str  # {pages}
+
+
+LINES = {
+    "en": AnswerLines(
+        "Searching your vault…",
+        "Saving…",
+        "From your vault (quoted):",
+        "every sentence checked against its source",
+        "quoted from your vault",
+        "; {n} sentence(s) left out by the checks",
+        "The vault does not say.",
+        "No page matches the question.",
+        "The closest pages are {pages}.",
+    ),
+    "de": AnswerLines(
+        "Durchsuche deinen Vault…",
+        "Speichere…",
+        "Aus deinem Vault (wörtlich):",
+        "jeder Satz an seiner Quelle geprüft",
+        "wörtlich aus deinem Vault",
+        "; {n} Satz/Sätze von den Prüfungen weggelassen",
+        "Der Vault sagt das nicht.",
+        "Keine Seite passt zur Frage.",
+        "Am nächsten kommen {pages}.",
+    ),
+    "es": AnswerLines(
+        "Buscando en tu bóveda…",
+        "Guardando…",
+        "De tu bóveda (citado):",
+        "cada frase comprobada con su fuente",
+        "citado de tu bóveda",
+        "; {n} frase(s) omitida(s) por las comprobaciones",
+        "La bóveda no lo dice.",
+        "Ninguna página responde a la pregunta.",
+        "Las páginas más cercanas son {pages}.",
+    ),
+    "tr": AnswerLines(
+        "Kasanda aranıyor…",
+        "Kaydediliyor…",
+        "Kasandan (alıntı):",
+        "her cümle kaynağıyla karşılaştırıldı",
+        "kasandan alıntılandı",
+        "; kontrollerin çıkardığı {n} cümle",
+        "Kasa bunu söylemiyor.",
+        "Soruya uyan bir sayfa yok.",
+        "En yakın sayfalar: {pages}.",
+    ),
+}
+
+
+def lines_in(language: str) -> AnswerLines:
+    """The lines in ``language`` (English for a language these four do not cover)."""
+    return LINES.get(language, LINES["en"])
+
+
+def answer_status(language: str, answered: bool, dropped: int) -> str:
+    """The short line a door shows beside a vault answer: how it was checked, and what the gate left out."""
+    lines = lines_in(language)
+    return (lines.checked if answered else lines.quoted) + (lines.left_out.format(n=dropped) if dropped else "")

@@ -1,0 +1,58 @@
+"""Gate: a question asking for a quantity, a duration or a date is answered only by a sentence that gives one.
+
+Protects the person who asked "how many days?" from an answer that is true, supported by its passage, and says
+no number: seen in Open WebUI three stops running (docs/answers.md), "Dosya Kurtarma anlık görüntüleri kaç gün
+saklar?" answered "Dosya Kurtarma eksiksiz bir yedekleme çözümü değildir …", a sentence of the passage next to
+"7 gün". The support gate checks that a sentence is in its passage, not that it answers; this gate checks the
+one kind of answering code can see: the question asks for a number (its own words, in en, de, es, tr, written
+from the four languages' grammar, never fitted to a benchmark set) and no kept sentence holds one (a digit, or
+a number word from two up: "bir", "ein", "un", "one" are articles too; "on", "bin", "once" are English words).
+Then every sentence is dropped, and the extractive answer quotes the passages' sentences that hold a number
+first (``pipeline.best_sentences``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from sentinel.gates import Verdict
+from sentinel.gates.support import CitedSentence
+
+_I = re.IGNORECASE
+_ASKS_FOR_A_NUMBER = re.compile(
+    r"\b(?:how\s+(?:many|much|long|old|big|large)|(?:what|which)\s+(?:year|date)|when\s+(?:was|were|did)"  # en
+    r"|wie\s+(?:viele?|lange|alt|groß|gross)|in\s+welchem\s+jahr|an\s+welchem\s+tag|wann\s+(?:wurde|war|kam)"
+    r"|welche[rnms]?\s+frist|innerhalb\s+welche[rnms]?"  # de
+    r"|cuánt[oa]s?|en\s+qu[eé]\s+(?:año|fecha)|qu[eé]\s+fecha|cu[aá]ndo\s+(?:fue|se\s+lanz)"  # es
+    r"|kaç|ne\s+kadar|hangi\s+(?:yıl|tarih)|ne\s+zaman\s+(?:çıktı|yayınlandı))",  # tr
+    _I,
+)
+_NUMBER_WORDS = (
+    "two three four five six seven eight nine ten eleven twelve twice hundred thousand "
+    "zwei drei vier fünf sechs sieben acht neun zehn elf zwölf zweimal hundert tausend "
+    "dos tres cuatro cinco seis siete ocho nueve diez doce cien mil "
+    "iki üç dört beş altı yedi sekiz dokuz yüz"
+)
+_GIVES_A_NUMBER = re.compile(rf"\d|\b(?:{'|'.join(_NUMBER_WORDS.split())})\b", _I)
+
+
+def asks_for_a_number(question: str) -> bool:
+    """Whether the question's own words ask for a quantity, a duration or a date."""
+    return bool(_ASKS_FOR_A_NUMBER.search(question))
+
+
+def gives_a_number(text: str) -> bool:
+    """Whether ``text`` holds a number: a digit, or a number word from two up."""
+    return bool(_GIVES_A_NUMBER.search(text))
+
+
+def answers_the_number(sentences: Sequence[CitedSentence], question: str) -> Verdict[CitedSentence]:
+    """Passes when the question asks for no number, or a sentence gives one; else every sentence is dropped."""
+    if not asks_for_a_number(question) or any(gives_a_number(s.text) for s in sentences):
+        return Verdict(True, kept=list(sentences))
+    return Verdict(
+        False,
+        "the question asks for a number (how many, how long, which date) and no sentence gives one",
+        dropped=list(sentences),
+    )

@@ -1,0 +1,88 @@
+"""A question asking how many, how long or which date is answered by a sentence that gives a number
+(gates/quantity.py), else the vault is quoted where it gives one.
+
+The browser checks of stops 43, 44 and 45 (docs/answers.md) each showed "Dosya Kurtarma anlık görüntüleri kaç
+gün saklar?" answered with a sentence of the right passage that gives no number. The page below is the eval
+vault's (tr/Eklentiler/Dosya Kurtarma.md), its first paragraphs verbatim.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from sentinel.answer import Answer, Turn, answer_turn
+from sentinel.gates.quantity import asks_for_a_number
+from sentinel.providers.base import ProviderUnavailable
+from tests.support.scripted import ChatRequest, ScriptedProvider
+from tests.support.tool_context import MakeContext
+
+PAGE = (
+    "Dosya Kurtarma, notlarınızın düzenli aralıklarla tam anlık görüntülerini otomatik olarak kaydederek "
+    "çalışmanızı yanlışlıkla silme, dosya bozulması veya istenmeyen değişikliklerden koruyan bir "
+    "[[Yerleşik Eklentiler|çekirdek eklenti]]dir. Dosya Kurtarma eksiksiz bir yedekleme çözümü değildir ve "
+    "Obsidian dosyalarınızı ayrıca [[Obsidian dosyalarınızı yedekleyin|yedeklemenizi]] öneririz.\n\n"
+    "[[#Depolama ve performans|Çok fazla alan]] kaplamamak için Obsidian, anlık görüntüleri silmeden önce belirli "
+    "bir gün sayısı boyunca saklar. Anlık görüntüler, yalnızca değişiklikleri değil, dosyalarınızın tam içeriğini "
+    "yakalar ve önceki herhangi bir sürümü geri yüklemenize olanak tanır.\n\n"
+    "> [!info]+ Bilgi\n"
+    "> Varsayılan olarak anlık görüntüler birbirinden en az 5 dakika arayla kaydedilir ve 7 gün boyunca saklanır. "
+    "Her iki aralığı da **[[Ayarlar]] → Yerleşik Eklentiler → Dosya Kurtarma** altından yapılandırabilirsiniz.\n"
+)
+VAULT = {"tr/Eklentiler/Dosya Kurtarma.md": PAGE}
+QUESTION = "Dosya Kurtarma anlık görüntüleri kaç gün saklar?"
+NEXT_TO_IT = (
+    "Dosya Kurtarma eksiksiz bir yedekleme çözümü değildir ve Obsidian dosyalarınızı ayrıca yedeklemenizi öneririz."
+)
+
+
+def _ask(make_ctx: MakeContext, model: object, question: str = QUESTION) -> Answer:
+    turn = Turn([{"role": "user", "content": question}], chat_id="q")
+    return answer_turn(make_ctx(VAULT), ScriptedProvider([model]), turn)  # type: ignore[list-item]
+
+
+def _writes(text: str):  # type: ignore[no-untyped-def]
+    def write(_: ChatRequest) -> str:
+        return json.dumps({"sentences": [{"text": text, "cite": 1}]})
+
+    return write
+
+
+def test_a_sentence_without_the_number_asked_for_is_dropped_and_the_number_quoted(make_ctx: MakeContext) -> None:
+    answer = _ask(make_ctx, _writes(NEXT_TO_IT))
+    assert not answer.answered and answer.dropped == 1, answer.answer  # the support gate alone kept it
+    assert "7 gün boyunca saklanır" in answer.answer
+    assert any("asks for a number" in note for note in answer.notes)
+
+
+def test_a_sentence_giving_the_number_is_kept(make_ctx: MakeContext) -> None:
+    answer = _ask(make_ctx, _writes("Anlık görüntüler 7 gün boyunca saklanır."))
+    assert answer.answered and answer.answer == "Anlık görüntüler 7 gün boyunca saklanır. [1]"
+
+
+def test_the_quoted_answer_to_a_number_question_quotes_the_sentence_giving_one(make_ctx: MakeContext) -> None:
+    """With the model down, the sentence sharing most words ("… belirli bir gün sayısı boyunca saklar") gives no
+    number; the one giving "7 gün" is quoted."""
+
+    def down(_: ChatRequest) -> str:
+        raise ProviderUnavailable("no connection")
+
+    assert "7 gün boyunca saklanır" in _ask(make_ctx, down).answer
+
+
+@pytest.mark.parametrize(
+    ("question", "asks"),
+    [
+        ("How many days does File recovery keep snapshots?", True),
+        ("Wie lange werden die Sicherungskopien aufbewahrt?", True),
+        ("Innerhalb welcher Frist bekomme ich eine Erstattung?", True),
+        ("¿Cuántos días se guardan las instantáneas?", True),
+        ("When was Sync encryption version 3 released?", True),
+        ("Where does File recovery keep snapshots?", False),
+        ("¿Con qué nombre crea Obsidian la nota diaria?", False),
+        ("When I close Obsidian, are my notes saved?", False),
+    ],
+)
+def test_which_questions_ask_for_a_number(question: str, asks: bool) -> None:
+    assert asks_for_a_number(question) is asks
