@@ -21,6 +21,7 @@ ties by rowid (tests/search/test_postings.py compares the lists; bench/lexical_s
 from __future__ import annotations
 
 import contextlib
+import itertools
 import logging
 import math
 import os
@@ -56,6 +57,7 @@ PAIR_BYTES = 6  # the estimate a word's pairs are budgeted at before they are re
 # docsize rows decoded at a time: read all at once, their Python objects and the decoding's per-byte arrays
 # peaked at 3.3 GB at 1M synthetic pages (10.5M chunks), more than the search view itself
 SIZES_BATCH = 1 << 18
+POSTINGS_BATCH = 1 << 18  # a word's instances counted at a time (``_postings``): 2 MB of int64 chunk ids
 
 READER_NICE = 19  # the background reader's thread runs at the lowest priority (Linux: a thread is a task)
 MAX_ASKED = 4096  # words remembered as asked for, per index (the oldest are forgotten first)
@@ -338,10 +340,53 @@ def _nothing_matched(db: sqlite3.Connection, word: str) -> tuple[np.ndarray, np.
     return np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.uint8)
 
 
-def _postings(db: sqlite3.Connection, word: str) -> tuple[np.ndarray, np.ndarray]:
+def _postings(db: sqlite3.Connection, word: str, batch: int = POSTINGS_BATCH) -> tuple[np.ndarray, np.ndarray]:
     """``word``'s chunks ascending and its count in each (all columns), from one row per instance: counted here,
-    half the time of SQLite's ``GROUP BY doc`` (bench/lexical_postings.py's section in docs/scale.md)."""
+    half the time of SQLite's ``GROUP BY doc`` (bench/lexical_postings.py's section in docs/scale.md). FTS5 walks
+    a word's doclist in chunk order, so the instances are counted ``batch`` rows at a time, a chunk's run carried
+    across batches: a common word's instances all at once (29M of "de" at 1M pages) peaked at ~0.5 GB. Should
+    they ever come out of order, they are read again whole and sorted (the same result either way)."""
     db.execute(INSTANCES_TABLE)  # on a query's connection the first time: TEMP is the connection's own
+    cursor = db.cursor()
+    cursor.row_factory = None  # plain tuples
+    docs = (r[0] for r in cursor.execute(f"SELECT doc FROM {INSTANCES} WHERE term = ?", (word,)))
+    id_parts: list[np.ndarray] = []
+    count_parts: list[np.ndarray] = []
+    last, carried = -1, 0  # the chunk of the previous batch's last run and its count so far
+    while len(part := np.fromiter(itertools.islice(docs, batch), dtype=np.int64)):
+        if part[0] < last or (len(part) > 1 and bool((part[1:] < part[:-1]).any())):
+            cursor.close()
+            return _postings_sorted(db, word)
+        starts = np.flatnonzero(np.concatenate(([True], part[1:] != part[:-1])))
+        ids, counts = part[starts], np.diff(np.append(starts, len(part)))
+        if ids[0] == last:  # the carried chunk goes on in this batch
+            counts[0] += carried
+        elif last >= 0:
+            id_parts.append(_one(last))
+            count_parts.append(_one(carried))
+        last, carried = int(ids[-1]), int(counts[-1])  # held back: it may go on in the next batch
+        id_parts.append(ids[:-1].astype(np.min_scalar_type(int(ids.max()))))
+        count_parts.append(counts[:-1].astype(np.min_scalar_type(int(counts.max()))))
+    if last >= 0:
+        id_parts.append(_one(last))
+        count_parts.append(_one(carried))
+    return _narrowest(id_parts), _narrowest(count_parts)
+
+
+def _one(value: int) -> np.ndarray:
+    return np.array([value], dtype=np.min_scalar_type(value))
+
+
+def _narrowest(parts: list[np.ndarray]) -> np.ndarray:
+    """The parts end to end in the smallest unsigned type that holds every value (uint8 for none)."""
+    if not parts:
+        return np.zeros(0, dtype=np.uint8)
+    top = max(int(p.max(initial=0)) for p in parts)
+    return np.concatenate(parts).astype(np.min_scalar_type(top), copy=False)
+
+
+def _postings_sorted(db: sqlite3.Connection, word: str) -> tuple[np.ndarray, np.ndarray]:
+    """``_postings`` from every instance at once, sorted here: for instances not in chunk order."""
     rows = db.execute(f"SELECT doc FROM {INSTANCES} WHERE term = ?", (word,))
     docs = np.sort(np.fromiter((r[0] for r in rows), dtype=np.int64), kind="stable")
     starts = np.flatnonzero(np.concatenate(([True], docs[1:] != docs[:-1]))) if len(docs) else docs
