@@ -37,6 +37,19 @@ def peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def resident_by_mapping() -> list[tuple[str, float]]:
+    """Resident MB of this process by what is mapped (a file's name, ``[heap]``, ``anonymous``), largest first."""
+    totals: dict[str, float] = {}
+    name = "anonymous"
+    for line in Path("/proc/self/smaps").read_text().splitlines():
+        head = line.split(maxsplit=5)
+        if len(head) >= 5 and "-" in head[0] and ":" not in head[0]:  # a mapping's header line
+            name = head[5].strip() if len(head) == 6 else "anonymous"
+        elif line.startswith("Rss:"):
+            totals[name] = totals.get(name, 0.0) + int(line.split()[1]) / 1024
+    return sorted(totals.items(), key=lambda item: -item[1])
+
+
 class RssTimeline:
     """Samples RSS on a daemon thread into ``path`` (TSV: seconds, phase, anon, file, peak so far) until stopped."""
 
@@ -86,6 +99,7 @@ class RssTimeline:
         self._done.set()
         self._thread.join()
         self._sample()
+        self.mappings = resident_by_mapping()
         with self.path.open("w") as out:
             out.write("seconds\tphase\trss_anon_mb\trss_file_mb\tpeak_mb\n")
             for t, phase, anon, file, peak in self.samples:
@@ -116,6 +130,8 @@ class RssTimeline:
                     f"(+{max(rose, 0.0):.0f})",
                 )
             )
+        for name, mb in getattr(self, "mappings", [])[:8]:
+            rows.append((f"resident at the end in {name}", f"{mb:.0f}"))
         for label, (calls, rose, grew) in self.watched.items():
             rows.append((f"in {label}", f"{calls:.0f} calls; peak rose {rose:.0f}; RSS grew {grew:.0f} at most"))
         return rows
