@@ -208,5 +208,6 @@ def test_a_large_stores_rows_are_read_without_mapping_them(tmp_path: Path, monke
         part = shuffled[start : start + 1000]
         got = store.gathered(mapped, part)
         assert got.flags.writeable and np.array_equal(got, written[part])
+    assert np.array_equal(store.gathered(mapped, shuffled), written[shuffled])  # past ``READ_BATCH`` rows
     assert store.gathered(mapped, shuffled[:0]).shape == (0, dims)
     assert _resident_kib(mapped) == 0

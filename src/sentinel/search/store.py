@@ -32,6 +32,7 @@ from sentinel import paths
 
 log = logging.getLogger(__name__)
 
+READ_BATCH = 4096  # rows ``VectorStore.read_rows`` reads between copies into its result
 COMPACT_SLACK = 65_536  # dead rows always tolerated (25 MB at 384 dims), so small vaults never compact
 
 
@@ -99,12 +100,18 @@ class VectorStore:
 
     def read_rows(self, slots: np.ndarray) -> np.ndarray:
         """Rows ``slots`` (of those written), (len(slots), dims) int8, read from the file, not the mapping (one
-        ``pread`` a row: ~0.8 us each, a little less than reading into slices of one array)."""
+        ``pread`` a row: ~0.8 us each, a little less than reading into slices of one array), ``READ_BATCH`` rows
+        at a time (a compaction reads every row: their ``bytes`` all at once would be ~1 KB a row)."""
         dims = self.dims
-        read = b"".join([os.pread(self._fd, dims, offset) for offset in (np.asarray(slots, np.int64) * dims).tolist()])
-        if len(read) != len(slots) * dims:
-            raise OSError("the search store's file is shorter than its rows: restart the search process")
-        return np.frombuffer(read, dtype=np.int8).reshape(len(slots), dims).copy()  # writable, as ``mapped[slots]``
+        out = np.empty((len(slots), dims), dtype=np.int8)
+        offsets = np.asarray(slots, np.int64) * dims
+        for start in range(0, len(offsets), READ_BATCH):
+            part = offsets[start : start + READ_BATCH].tolist()
+            read = b"".join([os.pread(self._fd, dims, offset) for offset in part])
+            if len(read) != len(part) * dims:
+                raise OSError("the search store's file is shorter than its rows: restart the search process")
+            out[start : start + len(part)] = np.frombuffer(read, dtype=np.int8).reshape(len(part), dims)
+        return out
 
     @property
     def owned(self) -> bool:
