@@ -33,7 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
-from sentinel.search import held_patch
+from sentinel.search import freed, held_patch
 from sentinel.search.fts_query import document_frequencies, quote
 from sentinel.search.view import index_file
 
@@ -281,6 +281,7 @@ def _keep_current(path: str) -> None:
             old = _held.get(path)
         try:
             held = read_held(path, asked, old)
+            freed.give_back()  # the read's batches (token counts of every chunk, a word's instances)
         except sqlite3.Error as error:  # the index moved or went away: queries keep FTS5's path
             log.warning("postings for %s not read: %s", path, error)
             held = None
