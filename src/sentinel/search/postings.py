@@ -55,8 +55,9 @@ VOCAB = "chunks_vocab"  # FTS5's row vocabulary: each word's document frequency
 BUDGET_BYTES = 128 * 2**20
 PAIR_BYTES = 6  # the estimate a word's pairs are budgeted at before they are read
 # docsize rows decoded at a time: read all at once, their Python objects and the decoding's per-byte arrays
-# peaked at 3.3 GB at 1M synthetic pages (10.5M chunks), more than the search view itself
-SIZES_BATCH = 1 << 18
+# peaked at 3.3 GB at 1M synthetic pages (10.5M chunks); at 100k pages 2^18 rows a batch rose the peak by 148 MB
+# (1.44 s CPU), 2^16 by 41 MB (1.16 s), 2^14 by 15 MB (1.01 s)
+SIZES_BATCH = 1 << 14
 POSTINGS_BATCH = 1 << 18  # a word's instances counted at a time (``_postings``): 2 MB of int64 chunk ids
 
 READER_NICE = 19  # the background reader's thread runs at the lowest priority (Linux: a thread is a task)
