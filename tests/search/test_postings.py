@@ -18,7 +18,7 @@ from sentinel.index import fold
 from sentinel.index.db import open_index
 from sentinel.index.migrations import transaction
 from sentinel.index.sync import sync
-from sentinel.search import embed_pending, lexical, postings
+from sentinel.search import doclists, embed_pending, lexical, postings
 from sentinel.search.lexical import lexical_chunks, lexical_terms
 from sentinel.search.view import chunk_count, generation, index_file
 from sentinel.settings import Settings
@@ -199,7 +199,7 @@ def test_words_over_the_budget_or_rare_are_left_to_fts5(
 
 def test_token_counts_are_fts5s_docsize(vault_settings: WriteVault, held_everything: None) -> None:
     _, db = _synced(vault_settings)
-    _, _, tokens = postings._sizes(db)
+    _, _, tokens = doclists.token_counts(db)
     expected = {}
     for rowid, blob in db.execute("SELECT id, sz FROM chunks_fts_docsize"):
         total = value = 0
@@ -211,11 +211,11 @@ def test_token_counts_are_fts5s_docsize(vault_settings: WriteVault, held_everyth
     assert max(expected.values()) > 127  # two-byte varints are among them
     assert {i: int(tokens[i]) for i in expected} == expected
     # read a few rows at a time (1M pages: all at once peaked at 3.3 GB), the same counts, N and average
-    rows, average, whole = postings._sizes(db)
+    rows, average, whole = doclists.token_counts(db)
     assert rows == len(expected) > 7
     assert average == sum(expected.values()) / rows
     for batch in (1, 3, 7):
-        few_rows, few_average, few = postings._sizes(db, batch)
+        few_rows, few_average, few = doclists.token_counts(db, batch)
         assert (few_rows, few_average, few.dtype, few.tolist()) == (rows, average, whole.dtype, whole.tolist())
 
 
@@ -446,7 +446,7 @@ def test_a_word_asked_for_in_the_same_state_is_the_only_one_read(
 
 
 def test_a_words_postings_are_read_in_bounded_batches_with_the_same_result(vault_settings: WriteVault) -> None:
-    """``_postings`` counts a word's instances a batch at a time, a chunk's run carried across batches: the same
+    """``doclists.read`` counts a word's instances a batch at a time, a chunk's run carried across batches: the same
     chunks, counts and types as every instance read and sorted at once, for any batch size, and a common word's
     read holds about a batch, not every instance (at 1M pages "de"'s 29M instances peaked at ~0.5 GB)."""
     settings = _vault(vault_settings)
@@ -454,18 +454,18 @@ def test_a_words_postings_are_read_in_bounded_batches_with_the_same_result(vault
     (settings.vault / "notes/Long.md").write_text("\n".join(sections))
     db = open_index(settings)
     sync(settings, db)
-    db.execute(postings.INSTANCES_TABLE)
+    db.execute(doclists.INSTANCES_TABLE)
     for word in [*WORDS, "part", "zebra", "nosuchword"]:
-        whole = postings._postings_sorted(db, word)
-        for batch in (1, 2, 3, 7, 1000, postings.POSTINGS_BATCH):
-            ids, counts = postings._postings(db, word, batch)
+        whole = doclists.read_sorted(db, word)
+        for batch in (1, 2, 3, 7, 1000, doclists.POSTINGS_BATCH):
+            ids, counts = doclists.read(db, word, batch)
             assert (ids.dtype, counts.dtype) == (whole[0].dtype, whole[1].dtype), (word, batch)
             assert (ids.tolist(), counts.tolist()) == (whole[0].tolist(), whole[1].tolist()), (word, batch)
-    instances = db.execute(f"SELECT COUNT(*) FROM {postings.INSTANCES} WHERE term = 'amber'").fetchone()[0]
+    instances = db.execute(f"SELECT COUNT(*) FROM {doclists.INSTANCES} WHERE term = 'amber'").fetchone()[0]
     assert instances > 70_000
     tracemalloc.start()
     try:
-        postings._postings(db, "amber", 1024)
+        doclists.read(db, "amber", 1024)
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
@@ -480,7 +480,7 @@ def test_postings_out_of_chunk_order_are_sorted(vault_settings: WriteVault) -> N
     docs = [5, 5, 9, 2, 2, 2, 7, 5, 300]
     db.executemany("INSERT INTO temp.chunks_instances VALUES ('amber', ?)", [(d,) for d in docs])
     for batch in (1, 2, 4, 100):
-        ids, counts = postings._postings(db, "amber", batch)
+        ids, counts = doclists.read(db, "amber", batch)
         assert (ids.tolist(), counts.tolist(), ids.dtype, counts.dtype) == (
             [2, 5, 7, 9, 300],
             [3, 3, 1, 1, 1],
