@@ -196,14 +196,23 @@ def _mark(timeline: RssTimeline | None, phase: str) -> None:
 
 def _watch_parts(timeline: RssTimeline) -> None:
     """Name the parts of a view load and of a query that may make the peak (bench-only wrappers)."""
-    from sentinel.search import doclists, vectors, view_rows
+    from sentinel.search import vectors, view_rows
+
+    try:
+        from sentinel.search import doclists
+    except ImportError:  # src before stop 46 (another version's, for a comparison): the same readers in postings
+        doclists = None
 
     timeline.watch(view_rows, "_read", "view_rows._read (a view's rows, whole)")
     timeline.watch(view_rows.Table, "in_view_order", "Table.in_view_order (the rows put in view order)")
     timeline.watch(view_rows._Passages, "read", "_Passages.read (summary passages)")
     timeline.watch(view_rows, "_summary_table", "view_rows._summary_table")
-    timeline.watch(doclists, "read", "doclists.read (a word's postings)")
-    timeline.watch(doclists, "token_counts", "doclists.token_counts (every chunk's tokens)")
+    if doclists is not None:
+        timeline.watch(doclists, "read", "doclists.read (a word's postings)")
+        timeline.watch(doclists, "token_counts", "doclists.token_counts (every chunk's tokens)")
+    else:
+        timeline.watch(postings, "_postings", "postings._postings (a word's postings)")
+        timeline.watch(postings, "_sizes", "postings._sizes (every chunk's tokens)")
     timeline.watch(vectors.store, "gathered", "store.gathered (candidates' int8 rows)")
 
 
