@@ -45,6 +45,7 @@ B = 0.75
 # instance table, about 1 us a row) and scores it with the held token counts, where FTS5's bm25 costs 3-4 us a row.
 MIN_HELD_ROWS = 2_000
 SPARSE_SHARE = 0.125  # a ranking of fewer pairs than this share of the chunks scores the matched chunks only
+SCORE_BLOCK = 1 << 18  # a word's pairs scored at a time (``Held.scored``)
 MAX_KNOWN = 65_536  # document frequencies remembered per index (all forgotten when more come)
 VOCAB = "chunks_vocab"  # FTS5's row vocabulary: each word's document frequency
 
@@ -92,7 +93,6 @@ class Held:
         on the fly in this same state of the table. Each chunk's score adds the words' parts in query order,
         as FTS5 does, into one slot per chunk, or, for fewer pairs than ``SPARSE_SHARE`` of the chunks, one
         slot per matched chunk (no pass over every chunk)."""
-        lists = [(ids.astype(np.intp), counts) for ids, counts in lists]  # numpy gathers int32 indexes ~10x slower
         chunks: np.ndarray | None = None
         slots = [ids for ids, _ in lists]
         if sum(len(ids) for ids in slots) < SPARSE_SHARE * len(self.tokens):
@@ -105,10 +105,15 @@ class Held:
         for (ids, counts), slot in zip(lists, slots, strict=True):
             idf = math.log((self.rows - len(ids) + 0.5) / (len(ids) + 0.5))
             idf = idf if idf > 0 else 1e-6
-            tf = counts.astype(np.float64)
-            length = self.tokens[ids].astype(np.float64)
-            score[slot] += (idf * (tf * (K1 + 1.0))) / (tf + K1 * (1 - B + B * length / self.average))
-            hits[slot] += 1
+            # ``SCORE_BLOCK`` pairs at a time, the same operations on each: a common word's pairs all at once (7.3M
+            # at 1M pages) held several float64 temporaries of 58 MB each
+            for start in range(0, len(ids), SCORE_BLOCK):
+                part = slice(start, start + SCORE_BLOCK)
+                at = slot[part].astype(np.intp)  # numpy gathers int32 indexes ~10x slower
+                tf = counts[part].astype(np.float64)
+                length = self.tokens[ids[part].astype(np.intp)].astype(np.float64)
+                score[at] += (idf * (tf * (K1 + 1.0))) / (tf + K1 * (1 - B + B * length / self.average))
+                hits[at] += 1
         matched = np.flatnonzero(hits == len(lists) if every else hits > 0)
         found = matched if chunks is None else chunks[matched]
         negated = -score[matched]
