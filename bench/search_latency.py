@@ -10,6 +10,8 @@ the pieces: query embedding, lexical leg, semantic legs, cold view load. Prints 
 and the vectors of chunks and summaries that have none. ``--lexical held``
 (the default) first runs the leg over every query and waits for the postings reader, so the common words are
 held as in a search process that has seen them; ``fts5`` times the leg as it was before held postings.
+``--rss-timeline FILE`` samples the process's RSS every 50 ms into FILE (TSV) marked by phase (model load, sync,
+view load and its parts, postings reads, queries) and prints where the peak was made (bench/rss_timeline.py).
 
 Vectors: embedding ~1M chunks with e5 on two CPU cores would take hours, so chunk and summary vectors are
 synthetic (clustered by topic and language, stored through the same int8 + centre + sign-bit code as real
@@ -50,6 +52,7 @@ from sentinel.search.vectors import Centres, quantise, sign_bits
 from sentinel.settings import Settings
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from rss_timeline import RssTimeline
 from synth_vault import LANGUAGES, generate
 from tables import print_value_table
 
@@ -186,17 +189,54 @@ def _ms(values: list[float]) -> str:
     return f"{statistics.median(values) * 1000:.1f} / {p95 * 1000:.1f}"
 
 
-def measure(settings: Settings, queries: int, embedder: OnnxEmbedder, lexical: str = "held") -> list[tuple[str, str]]:
+def _mark(timeline: RssTimeline | None, phase: str) -> None:
+    if timeline is not None:
+        timeline.mark(phase)
+
+
+def _watch_parts(timeline: RssTimeline) -> None:
+    """Name the parts of a view load and of a query that may make the peak (bench-only wrappers)."""
+    from sentinel.search import vectors, view_rows
+
+    try:
+        from sentinel.search import doclists
+    except ImportError:  # src before stop 46 (another version's, for a comparison): the same readers in postings
+        doclists = None
+
+    timeline.watch(view_rows, "_read", "view_rows._read (a view's rows, whole)")
+    timeline.watch(view_rows.Table, "in_view_order", "Table.in_view_order (the rows put in view order)")
+    timeline.watch(view_rows._Passages, "read", "_Passages.read (summary passages)")
+    timeline.watch(view_rows, "_summary_table", "view_rows._summary_table")
+    if doclists is not None:
+        timeline.watch(doclists, "read", "doclists.read (a word's postings)")
+        timeline.watch(doclists, "token_counts", "doclists.token_counts (every chunk's tokens)")
+    else:
+        timeline.watch(postings, "_postings", "postings._postings (a word's postings)")
+        timeline.watch(postings, "_sizes", "postings._sizes (every chunk's tokens)")
+    timeline.watch(vectors.store, "gathered", "store.gathered (candidates' int8 rows)")
+
+
+def measure(
+    settings: Settings,
+    queries: int,
+    embedder: OnnxEmbedder,
+    lexical: str = "held",
+    timeline: RssTimeline | None = None,
+) -> list[tuple[str, str]]:
+    _mark(timeline, "fill vectors (a child process)")
     # in a process of its own: the missing-vector check holds every summary passage (~0.5 GB at 1M pages), which
     # is not what a search process holds, and would be this process's peak RSS
     with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as child:
         child.submit(_fill_vectors, settings, embedder.identity).result()
+    _mark(timeline, "queries drawn")
     db = open_index(settings, readonly=True)
     texts = _queries(settings, queries)
     pages, chunks = db.execute("SELECT (SELECT COUNT(*) FROM pages), (SELECT COUNT(*) FROM chunks)").fetchone()
+    _mark(timeline, "view load")
     started = time.perf_counter()
     view = search_view.current_view(db)
     cold = time.perf_counter() - started
+    _mark(timeline, "warm-up searches")
     rows = [
         ("pages / chunks / embedded chunks", f"{pages} / {chunks} / {view.embedded_chunks}"),
         ("cold view load (s)", f"{cold:.2f}"),
@@ -213,6 +253,7 @@ def measure(settings: Settings, queries: int, embedder: OnnxEmbedder, lexical: s
     staged = settings.model_copy(update={"search": settings.search.model_copy(update={"rerank": True})})
     search(db, settings, embedder, texts[0])  # warm-up
     search(db, staged, embedder, texts[0])
+    _mark(timeline, "postings read (every query's common words)")
     if lexical == "fts5":  # the leg as before held postings
         postings.held_for = lambda db, words: None
     else:  # a search process that has seen these words before: their postings held, none being read
@@ -220,6 +261,7 @@ def measure(settings: Settings, queries: int, embedder: OnnxEmbedder, lexical: s
             lexical_chunks(db, lexical_terms(db, text, search_view.chunk_count(db)), 300)
         postings.settle()
         rows.append(("lexical postings held (MB)", f"{postings.held_bytes() / 1e6:.0f}"))
+    _mark(timeline, "timed queries")
     for text in texts:
         timed("embed", lambda: embedder.embed([text], "query"))  # noqa: B023
         timed("lexical", lambda: lexical_chunks(db, lexical_terms(db, text, search_view.chunk_count(db)), 300))  # noqa: B023
@@ -269,19 +311,29 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--vault", type=Path, help="an indexed vault to measure as it is (with --index)")
     parser.add_argument("--index", type=Path, help="its index: synced (a no-op), missing vectors filled")
+    parser.add_argument("--rss-timeline", type=Path, help="TSV of RSS every 50 ms, by phase; a table of phases")
     args = parser.parse_args(argv)
+    timeline = RssTimeline(args.rss_timeline) if args.rss_timeline else None
+    if timeline is not None:
+        _watch_parts(timeline)
+    _mark(timeline, "model load")
     embedder = OnnxEmbedder(args.embed_model, threads=int(os.environ.get("EMBED_THREADS", "1")))
     if args.vault or args.index:
         if not (args.vault and args.index) or args.pages:
             raise SystemExit("--vault and --index go together, without --pages")
         print(f"{args.vault}:", flush=True)
-        rows = measure(_existing(args.vault, args.index), args.queries, embedder, args.lexical)
+        _mark(timeline, "sync")
+        rows = measure(_existing(args.vault, args.index), args.queries, embedder, args.lexical, timeline)
         print_value_table(str(args.vault), rows)
-        return 0
-    for pages in args.pages or [10_000]:
-        print(f"{pages} pages:", flush=True)
-        rows = measure(_prepare(pages, args.cache), args.queries, embedder, args.lexical)
-        print_value_table(f"{pages} pages", rows)
+    else:
+        for pages in args.pages or [10_000]:
+            print(f"{pages} pages:", flush=True)
+            _mark(timeline, "sync")
+            rows = measure(_prepare(pages, args.cache), args.queries, embedder, args.lexical, timeline)
+            print_value_table(f"{pages} pages", rows)
+    if timeline is not None:
+        timeline.stop()
+        print_value_table(f"RSS by phase (MB; anon / file), samples in {args.rss_timeline}", timeline.summary())
     return 0
 
 

@@ -175,7 +175,7 @@ def _merged(
     ids: np.ndarray, counts: np.ndarray, stale: np.ndarray, fresh: dict[int, int] | None
 ) -> tuple[np.ndarray, np.ndarray]:
     """A word's postings with the stale chunks dropped and their fresh counts added, ids ascending, each array in
-    the narrowest type that holds it (as ``postings._postings`` reads them)."""
+    the narrowest type that holds it (as ``doclists.read`` reads them)."""
     kept = ~stale[ids]
     added = sorted((fresh or {}).items())
     all_ids = np.concatenate([ids[kept].astype(np.int64), np.array([i for i, _ in added], dtype=np.int64)])

@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-from sentinel.search import held_patch
+from sentinel.search import doclists, freed, held_patch
 from sentinel.search.fts_query import document_frequencies, quote
 from sentinel.search.view import index_file
 
@@ -45,6 +45,7 @@ B = 0.75
 # instance table, about 1 us a row) and scores it with the held token counts, where FTS5's bm25 costs 3-4 us a row.
 MIN_HELD_ROWS = 2_000
 SPARSE_SHARE = 0.125  # a ranking of fewer pairs than this share of the chunks scores the matched chunks only
+SCORE_BLOCK = 1 << 18  # a word's pairs scored at a time (``Held.scored``)
 MAX_KNOWN = 65_536  # document frequencies remembered per index (all forgotten when more come)
 VOCAB = "chunks_vocab"  # FTS5's row vocabulary: each word's document frequency
 
@@ -53,15 +54,10 @@ VOCAB = "chunks_vocab"  # FTS5's row vocabulary: each word's document frequency
 # with room to spare, and at 1M pages the most recently asked words that fit (a tenth of the pairs each).
 BUDGET_BYTES = 128 * 2**20
 PAIR_BYTES = 6  # the estimate a word's pairs are budgeted at before they are read
-# docsize rows decoded at a time: read all at once, their Python objects and the decoding's per-byte arrays
-# peaked at 3.3 GB at 1M synthetic pages (10.5M chunks), more than the search view itself
-SIZES_BATCH = 1 << 18
 
 READER_NICE = 19  # the background reader's thread runs at the lowest priority (Linux: a thread is a task)
 MAX_ASKED = 4096  # words remembered as asked for, per index (the oldest are forgotten first)
 
-INSTANCES = "temp.chunks_instances"
-INSTANCES_TABLE = f"CREATE VIRTUAL TABLE IF NOT EXISTS {INSTANCES} USING fts5vocab(main, chunks_fts, instance)"
 FTS_DATA = "chunks_fts_data"  # FTS5's shadow table of the index: its segments' pages and the two records below
 
 # Which path ranked each call, "memory" or "fts5", and "read": the memory rankings that read a doclist on the fly
@@ -97,7 +93,6 @@ class Held:
         on the fly in this same state of the table. Each chunk's score adds the words' parts in query order,
         as FTS5 does, into one slot per chunk, or, for fewer pairs than ``SPARSE_SHARE`` of the chunks, one
         slot per matched chunk (no pass over every chunk)."""
-        lists = [(ids.astype(np.intp), counts) for ids, counts in lists]  # numpy gathers int32 indexes ~10x slower
         chunks: np.ndarray | None = None
         slots = [ids for ids, _ in lists]
         if sum(len(ids) for ids in slots) < SPARSE_SHARE * len(self.tokens):
@@ -110,10 +105,15 @@ class Held:
         for (ids, counts), slot in zip(lists, slots, strict=True):
             idf = math.log((self.rows - len(ids) + 0.5) / (len(ids) + 0.5))
             idf = idf if idf > 0 else 1e-6
-            tf = counts.astype(np.float64)
-            length = self.tokens[ids].astype(np.float64)
-            score[slot] += (idf * (tf * (K1 + 1.0))) / (tf + K1 * (1 - B + B * length / self.average))
-            hits[slot] += 1
+            # ``SCORE_BLOCK`` pairs at a time, the same operations on each: a common word's pairs all at once (7.3M
+            # at 1M pages) held several float64 temporaries of 58 MB each
+            for start in range(0, len(ids), SCORE_BLOCK):
+                part = slice(start, start + SCORE_BLOCK)
+                at = slot[part].astype(np.intp)  # numpy gathers int32 indexes ~10x slower
+                tf = counts[part].astype(np.float64)
+                length = self.tokens[ids[part].astype(np.intp)].astype(np.float64)
+                score[at] += (idf * (tf * (K1 + 1.0))) / (tf + K1 * (1 - B + B * length / self.average))
+                hits[at] += 1
         matched = np.flatnonzero(hits == len(lists) if every else hits > 0)
         found = matched if chunks is None else chunks[matched]
         negated = -score[matched]
@@ -146,7 +146,7 @@ class Ranking:
                 rows = self.frequencies.get(word, 0)
                 if rows > MIN_HELD_ROWS:
                     return None
-                found = _postings(self.db, word) if rows else _nothing_matched(self.db, word)
+                found = doclists.read(self.db, word) if rows else _nothing_matched(self.db, word)
                 if found is None:
                     return None
                 self.read[word] = found
@@ -279,6 +279,7 @@ def _keep_current(path: str) -> None:
             old = _held.get(path)
         try:
             held = read_held(path, asked, old)
+            freed.give_back()  # the read's batches (token counts of every chunk, a word's instances)
         except sqlite3.Error as error:  # the index moved or went away: queries keep FTS5's path
             log.warning("postings for %s not read: %s", path, error)
             held = None
@@ -296,7 +297,7 @@ def read_held(path: str, asked: list[str], old: Held | None) -> Held:
     # ``mode=rw``: an index file removed meanwhile is an error here, never created again empty.
     db = sqlite3.connect(Path(path).as_uri() + "?mode=rw", uri=True, check_same_thread=False)
     try:
-        db.execute(INSTANCES_TABLE)
+        db.execute(doclists.INSTANCES_TABLE)
         db.execute("BEGIN")  # one read snapshot: the state, the sizes and the postings agree
         now = fts_state(db)
         same = old is not None and old.state == now
@@ -308,7 +309,7 @@ def read_held(path: str, asked: list[str], old: Held | None) -> Held:
             rows, average, tokens, terms = patch.rows, patch.average, patch.tokens, patch.terms
             READS["patched"] += 1
         else:
-            rows, average, tokens = _sizes(db)
+            rows, average, tokens = doclists.token_counts(db)
             terms = {}
             READS["whole"] += 1
         passed = set(old.passed) if old is not None and same else set()
@@ -321,7 +322,7 @@ def read_held(path: str, asked: list[str], old: Held | None) -> Held:
             if rows_of_word <= MIN_HELD_ROWS or used + rows_of_word * PAIR_BYTES > BUDGET_BYTES:
                 passed.add(word)
                 continue
-            ids, counts = _postings(db, word)
+            ids, counts = doclists.read(db, word)
             terms[word] = (ids, counts)
             used += ids.nbytes + counts.nbytes
         db.execute("COMMIT")
@@ -336,45 +337,3 @@ def _nothing_matched(db: sqlite3.Connection, word: str) -> tuple[np.ndarray, np.
     if db.execute("SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT 1", (quote(word),)).fetchone():
         return None
     return np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.uint8)
-
-
-def _postings(db: sqlite3.Connection, word: str) -> tuple[np.ndarray, np.ndarray]:
-    """``word``'s chunks ascending and its count in each (all columns), from one row per instance: counted here,
-    half the time of SQLite's ``GROUP BY doc`` (bench/lexical_postings.py's section in docs/scale.md)."""
-    db.execute(INSTANCES_TABLE)  # on a query's connection the first time: TEMP is the connection's own
-    rows = db.execute(f"SELECT doc FROM {INSTANCES} WHERE term = ?", (word,))
-    docs = np.sort(np.fromiter((r[0] for r in rows), dtype=np.int64), kind="stable")
-    starts = np.flatnonzero(np.concatenate(([True], docs[1:] != docs[:-1]))) if len(docs) else docs
-    ids, counts = docs[starts], np.diff(np.append(starts, len(docs)))
-    return ids.astype(np.min_scalar_type(int(ids.max(initial=0)))), counts.astype(
-        np.min_scalar_type(int(counts.max(initial=0)))
-    )
-
-
-def _sizes(db: sqlite3.Connection, batch: int = SIZES_BATCH) -> tuple[int, float, np.ndarray]:
-    """FTS5's N, avgdl and each chunk's token count (by chunk id), from the docsize table: one varint per
-    column, SQLite's format (seven bits a byte, the high ones first; a chunk's count never needs nine bytes)."""
-    top = db.execute("SELECT MAX(id) FROM chunks_fts_docsize").fetchone()[0]
-    if top is None:
-        return 0, 0.0, np.zeros(1, dtype=np.int32)
-    tokens = np.zeros(int(top) + 1, dtype=np.int32)
-    rows = total = 0
-    cursor = db.execute("SELECT id, sz FROM chunks_fts_docsize")
-    while part := cursor.fetchmany(batch):
-        ids = np.fromiter((r[0] for r in part), dtype=np.int64, count=len(part))
-        per_row = _token_counts([bytes(r[1]) for r in part])
-        tokens[ids] = per_row
-        rows += len(part)
-        total += int(per_row.sum())
-    return rows, float(total) / rows, tokens
-
-
-def _token_counts(blobs: list[bytes]) -> np.ndarray:
-    """Each docsize blob's varints summed: a chunk's tokens in all columns."""
-    data = np.frombuffer(b"".join(blobs), dtype=np.uint8)
-    ends = np.flatnonzero((data & 0x80) == 0)
-    varint_of_byte = np.searchsorted(ends, np.arange(len(data)))
-    shifts = 7 * (ends[varint_of_byte] - np.arange(len(data)))
-    values = np.bincount(varint_of_byte, weights=(data & 0x7F).astype(np.int64) << shifts)  # exact: < 2**53
-    row_of_byte = np.repeat(np.arange(len(blobs)), [len(b) for b in blobs])
-    return np.bincount(row_of_byte[ends], weights=values, minlength=len(blobs)).astype(np.int64)

@@ -22,6 +22,7 @@ import mmap
 import os
 import tempfile
 import threading
+import weakref
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -31,6 +32,7 @@ from sentinel import paths
 
 log = logging.getLogger(__name__)
 
+READ_BATCH = 4096  # rows ``VectorStore.read_rows`` reads between copies into its result
 COMPACT_SLACK = 65_536  # dead rows always tolerated (25 MB at 384 dims), so small vaults never compact
 
 
@@ -93,7 +95,23 @@ class VectorStore:
                 log.info("search vectors are fetched from the index (mapping the store failed: %s)", exc)
                 self.failed = True
                 return None
+            _stores[view] = self
             return np.frombuffer(view, dtype=np.int8).reshape(self.rows, self.dims)
+
+    def read_rows(self, slots: np.ndarray) -> np.ndarray:
+        """Rows ``slots`` (of those written), (len(slots), dims) int8, read from the file, not the mapping (one
+        ``pread`` a row: ~0.8 us each, a little less than reading into slices of one array), ``READ_BATCH`` rows
+        at a time (a compaction reads every row: their ``bytes`` all at once would be ~1 KB a row)."""
+        dims = self.dims
+        out = np.empty((len(slots), dims), dtype=np.int8)
+        offsets = np.asarray(slots, np.int64) * dims
+        for start in range(0, len(offsets), READ_BATCH):
+            part = offsets[start : start + READ_BATCH].tolist()
+            read = b"".join([os.pread(self._fd, dims, offset) for offset in part])
+            if len(read) != len(part) * dims:
+                raise OSError("the search store's file is shorter than its rows: restart the search process")
+            out[start : start + len(part)] = np.frombuffer(read, dtype=np.int8).reshape(len(part), dims)
+        return out
 
     @property
     def owned(self) -> bool:
@@ -111,37 +129,26 @@ class VectorStore:
             os.close(self._fd)
 
 
-RESIDENT_BUDGET = 512 << 20  # bytes of file pages a large store's reads may map into the process between releases
-_PAGE = os.sysconf("SC_PAGE_SIZE")
+# A store up to this size is read through its mapping, and may become resident whole (100k pages: ~440 MB). A
+# larger one has its rows read with ``pread``: on Linux 6.18 each read fault maps the page cache's whole (large)
+# folio, so 1500 random rows of a 768 MB store mapped 709 MB of it into the process, and at 1M pages (4 GB) one
+# gather could map GBs before any release; ``pread`` copies just the rows (~1 us a row) and maps nothing.
+RESIDENT_BUDGET = 512 << 20
 
-_released_at: list[int] = []  # the process's file-backed resident bytes just after the last release
-_release_lock = threading.Lock()
+# The store behind each mapping ``VectorStore.mapped`` made, while the mapping lives: where ``gathered`` reads
+# a large store's rows from (the store's descriptor stays open as long as a mapping of it does).
+_stores: weakref.WeakKeyDictionary[mmap.mmap, VectorStore] = weakref.WeakKeyDictionary()
 
 
 def gathered(mapped: np.ndarray, slots: np.ndarray) -> np.ndarray:
-    """``mapped[slots]``; and where the process's file-backed resident memory grew by ``RESIDENT_BUDGET`` since
-    the last release, the mapping's pages let go: ``MADV_DONTNEED`` drops them from this process, the page cache
-    keeps them, and the next read maps them again. Without it a query's candidates, random rows of the store, left
-    most of the store resident (each read fault maps a whole page-cache folio, measured ~240 KB a row): at 1M pages
-    1.6 of its 3.6 GB after 80 queries, counted in the process's RSS. A store within the budget is never released
-    (nor is memory read for it: no read is slower)."""
-    if mapped.nbytes <= RESIDENT_BUDGET:
+    """``mapped[slots]``: through the mapping for a store within ``RESIDENT_BUDGET``, else read from its file
+    with ``pread`` (nothing of a large store becomes resident in the process: at 1M pages the mapping's reads
+    had left 1.6 of its 3.6 GB counted in the process's RSS)."""
+    mapping = _mapping(mapped) if mapped.nbytes > RESIDENT_BUDGET else None
+    owner = _stores.get(mapping) if mapping is not None else None
+    if owner is None or mapped.nbytes != len(mapping):  # type: ignore[arg-type]  # mapping is not None here
         return mapped[slots]
-    with _release_lock:
-        if not _released_at:  # the first read of a large store: what was resident before it
-            _released_at.append(_file_resident())
-    rows = mapped[slots]
-    with _release_lock:
-        if _file_resident() - _released_at[0] > RESIDENT_BUDGET and (mapping := _mapping(mapped)) is not None:
-            mapping.madvise(mmap.MADV_DONTNEED)
-            _released_at[0] = _file_resident()
-    return rows
-
-
-def _file_resident() -> int:
-    """Bytes of this process's resident memory that are file pages (``/proc/self/statm``'s shared: ~10 us)."""
-    with open("/proc/self/statm", "rb") as statm:
-        return int(statm.read().split()[2]) * _PAGE
+    return owner.read_rows(slots)
 
 
 def _mapping(array: np.ndarray) -> mmap.mmap | None:

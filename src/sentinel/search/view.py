@@ -20,7 +20,7 @@ from typing import Literal, TypeVar
 
 import numpy as np
 
-from sentinel.search import centres, view_rows
+from sentinel.search import centres, freed, view_rows
 from sentinel.search.embedding import IDENTITY_KEY
 from sentinel.search.store import VectorStore
 from sentinel.search.vectors import VectorSet
@@ -117,7 +117,9 @@ def refreshed(db: sqlite3.Connection, view: SearchView | None) -> SearchView:
                     rows = rows.compacted()
                 return _view(now, meta, rows, "in place")
     store = VectorStore.create(index_file(db), _dims(meta))
-    return _view(now, meta, view_rows.read(db, _words(meta), meta[2] is not None, store), "whole")
+    whole = _view(now, meta, view_rows.read(db, _words(meta), meta[2] is not None, store), "whole")
+    freed.give_back()  # the load's temporaries (at 1M pages several hundred MB) among the arrays it keeps
+    return whole
 
 
 def _identity(meta: Meta) -> dict[str, object] | None:
