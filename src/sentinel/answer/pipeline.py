@@ -133,7 +133,7 @@ def _vault_answer(ctx: ToolContext, provider: ChatProvider | None, asked: follow
         proposed, shaped = compose.propose(provider, packet, settings.reply_tokens)
     except ProviderError as err:
         return _extractive(ctx, packet, 0, [f"the model did not answer ({err}): the answer quotes the vault"], language)
-    kept, reasons = _checked(proposed, packet)
+    kept, reasons = _checked(proposed, packet, ctx.settings.record_label)
     notes = [*packet.notes, *reasons]
     dropped = len(proposed) - len(kept)
     if not kept:
@@ -141,11 +141,15 @@ def _vault_answer(ctx: ToolContext, provider: ChatProvider | None, asked: follow
     return _written(ctx, packet, kept, dropped, notes, shaped)
 
 
-def _checked(proposed: list[CitedSentence], packet: Packet) -> tuple[list[CitedSentence], list[str]]:
+def _checked(proposed: list[CitedSentence], packet: Packet, label: str) -> tuple[list[CitedSentence], list[str]]:
     """The model's sentences the gates keep (each supported by the passage it cites; a number among them when
     the question asks for one), and a note for each gate that dropped some."""
+    # a note's record line says where its transcript is, never what the note says (seen in Open WebUI: the model
+    # wrote "Record: 2026-12-06-3" as a sentence, its words all in the saved note's passage)
+    records = [s for s in proposed if is_record_line(label, s.text)]
+    proposed = [s for s in proposed if s not in records]
     supported = support.supported_sentences(proposed, packet.by_number(), packet.question, packet.turn)
-    notes = []
+    notes = [f"{len(records)} sentence(s) dropped: a note's record line, not what it says"] if records else []
     if supported.dropped:
         cause = f"not supported by the passage they cite ({supported.reason})"
         notes.append(f"{len(supported.dropped)} sentence(s) dropped: {cause}")
