@@ -11,7 +11,7 @@ The rule, on the text fold the lexical leg uses (``index.fold``), both sides:
 - of the sentence's content words (function words of en, de, es, tr dropped), at least a language's share must
   occur in the passage (the passage's page title and heading trail count: they are where it says what it is),
   and at least one of them must be a word the passage's body holds beyond its title and trail: seen in Open
-  WebUI, the model wrote a heading trail ("Map view > Example") as a sentence, which says nothing the passage does;
+  WebUI, the model wrote a heading trail ("Map view > Example") as a sentence, which says nothing the passage does.
   A word occurs when the passage has it, or a word with the same first letters (``STEM`` of them; plurals,
   cases, conjugations: "transcripts" / "transcript", "klasörü" / "klasör", "Ordners" / "Ordner");
 - a sentence with no content word says nothing checkable and is dropped; so is one whose content words are all
