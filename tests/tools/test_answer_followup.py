@@ -129,3 +129,24 @@ def test_a_follow_ups_own_words_choose_the_chunk_of_the_page(make_ctx: MakeConte
     assert "created in the folder set here" in answer.answer
     asked_alone = answer_turn(ctx, ScriptedProvider([_down]), Turn(messages[:1], chat_id="d"))
     assert "YYYY-MM-DD" in asked_alone.answer  # the question itself still gets the name's chunk
+
+
+def test_a_follow_ups_answer_does_not_open_with_the_sentence_shown_before(make_ctx: MakeContext) -> None:
+    """Seen in Open WebUI after stop 46 (rows 5, 11): a follow-up's answer opened with the sentence the turn
+    before had already shown; said again, it is left out, unless nothing else would be left."""
+    before = "The version history of a note is kept for 1 month on the Standard plan."
+    new = "It is kept for 12 months on the Plus plan."
+
+    def writes(*texts: str):  # type: ignore[no-untyped-def]
+        return lambda _: json.dumps({"sentences": [{"text": t, "cite": 1} for t in texts]})
+
+    messages = [
+        {"role": "user", "content": FIRST},
+        {"role": "assistant", "content": f"{before} [1]"},
+        {"role": "user", "content": "And on the Plus plan?"},
+    ]
+    ctx = make_ctx(VAULT)
+    answer = answer_turn(ctx, ScriptedProvider([writes(before, new)]), Turn(messages, chat_id="c"))
+    assert answer.answer == f"{new} [1]"
+    alone = answer_turn(ctx, ScriptedProvider([writes(before)]), Turn(messages, chat_id="d"))
+    assert alone.answer == f"{before} [1]"

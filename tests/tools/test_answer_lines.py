@@ -13,6 +13,7 @@ import json
 import pytest
 
 from sentinel.answer import Answer, Turn, answer_turn
+from sentinel.answer.lines import answer_status, lines_in
 from sentinel.answer.pipeline import working_line
 from sentinel.providers.base import ProviderUnavailable
 from tests.support.scripted import ChatRequest, ScriptedProvider
@@ -53,7 +54,7 @@ def test_a_dropped_sentence_is_reported_in_the_questions_language(make_ctx: Make
 
     answer = _ask(make_ctx, RECOVERY, "Wie lange werden die Sicherungskopien aufbewahrt?", model=liar)
     assert answer.dropped == 1 and _lines(answer)[0] == "Aus deinem Vault (wörtlich):"
-    assert answer.status_line() == "wörtlich aus deinem Vault; 1 Satz/Sätze von den Prüfungen weggelassen"
+    assert answer.status_line() == "wörtlich aus deinem Vault; 1 Satz von den Prüfungen weggelassen"
 
 
 def test_a_written_answers_status_is_in_the_questions_language(make_ctx: MakeContext) -> None:
@@ -143,3 +144,18 @@ def test_a_footnotes_definition_is_never_quoted(make_ctx: MakeContext) -> None:
     answer = _ask(make_ctx, vault, "¿En qué carpeta está la nota diaria de la bóveda?")
     assert "Abre la nota diaria" in answer.answer
     assert "[^1]:" not in answer.answer and "único por carpeta" not in answer.answer
+
+
+@pytest.mark.parametrize(
+    ("language", "one", "three"),
+    [
+        ("en", "; 1 sentence left out by the checks", "; 3 sentences left out by the checks"),
+        ("de", "; 1 Satz von den Prüfungen weggelassen", "; 3 Sätze von den Prüfungen weggelassen"),
+        ("es", "; 1 frase omitida por las comprobaciones", "; 3 frases omitidas por las comprobaciones"),
+        ("tr", "; kontrollerin çıkardığı 1 cümle", "; kontrollerin çıkardığı 3 cümle"),
+    ],
+)
+def test_the_count_of_left_out_sentences_is_worded_for_one_and_for_three(language: str, one: str, three: str) -> None:
+    """Seen in Open WebUI after stop 46: "1 Satz/Sätze", "3 frase(s) omitida(s)"."""
+    assert answer_status(language, True, 1) == lines_in(language).checked + one
+    assert answer_status(language, False, 3) == lines_in(language).quoted + three

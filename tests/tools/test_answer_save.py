@@ -13,6 +13,8 @@ from typing import Any
 import pytest
 
 from sentinel.answer import Answer, Turn, answer_turn
+from sentinel.answer.lines import counted
+from sentinel.answer.save_replies import REPLIES
 from sentinel.providers.base import ProviderUnavailable
 from sentinel.tools.context import ToolContext
 from tests.support.scripted import ChatRequest, ScriptedProvider
@@ -67,7 +69,7 @@ def test_save_after_an_extractive_answer_keeps_the_quotes_it_showed(make_ctx: Ma
     assert not answers[0].answered
     assert "> [!quote] [[notes/Sync#Sync|Sync]]" in note and "On the Plus plan notes are kept for 12 months." in note
     shown = len(answers[0].citations)  # the plans page shares only "Plus plan": not quoted (pipeline._extractive)
-    assert shown == 1 and f"and {shown} passage(s) the answer rested on" in answers[1].answer  # the quotes it showed
+    assert shown == 1 and f"and {shown} passage the answer rested on" in answers[1].answer  # the quotes it showed
 
 
 def test_an_answer_not_recorded_gives_the_question_alone(make_ctx: MakeContext) -> None:
@@ -139,3 +141,19 @@ def test_a_passage_the_page_quoted_is_quoted_once(make_ctx: MakeContext) -> None
     vault = {"notes/Recovery.md": "# Recovery\n\n> By default snapshots are kept for 7 days.\n"}
     _, note = _chat(make_ctx(vault), "How long are snapshots kept?", "save this")
     assert "> [!quote] [[notes/Recovery#Recovery|Recovery]]\n> By default snapshots are kept for 7 days." in note
+
+
+@pytest.mark.parametrize(
+    ("language", "one", "three"),
+    [
+        ("en", "and 1 passage the answer rested on, quoted with its page", "and 3 passages the answer rested on"),
+        ("de", "und 1 Passage, auf die sich die Antwort stützte, wörtlich mit ihrer Seite", "und 3 Passagen, auf"),
+        ("es", "y 1 pasaje en que se basó la respuesta, citado con su página", "y 3 pasajes en que se basó"),
+        ("tr", "ve yanıtın dayandığı 1 pasaj, sayfasıyla", "ve yanıtın dayandığı 3 pasaj, sayfalarıyla"),
+    ],
+)
+def test_the_count_of_passages_a_save_kept_is_worded_for_one_and_for_three(language: str, one: str, three: str) -> None:
+    """Seen in Open WebUI after stop 46: "1 pasaje(s)"."""
+    rested = REPLIES[language].rested
+    assert counted(rested, 1).startswith(one) and "(" not in counted(rested, 1)
+    assert counted(rested, 3).startswith(three) and "(" not in counted(rested, 3)

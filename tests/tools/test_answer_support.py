@@ -248,3 +248,37 @@ def test_a_sentence_ending_in_a_colon_is_dropped() -> None:
     verdict = support.supported_sentences([lead_in, bold_lead_in, fact], {1: passage}, question)
     assert verdict.kept == [fact]
     assert "ends in a colon" in verdict.reason
+
+
+def test_a_heading_trail_written_as_a_sentence_is_dropped() -> None:
+    """Seen in Open WebUI after stop 46 (row 8): the model wrote "Map view > Example" as a sentence, and the
+    passage's trail counted as evidence; a sentence saying something of the body beside the title stays."""
+    passage = Evidence(
+        1,
+        "For example, you can open a map of the places in your notes and zoom to each location.",
+        "Map view",
+        "Map view > Example",
+    )
+    trail = CitedSentence("Map view > Example", 1)
+    title = CitedSentence("Map view.", 1)
+    fact = CitedSentence("Map view can zoom to each location in your notes.", 1)
+    verdict = support.supported_sentences([trail, title, fact], {1: passage}, "What does map view show?")
+    assert verdict.kept == [fact]
+    assert "title or heading trail" in verdict.reason
+
+
+def test_a_notes_record_line_written_as_a_sentence_is_dropped(make_ctx: MakeContext) -> None:
+    """Seen in Open WebUI after stop 46 (row 8): the model wrote a saved note's record line "Record: 2026-12-06-3"
+    as a sentence citing the note, whose body holds every word of it."""
+    vault = {
+        "notes/Plan.md": "# Plan\n\nI want to try the Canvas plugin for my projects.\n\nRecord: [[2026-12-06-3]]\n"
+    }
+    provider = ScriptedProvider(
+        [_reply(("I want to try the Canvas plugin.", "Plan"), ("Record: 2026-12-06-3", "Plan"))]
+    )
+    ctx = make_ctx(vault)
+    turn = Turn([{"role": "user", "content": "Which plugin did I want to try?"}], chat_id="t1")
+    answer = answer_turn(ctx, provider, turn, model="scripted")
+    assert answer.answered and answer.dropped == 1
+    assert answer.answer == "I want to try the Canvas plugin. [1]"
+    assert any("record line" in note for note in answer.notes)

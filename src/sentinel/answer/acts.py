@@ -16,6 +16,7 @@ from typing import Any
 
 from sentinel.answer import followup, record
 from sentinel.answer.intent import words_to_keep
+from sentinel.answer.lines import counted
 from sentinel.answer.result import Answer, Citation, obsidian_url
 from sentinel.answer.save_replies import replies_for, status_line
 from sentinel.gates.support import content_words
@@ -117,7 +118,7 @@ def save(
     updated = result.body.startswith("appended")
     verb = replies.updated if updated else replies.saved
     transcript = result.body.rsplit(" in ", 1)[-1]
-    also = f" {replies.rested.format(n=len(quotes))}" if quotes else ""
+    also = f" {counted(replies.rested, len(quotes))}" if quotes else ""
     return Answer(
         f"{verb} [{note}]({url}) {replies.yours}: “{words.rstrip('.')}”{also}. {replies.recorded} {transcript}.",
         citations=[Citation(note, "", words, title, url)],

@@ -11,6 +11,16 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+# A count's wording, for n == 1 and for any other n: a person reads "1 Satz", "3 Sätze", never "1 Satz/Sätze"
+# (seen in Open WebUI after stop 46). One-versus-other is the whole plural rule of en, de and es; Turkish keeps
+# a noun singular after a number, so its two forms are the same.
+Forms = tuple[str, str]
+
+
+def counted(forms: Forms, n: int) -> str:
+    """``forms`` worded for ``n`` ("{n}" filled in)."""
+    return forms[0 if n == 1 else 1].format(n=n)
+
 
 class AnswerLines(NamedTuple):
     searching: str  # while a vault question is answered
@@ -18,7 +28,7 @@ class AnswerLines(NamedTuple):
     quoted_heading: str  # opens an extractive answer
     checked: str  # status: a written answer
     quoted: str  # status: an extractive answer
-    left_out: str  # status, added: {n} sentences the gates dropped (not supported, or not answering)
+    left_out: Forms  # status, added: {n} sentences the gates dropped (not supported, or not answering)
     not_in_vault: str
     no_page: str
     closest: str  # {pages}
@@ -31,7 +41,7 @@ LINES = {
         "From your vault (quoted):",
         "every sentence checked against its source",
         "quoted from your vault",
-        "; {n} sentence(s) left out by the checks",
+        ("; {n} sentence left out by the checks", "; {n} sentences left out by the checks"),
         "The vault does not say.",
         "No page matches the question.",
         "The closest pages are {pages}.",
@@ -42,7 +52,7 @@ LINES = {
         "Aus deinem Vault (wörtlich):",
         "jeder Satz an seiner Quelle geprüft",
         "wörtlich aus deinem Vault",
-        "; {n} Satz/Sätze von den Prüfungen weggelassen",
+        ("; {n} Satz von den Prüfungen weggelassen", "; {n} Sätze von den Prüfungen weggelassen"),
         "Der Vault sagt das nicht.",
         "Keine Seite passt zur Frage.",
         "Am nächsten kommen {pages}.",
@@ -53,7 +63,7 @@ LINES = {
         "De tu bóveda (citado):",
         "cada frase comprobada con su fuente",
         "citado de tu bóveda",
-        "; {n} frase(s) omitida(s) por las comprobaciones",
+        ("; {n} frase omitida por las comprobaciones", "; {n} frases omitidas por las comprobaciones"),
         "La bóveda no lo dice.",
         "Ninguna página responde a la pregunta.",
         "Las páginas más cercanas son {pages}.",
@@ -64,7 +74,7 @@ LINES = {
         "Kasandan (alıntı):",
         "her cümle kaynağıyla karşılaştırıldı",
         "kasandan alıntılandı",
-        "; kontrollerin çıkardığı {n} cümle",
+        ("; kontrollerin çıkardığı {n} cümle", "; kontrollerin çıkardığı {n} cümle"),
         "Kasa bunu söylemiyor.",
         "Soruya uyan bir sayfa yok.",
         "En yakın sayfalar: {pages}.",
@@ -80,4 +90,4 @@ def lines_in(language: str) -> AnswerLines:
 def answer_status(language: str, answered: bool, dropped: int) -> str:
     """The short line a door shows beside a vault answer: how it was checked, and what the gate left out."""
     lines = lines_in(language)
-    return (lines.checked if answered else lines.quoted) + (lines.left_out.format(n=dropped) if dropped else "")
+    return (lines.checked if answered else lines.quoted) + (counted(lines.left_out, dropped) if dropped else "")

@@ -29,6 +29,7 @@ from sentinel.vault.links import text_without_link_markup
 from sentinel.vault.quoted import quoted_lines
 from sentinel.vault.sentences import sentence_spans
 
+_CITE_MARK = re.compile(r"\s*\[\d+\]")  # a written answer's "[1]" after each sentence
 log = logging.getLogger("sentinel.answer")
 
 LABEL_MAX_WORDS = 6  # only a short turn that asks nothing may be a greeting the patterns missed: others skip the label
@@ -87,7 +88,9 @@ def answer_turn(ctx: ToolContext, provider: ChatProvider | None, turn: Turn, mod
     elif found.intent is Intent.RESEARCH:
         result = acts.research_answer(text)
     else:
-        result = _vault_answer(ctx, provider, followup.asked(_user_turns(turn.messages)), language)
+        shown = [acts.message_text(m) for m in turn.messages[:-1] if m.get("role") == "assistant"]
+        asked = followup.asked(_user_turns(turn.messages))
+        result = _vault_answer(ctx, provider, asked, language, shown[-1] if shown else "")
         if turn.can_write:  # only a door that can save ever asks what an answer rested on
             record.remember(ctx.settings, turn.chat_id, result.answer, result.rests_on)
     result.model = model if provider is not None else ""
@@ -114,7 +117,10 @@ def budget_tokens(provider: ChatProvider | None, reply_tokens: int) -> int:
     return max(300, min(1200, window - reply_tokens - 400))
 
 
-def _vault_answer(ctx: ToolContext, provider: ChatProvider | None, asked: followup.Asked, language: str) -> Answer:
+def _vault_answer(
+    ctx: ToolContext, provider: ChatProvider | None, asked: followup.Asked, language: str, shown: str = ""
+) -> Answer:
+    """``shown``: the answer the turn before this one gave, which a follow-up's answer does not say again."""
     settings = ctx.settings.answer
     lines = lines_in(language)
     budget = budget_tokens(provider, settings.reply_tokens)
@@ -133,7 +139,9 @@ def _vault_answer(ctx: ToolContext, provider: ChatProvider | None, asked: follow
         proposed, shaped = compose.propose(provider, packet, settings.reply_tokens)
     except ProviderError as err:
         return _extractive(ctx, packet, 0, [f"the model did not answer ({err}): the answer quotes the vault"], language)
-    kept, reasons = _checked(proposed, packet)
+    kept, reasons = _checked(proposed, packet, ctx.settings.record_label)
+    if asked.earlier:
+        kept = _not_shown_before(kept, shown)
     notes = [*packet.notes, *reasons]
     dropped = len(proposed) - len(kept)
     if not kept:
@@ -141,11 +149,15 @@ def _vault_answer(ctx: ToolContext, provider: ChatProvider | None, asked: follow
     return _written(ctx, packet, kept, dropped, notes, shaped)
 
 
-def _checked(proposed: list[CitedSentence], packet: Packet) -> tuple[list[CitedSentence], list[str]]:
+def _checked(proposed: list[CitedSentence], packet: Packet, label: str) -> tuple[list[CitedSentence], list[str]]:
     """The model's sentences the gates keep (each supported by the passage it cites; a number among them when
     the question asks for one), and a note for each gate that dropped some."""
+    # a note's record line says where its transcript is, never what the note says (seen in Open WebUI: the model
+    # wrote "Record: 2026-12-06-3" as a sentence, its words all in the saved note's passage)
+    records = [s for s in proposed if is_record_line(label, s.text)]
+    proposed = [s for s in proposed if s not in records]
     supported = support.supported_sentences(proposed, packet.by_number(), packet.question, packet.turn)
-    notes = []
+    notes = [f"{len(records)} sentence(s) dropped: a note's record line, not what it says"] if records else []
     if supported.dropped:
         cause = f"not supported by the passage they cite ({supported.reason})"
         notes.append(f"{len(supported.dropped)} sentence(s) dropped: {cause}")
@@ -154,6 +166,13 @@ def _checked(proposed: list[CitedSentence], packet: Packet) -> tuple[list[CitedS
     if answering.dropped:
         notes.append(f"{len(answering.dropped)} sentence(s) dropped: {answering.reason}")
     return answering.kept, notes
+
+
+def _not_shown_before(kept: list[CitedSentence], shown: str) -> list[CitedSentence]:
+    """``kept`` less the sentences the previous answer already said (same words, folded), unless none would be
+    left: seen in Open WebUI, a follow-up's answer opened with the sentence the turn before had shown."""
+    said = {tuple(content_words(span.text)) for span in sentence_spans(_CITE_MARK.sub("", shown))}
+    return [s for s in kept if tuple(content_words(s.text)) not in said] or kept
 
 
 def _citation(ctx: ToolContext, passage: Passage, quote: str) -> Citation:

@@ -10,13 +10,14 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from sentinel.answer.intent import save_language
+from sentinel.answer.lines import Forms
 
 
 class SaveReplies(NamedTuple):
     saved: str
     updated: str
     yours: str
-    rested: str  # {n}: the passages quoted
+    rested: Forms  # {n}: the passages quoted
     recorded: str
     nothing_yet: str
     not_saved: str  # {why}: what the write said
@@ -28,7 +29,10 @@ REPLIES = {
         "Saved",
         "Updated",
         "with your words",
-        "and {n} passage(s) the answer rested on, quoted with their pages",
+        (
+            "and {n} passage the answer rested on, quoted with its page",
+            "and {n} passages the answer rested on, quoted with their pages",
+        ),
         "The conversation is recorded in",
         "There is nothing to save yet: say what to keep, e.g. 'save this: my favourite tea is genmaicha'.",
         "Nothing was saved: {why}",
@@ -38,7 +42,10 @@ REPLIES = {
         "Gespeichert:",
         "Ergänzt:",
         "mit deinen Worten",
-        "und {n} Passage(n), auf die sich die Antwort stützte, wörtlich mit ihren Seiten",
+        (
+            "und {n} Passage, auf die sich die Antwort stützte, wörtlich mit ihrer Seite",
+            "und {n} Passagen, auf die sich die Antwort stützte, wörtlich mit ihren Seiten",
+        ),
         "Das Gespräch steht in",
         "Es gibt noch nichts zu speichern: sag, was ich festhalten soll, z. B. „speichere das: mein Lieblingstee "
         "ist Genmaicha“.",
@@ -49,7 +56,10 @@ REPLIES = {
         "Guardado",
         "Actualizado",
         "con tus palabras",
-        "y {n} pasaje(s) en que se basó la respuesta, citados con sus páginas",
+        (
+            "y {n} pasaje en que se basó la respuesta, citado con su página",
+            "y {n} pasajes en que se basó la respuesta, citados con sus páginas",
+        ),
         "La conversación está en",
         "Todavía no hay nada que guardar: di qué guardar, p. ej. «guarda esto: mi té favorito es el genmaicha».",
         "No se guardó nada: {why}",
@@ -59,7 +69,10 @@ REPLIES = {
         "Kaydedildi:",
         "Güncellendi:",
         "senin sözlerinle",
-        "ve yanıtın dayandığı {n} pasaj, sayfalarıyla alıntılanarak",
+        (
+            "ve yanıtın dayandığı {n} pasaj, sayfasıyla alıntılanarak",
+            "ve yanıtın dayandığı {n} pasaj, sayfalarıyla alıntılanarak",
+        ),
         "Konuşmanın kaydı:",
         "Henüz kaydedilecek bir şey yok: neyi saklayacağımı söyle, ör. «bunu kaydet: en sevdiğim çay genmaicha».",
         "Hiçbir şey kaydedilmedi: {why}",

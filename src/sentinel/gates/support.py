@@ -9,7 +9,9 @@ sentences dropped, and the person gets the extractive answer (the passages thems
 The rule, on the text fold the lexical leg uses (``index.fold``), both sides:
 - every number in the sentence must occur in the cited passage (a number is never approximately right);
 - of the sentence's content words (function words of en, de, es, tr dropped), at least a language's share must
-  occur in the passage (the passage's page title and heading trail count: they are where it says what it is).
+  occur in the passage (the passage's page title and heading trail count: they are where it says what it is),
+  and at least one of them must be a word the passage's body holds beyond its title and trail: seen in Open
+  WebUI, the model wrote a heading trail ("Map view > Example") as a sentence, which says nothing the passage does.
   A word occurs when the passage has it, or a word with the same first letters (``STEM`` of them; plurals,
   cases, conjugations: "transcripts" / "transcript", "klasörü" / "klasör", "Ordners" / "Ordner");
 - a sentence with no content word says nothing checkable and is dropped; so is one whose content words are all
@@ -110,7 +112,11 @@ def support_problem(sentence: CitedSentence, evidence: Evidence | None, question
         return "repeats the question's words and nothing else"
     if turn and not _holds_any(words, turn):
         return "holds none of the follow-up's own words: it answers the earlier question"
-    vocabulary = set(content_words(" ".join((evidence.title, evidence.trail, evidence.text))))
+    named = set(content_words(f"{evidence.title} {evidence.trail}"))
+    body = set(content_words(evidence.text)) - named
+    if not any(_found(w, body, {b[:STEM] for b in body if len(b) >= STEM}) for w in words if w not in named):
+        return f"says only what passage {evidence.number}'s title or heading trail names, nothing its body says"
+    vocabulary = named | set(content_words(evidence.text))
     stems = {w[:STEM] for w in vocabulary if len(w) >= STEM}
     numbers = [w for w in words if _NUMBER.search(w)]
     if missing := [n for n in numbers if n not in vocabulary]:

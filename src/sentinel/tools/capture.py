@@ -35,8 +35,9 @@ def record_line(label: str, transcript_name: str) -> str:
 
 
 def is_record_line(label: str, text: str) -> bool:
-    """Whether ``text`` is a note's record line (where its transcript is: never what the note says)."""
-    return bool(re.fullmatch(rf"\s*{re.escape(label)}\s*\[\[[^\]]+\]\]\s*", text))
+    """Whether ``text`` is a note's record line (where its transcript is: never what the note says), as the note
+    has it ("Record: [[2026-12-06-3]]") or as a model writes it back ("Record: 2026-12-06-3", seen in Open WebUI)."""
+    return bool(re.fullmatch(rf"\s*{re.escape(label)}\s*(\[\[[^\]]+\]\]|[^\s\[\]]+)\s*", text))
 
 
 def _text_of(content: Any) -> str:
