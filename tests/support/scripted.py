@@ -12,7 +12,15 @@ from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from sentinel.providers.base import ChatResult, JsonSchema, Message, ProviderError, Timings, ToolSchema
+from sentinel.providers.base import (
+    ChatResult,
+    JsonSchema,
+    Message,
+    ProviderError,
+    ProviderUnavailable,
+    Timings,
+    ToolSchema,
+)
 from sentinel.providers.toolcalls import with_text_tool_calls
 
 # Rough characters per token for plain-string replies: enough for a gate to see a plausible in-window count.
@@ -86,3 +94,8 @@ def _plain(content: str, request: ChatRequest) -> ChatResult:
         timings=Timings(total_s=0.0),
         finish_reason="stop",
     )
+
+
+def unreachable(_: ChatRequest) -> str:
+    """A script step for a model server that cannot be reached: the answer path then quotes the vault."""
+    raise ProviderUnavailable("no connection")

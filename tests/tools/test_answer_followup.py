@@ -11,8 +11,7 @@ import pytest
 
 from sentinel.answer import Answer, Turn, answer_turn
 from sentinel.answer.followup import asked, continues
-from sentinel.providers.base import ProviderUnavailable
-from tests.support.scripted import ChatRequest, ScriptedProvider
+from tests.support.scripted import ChatRequest, ScriptedProvider, unreachable
 from tests.support.tool_context import MakeContext
 
 VAULT = {
@@ -25,11 +24,7 @@ VAULT = {
 FIRST = "How long is the version history kept?"
 
 
-def _down(_: ChatRequest) -> str:
-    raise ProviderUnavailable("no connection")
-
-
-def _ask(make_ctx: MakeContext, *user_turns: str, model: object = _down) -> Answer:
+def _ask(make_ctx: MakeContext, *user_turns: str, model: object = unreachable) -> Answer:
     messages = []
     for text in user_turns[:-1]:
         messages += [{"role": "user", "content": text}, {"role": "assistant", "content": "(an answer)"}]
@@ -124,10 +119,10 @@ def test_a_follow_ups_own_words_choose_the_chunk_of_the_page(make_ctx: MakeConte
         {"role": "assistant", "content": "(an answer)"},
         {"role": "user", "content": "And in which folder?"},
     ]
-    answer = answer_turn(ctx, ScriptedProvider([_down]), Turn(messages, chat_id="d"))
+    answer = answer_turn(ctx, ScriptedProvider([unreachable]), Turn(messages, chat_id="d"))
     assert answer.citations[0].path == "notes/Daily notes.md"
     assert "created in the folder set here" in answer.answer
-    asked_alone = answer_turn(ctx, ScriptedProvider([_down]), Turn(messages[:1], chat_id="d"))
+    asked_alone = answer_turn(ctx, ScriptedProvider([unreachable]), Turn(messages[:1], chat_id="d"))
     assert "YYYY-MM-DD" in asked_alone.answer  # the question itself still gets the name's chunk
 
 

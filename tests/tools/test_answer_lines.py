@@ -15,8 +15,7 @@ import pytest
 from sentinel.answer import Answer, Turn, answer_turn
 from sentinel.answer.lines import answer_status, lines_in
 from sentinel.answer.pipeline import working_line
-from sentinel.providers.base import ProviderUnavailable
-from tests.support.scripted import ChatRequest, ScriptedProvider
+from tests.support.scripted import ChatRequest, ScriptedProvider, unreachable
 from tests.support.tool_context import MakeContext
 
 RECOVERY = {
@@ -28,11 +27,7 @@ RECOVERY = {
 TR_QUESTION = "Dosya Kurtarma anlık görüntüleri kaç gün saklar?"
 
 
-def _down(_: ChatRequest) -> str:
-    raise ProviderUnavailable("no connection")
-
-
-def _ask(make_ctx: MakeContext, vault: dict[str, str], *turns: str, model: object = _down) -> Answer:
+def _ask(make_ctx: MakeContext, vault: dict[str, str], *turns: str, model: object = unreachable) -> Answer:
     messages = [{"role": "user", "content": turn} for turn in turns]
     return answer_turn(make_ctx(vault), ScriptedProvider([model]), Turn(messages, chat_id="c"))  # type: ignore[list-item]
 

@@ -15,9 +15,8 @@ import pytest
 from sentinel.answer import Answer, Turn, answer_turn
 from sentinel.answer.lines import counted
 from sentinel.answer.save_replies import REPLIES
-from sentinel.providers.base import ProviderUnavailable
 from sentinel.tools.context import ToolContext
-from tests.support.scripted import ChatRequest, ScriptedProvider
+from tests.support.scripted import ChatRequest, ScriptedProvider, unreachable
 from tests.support.tool_context import MakeContext
 
 VAULT = {
@@ -34,17 +33,13 @@ def _written(_: ChatRequest) -> str:
     return json.dumps({"sentences": [{"text": MODELS_SENTENCE, "cite": 1}]})
 
 
-def _down(_: ChatRequest) -> str:
-    raise ProviderUnavailable("no connection")
-
-
 def _chat(ctx: ToolContext, *turns: str, model: Any = None, chat_id: str = "chat-1") -> tuple[list[Answer], str]:
     """Each user turn answered in one chat (the door sends the conversation so far); the answers and the note."""
     messages: list[dict[str, str]] = []
     answers = []
     for text in turns:
         messages.append({"role": "user", "content": text})
-        answer = answer_turn(ctx, ScriptedProvider([model or _down]), Turn(list(messages), chat_id=chat_id))
+        answer = answer_turn(ctx, ScriptedProvider([model or unreachable]), Turn(list(messages), chat_id=chat_id))
         answers.append(answer)
         messages.append({"role": "assistant", "content": answer.answer})
     saved = answers[-1].saved
