@@ -8,6 +8,7 @@ Here (tests/tools) so the mutation harness reaches it.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
@@ -56,7 +57,7 @@ def test_save_after_a_written_answer_keeps_the_question_and_the_passage_not_the_
     assert MODELS_SENTENCE not in note
     # The page's link shown as the page shows it: the note links only to the page it quotes.
     assert "depends on your Sync plan." in note and "[[Plans and storage limits" not in note
-    assert "Record: [[" in note  # the transcript link stays
+    assert "Kayıt: [[" in note  # the transcript link stays, labelled in the save's language (a Turkish save)
 
 
 def test_save_after_an_extractive_answer_keeps_the_quotes_it_showed(make_ctx: MakeContext) -> None:
@@ -124,6 +125,28 @@ def test_every_line_of_a_save_speaks_the_requests_language(
     asked = [{"role": "user", "content": f"{request_words}: the spare key is in the shed"}]
     refused = answer_turn(ctx, ScriptedProvider([]), Turn(asked, chat_id="c4", can_write=False))
     assert read_only in refused.answer and not refused.saved
+
+
+@pytest.mark.parametrize(
+    ("request_words", "label"),
+    [
+        ("bunu kaydet", "Kayıt:"),
+        ("speichere das", "Protokoll:"),
+        ("guarda esto", "Registro:"),
+        ("save this", "Record:"),
+    ],
+)
+def test_the_record_line_is_labelled_in_the_saves_language(
+    make_ctx: MakeContext, request_words: str, label: str
+) -> None:
+    """Seen in Open WebUI after stop 46: the Turkish and Spanish notes ended "Record: [[2026-12-06-1]]"."""
+    _, note = _chat(make_ctx(VAULT), f"{request_words}: the spare key is in the shed")
+    assert re.search(rf"\n\n{re.escape(label)} \[\[\d{{4}}-\d\d-\d\d-1\]\]\n$", note), note
+
+
+def test_a_record_label_the_person_set_wins_over_the_saves_language(make_ctx: MakeContext) -> None:
+    _, note = _chat(make_ctx(VAULT, record_label="Record:"), "bunu kaydet: yedek anahtar kulübede")
+    assert "\n\nRecord: [[" in note and "Kayıt" not in note
 
 
 def test_save_after_a_follow_up_keeps_the_question_it_continues(make_ctx: MakeContext) -> None:

@@ -282,3 +282,16 @@ def test_a_notes_record_line_written_as_a_sentence_is_dropped(make_ctx: MakeCont
     assert answer.answered and answer.dropped == 1
     assert answer.answer == "I want to try the Canvas plugin. [1]"
     assert any("record line" in note for note in answer.notes)
+
+
+def test_a_record_line_in_another_languages_label_is_dropped_too(make_ctx: MakeContext) -> None:
+    """A note saved in Turkish ends "Kayıt: [[…]]" (``vault.record_line``); read in any chat, the model's copy of
+    it is no sentence either, whatever ``record_label`` says."""
+    vault = {"notes/Plan.md": "# Plan\n\nCanvas eklentisini denemek istiyorum.\n\nKayıt: [[2026-12-06-3]]\n"}
+    provider = ScriptedProvider(
+        [_reply(("Canvas eklentisini denemek istiyorum.", "Plan"), ("Kayıt: 2026-12-06-3", "Plan"))]
+    )
+    turn = Turn([{"role": "user", "content": "Hangi eklentiyi denemek istiyordum?"}], chat_id="t1")
+    answer = answer_turn(make_ctx(vault, record_label="Record:"), provider, turn, model="scripted")
+    assert answer.answered and answer.dropped == 1
+    assert answer.answer == "Canvas eklentisini denemek istiyorum. [1]"

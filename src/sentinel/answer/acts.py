@@ -15,7 +15,7 @@ import uuid
 from typing import Any
 
 from sentinel.answer import followup, record
-from sentinel.answer.intent import words_to_keep
+from sentinel.answer.intent import save_language, words_to_keep
 from sentinel.answer.lines import counted
 from sentinel.answer.result import Answer, Citation, obsidian_url
 from sentinel.answer.save_replies import replies_for, status_line
@@ -109,7 +109,8 @@ def save(
     title = title_of(words, proposed_title)
     chat_id = chat_id or f"ask-{uuid.uuid4().hex[:12]}"
     body = "\n\n".join([words, *quotes])
-    result = capture(ctx, chat_id, messages or [{"role": "user", "content": turn}], title, body)
+    messages = messages or [{"role": "user", "content": turn}]
+    result = capture(ctx, chat_id, messages, title, body, language=save_language(turn))
     if result.status is not Status.OK:
         refused = replies.not_saved.format(why=result.body)
         return Answer(refused, intent="save", notes=[result.render()], status=refused)

@@ -23,10 +23,10 @@ from sentinel.answer.save_replies import replies_for
 from sentinel.gates import quantity, support
 from sentinel.gates.support import STEM, CitedSentence, content_words
 from sentinel.providers.base import ChatProvider, ProviderError
-from sentinel.tools.capture import is_record_line
 from sentinel.tools.context import ToolContext
 from sentinel.vault.links import text_without_link_markup
 from sentinel.vault.quoted import quoted_lines
+from sentinel.vault.record_line import is_record_line
 from sentinel.vault.sentences import sentence_spans
 
 _CITE_MARK = re.compile(r"\s*\[\d+\]")  # a written answer's "[1]" after each sentence
