@@ -77,8 +77,8 @@ def answer_turn(ctx: ToolContext, provider: ChatProvider | None, turn: Turn, mod
     found = _intent(provider, text)
     if found.intent is Intent.SAVE:
         if not turn.can_write:
-            refused = replies_for(text).read_only
-            result = Answer(refused, intent="save", status=refused)
+            replies = replies_for(text)
+            result = Answer(replies.read_only, intent="save", status=replies.not_saved)
         else:
             result = acts.save(ctx, text, turn.messages, turn.chat_id)
     elif found.intent is Intent.LINK:
