@@ -3,7 +3,10 @@
 - a Redis client is made only in ``sentinel.redis_client`` (one place names its timeouts and its pool), never by
   ``Redis(...)``, ``Redis.from_url``, ``redis.asyncio.from_url`` or a connection pool of a module's own;
 - a model server's root is worked out of its URL only by ``sentinel.serving.root_url``: nothing else strips
-  ``/v1`` (``removesuffix("/v1")``, ``rstrip``, ``replace``, ``split``, ``re.sub``, or ``endswith`` before a cut).
+  ``/v1`` (``removesuffix("/v1")``, ``rstrip``, ``replace``, ``split``, ``re.sub``, or ``endswith`` before a cut);
+- a note's record line is recognised only by ``sentinel.vault.record_line`` (every language's label, the
+  setting's too): nothing else matches text against the ``record_label`` setting (a ``re`` function, a string
+  method such as ``startswith``, or ``in``), as ``maintain/trace.py`` once did with the setting's label alone.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ ROOTS = ("src", "services", "tool", "bench")
 
 REDIS_HOME = Path("src/sentinel/redis_client.py")
 URL_HOME = Path("src/sentinel/serving.py")
+RECORD_HOME = Path("src/sentinel/vault/record_line.py")
 
 # what makes a client or its connections, however it was imported
 _REDIS_MAKERS = {"Redis", "StrictRedis", "ConnectionPool", "BlockingConnectionPool", "from_url", "from_pool"}
@@ -26,6 +30,9 @@ _REDIS_MAKERS = {"Redis", "StrictRedis", "ConnectionPool", "BlockingConnectionPo
 _CUTS = {"removesuffix", "rstrip", "strip", "replace", "split", "rsplit", "partition", "rpartition", "endswith"}
 _CUTS |= {"sub", "subn", "rfind", "find", "rindex", "index"}
 _V1 = re.compile(r"^/?v1/?[?*$]*$")  # "/v1", "v1", "/v1/", r"/v1/?$": the segment alone, not a longer path
+# what text is matched against a label with (re's functions, str's methods)
+_MATCHERS = {"match", "fullmatch", "search", "escape", "compile", "findall", "finditer", "startswith", "endswith"}
+_MATCHERS |= {"find", "index", "count", "split", "partition", "removeprefix", "replace"}
 
 
 def _dotted(node: ast.expr) -> list[str]:
@@ -74,6 +81,22 @@ def v1_cuts(source: str) -> list[int]:
     return found
 
 
+def _reads_record_label(node: ast.AST) -> bool:
+    return any(isinstance(n, ast.Attribute) and n.attr == "record_label" for n in ast.walk(node))
+
+
+def record_label_matches(source: str) -> list[int]:
+    """Lines that match text against the ``record_label`` setting: a matching call or an ``in`` given it."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _MATCHERS:
+            if any(_reads_record_label(a) for a in [*node.args, *(k.value for k in node.keywords)]):
+                found.append(node.lineno)
+        elif isinstance(node, ast.Compare) and any(isinstance(op, (ast.In, ast.NotIn)) for op in node.ops):
+            found += [node.lineno] if _reads_record_label(node) else []
+    return found
+
+
 def _violations(home: Path, finder: object) -> list[str]:
     found = []
     for root in ROOTS:
@@ -93,6 +116,24 @@ def test_redis_clients_are_made_only_in_redis_client() -> None:
 def test_only_root_url_strips_v1() -> None:
     found = _violations(URL_HOME, v1_cuts)
     assert not found, f"take these roots with sentinel.serving.root_url: {', '.join(found)}"
+
+
+def test_only_record_line_recognises_a_record_line() -> None:
+    found = _violations(RECORD_HOME, record_label_matches)
+    assert not found, f"recognise these with sentinel.vault.record_line: {', '.join(found)}"
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "label = re.escape(settings.record_label)",  # maintain/trace.py before stop 47
+        "re.match(rf'\\s*{ctx.settings.record_label}', line)",
+        "line.strip().startswith(settings.record_label)",
+        "settings.record_label in text",
+    ],
+)
+def test_each_way_of_matching_the_record_label_is_seen(source: str) -> None:
+    assert record_label_matches(source)
 
 
 def test_the_homes_themselves_are_seen() -> None:
@@ -144,3 +185,5 @@ def test_what_is_not_a_home_is_not_flagged() -> None:
         "    raise RedisError('x')\n"
     )
     assert redis_clients_made(source) == [] and v1_cuts(source) == []
+    handing_on = "is_record_line(ctx.settings.record_label, span.text)\nrecord_label(settings, 'tr')\n"
+    assert record_label_matches(handing_on) == []  # handing the setting to the home is not matching it

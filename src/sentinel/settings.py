@@ -394,7 +394,11 @@ class Settings(BaseSettings):
     list_page_size: int = Field(50, description="Rows per page of listing output.")
     search_hits: int = Field(5, description="Hits per search result page.")
     search: SearchSettings = Field(default_factory=SearchSettings)
-    record_label: str = Field("Record:", description="Label of the line that points a note at its transcript.")
+    record_label: str = Field(
+        "",
+        description="Label of the line that points a note at its transcript. Empty: the save's language's "
+        "(Record:, Protokoll:, Registro:, Kayıt:); a label set here is used in every language.",
+    )
 
     api_keys_file: Path | None = Field(None, description="File of hashed API keys (sentinel keys create).")
     api_keys: str = Field("", description="Extra keys as 'write:<key>,read:<key>' (e.g. from a secret store).")

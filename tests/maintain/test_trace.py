@@ -152,8 +152,11 @@ def test_a_chat_cannot_claim_a_page_of_its_own_is_generated(vault_settings: Writ
     assert frontmatter.loads((settings.vault / "notes/c.md").read_text(encoding="utf-8")).metadata == {}
 
 
-def test_a_quote_from_a_note_is_walked_to_its_transcript(vault_settings: WriteVault, run_maintain: RunPass) -> None:
-    record = "Record: [[2026-12-01-1]]"
+@pytest.mark.parametrize("label", ["Record:", "Kayıt:"])  # a note saved in Turkish (vault.record_line)
+def test_a_quote_from_a_note_is_walked_to_its_transcript(
+    vault_settings: WriteVault, run_maintain: RunPass, label: str
+) -> None:
+    record = f"{label} [[2026-12-01-1]]"
     files = {
         **FILES,
         "notes/graph.md": f"Notes on it.\n\n{SECOND} It grows daily.\n\n{record}\n",

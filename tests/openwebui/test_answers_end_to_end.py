@@ -89,6 +89,10 @@ def test_save_this_keeps_the_users_sentence_and_the_transcript(stack: tuple[Sent
     assert len(notes) == 1, sorted(p.name for p in (vault / "notes").iterdir())
     assert "my favourite tea is genmaicha" in notes[0].read_text(encoding="utf-8")
     assert notes[0].stem in content  # the answer says which note was written, as a link
+    # Open WebUI shows the status line above the reply: it says what happened, the reply where (stop 46's browser
+    # check, rows 3, 6, 9: "Saved notes/…" stood over a reply opening with the same words)
+    statuses = [str(s.get("description")) for s in message.get("statusHistory") or [] if s.get("done")]
+    assert statuses == ["Saved"] and "saved" not in content.casefold(), (statuses, content)
     transcripts = list((vault / "conversations").glob("*.md"))
     assert len(transcripts) == 1 and f"chat_id: {chat_id}" in transcripts[0].read_text(encoding="utf-8")
 

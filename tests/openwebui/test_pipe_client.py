@@ -88,9 +88,12 @@ def test_save_this_saves_once_and_a_title_task_never_reaches_the_vault(api: tupl
     answer, events = _run(pipe, "Save this: the spare key is in the shed", chat_id="chat-save")
     notes = [p for p in (vault / "notes").glob("*.md") if "spare key" in p.read_text()]
     assert len(notes) == 1 and notes[0].stem in answer
-    assert events[-1]["data"]["description"] == f"Saved notes/{notes[0].name}"
-    _, events = _run(pipe, "bunu kaydet: yedek anahtar kulübede", chat_id="chat-tr")
-    assert events[-1]["data"]["description"].startswith("Kaydedildi: notes/")  # the request's language, not English
+    # the status says what happened, the reply where: neither repeats the other (rows 3, 6, 9 of stop 46's table)
+    assert events[-1]["data"]["description"] == "Saved" and f"notes/{notes[0].name}" in answer
+    assert "saved" not in answer.casefold()
+    answer, events = _run(pipe, "bunu kaydet: yedek anahtar kulübede", chat_id="chat-tr")
+    assert events[-1]["data"]["description"] == "Kaydedildi"  # the request's language, not English
+    assert answer.startswith("Sözlerin [notes/") and "Kaydedildi" not in answer
     refused, _ = _run(pipe_with(server.url, read_key), "Save this: the bike lock code is 0000", chat_id="chat-r")
     assert "read-only" in refused or "not available" in refused
     assert not any("bike lock" in p.read_text() for p in (vault / "notes").glob("*.md"))

@@ -6,6 +6,7 @@ Here (tests/tools) so the mutation harness reaches it.
 from __future__ import annotations
 
 import json
+import logging
 
 import pytest
 
@@ -126,7 +127,9 @@ def test_a_follow_ups_own_words_choose_the_chunk_of_the_page(make_ctx: MakeConte
     assert "YYYY-MM-DD" in asked_alone.answer  # the question itself still gets the name's chunk
 
 
-def test_a_follow_ups_answer_does_not_open_with_the_sentence_shown_before(make_ctx: MakeContext) -> None:
+def test_a_follow_ups_answer_does_not_open_with_the_sentence_shown_before(
+    make_ctx: MakeContext, caplog: pytest.LogCaptureFixture
+) -> None:
     """Seen in Open WebUI after stop 46 (rows 5, 11): a follow-up's answer opened with the sentence the turn
     before had already shown; said again, it is left out, unless nothing else would be left."""
     before = "The version history of a note is kept for 1 month on the Standard plan."
@@ -141,7 +144,10 @@ def test_a_follow_ups_answer_does_not_open_with_the_sentence_shown_before(make_c
         {"role": "user", "content": "And on the Plus plan?"},
     ]
     ctx = make_ctx(VAULT)
-    answer = answer_turn(ctx, ScriptedProvider([writes(before, new)]), Turn(messages, chat_id="c"))
+    with caplog.at_level(logging.INFO, logger="sentinel.answer"):
+        answer = answer_turn(ctx, ScriptedProvider([writes(before, new)]), Turn(messages, chat_id="c"))
     assert answer.answer == f"{new} [1]"
+    left_out = [r.getMessage() for r in caplog.records if r.getMessage().startswith("left out by")]
+    assert left_out == [f"left out by not_shown_before: [1] {before}"]
     alone = answer_turn(ctx, ScriptedProvider([writes(before)]), Turn(messages, chat_id="d"))
     assert alone.answer == f"{before} [1]"

@@ -110,6 +110,16 @@ def test_a_second_quote_sharing_a_word_only_is_left_out_and_a_record_line_is_nev
     assert "Record" not in answer.answer and "2026-12-06-3" not in answer.citations[0].quote
 
 
+def test_a_record_line_in_the_saves_own_language_is_never_quoted(make_ctx: MakeContext) -> None:
+    """A note saved from a Turkish chat ends "Kayıt: [[…]]" (``vault.record_line``): no quote holds it, whichever
+    language the question is asked in."""
+    note = "Proje haritam için gelecek hafta Canvas eklentisini denemek istiyorum.\n\nKayıt: [[2026-12-06-3]]\n"
+    answer = _ask(make_ctx, {"notes/Canvas eklentisi.md": note}, "Proje haritam için neyi denemek istiyordum?")
+    assert [c.path for c in answer.citations] == ["notes/Canvas eklentisi.md"]
+    assert "Canvas eklentisini denemek istiyorum." in answer.answer
+    assert "Kayıt" not in answer.answer and "2026-12-06-3" not in answer.citations[0].quote
+
+
 def test_a_second_quote_as_much_about_the_question_stays(make_ctx: MakeContext) -> None:
     """The yield floor of the rule above: a page that holds the question's words as the first does is quoted."""
     vault = {

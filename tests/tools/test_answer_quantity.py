@@ -9,6 +9,7 @@ vault's (tr/Eklentiler/Dosya Kurtarma.md), its first paragraphs verbatim.
 from __future__ import annotations
 
 import json
+import logging
 
 import pytest
 
@@ -49,11 +50,16 @@ def _writes(text: str):  # type: ignore[no-untyped-def]
     return write
 
 
-def test_a_sentence_without_the_number_asked_for_is_dropped_and_the_number_quoted(make_ctx: MakeContext) -> None:
-    answer = _ask(make_ctx, _writes(NEXT_TO_IT))
+def test_a_sentence_without_the_number_asked_for_is_dropped_and_the_number_quoted(
+    make_ctx: MakeContext, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.INFO, logger="sentinel.answer"):
+        answer = _ask(make_ctx, _writes(NEXT_TO_IT))
     assert not answer.answered and answer.dropped == 1, answer.answer  # the support gate alone kept it
     assert "7 gün boyunca saklanır" in answer.answer
     assert any("asks for a number" in note for note in answer.notes)
+    left_out = [r.getMessage() for r in caplog.records if r.getMessage().startswith("left out by")]
+    assert left_out == [f"left out by gates.quantity: [1] {NEXT_TO_IT}"]  # which sentence, by which check
 
 
 def test_a_sentence_giving_the_number_is_kept(make_ctx: MakeContext) -> None:

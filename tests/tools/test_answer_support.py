@@ -7,6 +7,7 @@ ship and these tests fail.
 from __future__ import annotations
 
 import json
+import logging
 import re
 from pathlib import Path
 
@@ -282,3 +283,42 @@ def test_a_notes_record_line_written_as_a_sentence_is_dropped(make_ctx: MakeCont
     assert answer.answered and answer.dropped == 1
     assert answer.answer == "I want to try the Canvas plugin. [1]"
     assert any("record line" in note for note in answer.notes)
+
+
+def test_a_record_line_in_another_languages_label_is_dropped_too(make_ctx: MakeContext) -> None:
+    """A note saved in Turkish ends "Kayıt: [[…]]" (``vault.record_line``); read in any chat, the model's copy of
+    it is no sentence either, whatever ``record_label`` says."""
+    vault = {"notes/Plan.md": "# Plan\n\nCanvas eklentisini denemek istiyorum.\n\nKayıt: [[2026-12-06-3]]\n"}
+    provider = ScriptedProvider(
+        [_reply(("Canvas eklentisini denemek istiyorum.", "Plan"), ("Kayıt: 2026-12-06-3", "Plan"))]
+    )
+    turn = Turn([{"role": "user", "content": "Hangi eklentiyi denemek istiyordum?"}], chat_id="t1")
+    answer = answer_turn(make_ctx(vault, record_label="Record:"), provider, turn, model="scripted")
+    assert answer.answered and answer.dropped == 1
+    assert answer.answer == "Canvas eklentisini denemek istiyorum. [1]"
+
+
+def test_each_sentence_the_checks_leave_out_is_logged_with_the_check(
+    make_ctx: MakeContext, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The status only counts them ("2 sentences left out by the checks", row 8 on stop 46's merge): the log says
+    which, one line each (the sentence cut to 120 characters) with the check that left it out."""
+    long_lie = "The router was bought in Reykjavik " + "and carried home across many countries " * 5 + "in 2019."
+    provider = ScriptedProvider(
+        [
+            _reply(
+                ("The wifi password changes every 90 days.", "Router"),
+                (long_lie, "Router"),
+                ("Record: 2026-12-06-3", "Router"),
+            )
+        ]
+    )
+    with caplog.at_level(logging.INFO, logger="sentinel.answer"):
+        answer = _ask(make_ctx, provider, "How often does the wifi password change?")
+    assert answer.answered and answer.dropped == 2
+    lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("left out by")]
+    assert lines == [
+        "left out by record_line: [1] Record: 2026-12-06-3",
+        f"left out by gates.support: [1] {long_lie[:119]}…",
+    ]
+    assert all(r.levelno == logging.INFO for r in caplog.records if r.getMessage().startswith("left out by"))

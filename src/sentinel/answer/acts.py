@@ -15,10 +15,9 @@ import uuid
 from typing import Any
 
 from sentinel.answer import followup, record
-from sentinel.answer.intent import words_to_keep
-from sentinel.answer.lines import counted
+from sentinel.answer.intent import save_language, words_to_keep
 from sentinel.answer.result import Answer, Citation, obsidian_url
-from sentinel.answer.save_replies import replies_for, status_line
+from sentinel.answer.save_replies import replies_for, saved_reply
 from sentinel.gates.support import content_words
 from sentinel.paths import note_path, page_name, without_md
 from sentinel.tools.capture import capture
@@ -105,27 +104,27 @@ def save(
         quotes = quoted_passages(record.rested_on(ctx.settings, chat_id, message_text(previous)))
     replies = replies_for(turn)
     if not words:
-        return Answer(replies.nothing_yet, intent="save", status=replies.nothing_yet)
+        return Answer(replies.nothing_yet, intent="save", status=replies.not_saved)
     title = title_of(words, proposed_title)
     chat_id = chat_id or f"ask-{uuid.uuid4().hex[:12]}"
     body = "\n\n".join([words, *quotes])
-    result = capture(ctx, chat_id, messages or [{"role": "user", "content": turn}], title, body)
+    messages = messages or [{"role": "user", "content": turn}]
+    result = capture(ctx, chat_id, messages, title, body, language=save_language(turn))
     if result.status is not Status.OK:
-        refused = replies.not_saved.format(why=result.body)
-        return Answer(refused, intent="save", notes=[result.render()], status=refused)
+        refused = replies.failed.format(why=result.body)
+        return Answer(refused, intent="save", notes=[result.render()], status=replies.not_saved)
     note = note_path(title, ctx.settings)
     url = obsidian_url(ctx.settings.vault.name, note)
-    updated = result.body.startswith("appended")
-    verb = replies.updated if updated else replies.saved
     transcript = result.body.rsplit(" in ", 1)[-1]
-    also = f" {counted(replies.rested, len(quotes))}" if quotes else ""
+    updated = result.body.startswith("appended")
+    reply, status = saved_reply(turn, f"[{note}]({url})", words, len(quotes), transcript, updated)
     return Answer(
-        f"{verb} [{note}]({url}) {replies.yours}: “{words.rstrip('.')}”{also}. {replies.recorded} {transcript}.",
+        reply,
         citations=[Citation(note, "", words, title, url)],
         intent="save",
         answered=True,
         saved=note,
-        status=status_line(turn, note, updated),
+        status=status,
     )
 
 

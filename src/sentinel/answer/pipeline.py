@@ -23,10 +23,10 @@ from sentinel.answer.save_replies import replies_for
 from sentinel.gates import quantity, support
 from sentinel.gates.support import STEM, CitedSentence, content_words
 from sentinel.providers.base import ChatProvider, ProviderError
-from sentinel.tools.capture import is_record_line
 from sentinel.tools.context import ToolContext
 from sentinel.vault.links import text_without_link_markup
 from sentinel.vault.quoted import quoted_lines
+from sentinel.vault.record_line import is_record_line
 from sentinel.vault.sentences import sentence_spans
 
 _CITE_MARK = re.compile(r"\s*\[\d+\]")  # a written answer's "[1]" after each sentence
@@ -34,6 +34,7 @@ log = logging.getLogger("sentinel.answer")
 
 LABEL_MAX_WORDS = 6  # only a short turn that asks nothing may be a greeting the patterns missed: others skip the label
 EXTRACTIVE_PASSAGES = 2
+LOGGED_CHARS = 120  # of a left-out sentence, in its log line
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t>]*\n")  # a blank line, also inside a quote or callout ("> \n>")
 
 
@@ -77,8 +78,8 @@ def answer_turn(ctx: ToolContext, provider: ChatProvider | None, turn: Turn, mod
     found = _intent(provider, text)
     if found.intent is Intent.SAVE:
         if not turn.can_write:
-            refused = replies_for(text).read_only
-            result = Answer(refused, intent="save", status=refused)
+            replies = replies_for(text)
+            result = Answer(replies.read_only, intent="save", status=replies.not_saved)
         else:
             result = acts.save(ctx, text, turn.messages, turn.chat_id)
     elif found.intent is Intent.LINK:
@@ -157,6 +158,8 @@ def _checked(proposed: list[CitedSentence], packet: Packet, label: str) -> tuple
     records = [s for s in proposed if is_record_line(label, s.text)]
     proposed = [s for s in proposed if s not in records]
     supported = support.supported_sentences(proposed, packet.by_number(), packet.question, packet.turn)
+    log_left_out("record_line", records)
+    log_left_out("gates.support", supported.dropped)
     notes = [f"{len(records)} sentence(s) dropped: a note's record line, not what it says"] if records else []
     if supported.dropped:
         cause = f"not supported by the passage they cite ({supported.reason})"
@@ -165,14 +168,28 @@ def _checked(proposed: list[CitedSentence], packet: Packet, label: str) -> tuple
     answering = quantity.answers_the_number(supported.kept, packet.turn or packet.question)
     if answering.dropped:
         notes.append(f"{len(answering.dropped)} sentence(s) dropped: {answering.reason}")
+    log_left_out("gates.quantity", answering.dropped)
     return answering.kept, notes
+
+
+def log_left_out(check: str, sentences: list[CitedSentence]) -> None:
+    """One INFO line per sentence ``check`` left out, its text cut to ``LOGGED_CHARS``: the status only counts
+    them ("2 sentences left out by the checks"), and a browser check could not say which they were."""
+    for sentence in sentences:
+        text = " ".join(sentence.text.split())
+        shown = text if len(text) <= LOGGED_CHARS else text[: LOGGED_CHARS - 1] + "…"
+        log.info("left out by %s: [%s] %s", check, sentence.cite, shown)
 
 
 def _not_shown_before(kept: list[CitedSentence], shown: str) -> list[CitedSentence]:
     """``kept`` less the sentences the previous answer already said (same words, folded), unless none would be
     left: seen in Open WebUI, a follow-up's answer opened with the sentence the turn before had shown."""
     said = {tuple(content_words(span.text)) for span in sentence_spans(_CITE_MARK.sub("", shown))}
-    return [s for s in kept if tuple(content_words(s.text)) not in said] or kept
+    new = [s for s in kept if tuple(content_words(s.text)) not in said]
+    if not new:
+        return kept
+    log_left_out("not_shown_before", [s for s in kept if s not in new])
+    return new
 
 
 def _citation(ctx: ToolContext, passage: Passage, quote: str) -> Citation:

@@ -33,6 +33,7 @@ from sentinel.settings import Settings
 from sentinel.vault.hashes import body_hash, source_hash
 from sentinel.vault.links import text_without_link_markup
 from sentinel.vault.parse import split_frontmatter
+from sentinel.vault.record_line import record_target
 from sentinel.vault.write import read_text
 
 GENERATED_BY = "sentinel maintain"
@@ -131,13 +132,12 @@ def _transcript_step(settings: Settings, source: str, text: str) -> str:
     """For a note: its record line (line number and text) and whether the transcript it names is there."""
     if role_of(source, settings) is not Role.NOTE:
         return ""
-    label = re.escape(settings.record_label)
     for number, line in enumerate(text.splitlines(), 1):
-        if found := re.match(rf"\s*{label}\s*\[\[([^|\]]+)", line):
-            transcript = transcript_path(found.group(1), settings)
+        if (name := record_target(settings.record_label, line)) is not None:
+            transcript = transcript_path(name, settings)
             there = "there" if (settings.vault / transcript).is_file() else "GONE"
             return f"{source} line {number} '{line.strip()}' -> {transcript}: {there}"
-    return f"{source} has no '{settings.record_label}' line: no transcript recorded"
+    return f"{source} has no record line: no transcript recorded"
 
 
 def _check(settings: Settings, sentence: str, source: str, record: dict[str, Any] | None) -> QuoteCheck:

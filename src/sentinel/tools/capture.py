@@ -8,7 +8,6 @@ added.
 from __future__ import annotations
 
 import json
-import re
 from datetime import UTC, datetime
 from typing import Any
 
@@ -20,6 +19,7 @@ from sentinel.tools.arguments import unencodable_argument
 from sentinel.tools.context import ToolContext
 from sentinel.tools.faults import reindex
 from sentinel.tools.policy import Status, ToolResult, retry, stop
+from sentinel.vault.record_line import record_label, record_line
 from sentinel.vault.write import PageUndecodable, WriteFailed, atomic_write, read_exact
 
 DESCRIPTION = (
@@ -27,17 +27,6 @@ DESCRIPTION = (
     "decide on your own. subject names the note (notes/<subject>.md); content is what to keep, in the user's "
     "words where possible. The whole conversation is recorded verbatim and linked from the note."
 )
-
-
-def record_line(label: str, transcript_name: str) -> str:
-    """The line that points a note at its transcript ("Record: [[2026-12-06-3]]")."""
-    return f"{label} [[{transcript_name}]]"
-
-
-def is_record_line(label: str, text: str) -> bool:
-    """Whether ``text`` is a note's record line (where its transcript is: never what the note says), as the note
-    has it ("Record: [[2026-12-06-3]]") or as a model writes it back ("Record: 2026-12-06-3", seen in Open WebUI)."""
-    return bool(re.fullmatch(rf"\s*{re.escape(label)}\s*(\[\[[^\]]+\]\]|[^\s\[\]]+)\s*", text))
 
 
 def _text_of(content: Any) -> str:
@@ -76,7 +65,16 @@ def _new_transcript_path(ctx: ToolContext, today: str) -> str:
     return transcript_path(f"{today}-{n}", ctx.settings)
 
 
-def capture(ctx: ToolContext, chat_id: str, messages: list[dict[str, Any]], subject: str, content: str) -> ToolResult:
+def capture(
+    ctx: ToolContext,
+    chat_id: str,
+    messages: list[dict[str, Any]],
+    subject: str,
+    content: str,
+    language: str = "en",
+) -> ToolResult:
+    """``language``: the save's (``intent.save_language``), which the note's record line is labelled in unless
+    the ``record_label`` setting names a label (``vault.record_line``); a tool call from the model says none."""
     if not chat_id.strip():
         return retry("chat_id is empty: the conversation cannot be found again without it")
     if not messages:
@@ -109,7 +107,7 @@ def capture(ctx: ToolContext, chat_id: str, messages: list[dict[str, Any]], subj
                 f"({settings.max_page_bytes}); nothing was saved. Start a new chat for what follows, or raise "
                 "max_page_bytes."
             )
-        record = record_line(settings.record_label, name)
+        record = record_line(record_label(settings, language), name)
         body = content.strip()
         if note_full.is_file():
             try:
