@@ -99,7 +99,7 @@ def missing_prerequisites() -> list[str]:
     return missing
 
 
-def index_fresh(work: Path) -> dict[str, float]:
+def index_fresh(work: Path) -> dict[str, Any]:
     """Copy the eval vault into ``work``/vault and index it into ``work``/index.db with the default settings."""
     from sentinel.embed.factory import embedder_from_settings
     from sentinel.index.db import open_index
@@ -147,13 +147,11 @@ def stack(work: Path) -> Iterator[SentinelInOpenWebUI]:
 
 
 def stored_reply(client: httpx.Client, chat_id: str, replies: int) -> dict[str, Any] | None:
-    """The chat's newest message when it is the ``replies``-th assistant reply and Open WebUI stored it as done."""
-    history = client.get(f"/api/v1/chats/{chat_id}").json()["chat"]["history"]
-    messages = history.get("messages") or {}
-    newest = messages.get(history.get("currentId") or "")
-    answered = sum(1 for message in messages.values() if message.get("role") == "assistant")
-    if newest and newest.get("role") == "assistant" and answered == replies and newest.get("done"):
-        return dict(newest)
+    """The chat's newest assistant message when it is the ``replies``-th and Open WebUI stored it as done."""
+    messages = (client.get(f"/api/v1/chats/{chat_id}").json()["chat"]["history"].get("messages") or {}).values()
+    answers = sorted((m for m in messages if m.get("role") == "assistant"), key=lambda m: m.get("timestamp") or 0)
+    if len(answers) == replies and answers[-1].get("done"):
+        return dict(answers[-1])
     return None
 
 
@@ -245,21 +243,28 @@ def drive(running: SentinelInOpenWebUI, turns: list[Turn], out: Path, timeout_s:
 
     url = running.owui.url
     results: list[Result] = []
-    with admin(running.owui) as client, sync_playwright() as driver:
-        browser = driver.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        page = browser.new_page(viewport={"width": 1200, "height": 900})
-        page.set_default_timeout(timeout_s * 1000)
-        sign_in(page, url)
-        chat, replies = "", 0
-        for turn in turns:
-            if turn.chat != chat:
-                new_chat(page, url)
-                chat, replies = turn.chat, 0
-            replies += 1
-            result = one_turn(page, client, turn, replies, out, timeout_s)
-            results.append(result)
-            print(f"row {result.n}: {result.seconds} s, load {result.load:.2f}: {trimmed(result.read, 90)}", flush=True)
-        browser.close()
+    client = admin(running.owui)  # already used to sign in: httpx will not enter it again, closed below
+    try:
+        with sync_playwright() as driver:
+            browser = driver.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+            page = browser.new_page(viewport={"width": 1200, "height": 900})
+            page.set_default_timeout(timeout_s * 1000)
+            sign_in(page, url)
+            chat, replies = "", 0
+            for turn in turns:
+                if turn.chat != chat:
+                    new_chat(page, url)
+                    chat, replies = turn.chat, 0
+                replies += 1
+                result = one_turn(page, client, turn, replies, out, timeout_s)
+                results.append(result)
+                print(
+                    f"row {result.n}: {result.seconds} s, load {result.load:.2f}: {trimmed(result.read, 90)}",
+                    flush=True,
+                )
+            browser.close()
+    finally:
+        client.close()
     return results
 
 
@@ -269,7 +274,7 @@ def print_table(results: list[Result]) -> None:
         "| working line seen | s |\n|---|---|---|---|---|---|---|---|---|"
     )
     for r in results:
-        pages = "; ".join(trimmed(Path(s).stem, 40) for s in r.sources) or "none"
+        pages = "; ".join(trimmed(s.split("/")[-1].replace(".md", ""), 50) for s in r.sources) or "none"
         cited = "" if not r.sources else (" (right page)" if r.page_cited else "")
         fact = "right" if r.fact_right else "**missed**"
         working = f"{trimmed(r.working, 40)} ({r.working_at_s:.2f} s)" if r.working else "none sampled"
@@ -303,6 +308,7 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=0, help="only the first N turns (a quick look)")
     parser.add_argument("--turn-timeout", type=float, default=600.0, help="seconds one turn may take")
     parser.add_argument("--keep-work", action="store_true", help="keep the scratch vault, index and Open WebUI data")
+    parser.add_argument("--work", type=Path, help="the scratch folder (kept); an index.db there is reused, not fresh")
     args = parser.parse_args()
     try:
         turns = load_turns(args.turns)[: args.limit or None]
@@ -316,15 +322,19 @@ def main() -> None:
         raise SystemExit("the browser check cannot run:\n- " + "\n- ".join(missing))
     args.out.mkdir(parents=True, exist_ok=True)
     started, load_start = time.monotonic(), os.getloadavg()
-    work = Path(tempfile.mkdtemp(prefix="browser-chat-"))
+    work = args.work or Path(tempfile.mkdtemp(prefix="browser-chat-"))
     try:
-        indexed = index_fresh(work)
-        print(f"indexed fresh: {indexed}", flush=True)
+        if (work / "index.db").exists():
+            indexed: dict[str, Any] = {"reused": str(work / "index.db")}
+            shutil.rmtree(work / "open-webui", ignore_errors=True)
+        else:
+            indexed = index_fresh(work)
+        print(f"indexed: {indexed}", flush=True)
         with stack(work) as running:
             results = drive(running, turns, args.out, args.turn_timeout)
         notes = sorted(p.name for p in (work / "vault" / "notes").glob("*.md"))
     finally:
-        if not args.keep_work:
+        if not (args.keep_work or args.work):
             shutil.rmtree(work, ignore_errors=True)
     wall = time.monotonic() - started
     times = os.times()  # the stack's processes were reaped when it closed: their CPU is in the children's times
@@ -333,6 +343,7 @@ def main() -> None:
     lines = [
         *summary(results, turns),
         f"wall {wall:.0f} s, CPU {cpu:.0f} s (user+sys, this process and its children: stack, index, browser); "
+        f"without the index: wall {wall - indexed.get('wall_s', 0):.0f} s, CPU {cpu - indexed.get('cpu_s', 0):.0f} s; "
         f"load (1/5/15 min) at start {load_start[0]:.2f}/{load_start[1]:.2f}/{load_start[2]:.2f}, "
         f"at end {load_end[0]:.2f}/{load_end[1]:.2f}/{load_end[2]:.2f}",
     ]
