@@ -1,0 +1,108 @@
+"""The browser check's turns (bench/browser_turns.tsv) and how a turn's text is read: no browser needed here.
+
+The TSV has one row per turn, in the order they are typed, with columns:
+
+- ``n``: the row's number in docs/answers.md's browser tables (row 9 is typed before row 8 there);
+- ``chat``: a label; consecutive rows with the same label are typed into the same chat, a new label opens a new one;
+- ``turn``: what is typed;
+- ``page``: a piece of the page path the answer should cite (empty for a save, whose reply names the note);
+- ``fact``: one or more regular expressions joined by `` && ``; the fact is right when every one is found in the
+  text a person reads (the finished message's DOM text).
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+TURNS_FILE = Path(__file__).with_name("browser_turns.tsv")
+COLUMNS = ("n", "chat", "turn", "page", "fact")
+FACT_JOIN = " && "
+# Markup a person should never see as written in a rendered answer: bold, wikilinks, callouts, fences, JSON (a tool
+# call or its arguments), footnote markers.
+MARKERS = ("**", "[[", "[!", "```", '{"', "[^")
+
+
+@dataclass(frozen=True)
+class Turn:
+    n: int
+    chat: str
+    text: str
+    page: str
+    facts: tuple[re.Pattern[str], ...]
+
+    @property
+    def is_save(self) -> bool:
+        return not self.page
+
+    def fact_right(self, read: str) -> bool:
+        """Whether every one of the turn's fact patterns is found in ``read``."""
+        return all(pattern.search(read) for pattern in self.facts)
+
+    def cites_page(self, sources: list[str]) -> bool:
+        return bool(self.page) and any(self.page in source for source in sources)
+
+
+class TurnsFileError(ValueError):
+    """A turns file that cannot be used; the message names the file, the line and the fix."""
+
+
+def load_turns(path: Path = TURNS_FILE) -> list[Turn]:
+    """The turns of ``path`` in their order; raises TurnsFileError naming the line and what to change."""
+    with path.open(encoding="utf-8", newline="") as f:
+        reader = csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE)
+        if tuple(reader.fieldnames or ()) != COLUMNS:
+            raise TurnsFileError(f"{path}: the header must be {'<TAB>'.join(COLUMNS)}, found {reader.fieldnames}")
+        turns = [_turn(path, reader.line_num, row) for row in reader]
+    if not turns:
+        raise TurnsFileError(f"{path}: no turns below the header; add one row per turn")
+    _check_order(path, turns)
+    return turns
+
+
+def _turn(path: Path, line: int, row: dict[str, str | None]) -> Turn:
+    where = f"{path}:{line}"
+    if None in row or any(row.get(column) is None for column in COLUMNS):
+        raise TurnsFileError(f"{where}: expected {len(COLUMNS)} tab-separated columns ({', '.join(COLUMNS)})")
+    values = {column: str(row[column]).strip() for column in COLUMNS}
+    if not values["n"].isdigit():
+        raise TurnsFileError(f"{where}: n must be the row's number in docs/answers.md, found {values['n']!r}")
+    if not values["chat"] or not values["turn"] or not values["fact"]:
+        raise TurnsFileError(f"{where}: chat, turn and fact must not be empty")
+    facts = []
+    for source in values["fact"].split(FACT_JOIN):
+        try:
+            facts.append(re.compile(source.strip()))
+        except re.error as err:
+            problem = f"the fact pattern {source.strip()!r} is no regular expression ({err})"
+            raise TurnsFileError(f"{where}: {problem}") from err
+    return Turn(int(values["n"]), values["chat"], values["turn"], values["page"], tuple(facts))
+
+
+def _check_order(path: Path, turns: list[Turn]) -> None:
+    seen: set[int] = set()
+    closed: set[str] = set()
+    for before, turn in zip([None, *turns], turns, strict=False):
+        if turn.n in seen:
+            raise TurnsFileError(f"{path}: row number {turn.n} is given twice; number each turn once")
+        seen.add(turn.n)
+        if before is not None and before.chat != turn.chat:
+            closed.add(before.chat)
+        if turn.chat in closed:
+            raise TurnsFileError(
+                f"{path}: row {turn.n} goes back to chat {turn.chat!r} after another chat; a chat's turns must be "
+                "consecutive rows (the check types into one open chat at a time)"
+            )
+
+
+def markup_shown(text: str) -> list[str]:
+    """The markers of ``MARKERS`` found as written in ``text`` (what a person reads), in MARKERS' order."""
+    return [marker for marker in MARKERS if marker in text]
+
+
+def trimmed(text: str, width: int = 160) -> str:
+    """``text`` on one line, cut at ``width`` characters with an ellipsis; table pipes escaped."""
+    flat = " ".join(text.split()).replace("|", "\\|")
+    return flat if len(flat) <= width else flat[: width - 1].rstrip() + "…"

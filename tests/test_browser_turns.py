@@ -1,0 +1,150 @@
+"""The browser check's turns and judge (bench/browser_turns.py), no browser needed: the shipped TSV parses into the
+12 turns of docs/answers.md's browser tables, each fact pattern gives those tables' verdict on the text they
+quote, the markup detector flags each marker, a bad TSV is refused naming its line, and `bench/browser_chat.py
+--help` runs without importing Open WebUI's side (Playwright, the test servers, sentinel)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from itertools import pairwise
+from pathlib import Path
+
+import pytest
+
+from bench.browser_turns import MARKERS, TURNS_FILE, TurnsFileError, load_turns, markup_shown, trimmed
+
+REPO = Path(__file__).resolve().parents[1]
+HEADER = "n\tchat\tturn\tpage\tfact\n"
+
+# What a person read on stop 46's final merge (docs/answers.md, "In the browser on stop 46's final merge"), trimmed
+# to the sentences that decide, with that table's verdict.
+READ_ON_STOP_46 = {
+    1: (
+        "Varsayılan olarak anlık görüntüler birbirinden en az 5 dakika arayla kaydedilir ve 7 gün boyunca saklanır.",
+        True,
+    ),
+    2: ("… en az 5 dakika arayla kaydedilir ve 7 gün boyunca saklanır.", True),
+    3: ("Kaydedildi: notes/Dosya Kurtarma anlık görüntüleri kaç gün.md senin sözlerinle", True),
+    4: (
+        "De forma predeterminada, Obsidian crea una nueva nota vacía con el nombre de la fecha de hoy en formato "
+        "YYYY-MM-DD.",
+        True,
+    ),
+    5: (
+        "Si prefieres tener tus notas diarias en una carpeta separada, puedes configurar la Ubicación de archivo "
+        "nuevo en las opciones del complemento",
+        True,
+    ),
+    6: ("Guardado notes/Con qué nombre crea Obsidian la.md con tus palabras", True),
+    7: (
+        "Die Erstattung eines Obsidian Sync- oder Obsidian Publish-Abonnements führt zur Löschung aller "
+        "Remote-Tresore … Nein, deine Daten werden in solchen Fällen 30 Tage lang aufbewahrt.",
+        False,
+    ),
+    9: ("Saved notes/I want to try the Canvas.md with your words", True),
+    8: ("I want to try the Canvas plugin for my project map next week.", True),
+    10: (
+        "On the Standard plan, notes are retained for 1 month, while on the Plus plan, they are kept for 12 months.",
+        True,
+    ),
+    11: ("On the Plus plan your notes are retained for 12 months.", True),
+    12: (
+        "Standardmäßig werden Sicherungskopien mindestens alle 5 Minuten gespeichert und 7 Tage lang aufbewahrt.",
+        True,
+    ),
+}
+
+
+def test_the_shipped_turns_are_the_docs_twelve_in_their_chats_and_order() -> None:
+    turns = load_turns()
+    assert [t.n for t in turns] == [1, 2, 3, 4, 5, 6, 7, 9, 8, 10, 11, 12]
+    same_chat_as_before = [t.n for before, t in pairwise(turns) if t.chat == before.chat]
+    assert same_chat_as_before == [2, 3, 5, 6, 11]  # the docs' "same chat as the row before"
+    assert [t.n for t in turns if t.is_save] == [3, 6, 9]
+
+
+@pytest.mark.parametrize("n", sorted(READ_ON_STOP_46))
+def test_each_fact_pattern_gives_the_docs_verdict(n: int) -> None:
+    turn = next(t for t in load_turns() if t.n == n)
+    read, right = READ_ON_STOP_46[n]
+    assert turn.fact_right(read) is right, (n, read)
+
+
+def test_the_refund_window_is_not_any_seven_days_on_its_page() -> None:
+    refund = next(t for t in load_turns() if t.n == 7)
+    assert refund.fact_right("Wir bieten innerhalb von 7 Tagen nach dem Kauf eine vollständige Erstattung an.")
+    assert not refund.fact_right("eine Erstattung nach mehr als 7 Tagen nach dem Kauf benötigst")
+    assert not refund.fact_right("Deine Daten werden 37 Tage lang aufbewahrt.")
+
+
+def test_every_pattern_of_a_turn_must_hold() -> None:
+    history = next(t for t in load_turns() if t.n == 10)
+    assert not history.fact_right("On the Plus plan, they are kept for 12 months.")  # the Standard plan's 1 month
+    assert not history.fact_right("Notes are retained for 11 month and 12 months.")
+
+
+@pytest.mark.parametrize("marker", MARKERS)
+def test_each_marker_is_flagged_where_a_person_reads_it(marker: str) -> None:
+    assert markup_shown(f"Snapshots are kept {marker}for 7 days.") == [marker]
+
+
+def test_rendered_text_shows_no_markup() -> None:
+    drawn = "From your vault (quoted):\nSnapshots are kept for 7 days [1]. Settings → Core plugins * File recovery {x}"
+    assert markup_shown(drawn) == []
+
+
+def test_a_table_cell_stays_one_line_and_short() -> None:
+    cell = trimmed("a | b\n\nc " + "d" * 200, width=20)
+    assert cell.startswith("a \\| b c d") and len(cell) == 20 and cell.endswith("…")
+
+
+@pytest.mark.parametrize(
+    ("rows", "named"),
+    [
+        ("n\tchat\tturn\n1\ta\tq\n", "the header must be"),
+        (HEADER + "1\ta\tq\tP\t(7 days\n", ":2: the fact pattern '(7 days'"),
+        (HEADER + "x\ta\tq\tP\tdays\n", ":2: n must be"),
+        (HEADER + "1\ta\tq\tP\t\n", ":2: chat, turn and fact must not be empty"),
+        (HEADER + "1\ta\tq\tP\tx\n2\tb\tq\tP\tx\n3\ta\tq\tP\tx\n", "row 3 goes back to chat 'a'"),
+        (HEADER + "1\ta\tq\tP\tx\n1\tb\tq\tP\tx\n", "row number 1 is given twice"),
+        (HEADER, "no turns below the header"),
+    ],
+)
+def test_a_bad_turns_file_is_refused_naming_the_fix(tmp_path: Path, rows: str, named: str) -> None:
+    bad = tmp_path / "turns.tsv"
+    bad.write_text(rows, encoding="utf-8")
+    with pytest.raises(TurnsFileError) as refused:
+        load_turns(bad)
+    assert named in str(refused.value) and str(bad) in str(refused.value)
+
+
+def _bench(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": f"{REPO / 'src'}{os.pathsep}{REPO}"}
+    command = [sys.executable, str(REPO / "bench" / "browser_chat.py"), *args]
+    return subprocess.run(command, capture_output=True, text=True, env=env, cwd=REPO, timeout=120, check=False)
+
+
+def test_help_runs_without_the_browser_or_open_webui() -> None:
+    shown = _bench("--help")
+    assert shown.returncode == 0, shown.stderr
+    assert "--out" in shown.stdout and "make openwebui" in shown.stdout
+    probe = (
+        "import runpy, sys\nsys.argv = ['browser_chat.py', '--help']\n"
+        f"try:\n    runpy.run_path({str(REPO / 'bench' / 'browser_chat.py')!r}, run_name='__main__')\n"
+        "except SystemExit:\n    pass\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'playwright', 'tests', 'sentinel', 'httpx'}))"
+    )
+    env = {**os.environ, "PYTHONPATH": f"{REPO / 'src'}{os.pathsep}{REPO}"}
+    loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, cwd=REPO)
+    assert loaded.stdout.strip().splitlines()[-1] == "[]", loaded.stdout + loaded.stderr
+
+
+def test_a_bad_turns_file_stops_the_bench_before_anything_starts(tmp_path: Path) -> None:
+    bad = tmp_path / "turns.tsv"
+    bad.write_text(HEADER + "1\ta\tq\tP\t(7 days\n", encoding="utf-8")
+    refused = _bench("--out", str(tmp_path / "out"), "--turns", str(bad))
+    assert refused.returncode == 1 and "the turns file cannot be used" in refused.stderr, refused.stderr
+    assert f"{bad}:2" in refused.stderr and not (tmp_path / "out").exists()
+    assert TURNS_FILE.is_file()
