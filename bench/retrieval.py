@@ -7,9 +7,10 @@ Indexes and embeds the eval vault (SENTINEL_EVAL_VAULT, default ../shared/eval/o
 second run embeds nothing), then ranks the pages of every answerable query in queries.tsv beside it (public),
 bench/heldout_queries.tsv (written for this project), bench/vault_questions.tsv (fresh vault questions, split
 by sha256 into vault-choose and vault-report), bench/vault_questions_fresh.tsv (vault-fresh; decided round
-four, chooses since round six), bench/vault_questions_fresh2.tsv (vault-fresh2;
-reported round six, chooses since round seven) and
-bench/vault_questions_fresh3.tsv (vault-fresh3, report-only) through the real search code, and prints
+four, chooses since round six), bench/vault_questions_fresh2.tsv (vault-fresh2; reported round six, chooses
+since round seven), bench/vault_questions_fresh3.tsv (vault-fresh3; reported round seven, chooses since round
+eight), bench/vault_questions_fresh4.tsv (vault-fresh4; reported round eight, chooses since round nine) and
+bench/vault_questions_fresh5.tsv (vault-fresh5, round nine, report-only) through the real search code, and prints
 nDCG@10, MRR@10, hit@1 and hit@5 for each leg, the fusions, and nDCG@10 of every ranking per language and kind. A
 page counts as found where any of its chunks (or its summary) ranks; relevance is by page path, as labelled.
 ``--vault`` may be a part of the eval vault (e.g. a copy of its en/ folder, with its own ``--index``, when there
@@ -77,8 +78,23 @@ FRESH3_SET = "vault-fresh3"
 # it chooses from round nine on (it is in CHOOSING). Whole, no halves.
 FRESH4_FILE = ROOT / "bench" / "vault_questions_fresh4.tsv"
 FRESH4_SET = "vault-fresh4"
+# Round nine: 60 more written blind (15 a language; en/de/es on pages the earlier sets label least, tr on the tr
+# folder's pages, facts not asked before) to report whatever round nine ships; report-only, whole.
+FRESH5_FILE = ROOT / "bench" / "vault_questions_fresh5.tsv"
+FRESH5_SET = "vault-fresh5"
 # The whole-file vault sets, by name.
-WHOLE_SETS = {FRESH_SET: FRESH_FILE, FRESH2_SET: FRESH2_FILE, FRESH3_SET: FRESH3_FILE, FRESH4_SET: FRESH4_FILE}
+WHOLE_SETS = {
+    FRESH_SET: FRESH_FILE,
+    FRESH2_SET: FRESH2_FILE,
+    FRESH3_SET: FRESH3_FILE,
+    FRESH4_SET: FRESH4_FILE,
+    FRESH5_SET: FRESH5_FILE,
+}
+# What a run ranks when --sets is not given: every set.
+DEFAULT_SETS = (
+    "public,heldout,vault-choose,vault-report,vault-fresh,vault-fresh2,vault-fresh3,vault-fresh4,vault-fresh5,"
+    "convo-choose,convo-report"
+)
 METRICS = ("nDCG@10", "MRR@10", "hit@1", "hit@5")
 
 
@@ -410,8 +426,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reembed", action="store_true", help="the model changed: embed everything again")
     parser.add_argument(
         "--sets",
-        default="public,heldout,vault-choose,vault-report,vault-fresh,vault-fresh2,vault-fresh3,vault-fresh4,"
-        "convo-choose,convo-report",
+        default=DEFAULT_SETS,
         help="comma-separated",
     )
     parser.add_argument("--save", type=Path, help="write every cell to this JSON file")
