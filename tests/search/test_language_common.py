@@ -12,7 +12,7 @@ import sqlite3
 
 from sentinel.index.db import open_index
 from sentinel.index.sync import sync
-from sentinel.search.lexical import language_rows, lexical_terms
+from sentinel.search.lexical import LANGUAGE_COUNTS, language_rows, lexical_terms
 from tests.support.vault import WriteVault, top_hit
 
 FILLER_DE = ["Regen", "Wolke", "Sonne", "Garten", "Fenster", "Stuhl", "Tisch", "Lampe", "Teppich", "Spiegel"]
@@ -65,3 +65,12 @@ def test_an_unknown_language_counts_every_chunk(vault_settings: WriteVault) -> N
     assert language_rows(db, "de", 2) == 1
     assert language_rows(db, "", 2) == 2
     assert language_rows(db, "fr", 2) == 2  # a language no chunk holds
+
+
+def test_the_language_count_reads_an_index_not_every_chunk(vault_settings: WriteVault) -> None:
+    """``language_rows`` counts once per index change; from the table it read every chunk's row (10k synthetic
+    pages: 65-88 ms CPU), from m012's index 8 ms."""
+    settings = vault_settings({"de/B.md": "# B\n\nEin Text."})
+    db = open_index(settings)
+    plan = " ".join(str(row[-1]) for row in db.execute(f"EXPLAIN QUERY PLAN {LANGUAGE_COUNTS}"))
+    assert "COVERING INDEX chunks_language" in plan
