@@ -381,6 +381,13 @@ def m011_word_stems(db: sqlite3.Connection) -> None:
     fold.rebuild_fts(db)
 
 
+def m012_chunk_language_index(db: sqlite3.Connection) -> None:
+    """The chunks of each language are counted from an index (the lexical leg counts a word common among its
+    query's language's chunks, ``search.lexical.language_rows``, once per index change): without it the count
+    reads every chunk row (10k synthetic pages, 104k chunks: 65-88 ms CPU; 8 ms with it; built in 88 ms CPU)."""
+    db.execute("CREATE INDEX chunks_language ON chunks(language)")
+
+
 MIGRATIONS: list[Migration] = [
     m001_core,
     m002_search,
@@ -393,6 +400,7 @@ MIGRATIONS: list[Migration] = [
     m009_chunk_units_index,
     m010_overlapping_windows,
     m011_word_stems,
+    m012_chunk_language_index,
 ]
 
 
