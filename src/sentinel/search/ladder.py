@@ -66,11 +66,11 @@ def _chunk_pages(
     if rows is not None and len(rows.chunks) and ids:
         table, wanted = rows.chunks, np.array(ids, dtype=np.int64)
         at, held = table.rows_of_items(wanted)
-        path_of = rows.pages.path
-        for cid, page, shown in zip(
-            wanted[held].tolist(), table.page[at[held]].tolist(), table.summary_role[at[held]].tolist(), strict=True
+        pages = table.page[at[held]]
+        paths = rows.pages.paths_or_none(pages)
+        for cid, page, path, shown in zip(
+            wanted[held].tolist(), pages.tolist(), paths, table.summary_role[at[held]].tolist(), strict=True
         ):
-            path = path_of(page)
             if path is None:  # every row's page is one of the view's
                 raise KeyError(page)
             found[cid] = (path, shown)

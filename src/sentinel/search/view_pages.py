@@ -9,6 +9,7 @@ sorted hashes, the path itself compared, so a collision costs a comparison, neve
 from __future__ import annotations
 
 import functools
+from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
@@ -18,6 +19,26 @@ import numpy as np
 def _key(path: str) -> int:
     """What a path is found by: this process's ``hash`` of it (64 bits; equal keys are told apart by the path)."""
     return hash(path)
+
+
+class Names:
+    """Paths added one at a time as ``Pages`` holds them, so a reader of 1M pages keeps no Python object a page
+    (a list of the paths and one of their encodings cost ~170 MB at the end of a 1M-page view load)."""
+
+    def __init__(self) -> None:
+        self.names, self.ends, self.keys = bytearray(), array("q"), array("q")
+
+    @staticmethod
+    def of(paths: Iterable[str]) -> Names:
+        names = Names()
+        for path in paths:
+            names.add(path)
+        return names
+
+    def add(self, path: str) -> None:
+        self.names += path.encode()
+        self.ends.append(len(self.names))
+        self.keys.append(_key(path))
 
 
 @dataclass(frozen=True, eq=False)
@@ -36,18 +57,18 @@ class Pages:
     @staticmethod
     def of(
         rowids: Sequence[int] | np.ndarray,
-        paths: Sequence[str],
+        paths: Sequence[str] | Names,
         chunks: Sequence[int] | np.ndarray,
         summary: Sequence[bool] | np.ndarray,
         passages: Sequence[int] | np.ndarray,
         pending: dict[str, float],
     ) -> Pages:
-        encoded = [path.encode() for path in paths]
+        names = paths if isinstance(paths, Names) else Names.of(paths)
         return Pages(
             np.array(rowids, dtype=np.int64),
-            np.cumsum([len(e) for e in encoded], dtype=np.int64),
-            b"".join(encoded),
-            np.fromiter((_key(path) for path in paths), dtype=np.int64, count=len(paths)),
+            np.frombuffer(names.ends, dtype=np.int64).copy(),
+            bytes(names.names),
+            np.frombuffer(names.keys, dtype=np.int64).copy(),
             np.array(chunks, dtype=np.int32),
             np.array(summary, dtype=bool),
             np.array(passages, dtype=np.int64),
@@ -94,27 +115,52 @@ class Pages:
         """Summary-rung pages."""
         return int(np.count_nonzero(self.summary))
 
+    def paths_at(self, rows: Iterable[int]) -> list[str]:
+        """The paths of these rows (positions, not rowids)."""
+        return [self._path_at(row) for row in rows]
+
     def rowid(self, path: str) -> int | None:
         row = self._row(path)
         return int(self.rowids[row]) if row >= 0 else None
 
     def rowids_of(self, paths: Sequence[str]) -> np.ndarray:
-        """Each path's rowid (int64), -1 for a path the view does not hold."""
-        rows = np.array([self._row(path) for path in paths], dtype=np.int64)
-        return np.where(rows >= 0, self.rowids[np.maximum(rows, 0)] if len(self) else -1, -1)
+        """Each path's rowid (int64), -1 for a path the view does not hold: one binary search for them all."""
+        if not len(self) or not len(paths):
+            return np.full(len(paths), -1, dtype=np.int64)
+        order, ordered = self._by_key
+        keys = np.fromiter((_key(path) for path in paths), dtype=np.int64, count=len(paths))
+        at = np.minimum(np.searchsorted(ordered, keys), len(ordered) - 1)
+        found = []
+        for path, row, keyed in zip(paths, order[at].tolist(), (ordered[at] == keys).tolist(), strict=True):
+            if keyed and self._path_at(row) != path:  # another path of the same key: every row of the key is tried
+                row = self._row(path)
+            found.append(row if keyed else -1)
+        rows = np.array(found, dtype=np.int64)
+        return np.where(rows >= 0, self.rowids[np.maximum(rows, 0)], -1)
 
     def path(self, rowid: int) -> str | None:
         """The path of the page with this rowid, None when the view holds none."""
-        order, ordered = self._by_rowid
-        at = int(np.searchsorted(ordered, rowid))
-        if at == len(ordered) or int(ordered[at]) != rowid:
-            return None
-        return self._path_at(int(order[at]) if order is not None else at)
+        return self.paths_or_none([rowid])[0]
 
     def paths_of(self, rowids: Iterable[int]) -> list[str]:
         """The paths of these rowids, in their order, leaving out those the view does not hold."""
-        found = (self.path(rowid) for rowid in rowids)
-        return [path for path in found if path is not None]
+        return [path for path in self.paths_or_none(list(rowids)) if path is not None]
+
+    def paths_or_none(self, rowids: Sequence[int] | np.ndarray) -> list[str | None]:
+        """The path of each rowid, None where the view holds none: one binary search for them all."""
+        if not len(self) or not len(rowids):
+            return [None] * len(rowids)
+        order, ordered = self._by_rowid
+        wanted = np.asarray(rowids, dtype=np.int64)
+        at = np.minimum(np.searchsorted(ordered, wanted), len(ordered) - 1)
+        rows = at if order is None else order[at]
+        stops = self.ends[rows]
+        starts = np.where(rows > 0, self.ends[rows - 1], 0)
+        names = self.names
+        return [
+            names[start:stop].decode() if held else None
+            for start, stop, held in zip(starts.tolist(), stops.tolist(), (ordered[at] == wanted).tolist(), strict=True)
+        ]
 
     def with_passages(self, hashes: set[int]) -> list[str]:
         """The summary-rung pages whose passage hash is one of ``hashes``."""

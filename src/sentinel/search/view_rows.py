@@ -22,7 +22,7 @@ from sentinel.paths import SUMMARY_RUNG_ROLES
 from sentinel.search import summaries
 from sentinel.search.store import Appender, VectorStore, gathered
 from sentinel.search.view_columns import Filling, id_dtype, ids_like
-from sentinel.search.view_pages import Pages
+from sentinel.search.view_pages import Names, Pages
 from sentinel.vault.hashes import passage_digest
 
 BATCH = 500  # pages (or keys) per statement
@@ -227,13 +227,13 @@ def _read(
 ) -> Rows:
     roles = _roles()
     marks = ",".join("?" * len(roles))
-    rowids, indexed_at, summary_role, paths = array("q"), array("d"), array("b"), []
+    rowids, indexed_at, summary_role, paths = array("q"), array("d"), array("b"), Names()
     for rowid, path, at, summary in db.execute(
         f"SELECT p.rowid, p.path, p.indexed_at, p.role IN ({marks}) FROM pages p WHERE {where} ORDER BY p.rowid",
         [*roles, *params],
     ):
         rowids.append(rowid)
-        paths.append(path)
+        paths.add(path)
         indexed_at.append(at)
         summary_role.append(summary)
     page_ids = np.frombuffer(rowids, dtype=np.int64)  # ascending
@@ -269,12 +269,14 @@ def _read(
     per_page = np.zeros(len(page_ids), dtype=np.int32)
     at, held = _rows_of(page_ids, with_chunks)
     per_page[at[held]] = counts[held]
+    pages = Pages.of(page_ids, paths, per_page, summary, passage, {})
     at, held = _rows_of(page_ids, pending_pages)
-    pending = {paths[row]: indexed_at[row] for row in at[held].tolist()}
+    waiting = at[held].tolist()
+    pending = dict(zip(pages.paths_at(waiting), (indexed_at[row] for row in waiting), strict=True))
     return Rows(
         Table(**chunks.filled()).in_view_order(),
         summary_table,
-        Pages.of(page_ids, paths, per_page, summary, passage, pending),
+        dataclasses.replace(pages, pending=pending),
         appender.store,
     )
 
