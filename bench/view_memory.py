@@ -150,8 +150,8 @@ def measure(index: Path, runs: int) -> list[tuple[str, str]]:
             ("after the load: RssAnon / RssFile (MB), the store's resident part", _after(r)),
             ("the load's transient: peak RSS - RSS after (MB)", f"{r['peak'] - r['anon'] - r['file']:.0f}"),
             ("view's arrays (MB), bytes per chunk vector", f"{r['array_bytes'] / 2**20:.1f}, {per_chunk:.1f}"),
-            ("pages' dicts (MB), bytes per page", f"{r['page_bytes'] / 2**20:.1f}, {per_page:.1f}"),
-            ("extrapolated to 1M pages / 9.5M chunks: arrays + dicts (MB)", f"{at_1m:.0f}"),
+            ("pages (MB), bytes per page", f"{r['page_bytes'] / 2**20:.1f}, {per_page:.1f}"),
+            ("extrapolated to 1M pages / 9.5M chunks: arrays + pages (MB)", f"{at_1m:.0f}"),
         ]
     return rows
 
