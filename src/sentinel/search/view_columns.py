@@ -78,9 +78,11 @@ class Filling:
 
     def per_page(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The page rowids with a chunk (int64, ascending) and how many chunks each has, and the page rowids with
-        a chunk that has no vector."""
+        a chunk that has no vector; once: every chunk's page is let go here, before the rows are put in view order
+        (5 bytes a chunk, 52 MB at 1M pages)."""
         pages, counts = np.unique(self.every_page[: self.seen], return_counts=True)
         pending = np.unique(self.every_page[: self.seen][self.lacks[: self.seen]])
+        self.every_page, self.lacks, self.seen = np.empty(0, self.ids), np.empty(0, bool), 0
         return pages.astype(np.int64), counts, pending.astype(np.int64)
 
     def filled(self) -> dict[str, np.ndarray]:

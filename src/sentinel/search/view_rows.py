@@ -126,7 +126,7 @@ class Table:
         """This table with its rows in ``view_order``, moved column by column in place (one column's worth of
         temporary memory, not a second table: at 1M pages the chunk table is ~700 MB)."""
         order = view_order(self.items, self.summary_role)
-        if np.array_equal(order, np.arange(len(order))):
+        if bool(np.all(order[1:] > order[:-1])):  # in order already (an ``arange`` to compare with: 84 MB at 1M)
             return self
         columns = (self.items, self.vector_ids, self.centre_of, self.page, self.summary_role, self.scale, self.slot)
         for column in columns:
