@@ -379,7 +379,7 @@ def family_split(each: EvalSet) -> None:
     For each threshold: the share of translation pairs joined (mutually nearest and at or above it) and of
     joined pairs that are not translations."""
     db = each.db
-    paths = [p for p in current_view(db).rows.pages.rowid_of if folder_language(p)]
+    paths = [p for p in current_view(db).rows.pages if folder_language(p)]
     vectors = page_vectors(db, paths)
     paths = [p for p in paths if p in vectors]
     matrix = np.stack([vectors[p] for p in paths])

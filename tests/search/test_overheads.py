@@ -78,8 +78,9 @@ PAGES = {
 def _assert_lookups_right(view: SearchView) -> None:
     """Every page's rows and every rowid's path, as a scan of the view's own rows finds them."""
     table, pages = view.rows.chunks, view.rows.pages
-    assert pages.path_of == {rowid: path for path, rowid in pages.rowid_of.items()}
-    rowids = np.array(sorted(pages.rowid_of.values()), dtype=np.int64)
+    by_path = {path: pages.rowid(path) for path in pages}
+    assert {rowid: pages.path(rowid) for rowid in by_path.values()} == {r: p for p, r in by_path.items()}
+    rowids = np.array(sorted(by_path.values()), dtype=np.int64)
     for rowid in rowids:
         assert np.array_equal(table.rows_of_pages(rowid[None]), _rows_by_scan(table, rowid[None]))
     assert np.array_equal(table.rows_of_pages(rowids[::2]), _rows_by_scan(table, rowids[::2]))
@@ -114,8 +115,6 @@ def test_the_lookups_follow_in_place_refreshes(
         assert view.made == "in place" and view.rows.chunks is not before.rows.chunks
         _assert_lookups_right(view)
         owners, _ = page_units(db, view, [path])
-        assert len(owners) == (
-            0 if text is None else int(np.sum(view.rows.chunks.page == view.rows.pages.rowid_of[path]))
-        )
-        assert (path in view.rows.pages.path_of.values()) == (text is not None)
+        assert len(owners) == (0 if text is None else int(np.sum(view.rows.chunks.page == view.rows.pages.rowid(path))))
+        assert (path in view.rows.pages) == (text is not None)
     db.close()

@@ -151,21 +151,29 @@ def test_held_postings_rank_exactly_as_fts5_before_and_after_writes(
 
 
 @pytest.mark.parametrize("block", [1 << 18, 3], ids=["whole-words", "blocks-of-3-pairs"])
+@pytest.mark.parametrize("pick", [1 << 18, 1, 7], ids=["every-chunk-at-once", "a-chunk-at-a-time", "chunks-by-7"])
 @pytest.mark.parametrize("share", [0.0, float("inf")], ids=["a-slot-each-chunk", "a-slot-each-match"])
 def test_both_ways_of_scoring_rank_exactly_as_fts5(
-    vault_settings: WriteVault, monkeypatch: pytest.MonkeyPatch, held_everything: None, share: float, block: int
+    vault_settings: WriteVault,
+    monkeypatch: pytest.MonkeyPatch,
+    held_everything: None,
+    share: float,
+    block: int,
+    pick: int,
 ) -> None:
     _, db = _synced(vault_settings)
     held = _read_all(db)
     monkeypatch.setattr(postings, "SPARSE_SHARE", share)
     monkeypatch.setattr(postings, "SCORE_BLOCK", block)  # a word's pairs scored a few at a time: the same ranks
+    monkeypatch.setattr(postings, "PICK_BLOCK", pick)  # and the best looked for a few chunks at a time
     assert _every_list(db, held) == 0
 
 
 def test_a_common_words_pairs_are_scored_in_bounded_blocks() -> None:
-    """Scoring a word of 800k pairs over 1M chunks holds the per-chunk score and count, the matches' arrays and
-    about a block of temporaries, not several float64 arrays of every pair besides (at 1M pages 58 MB each for a
-    word in 7.3M chunks). Measured: 36.7 MB; every pair at once: 55.6 MB."""
+    """Scoring a word of 800k pairs over 1M chunks holds the per-chunk score and count and about a block of
+    temporaries, not several float64 arrays of every pair besides (at 1M pages 58 MB each for a word in 7.3M
+    chunks), nor the matches' arrays while the best are looked for. Measured: every pair at once 55.6 MB; pairs in
+    blocks 36.7 MB; the best looked for in blocks too, with a one-byte count, 21.6 MB."""
     chunks, pairs = 1_000_000, 800_000
     tokens = np.full(chunks, 20, dtype=np.int32)
     ids = np.arange(pairs, dtype=np.int32)
@@ -178,8 +186,9 @@ def test_a_common_words_pairs_are_scored_in_bounded_blocks() -> None:
     finally:
         tracemalloc.stop()
     assert best == [int(i) for i in ids[:10]]  # equal scores: ties by chunk id
-    per_chunk = 8 + 2  # the score and the count of each chunk
-    assert peak < chunks * per_chunk + 5 * 8 * pairs  # the matches' ~4 arrays, where whole words took ~6 more
+    per_chunk = 8 + 1  # the score and the count of each chunk
+    block = 8 * 8 * postings.SCORE_BLOCK  # a block's temporaries, where the matches' ~4 arrays took 8 bytes a pair each
+    assert peak < chunks * per_chunk + block, peak
 
 
 def test_a_query_after_a_write_takes_fts5s_path_until_the_postings_are_read_again(

@@ -52,7 +52,7 @@ def test_mapped_rescoring_ranks_as_the_sqlite_fetch(eval_index: Indexed, e5: Onn
                 mapped = nearest(_closed(), vectors, vector, rows, candidates)  # never reads the index
                 fetched = nearest(eval_index.db, _from_sqlite(vectors), vector, rows, candidates)
                 assert mapped == fetched and len(mapped) == min(rows, candidates), (query, vectors.table)
-    paths_ = sorted(view.rows.pages.rowid_of)
+    paths_ = sorted(view.rows.pages)
     owners, centred = page_units(_closed(), view, paths_)  # the second stage's and families' vectors too
     sqlite_view = dataclasses.replace(view, chunks=_from_sqlite(view.chunks))  # type: ignore[arg-type]
     fetched_owners, fetched = page_units(eval_index.db, sqlite_view, paths_)

@@ -132,7 +132,7 @@ def test_an_added_page_joins_and_a_deleted_page_leaves(vault_settings: WriteVaul
     shrunk = current_view(db)
     assert shrunk.made == "in place" and not chunks & _embedded(shrunk)
     assert shrunk.summaries is not None and rowid not in shrunk.summaries.items.tolist()
-    assert gone not in shrunk.rows.pages.rowid_of and shrunk.page_count == grown.page_count - 1
+    assert gone not in shrunk.rows.pages and shrunk.page_count == grown.page_count - 1
     assert_as_whole(db, shrunk)
 
 
@@ -145,7 +145,7 @@ def test_a_renamed_page_is_seen_under_its_new_name(vault_settings: WriteVault, e
     sync(settings, db)
     renamed = current_view(db)
     assert renamed.made == "in place"
-    assert old not in renamed.rows.pages.rowid_of and new in renamed.rows.pages.rowid_of
+    assert old not in renamed.rows.pages and new in renamed.rows.pages
     assert not old_chunks & _embedded(renamed)
     assert renamed.pages_pending_vectors()[0] == [new]  # a new title is a new heading trail: embedded again
     assert_as_whole(db, renamed)

@@ -156,11 +156,21 @@ def _scan(db: sqlite3.Connection, table: str, dims: int) -> Iterator[tuple[list[
 
 @functools.lru_cache(maxsize=8)
 def _identifier(languages: tuple[str, ...]) -> Any:
-    from py3langid.langid import MODEL_FILE, LanguageIdentifier
+    """py3langid's identifier among ``languages`` holding only their columns of the model: what
+    ``set_languages`` computes with, without the whole model it keeps beside them (27 MB: tracemalloc 79.1 ->
+    50.7 MB held for the query's language check; docs/scale.md, "Stop 47: memory at 1M")."""
+    from py3langid.langid import MODEL_DIR, MODEL_FILE, LanguageIdentifier
+    from py3langid.modelio import load_model
 
-    identifier = LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
-    identifier.set_languages(list(languages))
-    return identifier
+    ptc, pc, classes, nextmove, row, output = load_model(MODEL_DIR / MODEL_FILE)
+    unknown = set(languages) - set(classes)
+    if unknown:
+        raise ValueError(f"unknown language code(s): {sorted(unknown)}")  # as ``set_languages`` says
+    columns = [i for i, label in enumerate(classes) if label in set(languages)]
+    ptc = np.asarray(ptc)[:, columns]  # a copy: the whole table is let go here
+    return LanguageIdentifier(
+        ptc, np.asarray(pc)[columns], [classes[i] for i in columns], nextmove, output, norm_probs=True, tk_row=row
+    )
 
 
 def words_language(text: str, languages: tuple[str, ...]) -> tuple[str, float]:

@@ -125,8 +125,7 @@ def page_languages(db: sqlite3.Connection, paths: list[str]) -> dict[str, str]:
     rest = [p for p in paths if not out[p]]
     if summaries is None or not rest or not len(summaries):
         return out
-    rowid_of = view.rows.pages.rowid_of
-    wanted = np.array([rowid_of.get(p, -1) for p in rest], dtype=np.int64)
+    wanted = view.rows.pages.rowids_of(rest)
     at = np.minimum(np.searchsorted(summaries.items, ids_like(summaries.items, wanted)), len(summaries) - 1)
     for path, row, rowid in zip(rest, at.tolist(), wanted.tolist(), strict=True):
         if int(summaries.items[row]) == rowid:

@@ -67,10 +67,10 @@ class Filling:
 
 def of_view(view: SearchView) -> Filling:
     pages = view.rows.pages
-    with_chunks = len(pages.chunks_of)
+    with_chunks = pages.with_chunks
     named, _ = view.pages_pending_vectors()
     return Filling(
-        pages=len(pages.rowid_of),
+        pages=len(pages),
         chunks=Leg("chunks", with_chunks - len(pages.pending), with_chunks),
         summaries=Leg("summaries", len(view.rows.summaries), view.page_count),
         chunk_vectors=view.embedded_chunks,

@@ -66,11 +66,14 @@ def _chunk_pages(
     if rows is not None and len(rows.chunks) and ids:
         table, wanted = rows.chunks, np.array(ids, dtype=np.int64)
         at, held = table.rows_of_items(wanted)
-        path_of = rows.pages.path_of
-        for cid, page, shown in zip(
-            wanted[held].tolist(), table.page[at[held]].tolist(), table.summary_role[at[held]].tolist(), strict=True
+        pages = table.page[at[held]]
+        paths = rows.pages.paths_or_none(pages)
+        for cid, page, path, shown in zip(
+            wanted[held].tolist(), pages.tolist(), paths, table.summary_role[at[held]].tolist(), strict=True
         ):
-            found[cid] = (path_of[page], shown)
+            if path is None:  # every row's page is one of the view's
+                raise KeyError(page)
+            found[cid] = (path, shown)
         ids = wanted[~held].tolist()
     roles = sorted(_SUMMARY_ROLES)
     for start in range(0, len(ids), 500):
@@ -97,8 +100,7 @@ def _paths_of(db: sqlite3.Connection, page_ids: list[int], rows: view_rows.Rows 
     if not page_ids:
         return []
     if rows is not None:  # the view the ids came from knows their paths
-        path_of = rows.pages.path_of
-        return [path_of[i] for i in page_ids if i in path_of]
+        return rows.pages.paths_of(page_ids)
     marks = ",".join("?" * len(page_ids))
     by_id = dict(db.execute(f"SELECT rowid, path FROM pages WHERE rowid IN ({marks})", page_ids).fetchall())
     return [by_id[i] for i in page_ids if i in by_id]

@@ -46,6 +46,7 @@ B = 0.75
 MIN_HELD_ROWS = 2_000
 SPARSE_SHARE = 0.125  # a ranking of fewer pairs than this share of the chunks scores the matched chunks only
 SCORE_BLOCK = 1 << 18  # a word's pairs scored at a time (``Held.scored``)
+PICK_BLOCK = 1 << 18  # chunks whose scores are looked through at a time for the best (``_best``)
 MAX_KNOWN = 65_536  # document frequencies remembered per index (all forgotten when more come)
 VOCAB = "chunks_vocab"  # FTS5's row vocabulary: each word's document frequency
 
@@ -103,7 +104,8 @@ class Held:
             slots = [np.searchsorted(chunks, ids) for ids in slots]
         size = len(self.tokens) if chunks is None else len(chunks)
         score = np.zeros(size)
-        hits = np.zeros(size, dtype=np.int16)
+        narrow = len(lists) <= np.iinfo(np.int8).max  # a count of words a chunk: one byte (10 MB less at 1M pages)
+        hits: np.ndarray = np.zeros(size, dtype=np.int8 if narrow else np.int16)
         for (ids, counts), slot in zip(lists, slots, strict=True):
             idf = math.log((self.rows - len(ids) + 0.5) / (len(ids) + 0.5))
             idf = idf if idf > 0 else 1e-6
@@ -116,14 +118,35 @@ class Held:
                 length = self.tokens[ids[part].astype(np.intp)].astype(np.float64)
                 score[at] += (idf * (tf * (K1 + 1.0))) / (tf + K1 * (1 - B + B * length / self.average))
                 hits[at] += 1
-        matched = np.flatnonzero(hits == len(lists) if every else hits > 0)
-        found = matched if chunks is None else chunks[matched]
-        negated = -score[matched]
-        if len(found) > limit:  # every chunk scoring at least the limit-th best, then FTS5's order among them
-            kept = negated <= np.partition(negated, limit - 1)[limit - 1]
-            found, negated = found[kept], negated[kept]
-        best = np.lexsort((found, negated))[:limit]
-        return [int(c) for c in found[best]]
+        return _best(score, hits, len(lists) if every else 1, chunks, limit)
+
+
+def _best(score: np.ndarray, hits: np.ndarray, least: int, chunks: np.ndarray | None, limit: int) -> list[int]:
+    """The chunk ids of the ``limit`` best scores among the slots of at least ``least`` hits, ties by chunk id.
+    ``PICK_BLOCK`` slots at a time, each block's own ``limit`` best kept (the overall best of its chunks are among
+    them): at 1M pages a common word's matches all at once held three float64 or int64 arrays of 58 MB each
+    (docs/scale.md, "Stop 47: memory at 1M")."""
+    found_parts, negated_parts = [], []
+    for start in range(0, len(score), PICK_BLOCK):
+        matched = start + np.flatnonzero(hits[start : start + PICK_BLOCK] >= least)
+        found, negated = _candidates(matched if chunks is None else chunks[matched], -score[matched], limit)
+        found_parts.append(found)
+        negated_parts.append(negated)
+    if not found_parts:
+        return []
+    found, negated = _candidates(np.concatenate(found_parts), np.concatenate(negated_parts), limit)
+    return [int(c) for c in found[np.lexsort((found, negated))[:limit]]]
+
+
+def _candidates(found: np.ndarray, negated: np.ndarray, limit: int) -> tuple[np.ndarray, np.ndarray]:
+    """The ``limit`` best of these chunks (``found`` ascending) in FTS5's order, best score then lowest id, in
+    ``found``'s order: those above the ``limit``-th score, then the lowest ids of those at it."""
+    if len(found) <= limit or limit <= 0:
+        return (found, negated) if limit > 0 else (found[:0], negated[:0])
+    cut = np.partition(negated, limit - 1)[limit - 1]
+    kept = negated < cut
+    kept[np.flatnonzero(negated == cut)[: limit - int(np.count_nonzero(kept))]] = True
+    return found[kept], negated[kept]
 
 
 @dataclass

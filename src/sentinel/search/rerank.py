@@ -26,8 +26,7 @@ from sentinel.search.view import SearchView
 def page_units(db: sqlite3.Connection, view: SearchView, paths: list[str]) -> tuple[list[str], np.ndarray]:
     """Every embedded unit of these pages: the page of each row, and the rows' centred vectors."""
     chunks = view.chunks
-    rowid_of = view.rows.pages.rowid_of
-    wanted = {rowid_of[p]: p for p in paths if p in rowid_of}
+    wanted = {rowid: p for rowid, p in zip(view.rows.pages.rowids_of(paths).tolist(), paths, strict=True) if rowid >= 0}
     if chunks is None or not wanted:
         return [], np.zeros((0, 0), np.float32)
     rows = view.rows.chunks.rows_of_pages(np.fromiter(wanted, dtype=np.int64))

@@ -109,7 +109,7 @@ def refreshed(db: sqlite3.Connection, view: SearchView | None) -> SearchView:
         changes = list(view_rows.read_changes(db, view.generation, now))
         if len(changes) == behind:  # one row per generation: none was made by code or pruned away
             touched = view_rows.pages_touched(db, changes, view.rows.pages)
-            if len(touched) <= max(FULL_PAGES, FULL_SHARE * len(view.rows.pages.rowid_of)):
+            if len(touched) <= max(FULL_PAGES, FULL_SHARE * len(view.rows.pages)):
                 store = view.rows.store
                 fresh = view_rows.read(db, _words(meta), meta[2] is not None, store, sorted(touched))
                 rows = view.rows.without(touched).joined(fresh)
@@ -149,8 +149,8 @@ def _view(at: int, meta: Meta, rows: view_rows.Rows, made: Literal["whole", "in 
         chunks=chunk_set,
         summary_role_chunks=chunk_set.first(rows.chunks.summary_rows) if chunk_set is not None else None,
         summaries=_vector_set("summary_vectors", rows.summaries, meta[2], dims, mapped),
-        chunk_count=sum(rows.pages.chunks_of.values()),
-        page_count=len(rows.pages.passage_of),
+        chunk_count=rows.pages.chunk_total,
+        page_count=rows.pages.summary_pages,
         rows=rows,
         meta=meta,
         made=made,

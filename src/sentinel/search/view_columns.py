@@ -76,11 +76,14 @@ class Filling:
         columns["slot"][at] = np.arange(first_slot, first_slot + n) if first_slot >= 0 else -1
         self.n = at.stop
 
-    def per_page(self) -> tuple[dict[int, int], list[int]]:
-        """Chunks of each page rowid, and the page rowids with a chunk that has no vector."""
+    def per_page(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The page rowids with a chunk (int64, ascending) and how many chunks each has, and the page rowids with
+        a chunk that has no vector; once: every chunk's page is let go here, before the rows are put in view order
+        (5 bytes a chunk, 52 MB at 1M pages)."""
         pages, counts = np.unique(self.every_page[: self.seen], return_counts=True)
         pending = np.unique(self.every_page[: self.seen][self.lacks[: self.seen]])
-        return dict(zip(pages.tolist(), counts.tolist(), strict=True)), pending.tolist()
+        self.every_page, self.lacks, self.seen = np.empty(0, self.ids), np.empty(0, bool), 0
+        return pages.astype(np.int64), counts, pending.astype(np.int64)
 
     def filled(self) -> dict[str, np.ndarray]:
         """The columns of the rows added, by ``Table`` field."""

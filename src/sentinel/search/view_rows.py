@@ -12,7 +12,7 @@ import dataclasses
 import functools
 import sqlite3
 from array import array
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -22,6 +22,7 @@ from sentinel.paths import SUMMARY_RUNG_ROLES
 from sentinel.search import summaries
 from sentinel.search.store import Appender, VectorStore, gathered
 from sentinel.search.view_columns import Filling, id_dtype, ids_like
+from sentinel.search.view_pages import Names, Pages
 from sentinel.vault.hashes import passage_digest
 
 BATCH = 500  # pages (or keys) per statement
@@ -125,7 +126,7 @@ class Table:
         """This table with its rows in ``view_order``, moved column by column in place (one column's worth of
         temporary memory, not a second table: at 1M pages the chunk table is ~700 MB)."""
         order = view_order(self.items, self.summary_role)
-        if np.array_equal(order, np.arange(len(order))):
+        if bool(np.all(order[1:] > order[:-1])):  # in order already (an ``arange`` to compare with: 84 MB at 1M)
             return self
         columns = (self.items, self.vector_ids, self.centre_of, self.page, self.summary_role, self.scale, self.slot)
         for column in columns:
@@ -144,48 +145,6 @@ def view_order(items: np.ndarray, summary_role: np.ndarray) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class Pages:
-    """What the view knows of each indexed page, to count and to update."""
-
-    rowid_of: dict[str, int]
-    chunks_of: dict[str, int]  # chunks of each page, with or without a vector
-    pending: dict[str, float]  # pages with a chunk that has no vector yet: when each was indexed
-    passage_of: dict[str, int]  # summary-rung pages: hash of the passage their summary vector embeds
-
-    @functools.cached_property
-    def path_of(self) -> dict[int, str]:
-        """Each page's path by rowid (once per view: a refresh makes new ``Pages``)."""
-        return {rowid: path for path, rowid in self.rowid_of.items()}
-
-    def without(self, paths: Iterable[str]) -> Pages:
-        gone = list(paths)
-        return Pages(
-            _drop(self.rowid_of, gone),
-            _drop(self.chunks_of, gone),
-            _drop(self.pending, gone),
-            _drop(self.passage_of, gone),
-        )
-
-    def joined(self, other: Pages) -> Pages:
-        return Pages(
-            self.rowid_of | other.rowid_of,
-            self.chunks_of | other.chunks_of,
-            self.pending | other.pending,
-            self.passage_of | other.passage_of,
-        )
-
-
-V = TypeVar("V")
-
-
-def _drop(part: dict[str, V], gone: list[str]) -> dict[str, V]:
-    kept = dict(part)  # a copy: a query may still be reading the view this one replaces
-    for path in gone:
-        kept.pop(path, None)
-    return kept
-
-
-@dataclass(frozen=True)
 class Rows:
     chunks: Table
     summaries: Table
@@ -193,7 +152,8 @@ class Rows:
     store: VectorStore | None  # where both tables' ``slot``s point
 
     def without(self, paths: set[str]) -> Rows:
-        rowids = np.array([self.pages.rowid_of[p] for p in paths if p in self.pages.rowid_of], dtype=np.int64)
+        rowids = self.pages.rowids_of(sorted(paths))
+        rowids = rowids[rowids >= 0]
         return Rows(self.chunks.without(rowids), self.summaries.without(rowids), self.pages.without(paths), self.store)
 
     def joined(self, other: Rows) -> Rows:
@@ -235,7 +195,7 @@ def read(
     if paths is None:
         rows = _read(db, words, with_summaries, "1", [], appender, ids)
     else:
-        rows = Rows(Table.empty(words, ids), Table.empty(words, ids), Pages({}, {}, {}, {}), store)
+        rows = Rows(Table.empty(words, ids), Table.empty(words, ids), Pages.empty(), store)
         for start in range(0, len(paths), BATCH):
             batch = list(paths[start : start + BATCH])
             marks = ",".join("?" * len(batch))
@@ -267,16 +227,16 @@ def _read(
 ) -> Rows:
     roles = _roles()
     marks = ",".join("?" * len(roles))
-    path_of: dict[int, str] = {}
-    rowid_of: dict[str, int] = {}
-    indexed_at: dict[int, float] = {}
-    summary_pages: list[str] = []
-    for rowid, path, at, summary_role in db.execute(
-        f"SELECT p.rowid, p.path, p.indexed_at, p.role IN ({marks}) FROM pages p WHERE {where}", [*roles, *params]
+    rowids, indexed_at, summary_role, paths = array("q"), array("d"), array("b"), Names()
+    for rowid, path, at, summary in db.execute(
+        f"SELECT p.rowid, p.path, p.indexed_at, p.role IN ({marks}) FROM pages p WHERE {where} ORDER BY p.rowid",
+        [*roles, *params],
     ):
-        path_of[rowid], rowid_of[path], indexed_at[rowid] = path, rowid, at
-        if summary_role:
-            summary_pages.append(path)
+        rowids.append(rowid)
+        paths.add(path)
+        indexed_at.append(at)
+        summary_role.append(summary)
+    page_ids = np.frombuffer(rowids, dtype=np.int64)  # ascending
     counted = "chunks c" if where == "1" else f"chunks c JOIN pages p ON p.path = c.path WHERE {where}"
     chunks = Filling(int(db.execute(f"SELECT COUNT(*) FROM {counted}", params).fetchone()[0]), words, ids)
     vec = "v.vec" if appender.store is not None else "NULL"
@@ -294,24 +254,39 @@ def _read(
             if (vector_id < 0).any():
                 batch = list(zip(*(row for row in zip(*batch, strict=True) if row[3] >= 0), strict=True))
             chunks.add(batch[2], batch[3], batch[4], batch[5], batch[0], batch[1], batch[6], appender.add(batch[7]))
-    passage_of: dict[str, int] = dict.fromkeys(summary_pages, 0)  # no summary vectors: pages are only counted
+    summary = np.frombuffer(summary_role, dtype=np.int8).astype(bool)
+    passage = np.zeros(len(page_ids), dtype=np.int64)  # no summary vectors: summary-rung pages are only counted
     summary_table = Table.empty(words, ids)
     if with_summaries:
         passages = _Passages.read(db, f"p.role IN ({marks}) AND {where}", [*roles, *params], keep_texts=where != "1")
-        passage_of = dict(zip([path_of[page] for page in passages.pages.tolist()], passages.hashes, strict=True))
+        at, held = _rows_of(page_ids, passages.pages)
+        passage[at[held]] = passages.hashes[held]
+        read = np.zeros(len(page_ids), dtype=bool)
+        read[at[held]] = True
+        summary &= read  # a summary-rung page is counted once its passage is read
         summary_table = _summary_table(db, passages, appender, words, ids) if words else summary_table
-    chunks_per_page, pending_pages = chunks.per_page()
+    with_chunks, counts, pending_pages = chunks.per_page()
+    per_page = np.zeros(len(page_ids), dtype=np.int32)
+    at, held = _rows_of(page_ids, with_chunks)
+    per_page[at[held]] = counts[held]
+    pages = Pages.of(page_ids, paths, per_page, summary, passage, {})
+    at, held = _rows_of(page_ids, pending_pages)
+    waiting = at[held].tolist()
+    pending = dict(zip(pages.paths_at(waiting), (indexed_at[row] for row in waiting), strict=True))
     return Rows(
         Table(**chunks.filled()).in_view_order(),
         summary_table,
-        Pages(
-            rowid_of,
-            {path_of[rowid]: n for rowid, n in chunks_per_page.items()},
-            {path_of[rowid]: indexed_at[rowid] for rowid in pending_pages},
-            passage_of,
-        ),
+        dataclasses.replace(pages, pending=pending),
         appender.store,
     )
+
+
+def _rows_of(ascending: np.ndarray, wanted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Where each of ``wanted`` is in ``ascending``, and whether it is there."""
+    if not len(ascending):
+        return np.zeros(len(wanted), dtype=np.int64), np.zeros(len(wanted), dtype=bool)
+    at = np.minimum(np.searchsorted(ascending, wanted), len(ascending) - 1)
+    return at, ascending[at] == wanted
 
 
 def _batches(db: sqlite3.Connection, sql: str, params: Sequence[object]) -> Iterator[list[tuple]]:
@@ -332,7 +307,7 @@ class _Passages:
     and left Python's object arenas fragmented (docs/scale.md, "Peak RSS at 1M")."""
 
     pages: np.ndarray  # (n,) int64 page rowids, in the order read
-    hashes: list[int]  # (n,) ``hash`` of each page's passage
+    hashes: np.ndarray  # (n,) int64: ``hash`` of each page's passage
     digests: np.ndarray  # (n,) S16: each page's passage's ``passage_digest``
     texts: list[str] | None  # the distinct passages, to read just their vectors; None: read every vector
 
@@ -348,7 +323,7 @@ class _Passages:
                 texts.add(passage)
         return _Passages(
             np.frombuffer(pages, dtype=np.int64),
-            hashes.tolist(),  # Python ints made here, together, after every passage is gone
+            np.frombuffer(hashes, dtype=np.int64),
             np.frombuffer(bytes(digests), dtype="S16"),
             sorted(texts) if keep_texts else None,
         )
@@ -391,6 +366,9 @@ def _summary_table(db: sqlite3.Connection, passages: _Passages, appender: Append
     return Table(**filling.filled()).in_view_order()
 
 
+V = TypeVar("V")
+
+
 def _picked(column: Sequence[V], rows: list[int]) -> list[V]:
     return [column[row] for row in rows]
 
@@ -414,7 +392,7 @@ def pages_touched(db: sqlite3.Connection, changes: list[Change], known: Pages) -
         touched.update(r[0] for r in db.execute("SELECT path FROM chunks WHERE text_hash = ? AND trail = ?", key))
     passages = {hash(c.passage) for c in changes if c.passage is not None}
     if passages:
-        touched.update(path for path, passage in known.passage_of.items() if passage in passages)
+        touched.update(known.with_passages(passages))
     return touched
 
 
