@@ -128,7 +128,8 @@ def test_a_follow_ups_own_words_choose_the_chunk_of_the_page(make_ctx: MakeConte
 
 def test_a_follow_ups_answer_does_not_open_with_the_sentence_shown_before(make_ctx: MakeContext) -> None:
     """Seen in Open WebUI after stop 46 (rows 5, 11): a follow-up's answer opened with the sentence the turn
-    before had already shown; said again, it is left out, unless nothing else would be left."""
+    before had already shown; said again, it is left out. When the model wrote nothing else, the vault is
+    quoted instead: its sentence that says more (stop 47; stop 46 said the shown sentence again)."""
     before = "The version history of a note is kept for 1 month on the Standard plan."
     new = "It is kept for 12 months on the Plus plan."
 
@@ -144,4 +145,5 @@ def test_a_follow_ups_answer_does_not_open_with_the_sentence_shown_before(make_c
     answer = answer_turn(ctx, ScriptedProvider([writes(before, new)]), Turn(messages, chat_id="c"))
     assert answer.answer == f"{new} [1]"
     alone = answer_turn(ctx, ScriptedProvider([writes(before)]), Turn(messages, chat_id="d"))
-    assert alone.answer == f"{before} [1]"
+    assert "12 months on the Plus plan" in alone.answer and alone.answer.startswith("From your vault (quoted):")
+    assert alone.dropped == 1
