@@ -189,8 +189,8 @@ def test_the_packet_takes_the_chunk_of_the_page_holding_most_of_the_questions_wo
     trail, heading, text = next(c for c in page_chunks(ctx.reader(), path) if "30 Tage" in c[2])
     faq = Hit(path, "Erstattungsrichtlinie", "body", text, heading, trail)
     asked = frozenset(w[:STEM] for w in content_words(QUESTION_7))
-    chosen = packet._chunk_for(ctx, faq, frozenset(), asked)
+    chosen = packet._chunk_for(ctx, faq, asked)
     assert "innerhalb von 7 Tagen" in chosen.text, chosen.text
-    assert packet._chunk_for(ctx, faq, frozenset(), frozenset()).text == text  # no words: the search's chunk
+    assert packet._chunk_for(ctx, faq, frozenset()).text == text  # no words: the search's chunk
     built = packet.build_packet(ctx, QUESTION_7, passages=4, budget_tokens=1200)
     assert "innerhalb von 7 Tagen" in built.passages[0].text

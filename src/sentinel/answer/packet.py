@@ -79,20 +79,17 @@ def _leading(text: str, lead: frozenset[str]) -> int:
     return len({w[:STEM] for w in content_words(text)} & lead) if lead else 0
 
 
-def _chunk_for(ctx: ToolContext, hit: Hit, lead: frozenset[str], asked: frozenset[str]) -> Hit:
-    """``hit`` with the chunk of its page that holds the most of a follow-up's own words (``lead``, stems), then
-    the most of the question's (``asked``, stems), the searched chunk on a tie. "¿Y en qué carpeta?" after a
-    question about the daily note's name is answered in the page's settings, not in the chunk the two questions'
-    words found; "Innerhalb welcher Frist bekomme ich eine Erstattung für Obsidian Sync?" in the refund page's
-    opening ("innerhalb von 7 Tagen … Erstattung … Obsidian Sync"), not in its FAQ chunk the search ranked first
-    ("… in solchen Fällen 30 Tage lang aufbewahrt. Wenn du innerhalb dieses Zeitraums …")."""
-
-    def holds(trail: str, text: str) -> tuple[int, int]:
-        return _leading(f"{trail} {text}", lead), _leading(f"{trail} {text}", asked)
-
-    best, most = hit, holds(hit.trail, hit.text)
+def _chunk_for(ctx: ToolContext, hit: Hit, words: frozenset[str]) -> Hit:
+    """``hit`` with the chunk of its page that holds the most of ``words`` (stems), the searched chunk on a tie.
+    ``words``: a follow-up's own words, else the question's (a follow-up's joined words would lead back to the
+    chunk that answered the earlier question). "¿Y en qué carpeta?" after a question about the daily note's name
+    is answered in the page's settings, not in the chunk the two questions' words found; "Innerhalb welcher Frist
+    bekomme ich eine Erstattung für Obsidian Sync?" in the refund page's opening ("innerhalb von 7 Tagen …
+    Erstattung … Obsidian Sync"), not in the FAQ chunk the search ranked first ("… 30 Tage lang aufbewahrt. Wenn
+    du innerhalb dieses Zeitraums …")."""
+    best, most = hit, _leading(f"{hit.trail} {hit.text}", words)
     for trail, heading, text in page_chunks(ctx.reader(), hit.path):
-        if text.strip() and (found := holds(trail, text)) > most:
+        if text.strip() and (found := _leading(f"{trail} {text}", words)) > most:
             best, most = replace(hit, trail=trail, heading=heading, text=text), found
     return best
 
@@ -115,7 +112,7 @@ def build_packet(ctx: ToolContext, question: str, *, passages: int, budget_token
         return packet
     lead = frozenset(w[:STEM] for w in content_words(turn))
     asked = frozenset(w[:STEM] for w in content_words(question))
-    hits = [_chunk_for(ctx, hit, lead, asked) for hit in hits]
+    hits = [_chunk_for(ctx, hit, lead or asked) for hit in hits]
     if lead:
         hits.sort(key=lambda hit: -_leading(f"{hit.trail} {hit.text}", lead))
     per_passage = int(budget_tokens * CHARS_PER_TOKEN / len(hits))
