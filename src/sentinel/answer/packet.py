@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from sentinel.gates import quantity
 from sentinel.gates.support import STEM, Evidence, content_words
 from sentinel.search.hits import page_chunks
 from sentinel.search.ladder import SearchInputError, search
@@ -79,17 +80,24 @@ def _leading(text: str, lead: frozenset[str]) -> int:
     return len({w[:STEM] for w in content_words(text)} & lead) if lead else 0
 
 
-def _chunk_for(ctx: ToolContext, hit: Hit, words: frozenset[str]) -> Hit:
-    """``hit`` with the chunk of its page that holds the most of ``words`` (stems), the searched chunk on a tie.
-    ``words``: a follow-up's own words, else the question's (a follow-up's joined words would lead back to the
-    chunk that answered the earlier question). "¿Y en qué carpeta?" after a question about the daily note's name
-    is answered in the page's settings, not in the chunk the two questions' words found; "Innerhalb welcher Frist
-    bekomme ich eine Erstattung für Obsidian Sync?" in the refund page's opening ("innerhalb von 7 Tagen …
-    Erstattung … Obsidian Sync"), not in the FAQ chunk the search ranked first ("… 30 Tage lang aufbewahrt. Wenn
-    du innerhalb dieses Zeitraums …")."""
-    best, most = hit, _leading(f"{hit.trail} {hit.text}", words)
+def _chunk_for(ctx: ToolContext, hit: Hit, words: frozenset[str], numbers: bool) -> Hit:
+    """``hit`` with the chunk of its page that holds the most of ``words`` (stems), the searched chunk on a tie;
+    when the question asks for a number (``numbers``), only the chunk's sentences that give one count (as only
+    they answer it: ``gates.quantity``). ``words``: a follow-up's own words, else the question's (a follow-up's
+    joined words would lead back to the chunk that answered the earlier question). "¿Y en qué carpeta?" after a
+    question about the daily note's name is answered in the page's settings, not in the chunk the two questions'
+    words found; "Innerhalb welcher Frist bekomme ich eine Erstattung für Obsidian Sync?" in the refund page's
+    opening ("innerhalb von 7 Tagen … Erstattung"), not in the FAQ chunk the search ranked first, whose only
+    number is "30 Tage" in a sentence holding none of the question's words."""
+
+    def holds(trail: str, text: str) -> int:
+        if numbers:
+            text = " ".join(s.text for s in sentence_spans(text) if quantity.gives_a_number(s.text))
+        return _leading(f"{trail} {text}", words)
+
+    best, most = hit, holds(hit.trail, hit.text)
     for trail, heading, text in page_chunks(ctx.reader(), hit.path):
-        if text.strip() and (found := _leading(f"{trail} {text}", words)) > most:
+        if text.strip() and (found := holds(trail, text)) > most:
             best, most = replace(hit, trail=trail, heading=heading, text=text), found
     return best
 
@@ -112,7 +120,8 @@ def build_packet(ctx: ToolContext, question: str, *, passages: int, budget_token
         return packet
     lead = frozenset(w[:STEM] for w in content_words(turn))
     asked = frozenset(w[:STEM] for w in content_words(question))
-    hits = [_chunk_for(ctx, hit, lead or asked) for hit in hits]
+    numbers = quantity.asks_for_a_number(turn or question)
+    hits = [_chunk_for(ctx, hit, lead or asked, numbers) for hit in hits]
     if lead:
         hits.sort(key=lambda hit: -_leading(f"{hit.trail} {hit.text}", lead))
     per_passage = int(budget_tokens * CHARS_PER_TOKEN / len(hits))

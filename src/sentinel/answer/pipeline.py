@@ -16,7 +16,7 @@ from sentinel.answer import acts, compose, followup, record
 from sentinel.answer.intent import Intent, TurnIntent, by_code, turn_language, with_second_opinion
 from sentinel.answer.lines import lines_in
 from sentinel.answer.packet import Packet, Passage, build_packet, relevant, shares_words
-from sentinel.answer.quotes import NOTHING_READ, Read, adds, best_sentences, holds, stems
+from sentinel.answer.quotes import NOTHING_READ, Read, answers, best_sentences, holds
 from sentinel.answer.result import Answer, Citation, obsidian_url
 from sentinel.answer.save_replies import replies_for
 from sentinel.gates import quantity, support
@@ -211,34 +211,32 @@ def _extractive(
     """The vault's own words: the best passages quoted verbatim, each with its page (``quotes.best_sentences``
     picks each passage's sentences). The first passage sharing a word with the question and holding a sentence
     the person has not ``read`` is always quoted (for a question asking for a number, the first whose quote gives
-    one); a further one only when its quote ``adds`` to the first (seen
+    one); a further one only when its quote ``answers`` too and holds as many of the question's words (seen
     in Open WebUI: "… try creating a note called Eiffel Tower" for what a saved note said to try, a list item
-    "Version history - View or restore …" from another page for how long history is kept). When every sentence
-    that answers was read already, the answer says so, in the turn's language, and names the pages."""
+    "Version history - View or restore …" from another page for how long history is kept). When the first
+    passage's answering sentences were all read already, the answer says so, in the turn's language, and cites
+    the page (seen: "And on the Plus plan?" then quoted another page's "Below is a comparison … Plus plan:")."""
     label = ctx.settings.record_label
     lines = lines_in(language)
     sharing = [p for p in packet.passages if shares_words(p, packet.question)] or packet.passages[:1]
     found = [(p, best_sentences(p, packet.question, label, lead=packet.turn, read=read)) for p in sharing]
-    found = [(passage, quote) for passage, quote in found if quote]
-    if quantity.asks_for_a_number(packet.turn or packet.question):  # a quote giving the number asked for first
-        found.sort(key=lambda pair: not quantity.gives_a_number(pair[1]))
-    if not found:
+    if not found[0][1]:  # the best passage's answer was read already: a lesser page's words would not be one
         first = sharing[0]
         cited = [_citation(ctx, first, best_sentences(first, packet.question, label, lead=packet.turn))]
         notes = [*notes, "every sentence that answers was in the answer before this one: said so, not quoted again"]
         answer = Answer(lines.said_above, cited, dropped=dropped, call_shaped=shaped, notes=notes)
         answer.status, answer.rests_on = lines.said_above, list(cited)
         return answer
+    found = [(passage, quote) for passage, quote in found if quote]
+    if quantity.asks_for_a_number(packet.turn or packet.question):  # a quote giving the number asked for first
+        found.sort(key=lambda pair: not quantity.gives_a_number(pair[1]))
     quotes = [found[0]]
     floor = holds(quotes[0][1], packet.question, packet.turn)
-    had = stems(f"{quotes[0][0].title} {quotes[0][0].trail} {quotes[0][1]}")
     for passage, quote in found[1:]:
         if len(quotes) == EXTRACTIVE_PASSAGES:
             break
-        as_much = holds(quote, packet.question, packet.turn) >= floor
-        if adds(quote, had, packet.question, packet.turn, as_much=as_much):
+        if answers(quote, packet.question, packet.turn) and holds(quote, packet.question, packet.turn) >= floor:
             quotes.append((passage, quote))
-            had |= stems(f"{passage.title} {passage.trail} {quote}")
     shown = [lines.quoted_heading]
     citations = []
     for index, (passage, quote) in enumerate(quotes, start=1):

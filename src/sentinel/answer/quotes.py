@@ -80,19 +80,25 @@ def holds(quote: str, question: str, lead: str) -> tuple[int, int]:
     return len(words & stems(lead)), len(words & stems(question))
 
 
-def adds(quote: str, had: frozenset[str], question: str, lead: str, *, as_much: bool = False) -> bool:
-    """Whether a further quote is about the question and tells the reader something the quotes before it (and
-    their pages' names, ``had``) did not: it gives a number when the question asks for one; for a follow-up it
-    holds one of the follow-up's own words, when it has some (else it answers the earlier question); and it
-    holds a word of the question (stems) that ``had`` does not, or (``as_much``: another page's quote holding
-    as many of the question's words as the first) is as much about the question as the first quote."""
-    words = stems(quote)
+def _new(words: frozenset[str], had: frozenset[str]) -> frozenset[str]:
+    """``words`` that ``had`` does not hold, a word held when one of the two begins the other ("nota", "notas")."""
+    return frozenset(w for w in words if not any(h.startswith(w) or w.startswith(h) for h in had if len(h) > 3))
+
+
+def answers(quote: str, question: str, lead: str) -> bool:
+    """Whether a quote can answer what was asked: it gives a number when the question asks for one, and for a
+    follow-up with words of its own it holds one of them (else it answers the earlier question)."""
     if quantity.asks_for_a_number(lead or question) and not quantity.gives_a_number(quote):
         return False
     own = stems(lead)
-    if own and not words & own:
-        return False
-    return as_much or bool((words & (stems(question) | own)) - had)
+    return not own or bool(stems(quote) & own)
+
+
+def adds(quote: str, had: frozenset[str], question: str, lead: str) -> bool:
+    """Whether a further sentence of a passage ``answers`` and holds a word of the question (a follow-up's own
+    words included) that the quote before it and its page's name (``had``) do not."""
+    asked = stems(question) | stems(lead)
+    return answers(quote, question, lead) and bool(_new(stems(quote) & asked, had))
 
 
 def best_sentences(
