@@ -7,12 +7,9 @@ half ("Verliere ich …?**"), the pattern split having cut the bold span at its 
 
 from __future__ import annotations
 
-from sentinel.answer import Answer, Turn, answer_turn, packet
+from sentinel.answer import Answer, Turn, answer_turn
 from sentinel.answer.lines import LINES
-from sentinel.gates.support import STEM, content_words
 from sentinel.providers.base import ProviderUnavailable
-from sentinel.search.hits import page_chunks
-from sentinel.search.results import Hit
 from tests.support.scripted import ChatRequest, ScriptedProvider, unreachable
 from tests.support.tool_context import MakeContext
 
@@ -169,35 +166,3 @@ def test_a_further_page_without_a_number_is_not_quoted_for_a_number_question(mak
     """Run 1's row 10: the Sync introduction's list item quoted under the 1-month / 12-months sentence."""
     shown = _quoted(make_ctx, "How long does Obsidian Sync keep the version history of my notes?", NUMBERS)
     assert "12 months" in shown and "View or restore" not in shown, shown
-
-
-QUESTION_7 = "Innerhalb welcher Frist bekomme ich eine Erstattung für Obsidian Sync?"
-REFUNDS = {  # the eval vault's de/Lizenzen und Zahlung/Erstattungsrichtlinie.md, shortened
-    "de/Erstattungsrichtlinie.md": "Wir bieten innerhalb von 7 Tagen nach dem Kauf eine vollständige Erstattung ohne "
-    "Rückfragen für die folgenden Dienste an:\n\n- [[Einführung in Obsidian Publish|Obsidian Publish]]\n"
-    "- [[Einführung in Obsidian Sync|Obsidian Sync]]\n\n## Erstattung beantragen\n\n1. Melde dich in deinem "
-    "Obsidian-Konto an.\n2. Wähle unter **Abrechnung → Rechnungen und Erstattungen** die Option **Anzeigen**.\n\n"
-    "## Häufig gestellte Fragen\n\n**Was passiert, wenn ich meinen Dienst erstatten lasse?**\nDie Erstattung eines "
-    "Obsidian Sync-Abonnements führt zur Löschung aller Remote-Tresore.\n\n"
-    "**Was passiert, wenn ich eine Zahlung verpasse und mein Abonnement abläuft? "
-    "Verliere ich meine Remote-Tresor-Daten?**\nNein, deine Daten werden in solchen Fällen 30 Tage lang "
-    "aufbewahrt. Wenn du innerhalb dieses Zeitraums kein neues Abonnement abschließt, werden deine "
-    "Remote-Tresor-Daten gelöscht. Deine lokalen Daten bleiben unberührt.\n",
-}
-
-
-def test_the_packet_takes_the_chunk_of_the_page_whose_numbers_hold_the_questions_words(make_ctx: MakeContext) -> None:
-    """Row 7's other half: on the eval vault the search ranked the refund page's FAQ first for the page, and the
-    packet never held the opening's "innerhalb von 7 Tagen … Erstattung". Counted over the whole chunk the two
-    tie ("innerhalb", "Erstattung", "Obsidian Sync" in both); the question asks for a number, and only the
-    opening gives one in a sentence holding the question's words (the FAQ's "30 Tage" holds none). The
-    search's choice is forced here (on this small vault it ranks the opening first); the chunks are the index's."""
-    ctx = make_ctx(REFUNDS)
-    path = "de/Erstattungsrichtlinie.md"
-    trail, heading, text = next(c for c in page_chunks(ctx.reader(), path) if "30 Tage" in c[2])
-    faq = Hit(path, "Erstattungsrichtlinie", "body", text, heading, trail)
-    asked = frozenset(w[:STEM] for w in content_words(QUESTION_7))
-    assert "innerhalb von 7 Tagen" in packet._chunk_for(ctx, faq, asked, True).text
-    assert packet._chunk_for(ctx, faq, asked, False).text == text  # by words alone a tie: the search's chunk
-    built = packet.build_packet(ctx, QUESTION_7, passages=4, budget_tokens=1200)
-    assert "innerhalb von 7 Tagen" in built.passages[0].text

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from sentinel.gates import quantity
 from sentinel.gates.support import STEM, Evidence, content_words
 from sentinel.search.hits import page_chunks
 from sentinel.search.ladder import SearchInputError, search
@@ -76,38 +75,26 @@ def narrowed(text: str, question_words: set[str], max_chars: int, lead: frozense
 
 
 def _leading(text: str, lead: frozenset[str]) -> int:
-    """How many of ``lead``'s words (stems) ``text`` holds."""
+    """How many of a follow-up's own words (stems) ``text`` holds."""
     return len({w[:STEM] for w in content_words(text)} & lead) if lead else 0
 
 
-def _chunk_for(ctx: ToolContext, hit: Hit, words: frozenset[str], numbers: bool) -> Hit:
-    """``hit`` with the chunk of its page that holds the most of ``words`` (stems), the searched chunk on a tie;
-    when the question asks for a number (``numbers``), only the chunk's sentences that give one count (as only
-    they answer it: ``gates.quantity``). ``words``: a follow-up's own words, else the question's (a follow-up's
-    joined words would lead back to the chunk that answered the earlier question). "¿Y en qué carpeta?" after a
-    question about the daily note's name is answered in the page's settings, not in the chunk the two questions'
-    words found; "Innerhalb welcher Frist bekomme ich eine Erstattung für Obsidian Sync?" in the refund page's
-    opening ("innerhalb von 7 Tagen … Erstattung"), not in the FAQ chunk the search ranked first, whose only
-    number is "30 Tage" in a sentence holding none of the question's words."""
-
-    def holds(trail: str, text: str) -> int:
-        if numbers:
-            text = " ".join(s.text for s in sentence_spans(text) if quantity.gives_a_number(s.text))
-        return _leading(f"{trail} {text}", words)
-
-    best, most = hit, holds(hit.trail, hit.text)
+def _chunk_for_turn(ctx: ToolContext, hit: Hit, lead: frozenset[str]) -> Hit:
+    """``hit`` with the chunk of its page that holds the most of a follow-up's own words (the searched chunk
+    when none holds more): "¿Y en qué carpeta?" after a question about the daily note's name is answered in the
+    page's settings, not in the chunk the two questions' words found."""
+    best, most = hit, _leading(f"{hit.trail} {hit.text}", lead)
     for trail, heading, text in page_chunks(ctx.reader(), hit.path):
-        if text.strip() and (found := holds(trail, text)) > most:
+        if text.strip() and (found := _leading(f"{trail} {text}", lead)) > most:
             best, most = replace(hit, trail=trail, heading=heading, text=text), found
     return best
 
 
 def build_packet(ctx: ToolContext, question: str, *, passages: int, budget_tokens: int, turn: str = "") -> Packet:
-    """Up to ``passages`` numbered passages for ``question``, together within ``budget_tokens``: each page gives
-    the chunk holding the most of the question's words (``_chunk_for``). For a follow-up, ``question`` is what
-    was searched (the earlier question's words joined to it) and ``turn`` the follow-up's own words, which then
-    lead: each page gives the chunk holding most of them, the passages holding more of them come first (the
-    search's order on a tie), and each is narrowed to them first."""
+    """Up to ``passages`` numbered passages for ``question``, together within ``budget_tokens``. For a
+    follow-up, ``question`` is what was searched (the earlier question's words joined to it) and ``turn`` the
+    follow-up's own words, which then lead: each page gives the chunk holding most of them, the passages
+    holding more of them come first (the search's order on a tie), and each is narrowed to them first."""
     packet = Packet(question)
     try:
         result = search(ctx.reader(), ctx.settings, ctx.embedder, question, "body", limit=passages)
@@ -119,10 +106,8 @@ def build_packet(ctx: ToolContext, question: str, *, passages: int, budget_token
     if not hits:
         return packet
     lead = frozenset(w[:STEM] for w in content_words(turn))
-    asked = frozenset(w[:STEM] for w in content_words(question))
-    numbers = quantity.asks_for_a_number(turn or question)
-    hits = [_chunk_for(ctx, hit, lead or asked, numbers) for hit in hits]
     if lead:
+        hits = [_chunk_for_turn(ctx, hit, lead) for hit in hits]
         hits.sort(key=lambda hit: -_leading(f"{hit.trail} {hit.text}", lead))
     per_passage = int(budget_tokens * CHARS_PER_TOKEN / len(hits))
     wanted = set(content_words(question))
