@@ -131,7 +131,8 @@ def test_a_follow_ups_answer_does_not_open_with_the_sentence_shown_before(
     make_ctx: MakeContext, caplog: pytest.LogCaptureFixture
 ) -> None:
     """Seen in Open WebUI after stop 46 (rows 5, 11): a follow-up's answer opened with the sentence the turn
-    before had already shown; said again, it is left out, unless nothing else would be left."""
+    before had already shown; said again, it is left out. When the model wrote nothing else, the vault is
+    quoted instead: its sentence that says more (stop 47; stop 46 said the shown sentence again)."""
     before = "The version history of a note is kept for 1 month on the Standard plan."
     new = "It is kept for 12 months on the Plus plan."
 
@@ -150,4 +151,5 @@ def test_a_follow_ups_answer_does_not_open_with_the_sentence_shown_before(
     left_out = [r.getMessage() for r in caplog.records if r.getMessage().startswith("left out by")]
     assert left_out == [f"left out by not_shown_before: [1] {before}"]
     alone = answer_turn(ctx, ScriptedProvider([writes(before)]), Turn(messages, chat_id="d"))
-    assert alone.answer == f"{before} [1]"
+    assert "12 months on the Plus plan" in alone.answer and alone.answer.startswith("From your vault (quoted):")
+    assert alone.dropped == 1

@@ -7,9 +7,10 @@ half ("Verliere ich …?**"), the pattern split having cut the bold span at its 
 
 from __future__ import annotations
 
-from sentinel.answer import Turn, answer_turn
+from sentinel.answer import Answer, Turn, answer_turn
+from sentinel.answer.lines import LINES
 from sentinel.providers.base import ProviderUnavailable
-from tests.support.scripted import ChatRequest, ScriptedProvider
+from tests.support.scripted import ChatRequest, ScriptedProvider, unreachable
 from tests.support.tool_context import MakeContext
 
 VAULT = {
@@ -23,13 +24,13 @@ VAULT = {
 }
 
 
-def _quoted(make_ctx: MakeContext, question: str) -> str:
+def _quoted(make_ctx: MakeContext, question: str, vault: dict[str, str] = VAULT) -> str:
     def down(_: ChatRequest) -> str:
         raise ProviderUnavailable("no connection")
 
-    ctx = make_ctx(VAULT)
+    ctx = make_ctx(vault)
     answer = answer_turn(ctx, ScriptedProvider([down]), Turn([{"role": "user", "content": question}], chat_id="q"))
-    assert answer.answer.startswith("From your vault (quoted):")
+    assert answer.answer.splitlines()[0] in {lines.quoted_heading for lines in LINES.values()}, answer.answer
     return answer.answer
 
 
@@ -55,3 +56,113 @@ def _all_lines_quoted(shown: str) -> bool:
     """Every line after the opening is inside the quote (a line left out of it reads as the system's own; a
     bare ">" keeps two paragraphs of the quote apart)."""
     return all(line.startswith("> ") or line == ">" for line in shown.splitlines()[1:] if line.strip())
+
+
+# Stop 47: the quoted path's defects from stop 46's last browser check (docs/answers.md, "Stop 47: the quoted path").
+
+DAILY = {
+    "es/Notas diarias.md": "Notas diarias es un complemento principal que abre una nota basada en la fecha de hoy, "
+    "o la crea si no existe.\n\nDe forma predeterminada, Obsidian crea una nueva nota vacía con el nombre de la "
+    "fecha de hoy en formato YYYY-MM-DD.\n\n> [!tip] Si prefieres tener tus notas diarias en una carpeta "
+    "separada, puedes configurar la Ubicación de archivo nuevo en las opciones del complemento.\n",
+}
+NAME_QUESTION = "¿Con qué nombre crea Obsidian la nota diaria?"
+NAME_SENTENCE = "De forma predeterminada, Obsidian crea una nueva nota vacía con el nombre de la fecha de hoy"
+
+
+def _chat(make_ctx: MakeContext, vault: dict[str, str], *turns: str) -> Answer:
+    """The last of ``turns`` asked with the model down, each earlier answer as the pipeline gave it."""
+    ctx, messages = make_ctx(vault), []
+    answer = Answer("")
+    for number, turn in enumerate(turns):
+        messages.append({"role": "user", "content": turn})
+        answer = answer_turn(ctx, ScriptedProvider([unreachable]), Turn(list(messages), chat_id=f"c{number}"))
+        messages.append({"role": "assistant", "content": answer.answer})
+    return answer
+
+
+def test_a_follow_ups_quote_does_not_open_with_the_sentence_the_answer_before_quoted(make_ctx: MakeContext) -> None:
+    """Row 5: "¿Y en qué carpeta?" opened with row 4's YYYY-MM-DD sentence before the folder sentence."""
+    first = _chat(make_ctx, DAILY, NAME_QUESTION)
+    assert NAME_SENTENCE in first.answer
+    answer = _chat(make_ctx, DAILY, NAME_QUESTION, "¿Y en qué carpeta?")
+    assert "en una carpeta separada" in answer.answer, answer.answer
+    assert NAME_SENTENCE not in answer.answer, answer.answer
+
+
+def test_a_follow_up_whose_answer_was_all_read_says_so_in_the_chats_language(make_ctx: MakeContext) -> None:
+    """The yield floor: every sentence that answers was read already; the answer says so (never empty, never the
+    same quote again) and cites the page."""
+    vault = {
+        "en/Version history.md": "# Version history\n\nOn the Plus plan, notes are kept for 12 months.\n",
+        # another page holding the follow-up's words: quoted, it would read as the answer (seen: "Below is a
+        # comparison between the Standard plan and Plus plan:")
+        "en/Plans.md": "# Plans\n\nBelow is a comparison between the Standard plan and the Plus plan.\n",
+    }
+    answer = _chat(make_ctx, vault, "How long is the version history kept?", "And on the Plus plan?")
+    assert answer.answer == "The answer above already says what your vault holds on this."
+    assert answer.status_line() == answer.answer and [c.path for c in answer.citations] == ["en/Version history.md"]
+    spanish = _chat(make_ctx, DAILY, "¿En qué carpeta crea Obsidian la nota diaria?", "¿Y en qué carpeta?")
+    assert spanish.answer == "La respuesta anterior ya dice lo que tu bóveda contiene sobre esto."
+
+
+RECOVERY = {
+    "de/Datenwiederherstellung.md": "# Datenwiederherstellung\n\nStandardmäßig werden Sicherungskopien mindestens "
+    "alle 5 Minuten gespeichert und 7 Tage lang aufbewahrt. Du kannst beide Zeiträume in den Einstellungen "
+    "ändern.\n\nWenn du Obsidian Sync verwendest, werden Sicherungskopien der Datenwiederherstellung nicht "
+    "zwischen Geräten synchronisiert.\n",
+}
+
+
+def test_a_further_sentence_about_something_else_on_the_page_is_left_out(make_ctx: MakeContext) -> None:
+    """Row 2 and run 1's row 12: "… not synced between devices" quoted for how long backups are kept; it holds
+    the question's words only as the page's name and the first quote already do. The sentence next to the first
+    in its paragraph stays (row 1: the settings sentence after the 7 days)."""
+    shown = _quoted(make_ctx, "Wie lange werden die Sicherungskopien der Datenwiederherstellung aufbewahrt?", RECOVERY)
+    assert "7 Tage lang aufbewahrt. Du kannst beide Zeiträume in den Einstellungen ändern." in shown, shown
+    assert "synchronisiert" not in shown, shown
+
+
+def test_a_further_sentence_with_a_word_of_the_question_the_first_lacks_is_quoted(make_ctx: MakeContext) -> None:
+    """The yield floor of the rule above: a sentence elsewhere on the page that says what the question asks and
+    the first quote does not (here: Sync) is still quoted."""
+    shown = _quoted(make_ctx, "Werden die Sicherungskopien mit Obsidian Sync synchronisiert?", RECOVERY)
+    assert "zwischen Geräten synchronisiert" in shown, shown
+
+
+FAQ = {
+    "de/Erstattungsrichtlinie.md": "# Erstattungsrichtlinie\n\n## Häufig gestellte Fragen\n\n"
+    "**Was passiert, wenn ich meinen Dienst erstatten lasse?**\nDie Erstattung eines Obsidian Sync-Abonnements "
+    "führt zur Löschung aller Remote-Tresore.\n\n**Was passiert, wenn ich eine Zahlung verpasse? Verliere ich "
+    "meine Remote-Tresor-Daten?**\nNein, deine Daten werden in solchen Fällen 30 Tage lang aufbewahrt.\n",
+}
+
+
+def test_an_faq_answer_is_quoted_with_its_question(make_ctx: MakeContext) -> None:
+    """Row 7: "Nein, deine Daten werden … 30 Tage lang aufbewahrt." quoted alone for the refund window, so a
+    reader took the 30 days for it; with its question the reader sees what it answers."""
+    shown = _quoted(make_ctx, "Innerhalb welcher Frist bekomme ich eine Erstattung für Obsidian Sync?", FAQ)
+    assert "Verliere ich meine Remote-Tresor-Daten?** Nein, deine Daten werden" in shown, shown
+
+
+def test_a_yes_or_no_answer_without_its_question_is_never_quoted_alone(make_ctx: MakeContext) -> None:
+    vault = {
+        "de/Tresor.md": "# Tresor\n\nNein, deine Daten werden 30 Tage lang aufbewahrt.\n\n"
+        "Die Daten eines Tresors werden nach der Kündigung gelöscht.\n"
+    }
+    shown = _quoted(make_ctx, "Wie lange werden die Daten des Tresors aufbewahrt?", vault)
+    assert "gelöscht" in shown and "Nein" not in shown, shown
+
+
+NUMBERS = {
+    "en/Version history.md": "# Version history\n\nOn the Standard plan, notes are retained for 1 month, and on the "
+    "Plus plan for 12 months.\n",
+    "en/Introduction to Obsidian Sync.md": "# Introduction to Obsidian Sync\n\n- Version history - View or restore "
+    "previous versions of a note kept by Obsidian Sync.\n",
+}
+
+
+def test_a_further_page_without_a_number_is_not_quoted_for_a_number_question(make_ctx: MakeContext) -> None:
+    """Run 1's row 10: the Sync introduction's list item quoted under the 1-month / 12-months sentence."""
+    shown = _quoted(make_ctx, "How long does Obsidian Sync keep the version history of my notes?", NUMBERS)
+    assert "12 months" in shown and "View or restore" not in shown, shown

@@ -8,9 +8,7 @@ invented one.
 
 from __future__ import annotations
 
-import itertools
 import logging
-import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,24 +16,22 @@ from sentinel.answer import acts, compose, followup, record
 from sentinel.answer.intent import Intent, TurnIntent, by_code, turn_language, with_second_opinion
 from sentinel.answer.lines import lines_in
 from sentinel.answer.packet import Packet, Passage, build_packet, relevant, shares_words
+from sentinel.answer.quotes import NOTHING_READ, Read, answers, best_sentences, holds
 from sentinel.answer.result import Answer, Citation, obsidian_url
 from sentinel.answer.save_replies import replies_for
 from sentinel.gates import quantity, support
-from sentinel.gates.support import STEM, CitedSentence, content_words
+from sentinel.gates.support import CitedSentence
 from sentinel.providers.base import ChatProvider, ProviderError
 from sentinel.tools.context import ToolContext
 from sentinel.vault.links import text_without_link_markup
 from sentinel.vault.quoted import quoted_lines
 from sentinel.vault.record_line import is_record_line
-from sentinel.vault.sentences import sentence_spans
 
-_CITE_MARK = re.compile(r"\s*\[\d+\]")  # a written answer's "[1]" after each sentence
 log = logging.getLogger("sentinel.answer")
 
 LABEL_MAX_WORDS = 6  # only a short turn that asks nothing may be a greeting the patterns missed: others skip the label
 EXTRACTIVE_PASSAGES = 2
 LOGGED_CHARS = 120  # of a left-out sentence, in its log line
-_PARAGRAPH_BREAK = re.compile(r"\n[ \t>]*\n")  # a blank line, also inside a quote or callout ("> \n>")
 
 
 @dataclass(frozen=True)
@@ -134,19 +130,24 @@ def _vault_answer(
         closest = ", ".join(acts.page_link(ctx.settings.vault.name, p.path) for p in packet.passages[:3])
         said = f"{lines.not_in_vault} {lines.closest.format(pages=closest)}"
         return Answer(said, notes=packet.notes, status=lines.not_in_vault)  # nothing was quoted
+    read = Read.of(shown) if asked.earlier else NOTHING_READ  # what the person read in the answer before
     if provider is None:
-        return _extractive(ctx, packet, 0, ["no model is configured: the answer quotes the vault"], language)
+        return _extractive(ctx, packet, 0, ["no model is configured: the answer quotes the vault"], language, read)
     try:
         proposed, shaped = compose.propose(provider, packet, settings.reply_tokens)
     except ProviderError as err:
-        return _extractive(ctx, packet, 0, [f"the model did not answer ({err}): the answer quotes the vault"], language)
+        notes = [f"the model did not answer ({err}): the answer quotes the vault"]
+        return _extractive(ctx, packet, 0, notes, language, read)
     kept, reasons = _checked(proposed, packet, ctx.settings.record_label)
-    if asked.earlier:
-        kept = _not_shown_before(kept, shown)
+    # seen in Open WebUI: a follow-up's answer opened with the sentence the turn before had shown
+    if repeated := [s for s in kept if read.repeats(s.text)]:
+        kept = [s for s in kept if s not in repeated]
+        log_left_out("already_read", repeated)
+        reasons.append(f"{len(repeated)} sentence(s) left out: the answer before this one said them already")
     notes = [*packet.notes, *reasons]
     dropped = len(proposed) - len(kept)
     if not kept:
-        return _extractive(ctx, packet, dropped, notes, language, shaped)
+        return _extractive(ctx, packet, dropped, notes, language, read, shaped)
     return _written(ctx, packet, kept, dropped, notes, shaped)
 
 
@@ -181,17 +182,6 @@ def log_left_out(check: str, sentences: list[CitedSentence]) -> None:
         log.info("left out by %s: [%s] %s", check, sentence.cite, shown)
 
 
-def _not_shown_before(kept: list[CitedSentence], shown: str) -> list[CitedSentence]:
-    """``kept`` less the sentences the previous answer already said (same words, folded), unless none would be
-    left: seen in Open WebUI, a follow-up's answer opened with the sentence the turn before had shown."""
-    said = {tuple(content_words(span.text)) for span in sentence_spans(_CITE_MARK.sub("", shown))}
-    new = [s for s in kept if tuple(content_words(s.text)) not in said]
-    if not new:
-        return kept
-    log_left_out("not_shown_before", [s for s in kept if s not in new])
-    return new
-
-
 def _citation(ctx: ToolContext, passage: Passage, quote: str) -> Citation:
     url = obsidian_url(ctx.settings.vault.name, passage.path, passage.heading)
     return Citation(passage.path, passage.heading, quote, passage.title, url)
@@ -223,71 +213,49 @@ def _written(
     return answer
 
 
-def best_sentences(passage: Passage, question: str, record_label: str, count: int = 2, lead: str = "") -> str:
-    """The passage's quotable sentences that share the most words with the question (those sharing most of a
-    follow-up's own words, ``lead``, first), in their order, verbatim. Not quotable: a code or HTML block or a
-    footnote's definition (``Sentence.block``: the chunk may hold only part of it, or it belongs elsewhere on
-    the page), and a saved note's own record line ("Record: [[2026-12-06-3]]": where its transcript is, not
-    what it says). Two sentences not next to each other in one paragraph (a code block, a sentence, or a blank
-    line between them) are kept apart by a blank line, never joined into one line that reads as one."""
-    wanted, own = set(content_words(question)), set(content_words(lead))
-    numbers = quantity.asks_for_a_number(lead or question)
-    text = passage.text.strip("…")
-    spans = sentence_spans(text)
-    quotable = [
-        index
-        for index, span in enumerate(spans)
-        if not span.block and content_words(span.text) and not is_record_line(record_label, span.text)
-    ]
-    if not quotable:
-        return passage.text
-
-    def shared(index: int) -> tuple[int, int, int]:
-        words = set(content_words(spans[index].text))
-        gives = numbers and quantity.gives_a_number(spans[index].text)
-        return -len(words & own), -gives, -len(words & wanted)
-
-    chosen = sorted(sorted(quotable, key=shared)[:count])
-    quote = spans[chosen[0]].text
-    for before, after in itertools.pairwise(chosen):
-        joined = after == before + 1 and not _PARAGRAPH_BREAK.search(text, spans[before].end, spans[after].start)
-        quote += (" " if joined else "\n\n") + spans[after].text
-    return quote
-
-
-def _holds(quote: str, question: str, lead: str) -> tuple[int, int]:
-    """How many of a follow-up's own words (stems), then of the question's, ``quote`` holds."""
-
-    def stems(text: str) -> set[str]:
-        return {w[:STEM] for w in content_words(text)}
-
-    words = stems(quote)
-    return len(words & stems(lead)), len(words & stems(question))
-
-
 def _extractive(
-    ctx: ToolContext, packet: Packet, dropped: int, notes: list[str], language: str, shaped: int = 0
+    ctx: ToolContext,
+    packet: Packet,
+    dropped: int,
+    notes: list[str],
+    language: str,
+    read: Read = NOTHING_READ,
+    shaped: int = 0,
 ) -> Answer:
-    """The vault's own words: the best passages quoted verbatim, each with its page. The first passage sharing
-    a word with the question is always quoted; a further one only when its quote holds as many of the question's
-    words as the first's does (a follow-up's own words counted first): seen in Open WebUI, a second quote
-    sharing one word with the question came from a page about something else ("… try creating a note called
-    Eiffel Tower" for what a saved note said to try)."""
+    """The vault's own words: the best passages quoted verbatim, each with its page (``quotes.best_sentences``
+    picks each passage's sentences). The first passage sharing a word with the question and holding a sentence
+    the person has not ``read`` is always quoted (for a question asking for a number, the first whose quote gives
+    one); a further one only when its quote ``answers`` too and holds as many of the question's words (seen
+    in Open WebUI: "… try creating a note called Eiffel Tower" for what a saved note said to try, a list item
+    "Version history - View or restore …" from another page for how long history is kept). When the first
+    passage's answering sentences were all read already, the answer says so, in the turn's language, and cites
+    the page (seen: "And on the Plus plan?" then quoted another page's "Below is a comparison … Plus plan:")."""
     label = ctx.settings.record_label
+    lines = lines_in(language)
     sharing = [p for p in packet.passages if shares_words(p, packet.question)] or packet.passages[:1]
-    quotes = [(sharing[0], best_sentences(sharing[0], packet.question, label, lead=packet.turn))]
-    floor = _holds(quotes[0][1], packet.question, packet.turn)
-    for passage in sharing[1:]:
+    found = [(p, best_sentences(p, packet.question, label, lead=packet.turn, read=read)) for p in sharing]
+    if not found[0][1]:  # the best passage's answer was read already: a lesser page's words would not be one
+        first = sharing[0]
+        cited = [_citation(ctx, first, best_sentences(first, packet.question, label, lead=packet.turn))]
+        notes = [*notes, "every sentence that answers was in the answer before this one: said so, not quoted again"]
+        answer = Answer(lines.said_above, cited, dropped=dropped, call_shaped=shaped, notes=notes)
+        answer.status, answer.rests_on = lines.said_above, list(cited)
+        return answer
+    found = [(passage, quote) for passage, quote in found if quote]
+    if quantity.asks_for_a_number(packet.turn or packet.question):  # a quote giving the number asked for first
+        found.sort(key=lambda pair: not quantity.gives_a_number(pair[1]))
+    quotes = [found[0]]
+    floor = holds(quotes[0][1], packet.question, packet.turn)
+    for passage, quote in found[1:]:
         if len(quotes) == EXTRACTIVE_PASSAGES:
             break
-        quote = best_sentences(passage, packet.question, label, lead=packet.turn)
-        if _holds(quote, packet.question, packet.turn) >= floor:
+        if answers(quote, packet.question, packet.turn) and holds(quote, packet.question, packet.turn) >= floor:
             quotes.append((passage, quote))
-    lines = [lines_in(language).quoted_heading]
+    shown = [lines.quoted_heading]
     citations = []
     for index, (passage, quote) in enumerate(quotes, start=1):
-        lines.append(f"{quoted_lines(text_without_link_markup(quote))} [{index}]")  # links as the page shows them
+        shown.append(f"{quoted_lines(text_without_link_markup(quote))} [{index}]")  # links as the page shows them
         citations.append(_citation(ctx, passage, quote))
-    answer = Answer("\n\n".join(lines), citations, answered=False, dropped=dropped, call_shaped=shaped, notes=notes)
+    answer = Answer("\n\n".join(shown), citations, answered=False, dropped=dropped, call_shaped=shaped, notes=notes)
     answer.rests_on = list(citations)  # the quotes shown are what it rests on
     return answer

@@ -8,7 +8,7 @@ one kind of answering code can see: the question asks for a number (its own word
 from the four languages' grammar, never fitted to a benchmark set) and no kept sentence holds one (a digit, or
 a number word from two up: "bir", "ein", "un", "one" are articles too; "on", "bin", "once" are English words).
 Then every sentence is dropped, and the extractive answer quotes the passages' sentences that hold a number
-first (``pipeline.best_sentences``).
+first (``answer.quotes.best_sentences``).
 """
 
 from __future__ import annotations

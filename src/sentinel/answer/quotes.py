@@ -1,0 +1,160 @@
+"""What a person reads when the vault is quoted: which sentences of a passage, and which further quotes, by code.
+
+Seen in Open WebUI (docs/answers.md, stop 46's browser checks): a follow-up's quote opened with the sentence the
+answer before it had shown ("¿Y en qué carpeta?" after the daily note's name); a second sentence of the same
+page about something else ("… not synced between devices" for how often snapshots are saved; the page's opening
+before the name); an FAQ's "Nein, … 30 Tage …" quoted without the question it answers, so a reader took it for
+the answer to theirs. The rules here hold no threshold: each is a set relation on folded words (stems).
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from sentinel.answer.packet import Passage
+from sentinel.gates import quantity
+from sentinel.gates.support import STEM, content_words
+from sentinel.vault.links import text_without_link_markup
+from sentinel.vault.record_line import is_record_line
+from sentinel.vault.sentences import Sentence, sentence_spans
+
+CITE_MARK = re.compile(r"\s*\[\d+\]")  # an answer's "[1]" after a sentence or a quote
+_PARAGRAPH_BREAK = re.compile(r"\n[ \t>]*\n")  # a blank line, also inside a quote or callout ("> \n>")
+_MARKUP = "*_#> \t\n"
+# an answer to a yes-no question opens with its yes or no (en, de, es, tr): quoted alone it answers nothing asked
+_YES_OR_NO = re.compile(r"^[*_\s]*(?:no|yes|nein|ja|doch|sí|si|hayır|evet)\s*[,.!:;]", re.IGNORECASE)
+
+
+def stems(text: str) -> frozenset[str]:
+    """The content words of ``text`` as a page shows it (links as their label), each cut to its first ``STEM``
+    letters; a number whole ("12" is not "1")."""
+    words = content_words(text_without_link_markup(text))
+    return frozenset(w if any(c.isdigit() for c in w) else w[:STEM] for w in words)
+
+
+@dataclass(frozen=True)
+class Read:
+    """What the person has already read: the sentences of the answer shown just before this turn."""
+
+    sentences: tuple[frozenset[str], ...] = ()
+
+    @classmethod
+    def of(cls, shown: str) -> Read:
+        spans = sentence_spans(CITE_MARK.sub("", shown))
+        return cls(tuple(words for span in spans if (words := stems(span.text))))
+
+    def repeats(self, text: str) -> bool:
+        """Whether ``text`` says nothing that one sentence already read did not: every word of it (stems,
+        numbers whole) is in that sentence. The one test of "said before", for the model's sentences and for
+        quotes alike."""
+        words = stems(text)
+        return bool(words) and any(words <= sentence for sentence in self.sentences)
+
+
+NOTHING_READ = Read()
+
+
+def _question_line(span: Sentence) -> bool:
+    return span.text.strip(_MARKUP).endswith("?")
+
+
+def _asked_by(spans: Sequence[Sentence], index: int) -> int | None:
+    """The index of the question ``spans[index]`` answers (an FAQ's bold or heading question right above it),
+    -1 when it opens with a yes or no whose question the passage does not hold, else None."""
+    if index > 0 and _question_line(spans[index - 1]) and not _question_line(spans[index]):
+        return index - 1
+    return -1 if _YES_OR_NO.match(spans[index].text) else None
+
+
+def _next_to(text: str, spans: Sequence[Sentence], before: int, after: int) -> bool:
+    """Whether two sentences follow each other in one paragraph (a reader reads them as one)."""
+    return after == before + 1 and not _PARAGRAPH_BREAK.search(text, spans[before].end, spans[after].start)
+
+
+def holds(quote: str, question: str, lead: str) -> tuple[int, int]:
+    """How many of a follow-up's own words (stems), then of the question's, ``quote`` holds."""
+    words = stems(quote)
+    return len(words & stems(lead)), len(words & stems(question))
+
+
+def _new(words: frozenset[str], had: frozenset[str]) -> frozenset[str]:
+    """``words`` that ``had`` does not hold, a word held when one of the two begins the other ("nota", "notas")."""
+    return frozenset(w for w in words if not any(h.startswith(w) or w.startswith(h) for h in had if len(h) > 3))
+
+
+def answers(quote: str, question: str, lead: str) -> bool:
+    """Whether a quote can answer what was asked: it gives a number when the question asks for one, and for a
+    follow-up with words of its own it holds one of them (else it answers the earlier question)."""
+    if quantity.asks_for_a_number(lead or question) and not quantity.gives_a_number(quote):
+        return False
+    own = stems(lead)
+    return not own or bool(stems(quote) & own)
+
+
+def adds(quote: str, had: frozenset[str], question: str, lead: str) -> bool:
+    """Whether a further sentence of a passage ``answers`` and holds a word of the question (a follow-up's own
+    words included) that the quote before it and its page's name (``had``) do not."""
+    asked = stems(question) | stems(lead)
+    return answers(quote, question, lead) and bool(_new(stems(quote) & asked, had))
+
+
+def best_sentences(
+    passage: Passage,
+    question: str,
+    record_label: str,
+    count: int = 2,
+    lead: str = "",
+    read: Read = NOTHING_READ,
+) -> str:
+    """The passage's quotable sentences about the question, in page order, verbatim ("" when all of them were
+    read already). Ranked by a follow-up's own words (``lead``), then a number where the question asks for one,
+    then the question's words; the first is quoted, a further one only when it is next to a chosen one in its
+    paragraph or ``adds`` to them. For a follow-up whose own words some sentence holds, only those sentences
+    answer it. Never quoted: a code or HTML block or a footnote's definition (``Sentence.block``), a saved
+    note's own record line ("Record: [[2026-12-06-3]]"), a sentence ``read`` already, and an FAQ answer without
+    the question it answers (with it, the question is quoted before it). Two sentences not next to each other
+    in one paragraph are kept apart by a blank line, never joined into one line that reads as one."""
+    wanted, own = set(content_words(question)), set(content_words(lead))
+    numbers = quantity.asks_for_a_number(lead or question)
+    text = passage.text.strip("…")
+    spans = sentence_spans(text)
+    quotable = [
+        index
+        for index, span in enumerate(spans)
+        if not span.block
+        and content_words(span.text)
+        and not is_record_line(record_label, span.text)
+        and _asked_by(spans, index) != -1
+    ]
+    if not quotable:
+        return passage.text
+    if answering := [i for i in quotable if own & set(content_words(spans[i].text))]:
+        quotable = answering
+    quotable = [index for index in quotable if not read.repeats(spans[index].text)]
+    if not quotable:
+        return ""
+
+    def shared(index: int) -> tuple[int, int, int]:
+        words = set(content_words(spans[index].text))
+        gives = numbers and quantity.gives_a_number(spans[index].text)
+        return -len(words & own), -gives, -len(words & wanted)
+
+    ranked = sorted(quotable, key=shared)
+    chosen = [ranked[0]]
+    had = stems(f"{passage.title} {passage.trail} {spans[ranked[0]].text}")
+    for index in ranked[1:]:
+        if len(chosen) == count:
+            break
+        if any(_next_to(text, spans, min(c, index), max(c, index)) for c in chosen) or adds(
+            spans[index].text, had, question, lead
+        ):
+            chosen.append(index)
+            had |= stems(spans[index].text)
+    shown = sorted({*chosen, *(q for i in chosen if (q := _asked_by(spans, i)) is not None)})
+    quote = spans[shown[0]].text
+    for before, after in itertools.pairwise(shown):
+        quote += (" " if _next_to(text, spans, before, after) else "\n\n") + spans[after].text
+    return quote
