@@ -90,9 +90,9 @@ def test_a_follow_ups_quote_does_not_open_with_the_sentence_the_answer_before_qu
     assert NAME_SENTENCE not in answer.answer, answer.answer
 
 
-def test_a_follow_up_whose_answer_was_all_read_says_so_in_the_chats_language(make_ctx: MakeContext) -> None:
-    """The yield floor: every sentence that answers was read already; the answer says so (never empty, never the
-    same quote again) and cites the page."""
+def test_an_all_read_follow_up_quotes_its_one_sentence_under_a_line_saying_so(make_ctx: MakeContext) -> None:
+    """The yield floor: every sentence that answers was read already; the answer says so and quotes the one
+    sentence that answers (never empty, never the whole earlier quote again, never a lesser page), citing it."""
     vault = {
         "en/Version history.md": "# Version history\n\nOn the Plus plan, notes are kept for 12 months.\n",
         # another page holding the follow-up's words: quoted, it would read as the answer (seen: "Below is a
@@ -100,10 +100,12 @@ def test_a_follow_up_whose_answer_was_all_read_says_so_in_the_chats_language(mak
         "en/Plans.md": "# Plans\n\nBelow is a comparison between the Standard plan and the Plus plan.\n",
     }
     answer = _chat(make_ctx, vault, "How long is the version history kept?", "And on the Plus plan?")
-    assert answer.answer == "The answer above already says what your vault holds on this."
-    assert answer.status_line() == answer.answer and [c.path for c in answer.citations] == ["en/Version history.md"]
+    quoted = "> On the Plus plan, notes are kept for 12 months. [1]"
+    assert answer.answer == f"As the answer above says (quoted):\n\n{quoted}", answer.answer
+    assert [c.path for c in answer.citations] == ["en/Version history.md"]
     spanish = _chat(make_ctx, DAILY, "¿En qué carpeta crea Obsidian la nota diaria?", "¿Y en qué carpeta?")
-    assert spanish.answer == "La respuesta anterior ya dice lo que tu bóveda contiene sobre esto."
+    assert spanish.answer.startswith("Como dice la respuesta anterior (citado):\n\n> "), spanish.answer
+    assert spanish.answer.count("[1]") == 1 and "[2]" not in spanish.answer, spanish.answer
 
 
 RECOVERY = {

@@ -32,7 +32,7 @@ class AnswerLines(NamedTuple):
     not_in_vault: str
     no_page: str
     closest: str  # {pages}
-    said_above: str  # a follow-up whose every answering sentence the answer before it showed (``answer.quotes``)
+    said_above: str  # opens the one quote of a follow-up whose every answering sentence the answer before showed
 
 
 LINES = {
@@ -46,7 +46,7 @@ LINES = {
         "The vault does not say.",
         "No page matches the question.",
         "The closest pages are {pages}.",
-        "The answer above already says what your vault holds on this.",
+        "As the answer above says (quoted):",
     ),
     "de": AnswerLines(
         "Durchsuche deinen Vault…",
@@ -58,7 +58,7 @@ LINES = {
         "Der Vault sagt das nicht.",
         "Keine Seite passt zur Frage.",
         "Am nächsten kommen {pages}.",
-        "Die Antwort oben sagt schon, was dein Vault dazu enthält.",
+        "Wie die Antwort oben sagt (wörtlich):",
     ),
     "es": AnswerLines(
         "Buscando en tu bóveda…",
@@ -70,7 +70,7 @@ LINES = {
         "La bóveda no lo dice.",
         "Ninguna página responde a la pregunta.",
         "Las páginas más cercanas son {pages}.",
-        "La respuesta anterior ya dice lo que tu bóveda contiene sobre esto.",
+        "Como dice la respuesta anterior (citado):",
     ),
     "tr": AnswerLines(
         "Kasanda aranıyor…",
@@ -82,7 +82,7 @@ LINES = {
         "Kasa bunu söylemiyor.",
         "Soruya uyan bir sayfa yok.",
         "En yakın sayfalar: {pages}.",
-        "Yukarıdaki yanıt, kasanın bu konuda söylediklerini zaten içeriyor.",
+        "Yukarıdaki yanıtın dediği gibi (alıntı):",
     ),
 }
 

@@ -236,10 +236,14 @@ def _extractive(
     found = [(p, best_sentences(p, packet.question, label, lead=packet.turn, read=read)) for p in sharing]
     if not found[0][1]:  # the best passage's answer was read already: a lesser page's words would not be one
         first = sharing[0]
-        cited = [_citation(ctx, first, best_sentences(first, packet.question, label, lead=packet.turn))]
-        notes = [*notes, "every sentence that answers was in the answer before this one: said so, not quoted again"]
-        answer = Answer(lines.said_above, cited, dropped=dropped, call_shaped=shaped, notes=notes)
-        answer.status, answer.rests_on = lines.said_above, list(cited)
+        # the one sentence that answers, under a line saying it was read: a pointer alone left the person to find
+        # the fact in the answer above (the browser check counted rows 2 and 11 as missed with it)
+        quote = best_sentences(first, packet.question, label, count=1, lead=packet.turn)
+        cited = [_citation(ctx, first, quote)]
+        notes = [*notes, "every sentence that answers was in the answer before this one: its best one quoted alone"]
+        shown = f"{lines.said_above}\n\n{quoted_lines(text_without_link_markup(quote))} [1]"
+        answer = Answer(shown, cited, answered=False, dropped=dropped, call_shaped=shaped, notes=notes)
+        answer.rests_on = list(cited)
         return answer
     found = [(passage, quote) for passage, quote in found if quote]
     if quantity.asks_for_a_number(packet.turn or packet.question):  # a quote giving the number asked for first
