@@ -241,8 +241,8 @@ def _extractive(
         quote = best_sentences(first, packet.question, label, count=1, lead=packet.turn)
         cited = [_citation(ctx, first, quote)]
         notes = [*notes, "every sentence that answers was in the answer before this one: its best one quoted alone"]
-        shown = f"{lines.said_above}\n\n{quoted_lines(text_without_link_markup(quote))} [1]"
-        answer = Answer(shown, cited, answered=False, dropped=dropped, call_shaped=shaped, notes=notes)
+        again = f"{lines.said_above}\n\n{quoted_lines(text_without_link_markup(quote))} [1]"
+        answer = Answer(again, cited, answered=False, dropped=dropped, call_shaped=shaped, notes=notes)
         answer.rests_on = list(cited)
         return answer
     found = [(passage, quote) for passage, quote in found if quote]
