@@ -14,7 +14,7 @@ import logging
 import pytest
 
 from sentinel.answer import Answer, Turn, answer_turn
-from sentinel.gates.quantity import asks_for_a_number
+from sentinel.gates.quantity import asks_for_a_number, gives_a_number
 from sentinel.providers.base import ProviderUnavailable
 from tests.support.scripted import ChatRequest, ScriptedProvider
 from tests.support.tool_context import MakeContext
@@ -92,3 +92,31 @@ def test_the_quoted_answer_to_a_number_question_quotes_the_sentence_giving_one(m
 )
 def test_which_questions_ask_for_a_number(question: str, asks: bool) -> None:
     assert asks_for_a_number(question) is asks
+
+
+def test_a_sentence_giving_only_a_version_does_not_answer_a_number_question(make_ctx: MakeContext) -> None:
+    """Seen on the quoted path (docs/answers.md, stop 47, row 7): a setup page's "Version `1.4.16`" passed as the
+    number a "within which deadline?" question asked for. A version names a release, not a quantity: the
+    sentence is dropped and the page's "7 gün" quoted."""
+    came = "Dosya Kurtarma, Obsidian sürüm 1.4.16 ile geldi."
+    vault = {"tr/Eklentiler/Dosya Kurtarma.md": f"{PAGE}\n{came}\n"}
+    turn = Turn([{"role": "user", "content": QUESTION}], chat_id="q")
+    answer = answer_turn(make_ctx(vault), ScriptedProvider([_writes(came)]), turn)  # type: ignore[list-item]
+    assert not answer.answered and answer.dropped == 1, answer.answer
+    assert "7 gün boyunca saklanır" in answer.answer
+
+
+@pytest.mark.parametrize(
+    ("text", "gives"),
+    [
+        ("Obsidian Sync requires Version `1.4.16` or later.", False),
+        ("It was introduced in Obsidian version 1.7.", False),
+        ("Update to v1.8.3 first.", False),
+        ("Bu özellik sürüm 1.5 ile geldi.", False),
+        ("Refunds are possible within 7 days.", True),
+        ("The file may be 1.5 GB at most.", True),
+        ("Version 1.7 keeps notes for twelve months.", True),
+    ],
+)
+def test_a_version_is_not_a_number(text: str, gives: bool) -> None:
+    assert gives_a_number(text) is gives

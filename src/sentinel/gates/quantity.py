@@ -42,9 +42,16 @@ def asks_for_a_number(question: str) -> bool:
     return bool(_ASKS_FOR_A_NUMBER.search(question))
 
 
+# A version names a release, never a quantity ("Version `1.4.16`", "introduced in Obsidian version 1.7"): seen in
+# a "within which deadline?" answer that quoted a setup page's version beside the refund page's FAQ.
+_VERSION = re.compile(
+    r"`v?\d+(?:\.\d+)+`|\bv?\d+(?:\.\d+){2,}\b|\b(?:version|versión|sürüm\w*)\s+`?v?\d+(?:\.\d+)*`?", _I
+)
+
+
 def gives_a_number(text: str) -> bool:
-    """Whether ``text`` holds a number: a digit, or a number word from two up."""
-    return bool(_GIVES_A_NUMBER.search(text))
+    """Whether ``text`` holds a number: a digit, or a number word from two up; a version is not one."""
+    return bool(_GIVES_A_NUMBER.search(_VERSION.sub(" ", text)))
 
 
 def answers_the_number(sentences: Sequence[CitedSentence], question: str) -> Verdict[CitedSentence]:
