@@ -149,7 +149,7 @@ def test_a_follow_ups_answer_does_not_open_with_the_sentence_shown_before(
         answer = answer_turn(ctx, ScriptedProvider([writes(before, new)]), Turn(messages, chat_id="c"))
     assert answer.answer == f"{new} [1]"
     left_out = [r.getMessage() for r in caplog.records if r.getMessage().startswith("left out by")]
-    assert left_out == [f"left out by not_shown_before: [1] {before}"]
+    assert left_out == [f"left out by already_read: [1] {before}"]
     alone = answer_turn(ctx, ScriptedProvider([writes(before)]), Turn(messages, chat_id="d"))
     assert "12 months on the Plus plan" in alone.answer and alone.answer.startswith("From your vault (quoted):")
     assert alone.dropped == 1
