@@ -164,3 +164,16 @@ def test_the_count_of_left_out_sentences_is_worded_for_one_and_for_three(languag
     """Seen in Open WebUI after stop 46: "1 Satz/Sätze", "3 frase(s) omitida(s)"."""
     assert answer_status(language, True, 1) == lines_in(language).checked + one
     assert answer_status(language, False, 3) == lines_in(language).quoted + three
+
+
+def test_a_written_sentence_copying_a_callout_marker_is_shown_without_it(make_ctx: MakeContext) -> None:
+    """Seen in the browser check of stop 47 (row 5): the model wrote "> [!tip] Si prefieres …" as it stands in the
+    page, the support gate kept it, and Open WebUI showed "[!tip]" raw."""
+    tip = "Si prefieres tener tus notas diarias en una carpeta separada, cambia la Ubicación de archivo nuevo."
+    vault = {"es/Notas diarias.md": f"# Notas diarias\n\n> [!tip] {tip}\n"}
+
+    def copier(_: ChatRequest) -> str:
+        return json.dumps({"sentences": [{"text": f"> [!tip] {tip}", "cite": 1}]})
+
+    answer = _ask(make_ctx, vault, "¿En qué carpeta se crean las notas diarias?", model=copier)
+    assert answer.answered and answer.answer == f"{tip} [1]", answer.answer

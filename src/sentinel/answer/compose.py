@@ -14,6 +14,7 @@ from sentinel.answer.packet import Packet
 from sentinel.gates.support import CitedSentence
 from sentinel.providers.base import ChatProvider, JsonSchema
 from sentinel.vault.links import text_without_link_markup
+from sentinel.vault.sentences import as_read
 
 MAX_SENTENCES = 3
 SYSTEM = (
@@ -82,9 +83,10 @@ def parse_sentences(content: str) -> tuple[list[CitedSentence], int]:
     for item in items if isinstance(items, list) else []:
         if not isinstance(item, dict) or not isinstance(item.get("text"), str):
             continue
-        # A small model copies the passage's wiki links, which Open WebUI shows raw ("[[Plans|Sync plan]]"):
+        # A small model copies the passage's wiki links and callout markers, which Open WebUI shows raw
+        # ("[[Plans|Sync plan]]", "> [!tip]"):
         # the sentence is kept as a reader of the page sees it, and the gate checks that text.
-        text = " ".join(text_without_link_markup(item["text"]).split())
+        text = as_read(" ".join(text_without_link_markup(item["text"]).split()))
         cite = item.get("cite")
         if not text:
             continue

@@ -44,6 +44,15 @@ _CALLOUT_TITLE = re.compile(r"^[ \t>]*\[![\w-]+\][+-]?[^\n]*$", re.MULTILINE)  #
 _CALLOUT_MARKER = re.compile(r"\[![\w-]+\][+-]?[ \t]*")
 
 
+def as_read(text: str) -> str:
+    """``text`` without the blockquote and callout markers it opens with ("> [!tip] Si prefieres …" is read as
+    "Si prefieres …"), as a reader of the page sees it: a model copies them from its passage, and Open WebUI shows
+    them raw (seen in the browser check of stop 47: a written sentence shown as "[!tip] Si prefieres …")."""
+    start = len(text) - len(text.lstrip(" \t>"))
+    marker = _CALLOUT_MARKER.match(text, start)
+    return text[marker.end() if marker else start :]
+
+
 @dataclass(frozen=True)
 class Sentence:
     start: int  # character offsets into the text it was cut from
