@@ -129,19 +129,9 @@ def index_fresh(work: Path) -> dict[str, Any]:
 @contextmanager
 def stack(work: Path) -> Iterator[SentinelInOpenWebUI]:
     """The Open WebUI tests' stack on ``work`` with the Sentinel model set up in auto mode (the answer pipe)."""
-    from sentinel.keys import Scope, create_key
-    from tests.openwebui.servers import sentinel_in_open_webui
-    from tests.openwebui.session import setup_sentinel
-    from tests.support.llama import MODEL_ALIAS
+    from tests.openwebui.session import answer_pipe_stack
 
-    _, key = create_key(work / "keys.json", Scope.WRITE, "open-webui")
-    with sentinel_in_open_webui(work, key) as running:
-        model_env = {
-            "SENTINEL_CONVERSATION__KIND": "openai",
-            "SENTINEL_CONVERSATION__BASE_URL": running.model_url,
-            "SENTINEL_CONVERSATION__MODEL": MODEL_ALIAS,
-        }
-        setup = setup_sentinel(running.owui, running.api.url, MODEL_ALIAS, key, answers="auto", **model_env)
+    with answer_pipe_stack(work) as (running, setup):
         print("setup:", " | ".join(line for line in setup.output.splitlines() if "answers:" in line), flush=True)
         yield running
 

@@ -3,6 +3,9 @@ client, and one chat turn with the Sentinel model (tests and bench/toolcalls.py 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -11,8 +14,17 @@ from typer.testing import CliRunner
 
 from sentinel import prompts
 from sentinel.cli import app
+from sentinel.keys import Scope, create_key
 from sentinel.openwebui_check import ask
-from tests.openwebui.servers import ADMIN_EMAIL, ADMIN_PASSWORD, REPO, Server
+from tests.openwebui.servers import (
+    ADMIN_EMAIL,
+    ADMIN_PASSWORD,
+    REPO,
+    SentinelInOpenWebUI,
+    Server,
+    sentinel_in_open_webui,
+)
+from tests.support.llama import MODEL_ALIAS
 
 
 def setup_sentinel(
@@ -58,3 +70,17 @@ def chat(
     if found is not None:
         return found
     raise AssertionError(f"the chat turn did not finish within {timeout_s} s; Open WebUI log: {owui.log}")
+
+
+@contextmanager
+def answer_pipe_stack(work: Path) -> Iterator[tuple[SentinelInOpenWebUI, Result]]:
+    """Open WebUI, the API and the small model on ``work`` (its ``vault`` folder), the Sentinel model set up in
+    auto mode as a new user's ``sentinel openwebui setup`` does; yields the stack and the setup's result."""
+    _, key = create_key(work / "keys.json", Scope.WRITE, "open-webui")
+    with sentinel_in_open_webui(work, key) as running:
+        model_env = {
+            "SENTINEL_CONVERSATION__KIND": "openai",
+            "SENTINEL_CONVERSATION__BASE_URL": running.model_url,
+            "SENTINEL_CONVERSATION__MODEL": MODEL_ALIAS,
+        }
+        yield running, setup_sentinel(running.owui, running.api.url, MODEL_ALIAS, key, answers="auto", **model_env)

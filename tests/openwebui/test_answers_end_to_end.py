@@ -16,11 +16,9 @@ from typing import Any
 
 import pytest
 
-from sentinel.keys import Scope, create_key
 from sentinel.openwebui_check import cited_sources
-from tests.openwebui.servers import SentinelInOpenWebUI, sentinel_in_open_webui
-from tests.openwebui.session import chat, setup_sentinel
-from tests.support.llama import MODEL_ALIAS
+from tests.openwebui.servers import SentinelInOpenWebUI
+from tests.openwebui.session import answer_pipe_stack, chat
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]  # Open WebUI, llama.cpp and the API start first
 
@@ -42,14 +40,7 @@ def stack(owui_python: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterat
     for rel, text in PAGES.items():
         (vault / rel).parent.mkdir(parents=True, exist_ok=True)
         (vault / rel).write_text(text, encoding="utf-8")
-    _, key = create_key(work / "keys.json", Scope.WRITE, "open-webui")
-    with sentinel_in_open_webui(work, key) as running:
-        model_env = {
-            "SENTINEL_CONVERSATION__KIND": "openai",
-            "SENTINEL_CONVERSATION__BASE_URL": running.model_url,
-            "SENTINEL_CONVERSATION__MODEL": MODEL_ALIAS,
-        }
-        result = setup_sentinel(running.owui, running.api.url, MODEL_ALIAS, key, answers="auto", **model_env)
+    with answer_pipe_stack(work) as (running, result):
         assert "answers: pipeline: the base model failed the tool-calling probe" in result.output, result.output
         yield running, vault
 
