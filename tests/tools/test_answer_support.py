@@ -322,3 +322,23 @@ def test_each_sentence_the_checks_leave_out_is_logged_with_the_check(
         f"left out by gates.support: [1] {long_lie[:119]}…",
     ]
     assert all(r.levelno == logging.INFO for r in caplog.records if r.getMessage().startswith("left out by"))
+
+
+def test_a_sentence_putting_the_questions_word_in_place_of_the_passages_is_dropped() -> None:
+    """Seen in stop 47's last look (bench/answers.py es03): asked which file extension Bases files use, the model
+    rewrote the Markdown import page's "Algunas aplicaciones usan una sintaxis Markdown ligeramente diferente" as
+    "Los archivos de Bases usan …": 6 of its 7 content words are in the passage, the seventh is the question's.
+    A paraphrase in the passage's own words beside the question's stays."""
+    passage = Evidence(
+        1,
+        "Obsidian utiliza Markdown con formato Obsidian. Algunas aplicaciones usan una sintaxis Markdown "
+        "ligeramente diferente. Puedes usar el Conversor de formato para convertir tus archivos.",
+        "Importar archivos Markdown",
+        "Importar archivos Markdown",
+    )
+    question = "¿Qué extensión de archivo usan los archivos de Bases en Obsidian?"
+    grafted = CitedSentence("Los archivos de Bases usan una sintaxis Markdown ligeramente diferente.", 1)
+    honest = CitedSentence("Algunas aplicaciones usan una sintaxis Markdown ligeramente diferente.", 1)
+    verdict = support.supported_sentences([grafted, honest], {1: passage}, question)
+    assert verdict.kept == [honest]
+    assert "question's bases" in verdict.reason
