@@ -339,6 +339,9 @@ def test_a_sentence_putting_the_questions_word_in_place_of_the_passages_is_dropp
     question = "¿Qué extensión de archivo usan los archivos de Bases en Obsidian?"
     grafted = CitedSentence("Los archivos de Bases usan una sintaxis Markdown ligeramente diferente.", 1)
     honest = CitedSentence("Algunas aplicaciones usan una sintaxis Markdown ligeramente diferente.", 1)
-    verdict = support.supported_sentences([grafted, honest], {1: passage}, question)
-    assert verdict.kept == [honest]
+    restated = CitedSentence(
+        "Algunas aplicaciones usan otra extensión y una sintaxis Markdown ligeramente diferente.", 1
+    )
+    verdict = support.supported_sentences([grafted, honest, restated], {1: passage}, question)
+    assert verdict.kept == [honest, restated]  # the question's "extensión" is no name: the share gate judges it
     assert "question's bases" in verdict.reason

@@ -14,8 +14,10 @@ The rule, on the text fold the lexical leg uses (``index.fold``), both sides:
   WebUI, the model wrote a heading trail ("Map view > Example") as a sentence, which says nothing the passage does.
   A word occurs when the passage has it, or a word with the same first letters (``STEM`` of them; plurals,
   cases, conjugations: "transcripts" / "transcript", "klasörü" / "klasör", "Ordners" / "Ordner");
-- a sentence holding a word of the question that its passage lacks is dropped, however many of its other words
-  the passage has: the model put the question's subject into a sentence about something else (seen in stop 47:
+- a sentence naming something the question names (a capitalised word past its first) that its passage lacks is
+  dropped, however many of its other words the passage has: the model put the question's subject into a
+  sentence about something else (a restated question's other words stay allowed: "Die Datei, die beim
+  Herunterladen … gespeichert wird, ist …" is an honest answer). Seen in stop 47:
   "Los archivos de Bases usan una sintaxis Markdown ligeramente diferente", the passage saying "Algunas
   aplicaciones usan …"; asked about Bases);
 - a sentence with no content word says nothing checkable and is dropped; so is one whose content words are all
@@ -126,7 +128,8 @@ def support_problem(sentence: CitedSentence, evidence: Evidence | None, question
     if missing := [n for n in numbers if n not in vocabulary]:
         return f"gives {', '.join(missing)}, which passage {evidence.number} does not"
     asked_stems = {a[:STEM] for a in asked if len(a) >= STEM}
-    if grafted := [w for w in words if not _found(w, vocabulary, stems) and _found(w, asked, asked_stems)]:
+    names = content_words(" ".join(w for w in _WORD.findall(sentence.text)[1:] if w[0].isupper()))
+    if grafted := [w for w in names if not _found(w, vocabulary, stems) and _found(w, asked, asked_stems)]:
         return f"puts the question's {', '.join(grafted)} where passage {evidence.number} has no such word"
     found = sum(_found(w, vocabulary, stems) for w in words)
     share = SHARES.get(definition.language_of(sentence.text), SHARES[""])
