@@ -13,6 +13,20 @@ from sentinel.index.first_schema import m001_core, m002_search, m003_maintain, r
 Migration = Callable[[sqlite3.Connection], None]
 
 
+def _chunk_fts_triggers(folded: Callable[[str, str], str]) -> str:
+    """The triggers that keep ``chunks_fts`` in step with ``chunks``, each column as ``folded(column, row)``
+    gives it (``row``: ``new.`` or ``old.``); m004 and m011 each made them with the fold of their day."""
+    return f"""
+        CREATE TRIGGER chunks_ai AFTER INSERT ON chunks BEGIN
+            INSERT INTO chunks_fts(rowid, text, trail) VALUES (new.id, {folded("text", "new.")},
+                {folded("trail", "new.")});
+        END;
+        CREATE TRIGGER chunks_ad AFTER DELETE ON chunks BEGIN
+            INSERT INTO chunks_fts(chunks_fts, rowid, text, trail) VALUES ('delete', old.id,
+                {folded("text", "old.")}, {folded("trail", "old.")});
+        END;"""
+
+
 def m004_one_fold(db: sqlite3.Connection) -> None:
     """The chunk triggers fold text with ``sentinel_fold`` (``sentinel.index.fold``), the function the query
     side folds with; m001's triggers folded only ``ı``/``İ``, which the query did not, so every chunk is
@@ -22,14 +36,7 @@ def m004_one_fold(db: sqlite3.Connection) -> None:
         f"""
         DROP TRIGGER chunks_ai;
         DROP TRIGGER chunks_ad;
-        CREATE TRIGGER chunks_ai AFTER INSERT ON chunks BEGIN
-            INSERT INTO chunks_fts(rowid, text, trail) VALUES (new.id, {fold.SQL_FUNCTION}(new.text),
-                {fold.SQL_FUNCTION}(new.trail));
-        END;
-        CREATE TRIGGER chunks_ad AFTER DELETE ON chunks BEGIN
-            INSERT INTO chunks_fts(chunks_fts, rowid, text, trail) VALUES ('delete', old.id,
-                {fold.SQL_FUNCTION}(old.text), {fold.SQL_FUNCTION}(old.trail));
-        END;
+        {_chunk_fts_triggers(lambda column, row: f"{fold.SQL_FUNCTION}({row}{column})")}
         """,
     )
     fold.rebuild_fts(db)
@@ -146,14 +153,7 @@ def m011_word_stems(db: sqlite3.Connection) -> None:
         INSERT INTO temp.page_language {fold.page_languages("chunks")};
         UPDATE chunks SET language = (SELECT language FROM temp.page_language p WHERE p.path = chunks.path);
         DROP TABLE temp.page_language;
-        CREATE TRIGGER chunks_ai AFTER INSERT ON chunks BEGIN
-            INSERT INTO chunks_fts(rowid, text, trail) VALUES (new.id, {fold.chunk_fold("text", "new.")},
-                {fold.chunk_fold("trail", "new.")});
-        END;
-        CREATE TRIGGER chunks_ad AFTER DELETE ON chunks BEGIN
-            INSERT INTO chunks_fts(chunks_fts, rowid, text, trail) VALUES ('delete', old.id,
-                {fold.chunk_fold("text", "old.")}, {fold.chunk_fold("trail", "old.")});
-        END;
+        {_chunk_fts_triggers(fold.chunk_fold)}
         """,
     )
     fold.rebuild_fts(db)
