@@ -21,7 +21,8 @@ import logging
 import os
 import socket
 import time
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -180,7 +181,8 @@ class Gateway:
 
         chat = endpoint in ("/chat/completions", "/completions") and not background
         how = _How(endpoint, idempotent, chat, idempotency_key, conversation)
-        return await self._with_failover(body, how, started, attempt)
+        with self._registry_faults(endpoint):
+            return await self._failover(body, how, started, attempt)
 
     async def stream(
         self,
@@ -235,7 +237,8 @@ class Gateway:
             return Stream(self.end, self.observer, timeout, *parts, sticky=choice.sticky)
 
         how = _How(endpoint, idempotent, not background, idempotency_key, conversation)
-        opened = await self._with_failover(body, how, started, attempt)
+        with self._registry_faults(endpoint):
+            opened = await self._failover(body, how, started, attempt)
         tools = offered_tools(body) if endpoint == "/chat/completions" and opened.framing is SSE else None
         return RepairedStream(opened, tools, self.observer, is_constrained(body)) if tools else opened
 
@@ -262,20 +265,15 @@ class Gateway:
             )
         return show_openai(next(c for c in ranked if not speaks(c.kind, OLLAMA)))
 
-    async def _with_failover(
-        self,
-        body: dict[str, Any],
-        how: _How,
-        started: float,
-        attempt: Callable[[Choice, Assignment, float], Awaitable[T]],
-    ) -> T:
-        """``_failover``, with the registry's own failures said as such: an attempt turns every error of its node
-        into ``NodeFailed``, so a Redis or OS error that gets here is the registry's (Redis down, or no descriptor
-        left for a connection to it), and the answer is a 503 naming it, not a plain 500."""
+    @contextmanager
+    def _registry_faults(self, endpoint: str) -> Iterator[None]:
+        """The registry's own failures said as such: an attempt turns every error of its node into ``NodeFailed``,
+        so a Redis or OS error that leaves ``_failover`` is the registry's (Redis down, or no descriptor left for a
+        connection to it), and the answer is a 503 naming it, not a plain 500."""
         try:
-            return await self._failover(body, how, started, attempt)
+            yield
         except (RedisError, OSError) as error:
-            self.observer.finished(how.endpoint, "", "", "registry_down", 0.0)
+            self.observer.finished(endpoint, "", "", "registry_down", 0.0)
             raise RegistryUnavailable(
                 f"the pool's registry (Redis) could not be used: {type(error).__name__}: {error}; "
                 "retry in a moment, and check that Redis is up (SENTINEL_REDIS_URL)"
