@@ -24,7 +24,7 @@ from sentinel.maintain.cluster_lock import lock_holder, lock_key
 from sentinel.redis_client import async_redis_client, redis_client
 from sentinel.settings import Settings
 from sentinel.tools.first_call import opening
-from sentinel_pool import face
+from sentinel_pool import api_gateway, face
 from sentinel_pool.agent import Agent, agent_thread
 from sentinel_pool.chat_first import ChatActivity
 from sentinel_pool.cluster import cluster_view, wake
@@ -118,11 +118,11 @@ def pool_router(settings: Settings) -> APIRouter:
         session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=256))
         if in_memory:  # a one-machine stack: its own model servers, routed without Redis
             chats = ChatActivity(redis, keys, settings.pool.first_token_timeout_s + settings.pool.read_timeout_s)
-            running.gateway = Gateway.in_memory(
+            running.gateway = api_gateway.in_memory(
                 settings, session, own_nodes, chats=chats, observer=metrics, first_call=opening
             )
         else:
-            running.gateway = Gateway.on_redis(
+            running.gateway = api_gateway.on_redis(
                 settings, redis, session, keys=keys, observer=metrics, first_call=opening
             )
         with ExitStack() as agent:

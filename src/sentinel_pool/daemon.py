@@ -19,26 +19,27 @@ import logging
 import time
 from collections.abc import Coroutine
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import aiohttp
 import httpx
 from aiohttp import web
 
-from sentinel.keys import LiveKeyRing
 from sentinel.serving import root_url
-from sentinel.settings import PoolSettings
-from sentinel_pool import daemon_routes, resume
+from sentinel_pool import daemon_routes, node_routes, resume
+from sentinel_pool.daemon_config import DaemonConfig
 from sentinel_pool.daemon_metrics import DaemonMetrics
 from sentinel_pool.discovery import Discovery
 from sentinel_pool.dispatch import Gateway
 from sentinel_pool.election import Claim, Election, Hardware
-from sentinel_pool.errors import DaemonConflict, DaemonNotFound, DaemonRefused
+from sentinel_pool.errors import DaemonRefused
 from sentinel_pool.leader_jobs import LeaderJobs, PoolJob
 from sentinel_pool.ledger_memory import MemoryLedger, memory_snapshot
-from sentinel_pool.node_jobs import Fenced, NodeJobs, NotAllowed
-from sentinel_pool.peer_http import PeerClient, check_client, relay
-from sentinel_pool.probe import BackendSpec, probe_backend
+from sentinel_pool.node_jobs import NodeJobs
+from sentinel_pool.node_routes import TERM_HEADER
+from sentinel_pool.peer_http import PeerClient, check_client
+from sentinel_pool.probe import probe_backend
 from sentinel_pool.registry import BackendRecord, NodeRecord, Snapshot
 from sentinel_pool.repair import Opening
 from sentinel_pool.routing import Candidate, rank
@@ -48,35 +49,8 @@ from sentinel_pool.wake import Waker
 
 log = logging.getLogger("sentinel.pool.daemon")
 BACKEND_HEADER = daemon_routes.BACKEND_HEADER
-TERM_HEADER, REQUEST_HEADER = "x-sentinel-term", resume.REQUEST_HEADER
+REQUEST_HEADER = resume.REQUEST_HEADER
 PROBE_TIMEOUT_S, PROBE_EVERY_S = 3.0, 2.0
-
-
-@dataclass
-class DaemonConfig:
-    node: str
-    host: str
-    port: int
-    advertise: str  # the URL other daemons and clients reach this one at
-    secret: str
-    backends: list[BackendSpec]
-    peers: list[str] = field(default_factory=list)
-    mdns: bool = True
-    mdns_interfaces: list[str] = field(default_factory=list)  # IPv4 addresses mDNS binds to (empty: ``host``)
-    announce: str = ""  # the IPv4 address mDNS announces (empty: ``host``)
-    loopback_only: bool = False  # listening everywhere, yet this machine has no address but loopback
-    vram_free_mb: int | None = None
-    gpu: str = ""
-    allow: list[str] = field(default_factory=list)
-    heartbeat_s: float = 0.3  # PoolSettings' defaults
-    ttl_s: float = 1.2
-    keys: LiveKeyRing | None = None  # the API's keys; None: clients are not asked for one (a warning at start)
-    # the router's knobs (attempts, timeouts, breaker, capacity, queue, sticky slack), as for the API's gateway
-    routing: PoolSettings = field(default_factory=PoolSettings)
-    mac: str = ""  # this machine's, for wake-on-LAN; empty: it cannot be woken
-    wake_address: str = "255.255.255.255"  # the broadcast address of this machine's network
-    wake_port: int = 9
-    wake_wait_s: float = 60.0  # how long a request for a sleeping node's model waits for it to come up
 
 
 @dataclass
@@ -263,7 +237,8 @@ class Daemon:
         raise RuntimeError(f"no backend of {self.config.node} serves model {body.get('model')!r}")
 
     # -- HTTP ----------------------------------------------------------------------------------------------------
-    async def _signed(self, request: web.Request) -> bytes:
+    async def signed(self, request: web.Request) -> bytes:
+        """A peer's request body, once its signature is checked (401 otherwise)."""
         body = await request.read()
         try:
             self.verifier.check(request.headers.get(HEADER), request.method, request.path, body)
@@ -272,63 +247,11 @@ class Daemon:
         return body
 
     async def on_hello(self, request: web.Request) -> web.Response:
-        self._heard(json.loads(await self._signed(request)))
+        self._heard(json.loads(await self.signed(request)))
         return web.json_response(self.hello())
 
-    async def on_run(self, request: web.Request) -> web.Response:
-        body = json.loads(await self._signed(request))
-        # the newest term this daemon has heard of, from any hello: a partitioned old leader's work is refused even
-        # by a daemon the new leader has not given work to yet
-        self.local.term = max(self.local.term, self.election.highest_term)
-        try:
-            self.local.start(
-                body["job"],
-                body["kind"],
-                int(body["epoch"]),
-                int(body["term"]),
-                body["payload"],
-                bool(body.get("idempotent", True)),
-            )
-        except Fenced as fenced:
-            raise DaemonConflict(str(fenced), code="stale_epoch") from fenced
-        except NotAllowed as refused:
-            raise DaemonRefused(str(refused), code="not_allowed", status=403) from refused
-        return web.json_response({"job": body["job"], "epoch": body["epoch"], "state": "running"}, status=202)
-
-    async def on_poll(self, request: web.Request) -> web.Response:
-        """The leader asks about a job at an epoch; not holding it fences that epoch here (``NodeJobs.ask``)."""
-        await self._signed(request)
-        job, epoch = request.match_info["job"], int(request.match_info["epoch"])
-        held = self.local.ask(job, epoch)
-        if held is None:
-            error = f"this daemon holds no job {job} at epoch {epoch}, and now refuses that epoch"
-            raise DaemonNotFound(error, extra={"fenced": epoch})
-        return web.json_response(held.poll())
-
-    async def on_node_ack(self, request: web.Request) -> web.Response:
-        body = json.loads(await self._signed(request))
-        return web.json_response({"forgotten": self.local.acknowledged(request.match_info["job"], int(body["epoch"]))})
-
-    async def on_serve(self, request: web.Request) -> web.StreamResponse:
-        """The leader hands this node a client's request: pass it to one of this daemon's own backends."""
-        body = await self._signed(request)
-        backend = request.headers.get(BACKEND_HEADER, "")
-        if backend not in {b.url for b in self.backends}:
-            raise DaemonNotFound(f"{backend!r} is not a backend of {self.config.node}")
-        term = int(request.headers.get(TERM_HEADER) or 0)
-        if term and term < self.election.highest_term:  # a leader frozen or cut off, acting on an old term
-            error = f"term {term} is older than term {self.election.highest_term}: a newer leader exists"
-            raise DaemonConflict(error, code="stale_term")
-        tail = request.match_info["tail"]
-        # Ollama's own API (``/api/pull``...) lives at the server's root, not under the OpenAI base
-        target = f"{root_url(backend)}/{tail}" if tail.startswith("api/") else f"{backend}/{tail}"
-        rid = request.headers.get(REQUEST_HEADER)
-        if rid and resume.kept_request(tail, body):
-            return await resume.serve_kept(self, request, rid, target, body)
-        return await relay(self.session, request, target, body, {}, self.client_timeout, hop="the model server")
-
     async def on_answer(self, request: web.Request) -> web.Response:
-        await self._signed(request)
+        await self.signed(request)
         return await resume.on_answer(self, request)
 
     async def on_health(self, request: web.Request) -> web.Response:
@@ -360,10 +283,10 @@ class Daemon:
     def app(self) -> web.Application:
         app = web.Application(client_max_size=64 * 1024 * 1024, middlewares=[daemon_routes.pool_errors])
         app.router.add_post("/pool/v1/hello", self.on_hello)
-        app.router.add_post("/pool/v1/run", self.on_run)
-        app.router.add_get("/pool/v1/jobs/{job}/{epoch:[0-9]+}", self.on_poll)
-        app.router.add_post("/pool/v1/jobs/{job}/ack", self.on_node_ack)
-        app.router.add_post("/pool/v1/serve/{tail:.*}", self.on_serve)
+        app.router.add_post("/pool/v1/run", partial(node_routes.run, self))
+        app.router.add_get("/pool/v1/jobs/{job}/{epoch:[0-9]+}", partial(node_routes.poll, self))
+        app.router.add_post("/pool/v1/jobs/{job}/ack", partial(node_routes.acknowledged, self))
+        app.router.add_post("/pool/v1/serve/{tail:.*}", partial(node_routes.serve, self))
         app.router.add_get("/pool/v1/answers/{rid}", self.on_answer)
         app.router.add_get("/api/leader", self.on_leader)
         app.router.add_get("/health", self.on_health)

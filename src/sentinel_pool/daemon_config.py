@@ -6,17 +6,46 @@ import ipaddress
 import shutil
 import socket
 import subprocess
+from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from sentinel.errors import BadInput
 from sentinel.keys import LiveKeyRing
 from sentinel.settings import PoolSettings
 from sentinel_pool.addresses import reach
-from sentinel_pool.daemon import DaemonConfig
 from sentinel_pool.probe import BackendSpec
 from sentinel_pool.registry import check_mac, check_node_name
 from sentinel_pool.vram import probe_vram
 from sentinel_pool.wake import broadcast_of
+
+
+@dataclass
+class DaemonConfig:
+    """What a daemon runs with (``daemon_config`` makes it from the pool settings, checked)."""
+
+    node: str
+    host: str
+    port: int
+    advertise: str  # the URL other daemons and clients reach this one at
+    secret: str
+    backends: list[BackendSpec]
+    peers: list[str] = field(default_factory=list)
+    mdns: bool = True
+    mdns_interfaces: list[str] = field(default_factory=list)  # IPv4 addresses mDNS binds to (empty: ``host``)
+    announce: str = ""  # the IPv4 address mDNS announces (empty: ``host``)
+    loopback_only: bool = False  # listening everywhere, yet this machine has no address but loopback
+    vram_free_mb: int | None = None
+    gpu: str = ""
+    allow: list[str] = field(default_factory=list)
+    heartbeat_s: float = 0.3  # PoolSettings' defaults
+    ttl_s: float = 1.2
+    keys: LiveKeyRing | None = None  # the API's keys; None: clients are not asked for one (a warning at start)
+    # the router's knobs (attempts, timeouts, breaker, capacity, queue, sticky slack), as for the API's gateway
+    routing: PoolSettings = field(default_factory=PoolSettings)
+    mac: str = ""  # this machine's, for wake-on-LAN; empty: it cannot be woken
+    wake_address: str = "255.255.255.255"  # the broadcast address of this machine's network
+    wake_port: int = 9
+    wake_wait_s: float = 60.0  # how long a request for a sleeping node's model waits for it to come up
 
 
 class DaemonSettingsInvalid(BadInput, ValueError):

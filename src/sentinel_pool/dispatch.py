@@ -1,7 +1,7 @@
 """The pool's one router: choose a node, send the request, fail over before the first token, never after it.
 
 Two places run it, with the same rules: the API's gateway, where any number of processes run side by side and
-share only Redis (the registry and the job ledger: ``Gateway.on_redis``), and the daemon pool's elected leader,
+share only Redis (the registry and the job ledger: ``api_gateway.on_redis``), and the daemon pool's elected leader,
 which keeps both in its memory and hands each request to the chosen node's daemon (``Via``). A request is a job.
 Each attempt is an assignment with a new epoch (``jobs``); a node that cannot be reached, answers 5xx (or
 404/408/429: the registry was stale or the node is overloaded), or drops the connection before the first token
@@ -21,18 +21,18 @@ import logging
 import os
 import socket
 import time
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 
 import aiohttp
 import anyio
-from redis.asyncio import Redis as AsyncRedis
 from redis.exceptions import RedisError
 
 from sentinel.providers.servers import OLLAMA, speaks
 from sentinel.serving import root_url
-from sentinel.settings import PoolSettings, Settings
+from sentinel.settings import PoolSettings
 from sentinel_pool.admission import Sticky, conversation_key
 from sentinel_pool.breaker import Breaker
 from sentinel_pool.chat_first import ChatActivity
@@ -46,11 +46,12 @@ from sentinel_pool.errors import (
     UnknownModel,
     job_id,
 )
-from sentinel_pool.jobs import Assignment, JobLedger, NotReassignable, StaleEpoch
-from sentinel_pool.ledger_memory import MemoryLedger, memory_snapshot
+from sentinel_pool.gateway_wiring import Ledger, Silent, Via, direct
+from sentinel_pool.jobs import Assignment, NotReassignable, StaleEpoch
+from sentinel_pool.node_faults import check_status, failure
 from sentinel_pool.ollama_native import Target
 from sentinel_pool.ollama_native import show as show_openai
-from sentinel_pool.registry import NodeRecord, PoolKeys, Snapshot, snapshot
+from sentinel_pool.registry import Snapshot
 from sentinel_pool.repair import Opening, RepairedStream, is_constrained, offered_tools, repair_answer
 from sentinel_pool.routing import Candidate, pool_models, rank
 from sentinel_pool.scheduler import Choice, Limits, NothingToChoose, RegistryView, Scheduler
@@ -59,41 +60,6 @@ from sentinel_pool.streaming import SSE, TRANSPORT_ERRORS, NodeFailed, Observer,
 log = logging.getLogger("sentinel.pool")
 
 T = TypeVar("T")
-# Statuses that say "this node, not this request": try another one.
-_NODE_STATUSES = {404, 408, 429}
-# The node never got the request: connection refused or not established in time.
-_NOT_REACHED = (aiohttp.ClientConnectorError, aiohttp.ConnectionTimeoutError)
-
-
-class _Silent:
-    def failover(self, model: str, node: str, reason: str) -> None:
-        pass
-
-    def first_token(self, model: str, node: str, seconds: float) -> None:
-        pass
-
-    def finished(self, endpoint: str, model: str, node: str, outcome: str, seconds: float) -> None:
-        pass
-
-    def tool_calls(self, model: str, node: str, outcome: str) -> None:
-        pass
-
-
-def _failure(error: BaseException) -> NodeFailed:
-    """Connection refused or not made in time: the node never got the request. Anything later: it may have."""
-    return NodeFailed(f"{type(error).__name__}: {error}".rstrip(": "), reached=not isinstance(error, _NOT_REACHED))
-
-
-def _check_status(status: int, text: str) -> None:
-    if status < 400:
-        return
-    if status >= 500 or status in _NODE_STATUSES:
-        raise NodeFailed(f"HTTP {status}: {text[:300]}", reached=True)
-    try:
-        payload: Any = json.loads(text)
-    except json.JSONDecodeError:
-        payload = text
-    raise BackendRefused(status, payload)
 
 
 @dataclass(frozen=True)
@@ -116,34 +82,6 @@ class Completed:
     sticky: bool = False  # it went to the node holding its conversation
 
 
-class Ledger(Protocol):
-    """Where a job's assignments and their epochs are kept: ``jobs.JobLedger`` (Redis, shared by gateway
-    processes) or ``ledger_memory.MemoryLedger`` (the daemon leader's)."""
-
-    async def assign(
-        self, job: str, node: str, url: str, *, owner: str, idempotent: bool, max_attempts: int, send: bool
-    ) -> Assignment: ...
-
-    async def streaming(self, a: Assignment) -> None: ...
-
-    async def done(self, a: Assignment) -> bool: ...
-
-    async def failed(self, a: Assignment, *, reached_node: bool) -> bool: ...
-
-    async def broken(self, a: Assignment) -> bool: ...
-
-
-class Via(Protocol):
-    """How a request reaches a backend: ``url`` (the backend's own) becomes the URL and headers it is sent to
-    (the daemon leader sends it to the node's daemon, signed). ``body`` is the exact bytes sent."""
-
-    def __call__(self, candidate: Candidate, url: str, body: bytes) -> tuple[str, dict[str, str]]: ...
-
-
-def _direct(candidate: Candidate, url: str, body: bytes) -> tuple[str, dict[str, str]]:
-    return url, {"content-type": "application/json"}
-
-
 class Gateway:
     def __init__(
         self,
@@ -153,7 +91,7 @@ class Gateway:
         read: Callable[[], Awaitable[Snapshot]],
         ledger: Ledger,
         chats: ChatActivity | None = None,
-        via: Via = _direct,
+        via: Via = direct,
         observer: Observer | None = None,
         first_call: Opening | None = None,
     ) -> None:
@@ -161,7 +99,7 @@ class Gateway:
         # which calls may open a turn, when the pool constrains a turn's first answer (the app's to say)
         self.first_call = first_call if pool.constrain_first_call else None
         self._read = read
-        self.observer: Observer = observer or _Silent()
+        self.observer: Observer = observer or Silent()
         self.owner = f"{socket.gethostname()}:{os.getpid()}"
         self._timeout = aiohttp.ClientTimeout(
             total=None, sock_connect=self.pool.connect_timeout_s, sock_read=self.pool.first_token_timeout_s
@@ -172,50 +110,6 @@ class Gateway:
         limits = Limits(pool.node_max_jobs, pool.queue_max, pool.queue_wait_s, max(0.5, pool.registry_refresh_s))
         self.scheduler = Scheduler(self._view, self.breaker, Sticky(pool.sticky_slack), limits)
         self._chats_open: dict[tuple[str, int], tuple[str, str]] = {}
-
-    @classmethod
-    def on_redis(
-        cls,
-        settings: Settings,
-        redis: AsyncRedis,
-        session: aiohttp.ClientSession,
-        *,
-        keys: PoolKeys | None = None,
-        observer: Observer | None = None,
-        first_call: Opening | None = None,
-    ) -> Gateway:
-        """The API's gateway: the registry and the job ledger in Redis, shared with every other gateway process;
-        the chats in flight recorded there too, for a maintenance pass to yield to (``chat_first``)."""
-        pool, keys = settings.pool, keys or PoolKeys.from_settings(settings)
-
-        async def read() -> Snapshot:
-            return await snapshot(redis, keys, pool.secret)
-
-        # A chat a crashed gateway never closed stops counting after the longest a request may stay silent.
-        chats = ChatActivity(redis, keys, pool.first_token_timeout_s + pool.read_timeout_s)
-        ledger = JobLedger(redis, keys, pool.job_ttl_s)
-        return cls(pool, session, read=read, ledger=ledger, chats=chats, observer=observer, first_call=first_call)
-
-    @classmethod
-    def in_memory(
-        cls,
-        settings: Settings,
-        session: aiohttp.ClientSession,
-        records: Callable[[], list[NodeRecord]],
-        *,
-        chats: ChatActivity | None = None,
-        observer: Observer | None = None,
-        first_call: Opening | None = None,
-    ) -> Gateway:
-        """The API's gateway over its own model servers only (``records``: what its agent thread probed), with
-        the job ledger in its memory: its routing needs no Redis (one process)."""
-        ledger = MemoryLedger(settings.pool.job_ttl_s)
-
-        async def read() -> Snapshot:
-            return memory_snapshot(records(), ledger)
-
-        pool = settings.pool.model_copy(update={"registry_refresh_s": 0.0})  # memory: read afresh every time
-        return cls(pool, session, read=read, ledger=ledger, chats=chats, observer=observer, first_call=first_call)
 
     async def snapshot(self) -> Snapshot:
         return await self._read()
@@ -272,8 +166,8 @@ class Gateway:
                     async with await self._post(candidate, url, request) as response:
                         text = await response.text()
             except TRANSPORT_ERRORS as error:
-                raise _failure(error) from error
-            _check_status(response.status, text)
+                raise failure(error) from error
+            check_status(response.status, text)
             try:
                 answer: dict[str, Any] = json.loads(text)
             except json.JSONDecodeError as error:
@@ -287,7 +181,8 @@ class Gateway:
 
         chat = endpoint in ("/chat/completions", "/completions") and not background
         how = _How(endpoint, idempotent, chat, idempotency_key, conversation)
-        return await self._with_failover(body, how, started, attempt)
+        with self._registry_faults(endpoint):
+            return await self._failover(body, how, started, attempt)
 
     async def stream(
         self,
@@ -313,11 +208,11 @@ class Gateway:
                 async with asyncio.timeout(budget_s):
                     response = await self._post(candidate, url, request)
             except TRANSPORT_ERRORS as error:
-                raise _failure(error) from error
+                raise failure(error) from error
             try:
                 async with asyncio.timeout(budget_s):
                     if response.status >= 400:
-                        _check_status(response.status, await response.text())
+                        check_status(response.status, await response.text())
                     blocks = framing.blocks(response)
                     head: list[bytes] = []
                     async for block in blocks:
@@ -329,7 +224,7 @@ class Gateway:
                 await self.ledger.streaming(assignment)
             except TRANSPORT_ERRORS as error:
                 response.close()
-                raise _failure(error) from error
+                raise failure(error) from error
             except StaleEpoch as stale:
                 response.close()
                 raise Superseded(str(stale)) from stale
@@ -342,7 +237,8 @@ class Gateway:
             return Stream(self.end, self.observer, timeout, *parts, sticky=choice.sticky)
 
         how = _How(endpoint, idempotent, not background, idempotency_key, conversation)
-        opened = await self._with_failover(body, how, started, attempt)
+        with self._registry_faults(endpoint):
+            opened = await self._failover(body, how, started, attempt)
         tools = offered_tools(body) if endpoint == "/chat/completions" and opened.framing is SSE else None
         return RepairedStream(opened, tools, self.observer, is_constrained(body)) if tools else opened
 
@@ -358,7 +254,7 @@ class Gateway:
             try:
                 async with await self._post(candidate, url, {"model": candidate.model}) as response:
                     text = await response.text()
-                _check_status(response.status, text)
+                check_status(response.status, text)
                 answer: dict[str, Any] = json.loads(text)
                 return answer
             except (*TRANSPORT_ERRORS, NodeFailed, json.JSONDecodeError) as error:
@@ -369,20 +265,15 @@ class Gateway:
             )
         return show_openai(next(c for c in ranked if not speaks(c.kind, OLLAMA)))
 
-    async def _with_failover(
-        self,
-        body: dict[str, Any],
-        how: _How,
-        started: float,
-        attempt: Callable[[Choice, Assignment, float], Awaitable[T]],
-    ) -> T:
-        """``_failover``, with the registry's own failures said as such: an attempt turns every error of its node
-        into ``NodeFailed``, so a Redis or OS error that gets here is the registry's (Redis down, or no descriptor
-        left for a connection to it), and the answer is a 503 naming it, not a plain 500."""
+    @contextmanager
+    def _registry_faults(self, endpoint: str) -> Iterator[None]:
+        """The registry's own failures said as such: an attempt turns every error of its node into ``NodeFailed``,
+        so a Redis or OS error that leaves ``_failover`` is the registry's (Redis down, or no descriptor left for a
+        connection to it), and the answer is a 503 naming it, not a plain 500."""
         try:
-            return await self._failover(body, how, started, attempt)
+            yield
         except (RedisError, OSError) as error:
-            self.observer.finished(how.endpoint, "", "", "registry_down", 0.0)
+            self.observer.finished(endpoint, "", "", "registry_down", 0.0)
             raise RegistryUnavailable(
                 f"the pool's registry (Redis) could not be used: {type(error).__name__}: {error}; "
                 "retry in a moment, and check that Redis is up (SENTINEL_REDIS_URL)"

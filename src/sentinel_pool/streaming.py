@@ -27,7 +27,7 @@ log = logging.getLogger("sentinel.pool")
 
 DONE = "[DONE]"
 _END = b""  # the node's stream ran out
-# What talking to a node can raise; dispatch._failure tells whether the node can have received the request.
+# What talking to a node can raise; node_faults.failure tells whether the node can have received the request.
 TRANSPORT_ERRORS = (aiohttp.ClientError, asyncio.TimeoutError)
 
 

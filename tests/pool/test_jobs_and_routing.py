@@ -10,7 +10,7 @@ import pytest
 from redis import Redis
 from redis.asyncio import Redis as AsyncRedis
 
-from sentinel_pool.dispatch import Ledger
+from sentinel_pool.gateway_wiring import Ledger
 from sentinel_pool.jobs import Assignment, JobLedger, NotReassignable, StaleEpoch
 from sentinel_pool.ledger_memory import MemoryLedger
 from sentinel_pool.registry import BackendRecord, NodeRecord, PoolKeys, Snapshot, publish, snapshot

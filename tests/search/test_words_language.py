@@ -1,5 +1,6 @@
 """A text's language among the vault's languages (``centres.words_language``: the query's language check) is
-py3langid's among them, from an identifier that holds only those languages' columns of its model.
+py3langid's among them, from an identifier that holds only those languages' columns of its model
+(``language_id.among``).
 
 Why: the whole model kept beside the restricted columns cost a search process 27 MB more (docs/scale.md,
 "Stop 47: memory at 1M").
@@ -12,6 +13,7 @@ import tracemalloc
 import pytest
 from py3langid.langid import MODEL_FILE, LanguageIdentifier
 
+from sentinel.index import language_id
 from sentinel.search import centres
 
 TEXTS = [
@@ -30,7 +32,7 @@ def test_the_language_is_py3langids_among_the_languages(languages: tuple[str, ..
     reference = LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
     reference.set_languages(list(languages))
     for text in TEXTS:
-        assert centres._identifier(languages).classify(text) == reference.classify(text), text
+        assert language_id.among(languages).classify(text) == reference.classify(text), text
 
 
 def test_a_language_the_model_does_not_know_is_no_answer() -> None:
@@ -38,14 +40,14 @@ def test_a_language_the_model_does_not_know_is_no_answer() -> None:
 
 
 def test_the_identifier_holds_only_the_languages_columns() -> None:
-    centres._identifier.cache_clear()
+    language_id.forget()
     tracemalloc.start()
     try:
-        identifier = centres._identifier(("de", "en"))
+        identifier = language_id.among(("de", "en"))
         held, _ = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-        centres._identifier.cache_clear()
+        language_id.forget()
     assert identifier.classify("Guten Morgen, wie geht es dir?")[0] == "de"
     # the DFA (9.8M uint32 transitions: 39 MB, its row and output lists 8 MB) and two columns: 50.7 MB measured;
     # with the whole model (100k features x 142 languages, float16) kept beside them: 79.1 MB

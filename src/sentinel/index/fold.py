@@ -27,10 +27,10 @@ import re
 import sqlite3
 import unicodedata
 from functools import lru_cache
-from typing import Any
 
 import snowballstemmer
 
+from sentinel.index import language_id
 from sentinel.paths import folder_language
 
 SQL_FUNCTION = "sentinel_fold"
@@ -124,7 +124,7 @@ def page_language(path: str, text: str) -> str:
     of a German page is German, and a sync reads the identifier ten times less (round six)."""
     if language := folder_language(path):
         return language
-    label, probability = _identifier().classify(text)
+    label, probability = language_id.every_language().classify(text)
     return str(label) if probability >= PAGE_SURE else ""
 
 
@@ -133,13 +133,6 @@ def page_languages(chunks: str) -> str:
     ``path``, ``ordinal``, ``text``): what the chunk writer and m011 store with every chunk of the page."""
     return f"""SELECT path, {LANGUAGE_FUNCTION}(path, substr(group_concat(text, char(10)), 1, {PAGE_SAMPLE}))
         AS language FROM (SELECT path, text FROM {chunks} ORDER BY path, ordinal) GROUP BY path"""
-
-
-@lru_cache(maxsize=1)
-def _identifier() -> Any:
-    from py3langid.langid import MODEL_FILE, LanguageIdentifier
-
-    return LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
 
 
 def chunk_fold(column: str, row: str = "") -> str:

@@ -9,16 +9,14 @@ stored vectors are read, so refreshing costs a scan of the table.
 
 from __future__ import annotations
 
-import functools
 import json
 import sqlite3
 from collections import Counter
 from collections.abc import Callable, Iterator
-from typing import Any
 
 import numpy as np
-import py3langid
 
+from sentinel.index import language_id
 from sentinel.index.migrations import transaction
 from sentinel.search.vectors import Centres, restore, sign_bits
 
@@ -54,7 +52,8 @@ def _save(db: sqlite3.Connection, table: str, centres: Centres, n: int) -> None:
 
 def from_sample(vectors: np.ndarray, texts: list[str]) -> Centres:
     """Centres of the languages that make up a sample of passages (texts and their unit vectors)."""
-    labels = [py3langid.classify(t)[0] for t in texts]
+    identifier = language_id.every_language()
+    labels = [identifier.classify(t)[0] for t in texts]
     counts = Counter(labels)
     floor = max(MIN_COUNT, int(MIN_SHARE * len(texts)))
     languages = sorted(lang for lang, n in counts.items() if n >= floor)
@@ -154,32 +153,13 @@ def _scan(db: sqlite3.Connection, table: str, dims: int) -> Iterator[tuple[list[
         yield [r[0] for r in rows], restore([r[1] for r in rows], [r[2] for r in rows], dims)
 
 
-@functools.lru_cache(maxsize=8)
-def _identifier(languages: tuple[str, ...]) -> Any:
-    """py3langid's identifier among ``languages`` holding only their columns of the model: what
-    ``set_languages`` computes with, without the whole model it keeps beside them (27 MB: tracemalloc 79.1 ->
-    50.7 MB held for the query's language check; docs/scale.md, "Stop 47: memory at 1M")."""
-    from py3langid.langid import MODEL_DIR, MODEL_FILE, LanguageIdentifier
-    from py3langid.modelio import load_model
-
-    ptc, pc, classes, nextmove, row, output = load_model(MODEL_DIR / MODEL_FILE)
-    unknown = set(languages) - set(classes)
-    if unknown:
-        raise ValueError(f"unknown language code(s): {sorted(unknown)}")  # as ``set_languages`` says
-    columns = [i for i, label in enumerate(classes) if label in set(languages)]
-    ptc = np.asarray(ptc)[:, columns]  # a copy: the whole table is let go here
-    return LanguageIdentifier(
-        ptc, np.asarray(pc)[columns], [classes[i] for i in columns], nextmove, output, norm_probs=True, tk_row=row
-    )
-
-
 def words_language(text: str, languages: tuple[str, ...]) -> tuple[str, float]:
     """The language of ``text`` among ``languages`` by its words (py3langid), and how sure (0-1)."""
     known = tuple(sorted(lang for lang in languages if lang))
     if len(known) < 2 or not text.strip():
         return "", 0.0
     try:
-        label, probability = _identifier(known).classify(text)
+        label, probability = language_id.among(known).classify(text)
     except ValueError:  # a language the model does not know
         return "", 0.0
     return str(label), float(probability)

@@ -20,7 +20,7 @@ from typing import Literal, TypeVar
 
 import numpy as np
 
-from sentinel.search import centres, freed, view_rows
+from sentinel.search import centres, freed, view_changes, view_rows
 from sentinel.search.embedding import IDENTITY_KEY
 from sentinel.search.store import VectorStore
 from sentinel.search.vectors import VectorSet
@@ -106,9 +106,9 @@ def refreshed(db: sqlite3.Connection, view: SearchView | None) -> SearchView:
     behind = now - view.generation if view is not None else -1
     inherited = view is not None and view.rows.store is not None and not view.rows.store.owned  # across a fork
     if view is not None and view.meta == meta and 0 < behind <= FULL_AFTER and not inherited:
-        changes = list(view_rows.read_changes(db, view.generation, now))
+        changes = list(view_changes.read_changes(db, view.generation, now))
         if len(changes) == behind:  # one row per generation: none was made by code or pruned away
-            touched = view_rows.pages_touched(db, changes, view.rows.pages)
+            touched = view_changes.pages_touched(db, changes, view.rows.pages)
             if len(touched) <= max(FULL_PAGES, FULL_SHARE * len(view.rows.pages)):
                 store = view.rows.store
                 fresh = view_rows.read(db, _words(meta), meta[2] is not None, store, sorted(touched))
