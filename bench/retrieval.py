@@ -10,9 +10,9 @@ by sha256 into vault-choose and vault-report), bench/vault_questions_fresh.tsv (
 four, chooses since round six), bench/vault_questions_fresh2.tsv (vault-fresh2; reported round six, chooses
 since round seven), bench/vault_questions_fresh3.tsv (vault-fresh3; reported round seven, chooses since round
 eight), bench/vault_questions_fresh4.tsv (vault-fresh4; reported round eight, chooses since round nine) and
-bench/vault_questions_fresh5.tsv (vault-fresh5, round nine, report-only) through the real search code, and prints
-nDCG@10, MRR@10, hit@1 and hit@5 for each leg, the fusions, and nDCG@10 of every ranking per language and kind. A
-page counts as found where any of its chunks (or its summary) ranks; relevance is by page path, as labelled.
+bench/vault_questions_fresh5.tsv (vault-fresh5; reported round nine, chooses since round ten) through the real
+search code, and prints nDCG@10, MRR@10, hit@1 and hit@5 for each leg, the fusions, and nDCG@10 of every ranking
+per language and kind. A page counts as found where any of its chunks (or its summary) ranks; relevance is by page path, as labelled.
 ``--vault`` may be a part of the eval vault (e.g. a copy of its en/ folder, with its own ``--index``, when there
 is no time to embed all four languages): each query's relevant pages are then those present, and a query with
 none left is dropped.
@@ -79,7 +79,8 @@ FRESH3_SET = "vault-fresh3"
 FRESH4_FILE = ROOT / "bench" / "vault_questions_fresh4.tsv"
 FRESH4_SET = "vault-fresh4"
 # Round nine: 60 more written blind (15 a language; en/de/es on pages the earlier sets label least, tr on the tr
-# folder's pages, facts not asked before) to report whatever round nine ships; report-only, whole.
+# folder's pages, facts not asked before) to report whatever round nine ships; reported once there, it chooses
+# from round ten on (it is in CHOOSING). Whole, no halves.
 FRESH5_FILE = ROOT / "bench" / "vault_questions_fresh5.tsv"
 FRESH5_SET = "vault-fresh5"
 # The whole-file vault sets, by name.
@@ -258,8 +259,17 @@ class EvalSet:
 # having decided round four's variant; vault-fresh2 in round seven, having been read once to report round six's
 # word forms (docs/retrieval.md); vault-fresh3 in round eight, read once for round seven's report: a set read for
 # a report is no longer blind, so it may choose from then on; vault-fresh4 in round nine, read once for round
-# eight's report.
-CHOOSING = ("public", "convo-choose", "vault-choose", "vault-fresh", "vault-fresh2", "vault-fresh3", "vault-fresh4")
+# eight's report; vault-fresh5 in round ten, read once for round nine's report.
+CHOOSING = (
+    "public",
+    "convo-choose",
+    "vault-choose",
+    "vault-fresh",
+    "vault-fresh2",
+    "vault-fresh3",
+    "vault-fresh4",
+    "vault-fresh5",
+)
 
 
 # "set" -> "ranking" -> query id -> [language, nDCG@10, MRR@10, hit@1, hit@5]
