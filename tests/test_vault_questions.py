@@ -22,6 +22,7 @@ from bench.retrieval import (
     vault_split,
 )
 from tests.support.eval_data import require_eval_vault
+from tests.support.vault_question_states import FRESH6_FILE
 
 LANGUAGES = {"en", "de", "es", "tr"}
 
@@ -59,8 +60,8 @@ def test_ids_are_unique_and_languages_known() -> None:
 
 @pytest.mark.parametrize(
     "questions",
-    [VAULT_FILE, FRESH_FILE, FRESH2_FILE, FRESH3_FILE, FRESH4_FILE, FRESH5_FILE],
-    ids=["vault", "vault-fresh", "vault-fresh2", "vault-fresh3", "vault-fresh4", "vault-fresh5"],
+    [VAULT_FILE, FRESH_FILE, FRESH2_FILE, FRESH3_FILE, FRESH4_FILE, FRESH5_FILE, FRESH6_FILE],
+    ids=["vault", "vault-fresh", "vault-fresh2", "vault-fresh3", "vault-fresh4", "vault-fresh5", "vault-fresh6"],
 )
 def test_no_question_names_a_labelled_page_by_its_title(questions: Path) -> None:
     copied = []

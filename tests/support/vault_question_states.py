@@ -4,6 +4,12 @@ labelled copy of the page matches its pattern and no unlabelled copy does."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+# Round ten's blind set. It lives here, not in bench/retrieval.py, until round ten's choice is committed: no
+# ranking reads it before then (then it moves beside FRESH5_FILE there, and this line goes).
+FRESH6_FILE = Path(__file__).resolve().parents[2] / "bench" / "vault_questions_fresh6.tsv"
+
 # The text that states each question's answer, in any of the page's languages (written with the set).
 STATES = {
     "f001": r"Shift\+Enter|Umschalt\+Eingabe",
@@ -348,4 +354,67 @@ STATES5 = {
     "m058": r"Hedefe git|Go to target|Zum Ziel|Ir al destino",
     "m059": r"Kısayol tuşları arama çubuğuna|hotkey search bar|Tastenkürzel-Suchleiste|barra de búsqueda de atajos",
     "m060": r"daha kısa komutlar|shorter commands|kürzere Befehle|comandos más cortos",
+}
+
+STATES6 = {
+    "n001": r"obsidian-importer/issues/27",
+    "n002": r"In subfolder under current folder",
+    "n003": r"added both by \[\[Core plugins|añadidos tanto por",
+    "n004": r"usage metrics",
+    "n005": r"defaults to the `note` type",
+    "n006": r"--callout-color. defines the background",
+    "n007": r"quick access option is set to",
+    "n008": r"Recently closed tab",
+    "n009": r"Stack notes",
+    "n010": r"Lockdown mode",
+    "n011": r"Paste without formatting \| `Cmd\+Shift\+V`",
+    "n012": r"Safari which does not support editing hotkeys|außer Safari",
+    "n013": r"selector:img\.hero\?src",
+    "n014": r"when you create a new vault",
+    "n015": r"use a SVG element as the callout icon",
+    "n016": r"internal-link",
+    "n017": r"Inline-Matheausdruck|inline math",
+    "n018": r"Hex-Farbcode|[Hh]ex color",
+    "n019": r"Alt \+ (Auf/Ab|Up/Down)",
+    "n020": r"twitter\.com/obsdmd",
+    "n021": r"für jede Zeile|for each row|para cada fila",
+    "n022": r"@@@",
+    "n023": r"Maximale Anhangsgröße|Attachment size limit|Límite de tamaño de adjuntos",
+    "n024": r"Alle Anhänge herunterladen|Download all attachments|Descargar todos los adjuntos",
+    "n025": r"Erweiterte Korrekturregel|link beautifier|Embellece los enlaces",
+    "n026": r"vollständigen Pfad|full path|ruta completa",
+    "n027": r"[Uu]nscharfe Suche|[Ff]uzzy matching|[Cc]oincidencia difusa",
+    "n028": r"obsidian-developer-docs",
+    "n029": r"erste Vorlage in deiner Liste|first template in your list|primera plantilla",
+    "n030": r"imdb",
+    "n031": r"Abrir gráfico local|Open local graph",
+    "n032": r"por frecuencia|by frequency|nach Häufigkeit",
+    "n033": r"Solo el propietario del sitio necesita|[Oo]nly the site owner|Nur de[rn] (Website-)?Eigentümer",
+    "n034": r"Configurar opciones del sitio|Configure site options|Website-Einstellungen konfigurieren",
+    "n035": r"carpeta llamada `snippets`|folder called `snippets`|Ordner namens `snippets`",
+    "n036": r"jigsaw\.w3\.org",
+    "n037": r"obsidian\.md/(es/)?license\)",
+    "n038": r"issues/47",
+    "n039": r"Arrastra y suelta archivos o carpetas|Drag and drop files or folders|Ziehe Dateien oder Ordner",
+    "n040": r"se cerrarán también|will close as well",
+    "n041": r"file:///",
+    "n042": r"oficial creado por el equipo|made by the Obsidian team|vom Obsidian-Team entwickelt",
+    "n043": r"para editar su texto|to edit its text",
+    "n044": r"jsoncanvas\) \(MIT\)",
+    "n045": r"equipo de una persona|team of one person",
+    "n046": r"sıraya alınır|queued|Warteschlange",
+    "n047": r"yalnızca değiştirilmiş dosyaları|only transfers the files that|überträgt nur die Dateien, die",
+    "n048": r"aynı adı kullanmanız önerilir|same name as the local|denselben Namen wie den|mismo nombre que la",
+    "n049": r"tamamen yeniden başlatın|restart Obsidian completely|vollständig neu|reinicie Obsidian completamente",
+    "n050": r"Seçimi çoğaltmak için|[Tt]o duplicate the selection|Auswahl zu duplizieren|duplicar la selección",
+    "n051": r"Bir bağlantıyı etiketlemek için|[Tt]o label a connection|Verbindung zu beschriften|etiquetar una conex",
+    "n052": r"duration:<5",
+    "n053": r"```query",
+    "n054": r'icon\("arrow-right"\)',
+    "n055": r'split\(",", 3\)',
+    "n056": r"callout:\(",
+    "n057": r"strip_md",
+    "n058": r"genellikle mordur|usually purple|(normalerweise|in der Regel) lila|(usualmente|típicamente) púrpura",
+    "n059": r"Sunucu değişikliği reddedildi|Rejected server change",
+    "n060": r"Sıralamayı değiştir|[Cc]hange sort order|Sortierreihenfolge ändern|[Cc]ambiar (el )?orden",
 }
