@@ -15,6 +15,7 @@ from bench.retrieval import (
     FRESH3_FILE,
     FRESH4_FILE,
     FRESH5_FILE,
+    FRESH6_FILE,
     FRESH_FILE,
     QUERY_FILES,
     VAULT_FILE,
@@ -22,7 +23,6 @@ from bench.retrieval import (
     vault_split,
 )
 from tests.support.eval_data import require_eval_vault
-from tests.support.vault_question_states import FRESH6_FILE
 
 LANGUAGES = {"en", "de", "es", "tr"}
 

@@ -3,9 +3,9 @@
 (bench/vault_questions_fresh2.tsv, ``vault-fresh2``: 60, 15 a language; it chooses since round seven), round
 seven's (bench/vault_questions_fresh3.tsv, ``vault-fresh3``: 60, 15 a language; chooses since round eight),
 round eight's (bench/vault_questions_fresh4.tsv, ``vault-fresh4``: 60, 15 a language; chooses since round nine),
-round nine's (bench/vault_questions_fresh5.tsv, ``vault-fresh5``: 60, 15 a language; reports only) and round ten's
-(bench/vault_questions_fresh6.tsv, ``vault-fresh6``: 60, 15 a language; not yet read by bench/retrieval.py, which
-takes it in once round ten's choice is committed). Each question is answered in its own language by one page of
+round nine's (bench/vault_questions_fresh5.tsv, ``vault-fresh5``: 60, 15 a language; chooses since round ten) and
+round ten's (bench/vault_questions_fresh6.tsv, ``vault-fresh6``: 60, 15 a language; reports only, taken into
+bench/retrieval.py after round ten's choice was committed). Each question is answered in its own language by one page of
 the eval vault. ``relevant`` is every copy of that page (the pages sharing its Publish ``permalink``) whose text
 states the fact, checked here by one pattern per question (tests/support/vault_question_states.py): every labelled
 page matches it, and no unlabelled copy of the page does.
@@ -30,6 +30,8 @@ from bench.retrieval import (
     FRESH4_SET,
     FRESH5_FILE,
     FRESH5_SET,
+    FRESH6_FILE,
+    FRESH6_SET,
     FRESH_FILE,
     FRESH_SET,
     QUERY_FILES,
@@ -38,7 +40,7 @@ from bench.retrieval import (
     load_queries,
 )
 from tests.support.eval_data import require_eval_vault
-from tests.support.vault_question_states import FRESH6_FILE, STATES, STATES2, STATES3, STATES4, STATES5, STATES6
+from tests.support.vault_question_states import STATES, STATES2, STATES3, STATES4, STATES5, STATES6
 
 LANGUAGES = ("en", "de", "es", "tr")
 PERMALINK = re.compile(r"^permalink:\s*(\S+)", re.MULTILINE)
@@ -53,7 +55,7 @@ SETS = {
     FRESH6_FILE: (STATES6, 15),
 }
 WHOLE = pytest.mark.parametrize(
-    "questions", list(SETS), ids=[FRESH_SET, FRESH2_SET, FRESH3_SET, FRESH4_SET, FRESH5_SET, "vault-fresh6"]
+    "questions", list(SETS), ids=[FRESH_SET, FRESH2_SET, FRESH3_SET, FRESH4_SET, FRESH5_SET, FRESH6_SET]
 )
 
 
@@ -130,9 +132,10 @@ def test_no_question_is_one_of_the_other_sets(questions: Path) -> None:
     assert not others & {row["query"].casefold() for row in _rows(questions)}
 
 
-def test_round_nine_set_reports_only_and_the_sets_read_once_for_a_report_now_choose() -> None:
-    # vault-fresh4 reported round eight once; it chooses from round nine on (docs/retrieval.md)
-    assert FRESH5_SET not in CHOOSING
+def test_round_ten_set_reports_only_and_the_sets_read_once_for_a_report_now_choose() -> None:
+    # vault-fresh5 reported round nine once; it chooses from round ten on (docs/retrieval.md)
+    assert FRESH6_SET not in CHOOSING
+    assert FRESH5_SET in CHOOSING
     assert FRESH4_SET in CHOOSING
     assert FRESH_SET in CHOOSING
     assert FRESH2_SET in CHOOSING
@@ -141,13 +144,8 @@ def test_round_nine_set_reports_only_and_the_sets_read_once_for_a_report_now_cho
 
 def test_a_run_without_sets_ranks_every_whole_set() -> None:
     assert set(WHOLE_SETS) <= set(DEFAULT_SETS.split(","))
-    assert set(SETS) - {FRESH6_FILE} == set(WHOLE_SETS.values())
-
-
-def test_round_ten_set_is_read_by_no_ranking_before_round_tens_choice() -> None:
-    # vault-fresh6 stays blind until round ten's choice is committed; bench/retrieval.py takes it in after that
-    assert FRESH6_FILE not in WHOLE_SETS.values()
-    assert FRESH6_FILE not in QUERY_FILES.values()
+    assert set(SETS) == set(WHOLE_SETS.values())
+    assert WHOLE_SETS[FRESH6_SET] == FRESH6_FILE
 
 
 @WHOLE

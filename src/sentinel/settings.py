@@ -166,9 +166,11 @@ class SearchSettings(BaseModel):
     rrf_k: float = Field(10.0, gt=0, description="RRF constant of the weighted fusion; smaller favours top ranks.")
     # The leg weights were chosen for 120-word overlapping windows on public, vault-choose and convo-choose
     # (issue 32 round four) and kept in round five on vault-fresh, which chose nothing; the meaning legs' two were
-    # lowered in round eight, beside the passage vote, on the six choosing sets (docs/retrieval.md).
-    weight_lexical: float = Field(1.5, ge=0, description="Weight of the FTS5 (wording) leg.")
-    weight_chunks: float = Field(1.75, ge=0, description="Weight of the semantic leg over body chunks.")
+    # lowered in round eight, beside the passage vote, on the six choosing sets; the wording and unit legs raised in
+    # round ten (1.5 -> 1.875, 1.75 -> 2.25) against the passage vote and the summary leg, on the eight choosing
+    # sets (docs/retrieval.md).
+    weight_lexical: float = Field(1.875, ge=0, description="Weight of the FTS5 (wording) leg.")
+    weight_chunks: float = Field(2.25, ge=0, description="Weight of the semantic leg over body chunks.")
     weight_summaries: float = Field(0.5, ge=0, description="Weight of the semantic leg over page summaries.")
     weight_excerpts: float = Field(
         0.75,

@@ -4,12 +4,6 @@ labelled copy of the page matches its pattern and no unlabelled copy does."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
-# Round ten's blind set. It lives here, not in bench/retrieval.py, until round ten's choice is committed: no
-# ranking reads it before then (then it moves beside FRESH5_FILE there, and this line goes).
-FRESH6_FILE = Path(__file__).resolve().parents[2] / "bench" / "vault_questions_fresh6.tsv"
-
 # The text that states each question's answer, in any of the page's languages (written with the set).
 STATES = {
     "f001": r"Shift\+Enter|Umschalt\+Eingabe",

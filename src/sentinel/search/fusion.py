@@ -71,7 +71,9 @@ def fuse_legs(
     weights (lexical 1.5, chunks 2.0, summaries and excerpts 0.75) were chosen for 120-word overlapping windows
     on public, vault-choose and convo-choose and kept on vault-fresh; ``window_prior`` on vault-choose
     (docs/retrieval.md, issue 32 rounds three to five); with the passage vote the meaning legs weigh less
-    (chunks 1.75, summaries 0.5: round eight), since the passages already carry their units' evidence.
+    (chunks 1.75, summaries 0.5: round eight), since the passages already carry their units' evidence; on eight
+    choosing sets the wording and unit legs weigh more again beside the passages (lexical 1.875, chunks 2.25:
+    round ten).
     ``passages``: pages by their best unit under the unit-by-unit fusion of the two unit legs
     (``passage_pages``); they vote with ``weight_passages`` (and the same window prior): each leg ranks a page
     by its own best unit, which may be two different units, while the answer is one passage, so a unit both
