@@ -41,3 +41,16 @@ def test_a_question_asking_no_number_takes_one_chunk_a_page(make_ctx: MakeContex
     )
     paths = [p.path for p in packet.passages]
     assert len(paths) == len(set(paths))
+
+
+STEPS = {
+    "notes/History.md": "# History\n\nSync keeps the history of a note for 1 month.\n\n## Restore\n\n1. Open the "
+    "Sync history.\n2. Choose how long Sync should keep it.\n",
+}
+
+
+def test_numbered_steps_are_no_number_chunk(make_ctx: MakeContext) -> None:
+    """Seen on the version history question: the page's steps ("1. Open **Settings** … 3. … **Sync**") were added
+    before the chunk holding "1 month", their markers taken for numbers: the chunk giving the number leads."""
+    packet = build_packet(make_ctx(STEPS), "How long does Sync keep the history?", passages=4, budget_tokens=1200)
+    assert packet.passages[0].text.startswith("Sync keeps the history"), packet.passages

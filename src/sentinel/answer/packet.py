@@ -99,22 +99,20 @@ def _number_words(text: str, words: frozenset[str]) -> int:
 
 
 def _with_number_chunk(ctx: ToolContext, hits: list[Hit], words: frozenset[str]) -> list[Hit]:
-    """``hits`` with, at most once, a page's other chunk placed before the chunk the search chose for it, when
-    the other chunk's sentences giving a number hold more of the question's words (stems) than the chosen one's.
-    A packet takes one chunk a page, the one the search ranked first: for "Innerhalb welcher Frist bekomme ich
-    eine Erstattung für Obsidian Sync?" the refund page's FAQ ("… 30 Tage lang aufbewahrt", a missed payment),
-    never its opening ("Wir bieten innerhalb von 7 Tagen nach dem Kauf eine vollständige Erstattung …"). The
-    searched chunk stays (choosing instead of adding lost a right answer: docs/answers.md, stop 47), and one
-    added chunk keeps the packet's size bounded."""
-    for index, hit in enumerate(hits):
-        most = _number_words(hit.text, words)
-        best: Hit | None = None
-        for trail, heading, text in page_chunks(ctx.reader(), hit.path):
-            if text.strip() and text != hit.text and (found := _number_words(text, words)) > most:
-                best, most = replace(hit, trail=trail, heading=heading, text=text), found
-        if best is not None:
-            return [*hits[:index], best, *hits[index:]]
-    return hits
+    """``hits`` with the first page's other chunk placed before the chunk the search chose for it, when the other
+    chunk's sentences giving a number hold more of the question's words (stems) than the chosen one's. A packet
+    takes one chunk a page, the one the search ranked first: for "Innerhalb welcher Frist bekomme ich eine
+    Erstattung für Obsidian Sync?" the refund page's FAQ ("… 30 Tage lang aufbewahrt", a missed payment), never
+    its opening ("Wir bieten innerhalb von 7 Tagen nach dem Kauf eine vollständige Erstattung …"). Bounded: one
+    chunk added, from the page the search ranked first (a lower page's other chunk won on words like "long" in
+    "as long as", seen on the version history question); the searched chunk stays (choosing instead of adding
+    lost a right answer: docs/answers.md, stop 47)."""
+    first = hits[0]
+    best, most = None, _number_words(first.text, words)
+    for trail, heading, text in page_chunks(ctx.reader(), first.path):
+        if text.strip() and text != first.text and (found := _number_words(text, words)) > most:
+            best, most = replace(first, trail=trail, heading=heading, text=text), found
+    return hits if best is None else [best, *hits]
 
 
 def build_packet(ctx: ToolContext, question: str, *, passages: int, budget_tokens: int, turn: str = "") -> Packet:
@@ -122,7 +120,7 @@ def build_packet(ctx: ToolContext, question: str, *, passages: int, budget_token
     follow-up, ``question`` is what was searched (the earlier question's words joined to it) and ``turn`` the
     follow-up's own words, which then lead: each page gives the chunk holding most of them, the passages
     holding more of them come first (the search's order on a tie), and each is narrowed to them first. A
-    question asking for a number may take one page's second chunk (``_with_number_chunk``)."""
+    question asking for a number may take the first page's second chunk (``_with_number_chunk``)."""
     packet = Packet(question)
     try:
         result = search(ctx.reader(), ctx.settings, ctx.embedder, question, "body", limit=passages)
