@@ -381,3 +381,12 @@ def test_a_sentence_putting_the_questions_word_in_place_of_the_passages_is_dropp
     verdict = support.supported_sentences([grafted, honest, restated], {1: passage}, question)
     assert verdict.kept == [honest, restated]  # the question's "extensión" is no name: the share gate judges it
     assert "question's bases" in verdict.reason
+
+
+def test_a_sentence_written_twice_is_said_once(make_ctx: MakeContext) -> None:
+    """Seen on bench/answers.py tr03 (stop 48): "Komut paletini açmak için `Ctrl+P` … basın." written twice, citing
+    passages 1 and 2, both kept and shown one after the other."""
+    said = "Genmaicha is brewed at 80 degrees for three minutes."
+    twice = _reply((said, "Tea"), (said, "Tea"), ("Genmaicha is a Japanese green tea.", "Tea"))
+    answer = _ask(make_ctx, ScriptedProvider([twice]), "How long is genmaicha brewed?")
+    assert answer.answered and answer.answer == f"{said} [1] Genmaicha is a Japanese green tea. [1]"

@@ -146,6 +146,12 @@ def _vault_answer(
         kept = [s for s in kept if s not in repeated]
         log_left_out("already_read", repeated)
         reasons.append(f"{len(repeated)} sentence(s) left out: the answer before this one said them already")
+    # seen on bench/answers.py tr03: the model wrote one sentence twice, citing passages 1 and 2
+    twice = [i for i, s in enumerate(kept) if Read.of(" ".join(k.text for k in kept[:i])).repeats(s.text)]
+    if twice:
+        log_left_out("said_twice", [kept[i] for i in twice])
+        kept = [s for i, s in enumerate(kept) if i not in twice]
+        reasons.append(f"{len(twice)} sentence(s) left out: this answer says them already")
     notes = [*packet.notes, *reasons]
     dropped = len(proposed) - len(kept)
     if not kept:
