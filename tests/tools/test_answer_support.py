@@ -384,9 +384,9 @@ def test_a_sentence_putting_the_questions_word_in_place_of_the_passages_is_dropp
 
 
 def test_a_sentence_written_twice_is_said_once(make_ctx: MakeContext) -> None:
-    """Seen on bench/answers.py tr03 (stop 48): "Komut paletini açmak için `Ctrl+P` … basın." written twice, citing
-    passages 1 and 2, both kept and shown one after the other."""
-    said = "Genmaicha is brewed at 80 degrees for three minutes."
-    twice = _reply((said, "Tea"), (said, "Tea"), ("Genmaicha is a Japanese green tea.", "Tea"))
+    """Seen on bench/answers.py tr03 (stop 48): "Komut paletini açmak için `Ctrl+P` … basın. Ayrıca …" (two
+    sentences in one item) written twice, citing passages 1 and 2, both kept and shown one after the other."""
+    said = "Genmaicha is brewed at 80 degrees for three minutes. It is a Japanese green tea."
+    twice = _reply((said, "Tea"), (said, "Tea"), ("Genmaicha is mixed with roasted brown rice.", "Tea"))
     answer = _ask(make_ctx, ScriptedProvider([twice]), "How long is genmaicha brewed?")
-    assert answer.answered and answer.answer == f"{said} [1] Genmaicha is a Japanese green tea. [1]"
+    assert answer.answered and answer.answer == f"{said} [1] Genmaicha is mixed with roasted brown rice. [1]"

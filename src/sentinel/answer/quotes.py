@@ -47,11 +47,12 @@ class Read:
         return cls(tuple(words for span in spans if (words := stems(span.text))))
 
     def repeats(self, text: str) -> bool:
-        """Whether ``text`` says nothing that one sentence already read did not: every word of it (stems,
-        numbers whole) is in that sentence. The one test of "said before", for the model's sentences and for
-        quotes alike."""
-        words = stems(text)
-        return bool(words) and any(words <= sentence for sentence in self.sentences)
+        """Whether ``text`` says nothing that the sentences already read did not: every word (stems, numbers
+        whole) of each of its sentences is in one sentence read (a model's item may hold two: seen on
+        bench/answers.py tr03, "… basın. Ayrıca … açabilirsiniz." written twice). The one test of "said before",
+        for the model's sentences and for quotes alike."""
+        spans = [words for span in sentence_spans(text) if (words := stems(span.text))]
+        return bool(spans) and all(any(words <= sentence for sentence in self.sentences) for words in spans)
 
 
 NOTHING_READ = Read()
