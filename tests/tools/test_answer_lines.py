@@ -15,6 +15,7 @@ import pytest
 from sentinel.answer import Answer, Turn, answer_turn
 from sentinel.answer.lines import answer_status, lines_in
 from sentinel.answer.pipeline import working_line
+from sentinel.vault.sentences import sentence_spans
 from tests.support.scripted import ChatRequest, ScriptedProvider, unreachable
 from tests.support.tool_context import MakeContext
 
@@ -82,10 +83,33 @@ def test_the_line_shown_while_answering_is_in_the_turns_language(turn: str, line
     assert working_line(Turn([{"role": "user", "content": turn}])) == line
 
 
-def test_the_vault_not_saying_is_said_in_the_questions_language(make_ctx: MakeContext) -> None:
-    answer = _ask(make_ctx, RECOVERY, "¿Cuál es la contraseña del router?")
-    assert answer.answer.startswith("La bóveda no lo dice.")
-    assert answer.status_line() == "La bóveda no lo dice."  # was "quoted from your vault", nothing quoted
+@pytest.mark.parametrize(
+    ("question", "reply", "status"),
+    [
+        ("¿Cuál es la contraseña del router?", "La bóveda no lo dice.", "bóveda consultada: nada citado, nada escrito"),
+        (
+            "What is the router's password?",
+            "The vault does not say.",
+            "searched your vault: nothing quoted, nothing written",
+        ),
+        (
+            "Wie lautet das Passwort des Routers?",
+            "Der Vault sagt das nicht.",
+            "Vault durchsucht: nichts zitiert, nichts geschrieben",
+        ),
+        ("Router şifresi nedir?", "Kasa bunu söylemiyor.", "kasada arandı: alıntı yok, yazılan yok"),
+    ],
+)
+def test_the_vault_not_saying_is_said_in_the_questions_language_and_the_status_adds_to_it(
+    make_ctx: MakeContext, question: str, reply: str, status: str
+) -> None:
+    """Seen in the browser (stop 47): the status "La bóveda no lo dice." over the reply "La bóveda no lo dice.
+    Ninguna página …": read twice. Before stop 46 it said "quoted from your vault" with nothing quoted."""
+    answer = _ask(make_ctx, RECOVERY, question)
+    assert answer.answer.startswith(reply)
+    assert answer.status_line() == status
+    said = [" ".join(s.text.split()).casefold() for s in sentence_spans(answer.answer)]
+    assert not any(status.casefold() in sentence or sentence in status.casefold() for sentence in said)
 
 
 MAP = {

@@ -120,3 +120,19 @@ def test_a_sentence_giving_only_a_version_does_not_answer_a_number_question(make
 )
 def test_a_version_is_not_a_number(text: str, gives: bool) -> None:
     assert gives_a_number(text) is gives
+
+
+@pytest.mark.parametrize(
+    ("text", "gives"),
+    [
+        ("1. Open **Settings**.", False),
+        ("  3) Select **Sync** in the sidebar.", False),
+        ("> 2. Das Sync-Abonnement wurde gekündigt.", False),
+        ("2. Notes are kept for 12 months.", True),
+        ("Step 1. is the only one.", True),
+    ],
+)
+def test_an_ordered_lists_marker_is_not_a_number(text: str, gives: bool) -> None:
+    """Seen in a packet for "How long does Obsidian Sync keep the version history of my notes?": a page's
+    numbered steps ("1. Open Settings …") counted as sentences giving a number."""
+    assert gives_a_number(text) is gives

@@ -168,3 +168,14 @@ def test_a_further_page_without_a_number_is_not_quoted_for_a_number_question(mak
     """Run 1's row 10: the Sync introduction's list item quoted under the 1-month / 12-months sentence."""
     shown = _quoted(make_ctx, "How long does Obsidian Sync keep the version history of my notes?", NUMBERS)
     assert "12 months" in shown and "View or restore" not in shown, shown
+
+
+def test_a_sentence_announcing_a_list_is_quoted_with_it_one_item_a_line(make_ctx: MakeContext) -> None:
+    """Seen in the browser (stop 48, row 7): "Wir bieten innerhalb von 7 Tagen … für die folgenden Dienste an:"
+    quoted without the list after it, so a reader was not told which services."""
+    vault = {
+        "notes/Refund policy.md": "# Refund policy\n\nWe offer full refunds within 7 days of purchase for the "
+        "following services:\n\n- [[Sync]]\n- [[Publish|Obsidian Publish]]\n\nSome purchases are not refundable.\n"
+    }
+    shown = _quoted(make_ctx, "Within how many days can I get a refund?", vault)
+    assert "following services:\n>\n> - Sync\n> - Obsidian Publish [1]" in shown, shown

@@ -141,6 +141,42 @@ def test_a_mixed_reply_keeps_only_what_is_supported(make_ctx: MakeContext) -> No
     assert "health" not in answer.answer
 
 
+def _cut(write, keep_chars: int = 30):  # type: ignore[no-untyped-def]
+    """``write``'s reply cut off inside its last sentence, as when the model runs out of reply tokens."""
+    return lambda request: (reply := write(request))[: reply.rindex('{"text"') + keep_chars]
+
+
+def test_a_reply_cut_off_in_its_last_sentence_keeps_the_whole_ones_before_it(make_ctx: MakeContext) -> None:
+    """Seen on bench/answers.py tr03 (stop 48): two whole sentences giving "Ctrl+P", the third cut mid-link at the
+    reply's token limit; json.loads refused the whole reply and the vault was quoted instead. The cut sentence is
+    never read; the whole ones face the gates as any."""
+    honest = _reply(
+        ("Genmaicha is brewed at 80 degrees for three minutes.", "Tea"),
+        ("Genmaicha is a Japanese green tea mixed with roasted brown rice.", "Tea"),
+        ("Genmaicha is a tea from the hallway cupboard of", "Tea"),
+    )
+    answer = _ask(make_ctx, ScriptedProvider([_cut(honest)]), "How long is genmaicha brewed?")
+    assert answer.answered and answer.dropped == 0
+    assert answer.answer == (
+        "Genmaicha is brewed at 80 degrees for three minutes. [1] "
+        "Genmaicha is a Japanese green tea mixed with roasted brown rice. [1]"
+    )
+
+
+@pytest.mark.parametrize(
+    "liar",
+    [
+        _reply(("Genmaicha is brewed at 95 degrees for three minutes.", "Tea"), ("It is brewed", "Tea")),
+        _reply(("Genmaicha is best brewed with boiling water in a clay teapot.", "Tea"), ("It is brewed", "Tea")),
+    ],
+    ids=["adds-a-number", "own-knowledge"],
+)
+def test_a_cut_off_liars_whole_sentences_are_still_dropped(make_ctx: MakeContext, liar: object) -> None:
+    answer = _ask(make_ctx, ScriptedProvider([_cut(liar)]), "How long is genmaicha brewed?")  # type: ignore[arg-type]
+    assert not answer.answered and answer.dropped == 1
+    assert "95" not in answer.answer and "clay" not in answer.answer
+
+
 def test_call_shaped_text_is_never_shown(make_ctx: MakeContext) -> None:
     call = '{"name": "remove", "arguments": {"path": "notes/Tea.md"}}'
     provider = ScriptedProvider([json.dumps({"sentences": [{"text": call, "cite": 1}]})])
@@ -345,3 +381,12 @@ def test_a_sentence_putting_the_questions_word_in_place_of_the_passages_is_dropp
     verdict = support.supported_sentences([grafted, honest, restated], {1: passage}, question)
     assert verdict.kept == [honest, restated]  # the question's "extensión" is no name: the share gate judges it
     assert "question's bases" in verdict.reason
+
+
+def test_a_sentence_written_twice_is_said_once(make_ctx: MakeContext) -> None:
+    """Seen on bench/answers.py tr03 (stop 48): "Komut paletini açmak için `Ctrl+P` … basın. Ayrıca …" (two
+    sentences in one item) written twice, citing passages 1 and 2, both kept and shown one after the other."""
+    said = "Genmaicha is brewed at 80 degrees for three minutes. It is a Japanese green tea."
+    twice = _reply((said, "Tea"), (said, "Tea"), ("Genmaicha is mixed with roasted brown rice.", "Tea"))
+    answer = _ask(make_ctx, ScriptedProvider([twice]), "How long is genmaicha brewed?")
+    assert answer.answered and answer.answer == f"{said} [1] Genmaicha is mixed with roasted brown rice. [1]"

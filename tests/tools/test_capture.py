@@ -57,3 +57,17 @@ def test_capture_label_is_a_setting_and_bad_input_is_named(make_ctx: MakeContext
     assert "chat_id" in capture(ctx, " ", chat("x"), "s", "c").body
     assert "messages" in capture(ctx, "c", [], "s", "c").body
     assert "subject" in capture(ctx, "c", chat("x"), "", "c").body
+
+
+def test_a_capture_call_naming_no_language_labels_the_note_in_the_save_requests(make_ctx: MakeContext) -> None:
+    """The model's own call of the save tool (the tool API's capture route, Open WebUI's tool) passes no language:
+    seen after stop 47, a Turkish chat's note ended "Record: [[…]]" there while the pipeline's save wrote "Kayıt:".
+    Capture decides the label from the conversation's last user turn on every path."""
+    ctx = make_ctx({})
+    turns = chat("Dosya Kurtarma kaç gün saklar?", "7 gün.", "bunu kaydet")
+    assert capture(ctx, "chat-tr", turns, "Dosya Kurtarma", "Anlık görüntüler 7 gün saklanır.").status is Status.OK
+    note = (ctx.settings.vault / "notes/Dosya Kurtarma.md").read_text()
+    assert "\n\nKayıt: [[" in note and "Record:" not in note
+    spanish = chat("¿Dónde está la llave?", "En el cobertizo.", "guarda esto")
+    capture(ctx, "chat-es", spanish, "Llave", "En el cobertizo.")
+    assert "\n\nRegistro: [[" in (ctx.settings.vault / "notes/Llave.md").read_text()

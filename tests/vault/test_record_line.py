@@ -1,6 +1,6 @@
-"""A saved note's record line (``vault.record_line``): written with the setting's label or the save's language's,
-and recognised in every language's label wherever it is read (seen in Open WebUI after stop 46: a Turkish note
-ended "Record: [[2026-12-06-1]]" in English)."""
+"""A saved note's record line (``vault.record_line``): written with the setting's label or the save request's
+language's, and recognised in every language's label wherever it is read (seen in Open WebUI after stop 46: a Turkish
+note ended "Record: [[2026-12-06-1]]" in English)."""
 
 from __future__ import annotations
 
@@ -10,19 +10,31 @@ from sentinel.settings import Settings
 from sentinel.vault.record_line import LABELS, is_record_line, record_label, record_line, record_target
 
 
-@pytest.mark.parametrize(("language", "label"), [("tr", "Kayıt:"), ("de", "Protokoll:"), ("es", "Registro:")])
-def test_with_no_label_set_the_line_is_labelled_in_the_saves_language(
-    tmp_path: pytest.TempPathFactory, language: str, label: str
+@pytest.mark.parametrize(
+    ("request_words", "label"),
+    [
+        ("bunu kaydet", "Kayıt:"),
+        ("speichere das", "Protokoll:"),
+        ("guarda esto", "Registro:"),
+        ("Save this: the spare key is in the shed", "Record:"),
+        # no save verb (a model that called the save tool on its own): what the words show
+        ("Was habe ich über die Erstattung gesagt?", "Protokoll:"),
+        ("¿Qué dice la nota diaria?", "Registro:"),
+    ],
+)
+def test_with_no_label_set_the_line_is_labelled_in_the_requests_language(
+    tmp_path: pytest.TempPathFactory, request_words: str, label: str
 ) -> None:
     settings = Settings(vault=tmp_path)
     assert settings.record_label == ""  # the default: nothing set
-    assert record_label(settings, language) == label
-    assert record_label(settings, "fr") == "Record:"  # a language without its own label: English
+    assert record_label(settings, request_words) == label
+    assert record_label(settings, "merci") == "Record:"  # words of no language with its own label: English
 
 
 def test_a_label_the_person_set_wins_in_every_language(tmp_path: pytest.TempPathFactory) -> None:
     settings = Settings(vault=tmp_path, record_label="Record:")
-    assert {record_label(settings, language) for language in LABELS} == {"Record:"}
+    requests = ["bunu kaydet", "speichere das", "guarda esto", "save this"]
+    assert {record_label(settings, request) for request in requests} == {"Record:"}
 
 
 @pytest.mark.parametrize("label", sorted({*LABELS.values(), "Chat:"}))

@@ -15,7 +15,7 @@ import uuid
 from typing import Any
 
 from sentinel.answer import followup, record
-from sentinel.answer.intent import save_language, words_to_keep
+from sentinel.answer.intent import words_to_keep
 from sentinel.answer.result import Answer, Citation, obsidian_url
 from sentinel.answer.save_replies import replies_for, saved_reply
 from sentinel.gates.support import content_words
@@ -109,7 +109,7 @@ def save(
     chat_id = chat_id or f"ask-{uuid.uuid4().hex[:12]}"
     body = "\n\n".join([words, *quotes])
     messages = messages or [{"role": "user", "content": turn}]
-    result = capture(ctx, chat_id, messages, title, body, language=save_language(turn))
+    result = capture(ctx, chat_id, messages, title, body)
     if result.status is not Status.OK:
         refused = replies.failed.format(why=result.body)
         return Answer(refused, intent="save", notes=[result.render()], status=replies.not_saved)

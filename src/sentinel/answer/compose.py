@@ -31,6 +31,9 @@ LABEL_SYSTEM = (
 LABELS = ("save", "research", "link", "small_talk", "vault")
 # Text shaped like a tool call (a JSON object naming a function, a fenced block): never shown to a person.
 _CALL_SHAPED = re.compile(r"```|\{\s*\"(?:name|function|tool|arguments)\"\s*:|<tool_call>", re.IGNORECASE)
+# The schema's opening, up to its list of sentences, and what stands between two of them.
+_SENTENCES_OPEN = re.compile(r'\s*\{\s*"sentences"\s*:\s*\[')
+_BETWEEN_ITEMS = re.compile(r"\s*,?\s*")
 
 
 def sentence_schema(passages: int) -> JsonSchema:
@@ -71,12 +74,15 @@ def call_shaped(text: str) -> bool:
 
 
 def parse_sentences(content: str) -> tuple[list[CitedSentence], int]:
-    """The sentences of a reply, and how many were call-shaped text (dropped, never shown). A reply that is not
-    the schema's JSON yields none."""
+    """The sentences of a reply, and how many were call-shaped text (dropped, never shown). A reply cut off in
+    its list gives the sentences it holds whole (``whole_items``); any other reply that is not the schema's JSON
+    gives none."""
     try:
         data = json.loads(content)
     except ValueError:
-        return [], int(call_shaped(content))
+        data = {"sentences": whole_items(content)}
+        if not data["sentences"]:
+            return [], int(call_shaped(content))
     items = data.get("sentences") if isinstance(data, dict) else None
     out: list[CitedSentence] = []
     shaped = 0
@@ -95,6 +101,25 @@ def parse_sentences(content: str) -> tuple[list[CitedSentence], int]:
             continue
         out.append(CitedSentence(text, cite if isinstance(cite, int) and not isinstance(cite, bool) else 0))
     return out, shaped
+
+
+def whole_items(content: str) -> list[Any]:
+    """The sentences a reply cut off inside its list still holds whole, each read by the json module: the model
+    ran out of reply tokens in its last sentence (seen on bench/answers.py tr03: two whole sentences giving
+    "Ctrl+P" lost with the third, cut mid-link, and the vault quoted instead). The cut one is never read; a reply
+    not opening as the schema does gives none. The gates check what is kept, as for any reply."""
+    opening = _SENTENCES_OPEN.match(content)
+    if not opening:
+        return []
+    decoder, at = json.JSONDecoder(), opening.end()
+    items: list[Any] = []
+    while True:
+        at = _BETWEEN_ITEMS.match(content, at).end()  # type: ignore[union-attr]  # matches the empty string too
+        try:
+            item, at = decoder.raw_decode(content, at)
+        except ValueError:
+            return items
+        items.append(item)
 
 
 def propose(provider: ChatProvider, packet: Packet, max_tokens: int) -> tuple[list[CitedSentence], int]:

@@ -30,6 +30,7 @@ class AnswerLines(NamedTuple):
     quoted: str  # status: an extractive answer
     left_out: Forms  # status, added: {n} sentences the gates dropped (not supported, or not answering)
     not_in_vault: str
+    none_found: str  # status beside "the vault does not say": what was done, which that reply does not say
     no_page: str
     closest: str  # {pages}
     said_above: str  # opens the one quote of a follow-up whose every answering sentence the answer before showed
@@ -44,6 +45,7 @@ LINES = {
         "quoted from your vault",
         ("; {n} sentence left out by the checks", "; {n} sentences left out by the checks"),
         "The vault does not say.",
+        "searched your vault: nothing quoted, nothing written",
         "No page matches the question.",
         "The closest pages are {pages}.",
         "As the answer above says (quoted):",
@@ -56,6 +58,7 @@ LINES = {
         "wörtlich aus deinem Vault",
         ("; {n} Satz von den Prüfungen weggelassen", "; {n} Sätze von den Prüfungen weggelassen"),
         "Der Vault sagt das nicht.",
+        "Vault durchsucht: nichts zitiert, nichts geschrieben",
         "Keine Seite passt zur Frage.",
         "Am nächsten kommen {pages}.",
         "Wie die Antwort oben sagt (wörtlich):",
@@ -68,6 +71,7 @@ LINES = {
         "citado de tu bóveda",
         ("; {n} frase omitida por las comprobaciones", "; {n} frases omitidas por las comprobaciones"),
         "La bóveda no lo dice.",
+        "bóveda consultada: nada citado, nada escrito",
         "Ninguna página responde a la pregunta.",
         "Las páginas más cercanas son {pages}.",
         "Como dice la respuesta anterior (citado):",
@@ -80,6 +84,7 @@ LINES = {
         "kasandan alıntılandı",
         ("; kontrollerin çıkardığı {n} cümle", "; kontrollerin çıkardığı {n} cümle"),
         "Kasa bunu söylemiyor.",
+        "kasada arandı: alıntı yok, yazılan yok",
         "Soruya uyan bir sayfa yok.",
         "En yakın sayfalar: {pages}.",
         "Yukarıdaki yanıtın dediği gibi (alıntı):",

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from sentinel.gates import quantity
 from sentinel.gates.support import STEM, Evidence, content_words
 from sentinel.search.hits import page_chunks
 from sentinel.search.ladder import SearchInputError, search
@@ -90,11 +91,36 @@ def _chunk_for_turn(ctx: ToolContext, hit: Hit, lead: frozenset[str]) -> Hit:
     return best
 
 
+def _number_words(text: str, words: frozenset[str]) -> int:
+    """How many of ``words`` (stems) the sentences of ``text`` that give a number hold together: what a chunk
+    offers a question asking for a number (``gates.quantity`` keeps only sentences giving one)."""
+    giving = " ".join(s.text for s in sentence_spans(text) if quantity.gives_a_number(s.text))
+    return _leading(giving, words)
+
+
+def _with_number_chunk(ctx: ToolContext, hits: list[Hit], words: frozenset[str]) -> list[Hit]:
+    """``hits`` with the first page's other chunk placed before the chunk the search chose for it, when the other
+    chunk's sentences giving a number hold more of the question's words (stems) than the chosen one's. A packet
+    takes one chunk a page, the one the search ranked first: for "Innerhalb welcher Frist bekomme ich eine
+    Erstattung für Obsidian Sync?" the refund page's FAQ ("… 30 Tage lang aufbewahrt", a missed payment), never
+    its opening ("Wir bieten innerhalb von 7 Tagen nach dem Kauf eine vollständige Erstattung …"). Bounded: one
+    chunk added, from the page the search ranked first (a lower page's other chunk won on words like "long" in
+    "as long as", seen on the version history question); the searched chunk stays (choosing instead of adding
+    lost a right answer: docs/answers.md, stop 47)."""
+    first = hits[0]
+    best, most = None, _number_words(first.text, words)
+    for trail, heading, text in page_chunks(ctx.reader(), first.path):
+        if text.strip() and text != first.text and (found := _number_words(text, words)) > most:
+            best, most = replace(first, trail=trail, heading=heading, text=text), found
+    return hits if best is None else [best, *hits]
+
+
 def build_packet(ctx: ToolContext, question: str, *, passages: int, budget_tokens: int, turn: str = "") -> Packet:
     """Up to ``passages`` numbered passages for ``question``, together within ``budget_tokens``. For a
     follow-up, ``question`` is what was searched (the earlier question's words joined to it) and ``turn`` the
     follow-up's own words, which then lead: each page gives the chunk holding most of them, the passages
-    holding more of them come first (the search's order on a tie), and each is narrowed to them first."""
+    holding more of them come first (the search's order on a tie), and each is narrowed to them first. A
+    question asking for a number may take the first page's second chunk (``_with_number_chunk``)."""
     packet = Packet(question)
     try:
         result = search(ctx.reader(), ctx.settings, ctx.embedder, question, "body", limit=passages)
@@ -109,6 +135,8 @@ def build_packet(ctx: ToolContext, question: str, *, passages: int, budget_token
     if lead:
         hits = [_chunk_for_turn(ctx, hit, lead) for hit in hits]
         hits.sort(key=lambda hit: -_leading(f"{hit.trail} {hit.text}", lead))
+    elif quantity.asks_for_a_number(question):  # a follow-up's own words choose its chunks (above)
+        hits = _with_number_chunk(ctx, hits, frozenset(w[:STEM] for w in content_words(question)))
     per_passage = int(budget_tokens * CHARS_PER_TOKEN / len(hits))
     wanted = set(content_words(question))
     for number, hit in enumerate(hits, start=1):

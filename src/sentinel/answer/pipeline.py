@@ -125,11 +125,13 @@ def _vault_answer(
     packet = build_packet(ctx, asked.searched, passages=settings.passages, budget_tokens=budget, turn=turn)
     packet.earlier, packet.turn = asked.earlier, turn
     if not packet.passages:
-        return Answer(f"{lines.not_in_vault} {lines.no_page}", notes=packet.notes, status=lines.not_in_vault)
+        return Answer(f"{lines.not_in_vault} {lines.no_page}", notes=packet.notes, status=lines.none_found)
     if not relevant(packet):
         closest = ", ".join(acts.page_link(ctx.settings.vault.name, p.path) for p in packet.passages[:3])
         said = f"{lines.not_in_vault} {lines.closest.format(pages=closest)}"
-        return Answer(said, notes=packet.notes, status=lines.not_in_vault)  # nothing was quoted
+        # the status says what was done, not the reply's first sentence again (seen in the browser: "La bóveda no lo
+        # dice." over "La bóveda no lo dice. Las páginas más cercanas …"), nor "quoted" with nothing quoted
+        return Answer(said, notes=packet.notes, status=lines.none_found)
     read = Read.of(shown) if asked.earlier else NOTHING_READ  # what the person read in the answer before
     if provider is None:
         return _extractive(ctx, packet, 0, ["no model is configured: the answer quotes the vault"], language, read)
@@ -144,6 +146,12 @@ def _vault_answer(
         kept = [s for s in kept if s not in repeated]
         log_left_out("already_read", repeated)
         reasons.append(f"{len(repeated)} sentence(s) left out: the answer before this one said them already")
+    # seen on bench/answers.py tr03: the model wrote one sentence twice, citing passages 1 and 2
+    twice = [i for i, s in enumerate(kept) if Read.of(" ".join(k.text for k in kept[:i])).repeats(s.text)]
+    if twice:
+        log_left_out("said_twice", [kept[i] for i in twice])
+        kept = [s for i, s in enumerate(kept) if i not in twice]
+        reasons.append(f"{len(twice)} sentence(s) left out: this answer says them already")
     notes = [*packet.notes, *reasons]
     dropped = len(proposed) - len(kept)
     if not kept:

@@ -47,11 +47,12 @@ class Read:
         return cls(tuple(words for span in spans if (words := stems(span.text))))
 
     def repeats(self, text: str) -> bool:
-        """Whether ``text`` says nothing that one sentence already read did not: every word of it (stems,
-        numbers whole) is in that sentence. The one test of "said before", for the model's sentences and for
-        quotes alike."""
-        words = stems(text)
-        return bool(words) and any(words <= sentence for sentence in self.sentences)
+        """Whether ``text`` says nothing that the sentences already read did not: every word (stems, numbers
+        whole) of each of its sentences is in one sentence read (a model's item may hold two: seen on
+        bench/answers.py tr03, "… basın. Ayrıca … açabilirsiniz." written twice). The one test of "said before",
+        for the model's sentences and for quotes alike."""
+        spans = [words for span in sentence_spans(text) if (words := stems(span.text))]
+        return bool(spans) and all(any(words <= sentence for sentence in self.sentences) for words in spans)
 
 
 NOTHING_READ = Read()
@@ -67,6 +68,22 @@ def _asked_by(spans: Sequence[Sentence], index: int) -> int | None:
     if index > 0 and _question_line(spans[index - 1]) and not _question_line(spans[index]):
         return index - 1
     return -1 if _YES_OR_NO.match(spans[index].text) else None
+
+
+_LIST_ITEM = re.compile(r"^[ \t>]*(?:[-*+]|\d+[.)])[ \t]")
+
+
+def _list_after(spans: Sequence[Sentence], index: int) -> list[int]:
+    """The list items right after ``spans[index]`` when it ends in a colon: it announces them ("… für die
+    folgenden Dienste an:"), and quoted alone it says none of them (seen in the browser, stop 48, row 7)."""
+    if not spans[index].text.rstrip(_MARKUP).endswith(":"):
+        return []
+    items = []
+    for after in range(index + 1, len(spans)):
+        if not _LIST_ITEM.match(spans[after].text):
+            break
+        items.append(after)
+    return items
 
 
 def _next_to(text: str, spans: Sequence[Sentence], before: int, after: int) -> bool:
@@ -115,8 +132,10 @@ def best_sentences(
     paragraph or ``adds`` to them. For a follow-up whose own words some sentence holds, only those sentences
     answer it. Never quoted: a code or HTML block or a footnote's definition (``Sentence.block``), a saved
     note's own record line ("Record: [[2026-12-06-3]]"), a sentence ``read`` already, and an FAQ answer without
-    the question it answers (with it, the question is quoted before it). Two sentences not next to each other
-    in one paragraph are kept apart by a blank line, never joined into one line that reads as one."""
+    the question it answers (with it, the question is quoted before it), and a sentence ending in a colon without
+    the list it announces (``_list_after``; the list is quoted after it, one item a line). Two sentences not
+    next to each other in one paragraph are kept apart by a blank line, never joined into one line that reads as
+    one."""
     wanted, own = set(content_words(question)), set(content_words(lead))
     numbers = quantity.asks_for_a_number(lead or question)
     text = passage.text.strip("…")
@@ -153,8 +172,18 @@ def best_sentences(
         ):
             chosen.append(index)
             had |= stems(spans[index].text)
-    shown = sorted({*chosen, *(q for i in chosen if (q := _asked_by(spans, i)) is not None)})
+    shown = sorted(
+        {
+            *chosen,
+            *(q for i in chosen if (q := _asked_by(spans, i)) is not None),
+            *(item for i in chosen for item in _list_after(spans, i)),
+        }
+    )
     quote = spans[shown[0]].text
     for before, after in itertools.pairwise(shown):
-        quote += (" " if _next_to(text, spans, before, after) else "\n\n") + spans[after].text
+        if _LIST_ITEM.match(spans[after].text) and after == before + 1:  # a list stays a list, an item a line
+            joint = "\n" if _LIST_ITEM.match(spans[before].text) else "\n\n"
+        else:
+            joint = " " if _next_to(text, spans, before, after) else "\n\n"
+        quote += joint + spans[after].text
     return quote

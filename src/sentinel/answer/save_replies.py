@@ -1,6 +1,6 @@
 """What a save says to the person who asked for it, in the request's language (en, de, es, tr).
 
-The language is decided once, by ``intent.save_language`` from the request's own verb ("bunu kaydet",
+The language is decided once, by ``vault.language.save_language`` from the request's own verb ("bunu kaydet",
 "speichere das", "guarda esto"), and every line a save shows comes from here in it: the reply, the short status
 line a door shows above it (Open WebUI's "Saved"), and the replies when nothing was saved. The status says what
 happened and the reply the rest: a person reads each thing once.
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from sentinel.answer.intent import save_language
 from sentinel.answer.lines import Forms, counted
+from sentinel.vault.language import save_language
 
 
 class SaveReplies(NamedTuple):

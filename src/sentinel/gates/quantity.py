@@ -49,9 +49,15 @@ _VERSION = re.compile(
 )
 
 
+# An ordered list's marker gives a step's place, never a quantity ("1. Open **Settings**."): seen in a packet for
+# "How long does Obsidian Sync keep the version history?", a page's numbered steps taken for its numbers.
+_LIST_MARKER = re.compile(r"^[ \t>]*\d+[.)][ \t]", re.MULTILINE)
+
+
 def gives_a_number(text: str) -> bool:
-    """Whether ``text`` holds a number: a digit, or a number word from two up; a version is not one."""
-    return bool(_GIVES_A_NUMBER.search(_VERSION.sub(" ", text)))
+    """Whether ``text`` holds a number: a digit, or a number word from two up; a version or an ordered list's
+    marker is not one."""
+    return bool(_GIVES_A_NUMBER.search(_LIST_MARKER.sub(" ", _VERSION.sub(" ", text))))
 
 
 def answers_the_number(sentences: Sequence[CitedSentence], question: str) -> Verdict[CitedSentence]:

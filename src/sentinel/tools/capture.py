@@ -37,6 +37,11 @@ def _text_of(content: Any) -> str:
     return "" if content is None else json.dumps(content, ensure_ascii=False)
 
 
+def _last_user_text(messages: list[dict[str, Any]]) -> str:
+    said = [_text_of(m.get("content")) for m in messages if m.get("role") == "user"]
+    return next((text for text in reversed(said) if text.strip()), "")
+
+
 def render_transcript(chat_id: str, name: str, messages: list[dict[str, Any]], created: str, now: str) -> str:
     meta = {"type": "transcript", "chat_id": chat_id, "created": created, "updated": now}
     parts = ["---", yaml.safe_dump(meta, allow_unicode=True, sort_keys=False).strip(), "---", f"# {name}", ""]
@@ -71,10 +76,10 @@ def capture(
     messages: list[dict[str, Any]],
     subject: str,
     content: str,
-    language: str = "en",
 ) -> ToolResult:
-    """``language``: the save's (``intent.save_language``), which the note's record line is labelled in unless
-    the ``record_label`` setting names a label (``vault.record_line``); a tool call from the model says none."""
+    """The note's record line is labelled in the language of the person's last turn in ``messages`` (the save
+    request), decided here for every caller (``vault.record_line.record_label``): the pipeline's save, the model's
+    own call through the tool API and ``/save`` alike (seen: a model's call labelled a Turkish note "Record:")."""
     if not chat_id.strip():
         return retry("chat_id is empty: the conversation cannot be found again without it")
     if not messages:
@@ -107,7 +112,7 @@ def capture(
                 f"({settings.max_page_bytes}); nothing was saved. Start a new chat for what follows, or raise "
                 "max_page_bytes."
             )
-        record = record_line(record_label(settings, language), name)
+        record = record_line(record_label(settings, _last_user_text(messages)), name)
         body = content.strip()
         if note_full.is_file():
             try:

@@ -1,13 +1,14 @@
-"""A saved note's record line: the one shape it is written in, its label in each language, and the one test that
-reads it.
+"""A saved note's record line: the one shape it is written in, its label in each language, and the one test that reads
+it.
 
 A save (``tools.capture``) ends the note with a line pointing at the conversation's transcript ("Record:
-[[2026-12-06-3]]"). It says where the transcript is, never what the note says, so whatever reads a note's text
-as its content must know it: an answer never quotes it or keeps it as a sentence (``answer.pipeline``), and
-``sentinel trace`` follows it to the transcript (``maintain.trace``). Its label is the ``record_label`` setting
-when one is set; else the save's language's (seen in Open WebUI after stop 46: a Turkish note ended "Record:
-[[2026-12-06-1]]" in English). A note saved in one language is read in a chat in any other, so every reader
-recognises every language's label (and the setting's), through ``is_record_line`` and ``record_target`` here.
+[[2026-12-06-3]]"). It says where the transcript is, never what the note says, so whatever reads a note's text as its
+content must know it: an answer never quotes it or keeps it as a sentence (``answer.pipeline``), and ``sentinel trace``
+follows it to the transcript (``maintain.trace``). Its label is the ``record_label`` setting when one is set; else the
+language of the person's request to save, decided here on every path (seen in Open WebUI after stop 46: a Turkish note
+ended "Record: [[2026-12-06-1]]" in English; after stop 47 still so when the model itself called the save tool, which
+passed no language). A note saved in one language is read in a chat in any other, so every reader recognises every
+language's label (and the setting's), through ``is_record_line`` and ``record_target`` here.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import re
 
 from sentinel.settings import Settings
+from sentinel.vault.language import request_language
 
 # The label of the record line in each language a save replies in (answer.save_replies, answer.lines).
 LABELS = {"en": "Record:", "de": "Protokoll:", "es": "Registro:", "tr": "Kayıt:"}
@@ -23,10 +25,11 @@ LABELS = {"en": "Record:", "de": "Protokoll:", "es": "Registro:", "tr": "Kayıt:
 _TRANSCRIPT_NAME = r"\d{4}-\d{2}-\d{2}-\d+"
 
 
-def record_label(settings: Settings, language: str) -> str:
+def record_label(settings: Settings, request: str) -> str:
     """The label a new record line is written with: the ``record_label`` setting when the person set one (it
-    wins), else ``language``'s (English for a language without its own)."""
-    return settings.record_label.strip() or LABELS.get(language, LABELS["en"])
+    wins), else the language of ``request``, the person's words that asked to save (``language.request_language``;
+    English for a language without its own label). Every save path labels its note here."""
+    return settings.record_label.strip() or LABELS.get(request_language(request), LABELS["en"])
 
 
 def record_line(label: str, transcript_name: str) -> str:

@@ -1,0 +1,56 @@
+"""The evidence packet (``answer.packet``): which chunks of which pages the model reads.
+
+Here (tests/tools) so the mutation harness reaches it.
+"""
+
+from __future__ import annotations
+
+from sentinel.answer.packet import build_packet
+from tests.support.tool_context import MakeContext
+
+REFUNDS = {
+    "notes/Refund policy.md": "# Refund policy\n\nWe offer a full refund within 7 days of purchase, no questions "
+    "asked, for these services:\n\n- Sync\n- Publish\n\n## Frequently asked questions\n\n**What happens when I get "
+    "a refund for Sync?**\nA refund for Sync deletes your remote vaults, and a refund for Publish deletes your "
+    "sites. Your local data stays.\n\n**What happens if I miss a payment for Sync?**\nNo, your data is kept for 30 "
+    "days in such cases. After that your remote vault for Sync is deleted.\n",
+    "notes/Sync plans.md": "# Sync plans\n\nSync keeps the version history of a note for 1 month on the Standard "
+    "plan and for 12 months on the Plus plan.\n",
+}
+
+
+def test_a_number_question_also_gets_the_pages_chunk_whose_numbers_hold_its_words(make_ctx: MakeContext) -> None:
+    """Seen in the browser (stops 43-47, row 7): "Innerhalb welcher Frist bekomme ich eine Erstattung für Obsidian
+    Sync?" got the refund page's FAQ chunk (the search's first, "… 30 Tage lang aufbewahrt" for a missed payment)
+    and never the page's opening ("innerhalb von 7 Tagen … Erstattung"): one chunk a page. The chunk the search
+    chose stays, after the one whose number sentences hold the question's words, and only one is added."""
+    ctx = make_ctx(REFUNDS)
+    question = "How long do I have to get a refund for Sync?"
+    searched = build_packet(ctx, "What happens when I get a refund for Sync?", passages=4, budget_tokens=1200)
+    faq = next(p for p in searched.passages if p.path == "notes/Refund policy.md")
+    assert "30 days" in faq.text and "within 7 days" not in faq.text  # the search's chunk for this page
+    packet = build_packet(ctx, question, passages=4, budget_tokens=1200)
+    refund = [p for p in packet.passages if p.path == "notes/Refund policy.md"]
+    assert [("within 7 days" in p.text, "30 days" in p.text) for p in refund] == [(True, False), (False, True)]
+    assert len(packet.passages) <= len(searched.passages) + 1
+
+
+def test_a_question_asking_no_number_takes_one_chunk_a_page(make_ctx: MakeContext) -> None:
+    packet = build_packet(
+        make_ctx(REFUNDS), "What happens when I get a refund for Sync?", passages=4, budget_tokens=1200
+    )
+    paths = [p.path for p in packet.passages]
+    assert len(paths) == len(set(paths))
+
+
+STEPS = {
+    "notes/History.md": "# History\n\nSync keeps the history of a note for 1 month.\n\n## Restore\n\n1. Open the "
+    "Sync history.\n2. Choose how long Sync should keep it.\n",
+}
+
+
+def test_numbered_steps_are_no_number_chunk(make_ctx: MakeContext) -> None:
+    """Seen on the version history question: the page's steps ("1. Open **Settings** … 3. … **Sync**") were added
+    before the chunk holding "1 month", their markers taken for numbers: the chunk giving the number leads."""
+    packet = build_packet(make_ctx(STEPS), "How long does Sync keep the history?", passages=4, budget_tokens=1200)
+    assert packet.passages[0].text.startswith("Sync keeps the history"), packet.passages
