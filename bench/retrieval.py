@@ -85,7 +85,8 @@ FRESH4_SET = "vault-fresh4"
 FRESH5_FILE = ROOT / "bench" / "vault_questions_fresh5.tsv"
 FRESH5_SET = "vault-fresh5"
 # Round ten: 60 more written blind (15 a language, pages the earlier sets label least, facts not asked before) to
-# report whatever round ten ships; taken in only after round ten's choice was committed; report-only, whole.
+# report whatever round ten ships; taken in only after round ten's choice was committed; reported once there, it
+# chooses from round eleven on (it is in CHOOSING). Whole, no halves.
 FRESH6_FILE = ROOT / "bench" / "vault_questions_fresh6.tsv"
 FRESH6_SET = "vault-fresh6"
 # The whole-file vault sets, by name.
@@ -265,7 +266,8 @@ class EvalSet:
 # having decided round four's variant; vault-fresh2 in round seven, having been read once to report round six's
 # word forms (docs/retrieval.md); vault-fresh3 in round eight, read once for round seven's report: a set read for
 # a report is no longer blind, so it may choose from then on; vault-fresh4 in round nine, read once for round
-# eight's report; vault-fresh5 in round ten, read once for round nine's report.
+# eight's report; vault-fresh5 in round ten, read once for round nine's report; vault-fresh6 in round eleven, read
+# once for round ten's report.
 CHOOSING = (
     "public",
     "convo-choose",
@@ -275,6 +277,7 @@ CHOOSING = (
     "vault-fresh3",
     "vault-fresh4",
     "vault-fresh5",
+    "vault-fresh6",
 )
 
 

@@ -4,8 +4,8 @@
 seven's (bench/vault_questions_fresh3.tsv, ``vault-fresh3``: 60, 15 a language; chooses since round eight),
 round eight's (bench/vault_questions_fresh4.tsv, ``vault-fresh4``: 60, 15 a language; chooses since round nine),
 round nine's (bench/vault_questions_fresh5.tsv, ``vault-fresh5``: 60, 15 a language; chooses since round ten) and
-round ten's (bench/vault_questions_fresh6.tsv, ``vault-fresh6``: 60, 15 a language; reports only, taken into
-bench/retrieval.py after round ten's choice was committed). Each question is answered in its own language by one page of
+round ten's (bench/vault_questions_fresh6.tsv, ``vault-fresh6``: 60, 15 a language; reported round ten once, chooses
+since round eleven). Each question is answered in its own language by one page of
 the eval vault. ``relevant`` is every copy of that page (the pages sharing its Publish ``permalink``) whose text
 states the fact, checked here by one pattern per question (tests/support/vault_question_states.py): every labelled
 page matches it, and no unlabelled copy of the page does.
@@ -132,9 +132,9 @@ def test_no_question_is_one_of_the_other_sets(questions: Path) -> None:
     assert not others & {row["query"].casefold() for row in _rows(questions)}
 
 
-def test_round_ten_set_reports_only_and_the_sets_read_once_for_a_report_now_choose() -> None:
-    # vault-fresh5 reported round nine once; it chooses from round ten on (docs/retrieval.md)
-    assert FRESH6_SET not in CHOOSING
+def test_the_sets_read_once_for_a_report_now_choose() -> None:
+    # vault-fresh6 reported round ten once; it chooses from round eleven on (docs/retrieval.md)
+    assert FRESH6_SET in CHOOSING
     assert FRESH5_SET in CHOOSING
     assert FRESH4_SET in CHOOSING
     assert FRESH_SET in CHOOSING
