@@ -23,6 +23,7 @@ from bench.retrieval import (
     vault_split,
 )
 from tests.support.eval_data import require_eval_vault
+from tests.support.vault_question_states_more import FRESH7_FILE
 
 LANGUAGES = {"en", "de", "es", "tr"}
 
@@ -60,8 +61,17 @@ def test_ids_are_unique_and_languages_known() -> None:
 
 @pytest.mark.parametrize(
     "questions",
-    [VAULT_FILE, FRESH_FILE, FRESH2_FILE, FRESH3_FILE, FRESH4_FILE, FRESH5_FILE, FRESH6_FILE],
-    ids=["vault", "vault-fresh", "vault-fresh2", "vault-fresh3", "vault-fresh4", "vault-fresh5", "vault-fresh6"],
+    [VAULT_FILE, FRESH_FILE, FRESH2_FILE, FRESH3_FILE, FRESH4_FILE, FRESH5_FILE, FRESH6_FILE, FRESH7_FILE],
+    ids=[
+        "vault",
+        "vault-fresh",
+        "vault-fresh2",
+        "vault-fresh3",
+        "vault-fresh4",
+        "vault-fresh5",
+        "vault-fresh6",
+        "vault-fresh7",
+    ],
 )
 def test_no_question_names_a_labelled_page_by_its_title(questions: Path) -> None:
     copied = []
