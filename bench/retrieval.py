@@ -10,8 +10,9 @@ by sha256 into vault-choose and vault-report), bench/vault_questions_fresh.tsv (
 four, chooses since round six), bench/vault_questions_fresh2.tsv (vault-fresh2; reported round six, chooses
 since round seven), bench/vault_questions_fresh3.tsv (vault-fresh3; reported round seven, chooses since round
 eight), bench/vault_questions_fresh4.tsv (vault-fresh4; reported round eight, chooses since round nine),
-bench/vault_questions_fresh5.tsv (vault-fresh5; reported round nine, chooses since round ten) and
-bench/vault_questions_fresh6.tsv (vault-fresh6, round ten, report-only) through the real search code, and prints
+bench/vault_questions_fresh5.tsv (vault-fresh5; reported round nine, chooses since round ten),
+bench/vault_questions_fresh6.tsv (vault-fresh6; reported round ten, chooses since round eleven) and
+bench/vault_questions_fresh7.tsv (vault-fresh7, round eleven, report-only) through the real search code, and prints
 nDCG@10, MRR@10, hit@1 and hit@5 for each leg, the fusions, and nDCG@10 of every ranking per language and kind.
 A page counts as found where any of its chunks (or its summary) ranks; relevance is by page path, as labelled.
 ``--vault`` may be a part of the eval vault (e.g. a copy of its en/ folder, with its own ``--index``, when there
@@ -85,9 +86,14 @@ FRESH4_SET = "vault-fresh4"
 FRESH5_FILE = ROOT / "bench" / "vault_questions_fresh5.tsv"
 FRESH5_SET = "vault-fresh5"
 # Round ten: 60 more written blind (15 a language, pages the earlier sets label least, facts not asked before) to
-# report whatever round ten ships; taken in only after round ten's choice was committed; report-only, whole.
+# report whatever round ten ships; taken in only after round ten's choice was committed; reported once there, it
+# chooses from round eleven on (it is in CHOOSING). Whole, no halves.
 FRESH6_FILE = ROOT / "bench" / "vault_questions_fresh6.tsv"
 FRESH6_SET = "vault-fresh6"
+# Round eleven: 60 more written blind (15 a language) to report whatever round eleven ships; taken in only after
+# round eleven's choice was committed; report-only, whole.
+FRESH7_FILE = ROOT / "bench" / "vault_questions_fresh7.tsv"
+FRESH7_SET = "vault-fresh7"
 # The whole-file vault sets, by name.
 WHOLE_SETS = {
     FRESH_SET: FRESH_FILE,
@@ -96,11 +102,12 @@ WHOLE_SETS = {
     FRESH4_SET: FRESH4_FILE,
     FRESH5_SET: FRESH5_FILE,
     FRESH6_SET: FRESH6_FILE,
+    FRESH7_SET: FRESH7_FILE,
 }
 # What a run ranks when --sets is not given: every set.
 DEFAULT_SETS = (
     "public,heldout,vault-choose,vault-report,vault-fresh,vault-fresh2,vault-fresh3,vault-fresh4,vault-fresh5,"
-    "vault-fresh6,convo-choose,convo-report"
+    "vault-fresh6,vault-fresh7,convo-choose,convo-report"
 )
 METRICS = ("nDCG@10", "MRR@10", "hit@1", "hit@5")
 
@@ -265,7 +272,8 @@ class EvalSet:
 # having decided round four's variant; vault-fresh2 in round seven, having been read once to report round six's
 # word forms (docs/retrieval.md); vault-fresh3 in round eight, read once for round seven's report: a set read for
 # a report is no longer blind, so it may choose from then on; vault-fresh4 in round nine, read once for round
-# eight's report; vault-fresh5 in round ten, read once for round nine's report.
+# eight's report; vault-fresh5 in round ten, read once for round nine's report; vault-fresh6 in round eleven, read
+# once for round ten's report.
 CHOOSING = (
     "public",
     "convo-choose",
@@ -275,6 +283,7 @@ CHOOSING = (
     "vault-fresh3",
     "vault-fresh4",
     "vault-fresh5",
+    "vault-fresh6",
 )
 
 

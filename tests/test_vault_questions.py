@@ -11,14 +11,9 @@ from pathlib import Path
 import pytest
 
 from bench.retrieval import (
-    FRESH2_FILE,
-    FRESH3_FILE,
-    FRESH4_FILE,
-    FRESH5_FILE,
-    FRESH6_FILE,
-    FRESH_FILE,
     QUERY_FILES,
     VAULT_FILE,
+    WHOLE_SETS,
     load_queries,
     vault_split,
 )
@@ -60,8 +55,8 @@ def test_ids_are_unique_and_languages_known() -> None:
 
 @pytest.mark.parametrize(
     "questions",
-    [VAULT_FILE, FRESH_FILE, FRESH2_FILE, FRESH3_FILE, FRESH4_FILE, FRESH5_FILE, FRESH6_FILE],
-    ids=["vault", "vault-fresh", "vault-fresh2", "vault-fresh3", "vault-fresh4", "vault-fresh5", "vault-fresh6"],
+    [VAULT_FILE, *WHOLE_SETS.values()],
+    ids=["vault", *WHOLE_SETS],
 )
 def test_no_question_names_a_labelled_page_by_its_title(questions: Path) -> None:
     copied = []

@@ -3,11 +3,13 @@
 (bench/vault_questions_fresh2.tsv, ``vault-fresh2``: 60, 15 a language; it chooses since round seven), round
 seven's (bench/vault_questions_fresh3.tsv, ``vault-fresh3``: 60, 15 a language; chooses since round eight),
 round eight's (bench/vault_questions_fresh4.tsv, ``vault-fresh4``: 60, 15 a language; chooses since round nine),
-round nine's (bench/vault_questions_fresh5.tsv, ``vault-fresh5``: 60, 15 a language; chooses since round ten) and
-round ten's (bench/vault_questions_fresh6.tsv, ``vault-fresh6``: 60, 15 a language; reports only, taken into
-bench/retrieval.py after round ten's choice was committed). Each question is answered in its own language by one page of
-the eval vault. ``relevant`` is every copy of that page (the pages sharing its Publish ``permalink``) whose text
-states the fact, checked here by one pattern per question (tests/support/vault_question_states.py): every labelled
+round nine's (bench/vault_questions_fresh5.tsv, ``vault-fresh5``: 60, 15 a language; chooses since round ten),
+round ten's (bench/vault_questions_fresh6.tsv, ``vault-fresh6``: 60, 15 a language; reported round ten once, chooses
+since round eleven) and round eleven's (bench/vault_questions_fresh7.tsv, ``vault-fresh7``: 60, 15 a language;
+reports only, taken into bench/retrieval.py after round eleven's choice was committed). Each question is answered
+in its own language by one page of the eval vault. ``relevant`` is every copy of that page (the pages sharing its
+Publish ``permalink``) whose text states the fact, checked here by one pattern per question
+(tests/support/vault_question_states.py, and vault_question_states_more.py from vault-fresh6 on): every labelled
 page matches it, and no unlabelled copy of the page does.
 Nothing here ranks: the report-only sets stay blind."""
 
@@ -32,6 +34,8 @@ from bench.retrieval import (
     FRESH5_SET,
     FRESH6_FILE,
     FRESH6_SET,
+    FRESH7_FILE,
+    FRESH7_SET,
     FRESH_FILE,
     FRESH_SET,
     QUERY_FILES,
@@ -40,7 +44,8 @@ from bench.retrieval import (
     load_queries,
 )
 from tests.support.eval_data import require_eval_vault
-from tests.support.vault_question_states import STATES, STATES2, STATES3, STATES4, STATES5, STATES6
+from tests.support.vault_question_states import STATES, STATES2, STATES3, STATES4, STATES5
+from tests.support.vault_question_states_more import STATES6, STATES7
 
 LANGUAGES = ("en", "de", "es", "tr")
 PERMALINK = re.compile(r"^permalink:\s*(\S+)", re.MULTILINE)
@@ -53,9 +58,10 @@ SETS = {
     FRESH4_FILE: (STATES4, 15),
     FRESH5_FILE: (STATES5, 15),
     FRESH6_FILE: (STATES6, 15),
+    FRESH7_FILE: (STATES7, 15),
 }
 WHOLE = pytest.mark.parametrize(
-    "questions", list(SETS), ids=[FRESH_SET, FRESH2_SET, FRESH3_SET, FRESH4_SET, FRESH5_SET, FRESH6_SET]
+    "questions", list(SETS), ids=[FRESH_SET, FRESH2_SET, FRESH3_SET, FRESH4_SET, FRESH5_SET, FRESH6_SET, FRESH7_SET]
 )
 
 
@@ -132,9 +138,9 @@ def test_no_question_is_one_of_the_other_sets(questions: Path) -> None:
     assert not others & {row["query"].casefold() for row in _rows(questions)}
 
 
-def test_round_ten_set_reports_only_and_the_sets_read_once_for_a_report_now_choose() -> None:
-    # vault-fresh5 reported round nine once; it chooses from round ten on (docs/retrieval.md)
-    assert FRESH6_SET not in CHOOSING
+def test_the_sets_read_once_for_a_report_now_choose() -> None:
+    # vault-fresh6 reported round ten once; it chooses from round eleven on (docs/retrieval.md)
+    assert FRESH6_SET in CHOOSING
     assert FRESH5_SET in CHOOSING
     assert FRESH4_SET in CHOOSING
     assert FRESH_SET in CHOOSING
@@ -146,6 +152,12 @@ def test_a_run_without_sets_ranks_every_whole_set() -> None:
     assert set(WHOLE_SETS) <= set(DEFAULT_SETS.split(","))
     assert set(SETS) == set(WHOLE_SETS.values())
     assert WHOLE_SETS[FRESH6_SET] == FRESH6_FILE
+
+
+def test_round_eleven_set_reports_only() -> None:
+    # vault-fresh7 was taken in after round eleven's choice was committed; it reports, it does not choose
+    assert FRESH7_SET not in CHOOSING
+    assert WHOLE_SETS[FRESH7_SET] == FRESH7_FILE
 
 
 @WHOLE

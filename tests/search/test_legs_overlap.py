@@ -65,7 +65,7 @@ def _in_turn(
     notes, language = meaning._coverage_notes(view), meaning._language_of(view, vector, text)
     order = fusion.chunk_order(lexical, chunks, page_of)
     shown = (lambda cid: where[cid][1]) if summary_rung else None
-    passages = fusion.passage_pages(order, shown) if chunks else []
+    passages = fusion.passage_pages(order, shown, set(lexical).intersection(chunks)) if chunks else []
     return ladder.Ranking(legs, order, notes, language, vector, passages=passages)
 
 

@@ -54,7 +54,9 @@ def test_passages_follow_the_unit_by_unit_fusion_and_the_rungs_pages(eval_index:
     db, settings = eval_index.db, eval_index.settings
     query = "how do I restore an older version of a note from a snapshot"
     body = rank_legs(db, settings, e5, query, "body", time.monotonic() + 30)
-    assert body.passages and body.passages == list(body.chunk_order)
+    assert body.passages and sorted(body.passages) == sorted(body.chunk_order)
+    # the first passage is one both unit legs found, so its page is in both legs
+    assert body.passages[0] in body.legs[r.LEG_LEXICAL] and body.passages[0] in body.legs[r.LEG_CHUNKS]
     # without the meaning leg there is no second vote for the wording leg's own order
     assert rank_legs(db, settings, None, query, "body", time.monotonic() + 30).passages == []
     summary = rank_legs(db, settings, e5, query, "summary", time.monotonic() + 30)
@@ -83,3 +85,37 @@ def test_a_page_the_unit_and_summary_legs_favour_outweighs_a_lone_best_passage()
 def test_the_unit_legs_third_page_outweighs_the_wording_legs_first() -> None:
     legs = {r.LEG_LEXICAL: ["wording"], r.LEG_CHUNKS: ["x", "y", "meaning"], r.LEG_SUMMARIES: []}
     assert _above(legs, [], "meaning", "wording")
+
+
+# Round eleven: the passage vote stands for the two unit legs' agreement, so the pages holding a unit both legs found
+# come before those whose units only one leg found (that leg's own page vote carries them already).
+ORDER = {"one-leg": [1, 2], "agreed": [3], "also-one-leg": [4]}
+
+
+def test_pages_holding_a_unit_both_unit_legs_found_come_first_in_the_passage_ranking() -> None:
+    assert fusion.passage_pages(ORDER, agreed={3}) == ["agreed", "one-leg", "also-one-leg"]
+    # a page's later unit counts too: "one-leg"'s second unit is one both legs found
+    assert fusion.passage_pages(ORDER, agreed={2, 3}) == ["one-leg", "agreed", "also-one-leg"]
+    # no agreement: the unit-by-unit order itself
+    assert fusion.passage_pages(ORDER) == list(ORDER)
+
+
+def test_the_summary_rungs_roles_still_filter_the_agreed_pages() -> None:
+    assert fusion.passage_pages(ORDER, lambda unit: unit != 3, agreed={3}) == ["one-leg", "also-one-leg"]
+
+
+def test_the_body_rung_hands_the_passage_vote_the_units_both_legs_found(eval_index: Indexed, e5, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    handed: list[set[int]] = []
+    real = fusion.passage_pages
+
+    def recorded(order, shown=None, agreed=()):  # type: ignore[no-untyped-def]
+        handed.append(set(agreed))
+        return real(order, shown, agreed)
+
+    monkeypatch.setattr(fusion, "passage_pages", recorded)
+    query = "how do I restore an older version of a note from a snapshot"
+    body = rank_legs(eval_index.db, eval_index.settings, e5, query, "body", time.monotonic() + 30)
+    assert handed and handed[0], "rank_legs handed the passage vote no agreed units"
+    units = {unit for page_units in body.chunk_order.values() for unit in page_units}
+    assert handed[0] <= units
+    assert body.passages and set(body.chunk_order[body.passages[0]]) & handed[0]

@@ -125,10 +125,20 @@ def penalised(search: SearchSettings, weights: Mapping[str, float], flags: Mappi
     return sorted(weights, key=lambda p: -weights[p] * search.quality_penalty ** len(flags.get(p, ())))
 
 
-def passage_pages(order: Mapping[str, Sequence[int]], shown: Callable[[int], bool] | None = None) -> list[str]:
+def passage_pages(
+    order: Mapping[str, Sequence[int]], shown: Callable[[int], bool] | None = None, agreed: Collection[int] = ()
+) -> list[str]:
     """Pages by their best unit under the unit-by-unit fusion of the two unit legs (``chunk_order``'s keys are in
-    that order), keeping those whose units ``shown`` allows (the summary rung's roles)."""
-    return [page for page, units in order.items() if shown is None or shown(units[0])]
+    that order), keeping those whose units ``shown`` allows (the summary rung's roles).
+
+    The pages holding a unit both unit legs found (``agreed``) come first, in that order, then the rest: a unit
+    only one leg found is that leg's evidence, which its own page vote already carries, while the passage vote
+    stands for the agreement of the two (round eleven: on nine choosing sets pooled fused MRR@10 .8251 -> .8259,
+    hit@5 the same; docs/retrieval.md)."""
+    kept = [page for page, units in order.items() if shown is None or shown(units[0])]
+    both = [page for page in kept if any(unit in agreed for unit in order[page])]
+    first = set(both)
+    return both + [page for page in kept if page not in first]
 
 
 def chunk_order(lexical: Sequence[int], semantic: Sequence[int], page_of: Mapping[int, str]) -> dict[str, list[int]]:

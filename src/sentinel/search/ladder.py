@@ -163,7 +163,8 @@ def rank_legs(
     excerpts = excerpts if r.LEG_SUMMARIES in legs else set()
     # without the meaning leg's units the passage order is the wording leg's again: no second vote for it
     shown = (lambda cid: where[cid][1]) if summary_rung else None
-    passages = fusion.passage_pages(chunk_order, shown) if found.chunks else []
+    agreed = set(lexical).intersection(found.chunks)
+    passages = fusion.passage_pages(chunk_order, shown, agreed) if found.chunks else []
     return Ranking(legs, chunk_order, found.notes, found.language, found.vector, windows, excerpts, passages)
 
 
