@@ -91,7 +91,8 @@ FRESH5_SET = "vault-fresh5"
 FRESH6_FILE = ROOT / "bench" / "vault_questions_fresh6.tsv"
 FRESH6_SET = "vault-fresh6"
 # Round eleven: 60 more written blind (15 a language) to report whatever round eleven ships; taken in only after
-# round eleven's choice was committed; report-only, whole.
+# round eleven's choice was committed; reported once there, it chooses from round twelve on (it is in CHOOSING).
+# Whole, no halves.
 FRESH7_FILE = ROOT / "bench" / "vault_questions_fresh7.tsv"
 FRESH7_SET = "vault-fresh7"
 # The whole-file vault sets, by name.
@@ -273,7 +274,7 @@ class EvalSet:
 # word forms (docs/retrieval.md); vault-fresh3 in round eight, read once for round seven's report: a set read for
 # a report is no longer blind, so it may choose from then on; vault-fresh4 in round nine, read once for round
 # eight's report; vault-fresh5 in round ten, read once for round nine's report; vault-fresh6 in round eleven, read
-# once for round ten's report.
+# once for round ten's report; vault-fresh7 in round twelve, read once for round eleven's report.
 CHOOSING = (
     "public",
     "convo-choose",
@@ -284,6 +285,7 @@ CHOOSING = (
     "vault-fresh4",
     "vault-fresh5",
     "vault-fresh6",
+    "vault-fresh7",
 )
 
 

@@ -6,7 +6,7 @@ round eight's (bench/vault_questions_fresh4.tsv, ``vault-fresh4``: 60, 15 a lang
 round nine's (bench/vault_questions_fresh5.tsv, ``vault-fresh5``: 60, 15 a language; chooses since round ten),
 round ten's (bench/vault_questions_fresh6.tsv, ``vault-fresh6``: 60, 15 a language; reported round ten once, chooses
 since round eleven) and round eleven's (bench/vault_questions_fresh7.tsv, ``vault-fresh7``: 60, 15 a language;
-reports only, taken into bench/retrieval.py after round eleven's choice was committed). Each question is answered
+reported round eleven once, chooses since round twelve). Each question is answered
 in its own language by one page of the eval vault. ``relevant`` is every copy of that page (the pages sharing its
 Publish ``permalink``) whose text states the fact, checked here by one pattern per question
 (tests/support/vault_question_states.py, and vault_question_states_more.py from vault-fresh6 on): every labelled
@@ -139,7 +139,9 @@ def test_no_question_is_one_of_the_other_sets(questions: Path) -> None:
 
 
 def test_the_sets_read_once_for_a_report_now_choose() -> None:
-    # vault-fresh6 reported round ten once; it chooses from round eleven on (docs/retrieval.md)
+    # vault-fresh7 reported round eleven once; it chooses from round twelve on (docs/retrieval.md)
+    assert FRESH7_SET in CHOOSING
+    assert WHOLE_SETS[FRESH7_SET] == FRESH7_FILE
     assert FRESH6_SET in CHOOSING
     assert FRESH5_SET in CHOOSING
     assert FRESH4_SET in CHOOSING
@@ -152,12 +154,6 @@ def test_a_run_without_sets_ranks_every_whole_set() -> None:
     assert set(WHOLE_SETS) <= set(DEFAULT_SETS.split(","))
     assert set(SETS) == set(WHOLE_SETS.values())
     assert WHOLE_SETS[FRESH6_SET] == FRESH6_FILE
-
-
-def test_round_eleven_set_reports_only() -> None:
-    # vault-fresh7 was taken in after round eleven's choice was committed; it reports, it does not choose
-    assert FRESH7_SET not in CHOOSING
-    assert WHOLE_SETS[FRESH7_SET] == FRESH7_FILE
 
 
 @WHOLE
