@@ -18,6 +18,7 @@ from bench.retrieval import (
     vault_split,
 )
 from tests.support.eval_data import require_eval_vault
+from tests.support.vault_question_states_more import FRESH8_FILE
 
 LANGUAGES = {"en", "de", "es", "tr"}
 
@@ -55,8 +56,8 @@ def test_ids_are_unique_and_languages_known() -> None:
 
 @pytest.mark.parametrize(
     "questions",
-    [VAULT_FILE, *WHOLE_SETS.values()],
-    ids=["vault", *WHOLE_SETS],
+    [VAULT_FILE, *WHOLE_SETS.values(), FRESH8_FILE],
+    ids=["vault", *WHOLE_SETS, "vault-fresh8"],
 )
 def test_no_question_names_a_labelled_page_by_its_title(questions: Path) -> None:
     copied = []

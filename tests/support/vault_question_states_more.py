@@ -4,6 +4,12 @@ continues (split only to keep each module short). Written with each set, never c
 
 from __future__ import annotations
 
+from pathlib import Path
+
+# Round twelve's blind set. It lives here, not in bench/retrieval.py, until round twelve's choice is committed: no
+# ranking reads it before then (then it moves beside FRESH7_FILE there, and this line goes).
+FRESH8_FILE = Path(__file__).resolve().parents[2] / "bench" / "vault_questions_fresh8.tsv"
+
 STATES6 = {
     "n001": r"obsidian-importer/issues/27",
     "n002": r"In subfolder under current folder",
@@ -128,4 +134,67 @@ STATES7 = {
     "p058": r"Açık veya koyu|[Ll]ight or dark|[Hh]elles oder dunkles|apariencia clara u oscura",
     "p059": r"otomatik olarak optimize|automatically optimized|automatisch für Suchmaschinen|optimizan automáticamente",
     "p060": r"alttan kaydırma|slide-up|von unten|panel deslizante",
+}
+
+STATES8 = {
+    "q001": r"obsidian-maps/tree/master/examples",
+    "q002": r"\[latitude, longitude\]",
+    "q003": r"#000000",
+    "q004": r"\.svg., .\.webp.",
+    "q005": r"1\.8\.3",
+    "q006": r"Replace the page content|Seiteninhalt ersetzen|Reemplazar el contenido",
+    "q007": r"AppleJournalEntries",
+    "q008": r"SSO",
+    "q009": r"12 hours|12 Stunden|12 horas",
+    "q010": r"--dry-run",
+    "q011": r"Wayland",
+    "q012": r"collaborative live editing|kollaborative Live-Bearbeitung",
+    "q013": r"blocking edit access|Bearbeitungszugriff|bloqueando el acceso",
+    "q014": r"click the view switcher|klicke auf den Ansichtsumschalter|haz clic en el selector de vista",
+    "q015": r"Show tab title bar|Zeige Tab-Titelleiste",
+    "q016": r"Copy coordinates|Koordinaten kopieren|Copiar coordenadas",
+    "q017": r"\*\*Contain:\*\*|\*\*Einpassen:\*\*",
+    "q018": r"publish-create-site",
+    "q019": r"automatically redirected|automatisch zum Permalink weitergeleitet|redirigid",
+    "q020": r"1\.0\.0",
+    "q021": r"not the vault path|nicht mit dem Vault-Pfad",
+    "q022": r"GitHub-Issue|GitHub issue|issue (en|de) GitHub",
+    "q023": r"/moderation report",
+    "q024": r"Shida Li",
+    "q025": r"Highlights page|Hervorhebungen-Seite|página de Resaltados",
+    "q026": r"Apple Journal \(HTML",
+    "q027": r"timeout and/or a warning|zeitweise Sperrung und/oder eine Verwarnung",
+    "q028": r"### `ob publish-setup`",
+    "q029": r"[Uu]niversal .\.exe|universelle .\.exe|.\.exe. Universal",
+    "q030": r"\[\[File recovery|\[\[Datenwiederherstellung|\[\[Recuperación de archivos",
+    "q031": r"an active \[\[Introduction to Obsidian|aktives \[\[Einführung in Obsidian|suscripción activa a Obsidian",
+    "q032": r"\.opus",
+    "q033": r"how-to-make-pdfs-smaller",
+    "q034": r"2025-08-22",
+    "q035": r"Ctrl\+Enter",
+    "q036": r"click and drag the heading|klicke und ziehe die Überschrift|arrastra el encabezado|başlığı tıklayıp",
+    "q037": r"api\.obsidian\.md",
+    "q038": r"community store|tienda",
+    "q039": r"\.obsidian/themes",
+    "q040": r"\{\{\[\[TODO\]\]\}\}",
+    "q041": r"Google Fonts",
+    "q042": r"Themes don't update automatically|no se actualizan automáticamente|nicht automatisch aktualisiert",
+    "q043": r"obsidian-releases/releases",
+    "q044": r"sandbox|Sandbox-Umgebung",
+    "q045": r"Stop using this theme|Dejar de usar este tema|Nicht mehr anwenden",
+    "q046": r"Geçmişi temizle|Clear history|Verlauf leeren|Borrar historial",
+    "q047": r"En büyük dosyaları görüntüle|View largest files|Zeige größte Dateien",
+    "q048": r"Sürüm geçmişi\]\] ve|[Vv]ersion history\]\] and|Versionsgeschichte\]\] und",
+    "q049": r"PO/Re|Bestell-/Referenznummer|OC/Re|[Nn]úmero de (OC|orden)",
+    "q050": r"Yerel JSON|local JSON|lokalen JSON|JSON local",
+    "q051": r"cihaza özeldir|device-specific|gerätespezifisch|específic",
+    "q052": r"Conflicted copy|sync-conflict-",
+    "q053": r"within a couple of minutes|birkaç dakika içinde|innerhalb (weniger|von ein paar|einiger) Minuten",
+    "q054": r"appearance\.json",
+    "q055": r"Windows Defender",
+    "q056": r"Aktive et|Activate|Aktivieren|Activar",
+    "q057": r"air-gapped|Air-Gap|ağdan izole|red aislada",
+    "q058": r"reimbursed by your company|Erstattung durch dein Unternehmen|ser reembolsado por tu|geri ödeme almayı",
+    "q059": r"minimum seat count|minimum koltuk|Mindestanzahl an zu erwerbenden|compra mínima de puestos",
+    "q060": r"Orijinal dosya uzak sürümü korur|original file keeps the remote|Originaldatei behält die Remote",
 }
