@@ -11,8 +11,9 @@ four, chooses since round six), bench/vault_questions_fresh2.tsv (vault-fresh2; 
 since round seven), bench/vault_questions_fresh3.tsv (vault-fresh3; reported round seven, chooses since round
 eight), bench/vault_questions_fresh4.tsv (vault-fresh4; reported round eight, chooses since round nine),
 bench/vault_questions_fresh5.tsv (vault-fresh5; reported round nine, chooses since round ten),
-bench/vault_questions_fresh6.tsv (vault-fresh6; reported round ten, chooses since round eleven) and
-bench/vault_questions_fresh7.tsv (vault-fresh7, round eleven, report-only) through the real search code, and prints
+bench/vault_questions_fresh6.tsv (vault-fresh6; reported round ten, chooses since round eleven),
+bench/vault_questions_fresh7.tsv (vault-fresh7; reported round eleven, chooses since round twelve) and
+bench/vault_questions_fresh8.tsv (vault-fresh8, round twelve, report-only) through the real search code, and prints
 nDCG@10, MRR@10, hit@1 and hit@5 for each leg, the fusions, and nDCG@10 of every ranking per language and kind.
 A page counts as found where any of its chunks (or its summary) ranks; relevance is by page path, as labelled.
 ``--vault`` may be a part of the eval vault (e.g. a copy of its en/ folder, with its own ``--index``, when there
@@ -95,6 +96,10 @@ FRESH6_SET = "vault-fresh6"
 # Whole, no halves.
 FRESH7_FILE = ROOT / "bench" / "vault_questions_fresh7.tsv"
 FRESH7_SET = "vault-fresh7"
+# Round twelve: 60 more written blind (15 a language, pages the earlier sets label least) to report whatever round
+# twelve ships; taken in only after round twelve's choice was committed; report-only, whole.
+FRESH8_FILE = ROOT / "bench" / "vault_questions_fresh8.tsv"
+FRESH8_SET = "vault-fresh8"
 # The whole-file vault sets, by name.
 WHOLE_SETS = {
     FRESH_SET: FRESH_FILE,
@@ -104,11 +109,12 @@ WHOLE_SETS = {
     FRESH5_SET: FRESH5_FILE,
     FRESH6_SET: FRESH6_FILE,
     FRESH7_SET: FRESH7_FILE,
+    FRESH8_SET: FRESH8_FILE,
 }
 # What a run ranks when --sets is not given: every set.
 DEFAULT_SETS = (
     "public,heldout,vault-choose,vault-report,vault-fresh,vault-fresh2,vault-fresh3,vault-fresh4,vault-fresh5,"
-    "vault-fresh6,vault-fresh7,convo-choose,convo-report"
+    "vault-fresh6,vault-fresh7,vault-fresh8,convo-choose,convo-report"
 )
 METRICS = ("nDCG@10", "MRR@10", "hit@1", "hit@5")
 

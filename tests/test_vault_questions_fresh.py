@@ -5,8 +5,10 @@ seven's (bench/vault_questions_fresh3.tsv, ``vault-fresh3``: 60, 15 a language; 
 round eight's (bench/vault_questions_fresh4.tsv, ``vault-fresh4``: 60, 15 a language; chooses since round nine),
 round nine's (bench/vault_questions_fresh5.tsv, ``vault-fresh5``: 60, 15 a language; chooses since round ten),
 round ten's (bench/vault_questions_fresh6.tsv, ``vault-fresh6``: 60, 15 a language; reported round ten once, chooses
-since round eleven) and round eleven's (bench/vault_questions_fresh7.tsv, ``vault-fresh7``: 60, 15 a language;
-reported round eleven once, chooses since round twelve). Each question is answered
+since round eleven), round eleven's (bench/vault_questions_fresh7.tsv, ``vault-fresh7``: 60, 15 a language;
+reported round eleven once, chooses since round twelve) and round twelve's (bench/vault_questions_fresh8.tsv,
+``vault-fresh8``: 60, 15 a language; reports only, taken into bench/retrieval.py after round twelve's choice was
+committed). Each question is answered
 in its own language by one page of the eval vault. ``relevant`` is every copy of that page (the pages sharing its
 Publish ``permalink``) whose text states the fact, checked here by one pattern per question
 (tests/support/vault_question_states.py, and vault_question_states_more.py from vault-fresh6 on): every labelled
@@ -36,6 +38,8 @@ from bench.retrieval import (
     FRESH6_SET,
     FRESH7_FILE,
     FRESH7_SET,
+    FRESH8_FILE,
+    FRESH8_SET,
     FRESH_FILE,
     FRESH_SET,
     QUERY_FILES,
@@ -45,7 +49,7 @@ from bench.retrieval import (
 )
 from tests.support.eval_data import require_eval_vault
 from tests.support.vault_question_states import STATES, STATES2, STATES3, STATES4, STATES5
-from tests.support.vault_question_states_more import STATES6, STATES7
+from tests.support.vault_question_states_more import STATES6, STATES7, STATES8
 
 LANGUAGES = ("en", "de", "es", "tr")
 PERMALINK = re.compile(r"^permalink:\s*(\S+)", re.MULTILINE)
@@ -59,9 +63,12 @@ SETS = {
     FRESH5_FILE: (STATES5, 15),
     FRESH6_FILE: (STATES6, 15),
     FRESH7_FILE: (STATES7, 15),
+    FRESH8_FILE: (STATES8, 15),
 }
 WHOLE = pytest.mark.parametrize(
-    "questions", list(SETS), ids=[FRESH_SET, FRESH2_SET, FRESH3_SET, FRESH4_SET, FRESH5_SET, FRESH6_SET, FRESH7_SET]
+    "questions",
+    list(SETS),
+    ids=[FRESH_SET, FRESH2_SET, FRESH3_SET, FRESH4_SET, FRESH5_SET, FRESH6_SET, FRESH7_SET, FRESH8_SET],
 )
 
 
@@ -154,6 +161,12 @@ def test_a_run_without_sets_ranks_every_whole_set() -> None:
     assert set(WHOLE_SETS) <= set(DEFAULT_SETS.split(","))
     assert set(SETS) == set(WHOLE_SETS.values())
     assert WHOLE_SETS[FRESH6_SET] == FRESH6_FILE
+
+
+def test_round_twelve_set_reports_only() -> None:
+    # vault-fresh8 was taken in after round twelve's choice was committed; it reports, it does not choose
+    assert FRESH8_SET not in CHOOSING
+    assert WHOLE_SETS[FRESH8_SET] == FRESH8_FILE
 
 
 @WHOLE
