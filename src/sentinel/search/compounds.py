@@ -54,8 +54,8 @@ def split_unheld(db: sqlite3.Connection, words: list[str], frequencies: dict[str
 
 @dataclass(frozen=True)
 class Endings:
-    """The index's words of at least ``MIN_HEAD + MIN_PART`` letters sorted by their reversed spelling (a word's
-    compounds are then one run), with each word's chunk count: read once per index change."""
+    """The index's words sorted by their reversed spelling (a word's compounds are then one run), with each
+    word's chunk count: read once per index change."""
 
     reversed_words: list[str]
     words: list[str]
@@ -73,8 +73,7 @@ class Endings:
 
 
 def _endings(db: sqlite3.Connection) -> Endings:
-    # only words long enough to end in a MIN_HEAD-letter word with MIN_PART letters before it (fewer to sort)
-    vocabulary = db.execute(f"SELECT term, doc FROM {postings.VOCAB} WHERE length(term) >= ?", (MIN_HEAD + MIN_PART,))
+    vocabulary = db.execute(f"SELECT term, doc FROM {postings.VOCAB}")
     held = sorted((str(term)[::-1], str(term), int(rows)) for term, rows in vocabulary)
     return Endings([r for r, _, _ in held], [w for _, w, _ in held], [n for _, _, n in held])
 
