@@ -57,7 +57,7 @@ def lexical_terms(db: sqlite3.Connection, query: str, chunk_count: int) -> Terms
     language: ``language_rows``), folded as the index folds its language's chunks; a language named unsurely
     (a query of a word or two) also asks for each other language's form of its words that the index holds, so
     a wrong guess costs no match. A German word the index does not hold is read as two it holds
-    (``compounds``); a held word also matches the index's longer words that end in it (``compounds.with_heads``)."""
+    (``compounds``)."""
     language, sure = query_language(db, query)
     terms = query_terms(query, language)
     others = [t for form in forms(query) for t in query_terms(form) if t not in terms] if sure < WORDS_SURE else []
@@ -66,7 +66,7 @@ def lexical_terms(db: sqlite3.Connection, query: str, chunk_count: int) -> Terms
     if language in compounds.SPLIT_LANGUAGES:
         terms = compounds.split_unheld(db, terms, frequencies, language)
         frequencies = postings.frequencies(db, terms)
-    return compounds.with_heads(db, prune_common(terms, frequencies, language_rows(db, language, chunk_count)))
+    return prune_common(terms, frequencies, language_rows(db, language, chunk_count))
 
 
 def lexical_chunks(db: sqlite3.Connection, terms: Terms, limit: int, facets: Facets | None = None) -> list[int]:
