@@ -64,57 +64,33 @@ CONVO_SETS = {"convo-choose": "choose", "convo-report": "report"}
 # (``vault_split``): "choose" may choose weights, "report" never does.
 VAULT_FILE = ROOT / "bench" / "vault_questions.tsv"
 VAULT_SETS = {"vault-choose": "choose", "vault-report": "report"}
-# Issue 32, round five: 80 more vault questions written blind to decide round four's variant (whole, no halves).
-# Having decided that, it may choose from round six on (it is in CHOOSING).
-FRESH_FILE = ROOT / "bench" / "vault_questions_fresh.tsv"
-FRESH_SET = "vault-fresh"
-# Round six: 60 more written blind (15 a language) to report word forms in the lexical leg; reported once there,
-# it chooses from round seven on (it is in CHOOSING). Whole, no halves.
-FRESH2_FILE = ROOT / "bench" / "vault_questions_fresh2.tsv"
-FRESH2_SET = "vault-fresh2"
-# Round seven: 60 more written blind (15 a language, pages the earlier sets left alone where there were any) to
-# report whatever round seven ships; reported once there, it chooses from round eight on. Whole, no halves.
-FRESH3_FILE = ROOT / "bench" / "vault_questions_fresh3.tsv"
-FRESH3_SET = "vault-fresh3"
-# Round eight: 60 more written blind (15 a language; en/de/es on pages no earlier set labels where any were left,
-# tr on the tr folder's pages, facts not asked before) to report whatever round eight ships; reported once there,
-# it chooses from round nine on (it is in CHOOSING). Whole, no halves.
-FRESH4_FILE = ROOT / "bench" / "vault_questions_fresh4.tsv"
-FRESH4_SET = "vault-fresh4"
-# Round nine: 60 more written blind (15 a language; en/de/es on pages the earlier sets label least, tr on the tr
-# folder's pages, facts not asked before) to report whatever round nine ships; reported once there, it chooses
-# from round ten on (it is in CHOOSING). Whole, no halves.
-FRESH5_FILE = ROOT / "bench" / "vault_questions_fresh5.tsv"
-FRESH5_SET = "vault-fresh5"
-# Round ten: 60 more written blind (15 a language, pages the earlier sets label least, facts not asked before) to
-# report whatever round ten ships; taken in only after round ten's choice was committed; reported once there, it
-# chooses from round eleven on (it is in CHOOSING). Whole, no halves.
-FRESH6_FILE = ROOT / "bench" / "vault_questions_fresh6.tsv"
-FRESH6_SET = "vault-fresh6"
-# Round eleven: 60 more written blind (15 a language) to report whatever round eleven ships; taken in only after
-# round eleven's choice was committed; reported once there, it chooses from round twelve on (it is in CHOOSING).
-# Whole, no halves.
-FRESH7_FILE = ROOT / "bench" / "vault_questions_fresh7.tsv"
-FRESH7_SET = "vault-fresh7"
-# Round twelve: 60 more written blind (15 a language, pages the earlier sets label least) to report whatever round
-# twelve ships; taken in only after round twelve's choice was committed; report-only, whole.
-FRESH8_FILE = ROOT / "bench" / "vault_questions_fresh8.tsv"
-FRESH8_SET = "vault-fresh8"
-# The whole-file vault sets, by name.
-WHOLE_SETS = {
-    FRESH_SET: FRESH_FILE,
-    FRESH2_SET: FRESH2_FILE,
-    FRESH3_SET: FRESH3_FILE,
-    FRESH4_SET: FRESH4_FILE,
-    FRESH5_SET: FRESH5_FILE,
-    FRESH6_SET: FRESH6_FILE,
-    FRESH7_SET: FRESH7_FILE,
-    FRESH8_SET: FRESH8_FILE,
+# The vault questions written blind, one file a round (issue 32; rounds in docs/retrieval.md), whole, no halves.
+# Each was taken in only after its round's choice was committed and reported once there (read for a report, a set
+# is no longer blind); from the next round on it chooses (it is in CHOOSING). Round five's "vault-fresh" has 80
+# questions (20 a language), the others 60 (15 a language), each on pages the earlier sets label least.
+# set name -> (the round that read it first, its file)
+BLIND_ROUNDS = {
+    "vault-fresh": 5,
+    "vault-fresh2": 6,
+    "vault-fresh3": 7,
+    "vault-fresh4": 8,
+    "vault-fresh5": 9,
+    "vault-fresh6": 10,
+    "vault-fresh7": 11,
+    "vault-fresh8": 12,
 }
+
+
+def whole_set_file(name: str) -> Path:
+    """Where a blind set's questions live: ``vault-freshN`` -> bench/vault_questions_freshN.tsv."""
+    return ROOT / "bench" / f"vault_questions_{name.removeprefix('vault-')}.tsv"
+
+
+# The whole-file vault sets, by name.
+WHOLE_SETS = {name: whole_set_file(name) for name in BLIND_ROUNDS}
 # What a run ranks when --sets is not given: every set.
-DEFAULT_SETS = (
-    "public,heldout,vault-choose,vault-report,vault-fresh,vault-fresh2,vault-fresh3,vault-fresh4,vault-fresh5,"
-    "vault-fresh6,vault-fresh7,vault-fresh8,convo-choose,convo-report"
+DEFAULT_SETS = ",".join(
+    ["public", "heldout", "vault-choose", "vault-report", *WHOLE_SETS, "convo-choose", "convo-report"]
 )
 METRICS = ("nDCG@10", "MRR@10", "hit@1", "hit@5")
 
@@ -275,23 +251,16 @@ class EvalSet:
     queries: list[Query]
 
 
-# The sets any weight or threshold may be chosen on (the sweeps use only these). vault-fresh joined in round six,
-# having decided round four's variant; vault-fresh2 in round seven, having been read once to report round six's
-# word forms (docs/retrieval.md); vault-fresh3 in round eight, read once for round seven's report: a set read for
-# a report is no longer blind, so it may choose from then on; vault-fresh4 in round nine, read once for round
-# eight's report; vault-fresh5 in round ten, read once for round nine's report; vault-fresh6 in round eleven, read
-# once for round ten's report; vault-fresh7 in round twelve, read once for round eleven's report.
+# The round now choosing (docs/retrieval.md): a blind set read first in an earlier round chooses from then on.
+ROUND = 13
+# The sets any weight or threshold may be chosen on (the sweeps use only these): the public set, the choosing
+# halves, and every blind set already read once for a report (vault-fresh in round six, having decided round
+# four's variant; each later one from the round after the one that read it).
 CHOOSING = (
     "public",
     "convo-choose",
     "vault-choose",
-    "vault-fresh",
-    "vault-fresh2",
-    "vault-fresh3",
-    "vault-fresh4",
-    "vault-fresh5",
-    "vault-fresh6",
-    "vault-fresh7",
+    *(name for name, first_read in BLIND_ROUNDS.items() if first_read < ROUND),
 )
 
 

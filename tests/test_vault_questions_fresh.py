@@ -7,8 +7,8 @@ round nine's (bench/vault_questions_fresh5.tsv, ``vault-fresh5``: 60, 15 a langu
 round ten's (bench/vault_questions_fresh6.tsv, ``vault-fresh6``: 60, 15 a language; reported round ten once, chooses
 since round eleven), round eleven's (bench/vault_questions_fresh7.tsv, ``vault-fresh7``: 60, 15 a language;
 reported round eleven once, chooses since round twelve) and round twelve's (bench/vault_questions_fresh8.tsv,
-``vault-fresh8``: 60, 15 a language; reports only, taken into bench/retrieval.py after round twelve's choice was
-committed). Each question is answered
+``vault-fresh8``: 60, 15 a language; reported round twelve once, chooses since round thirteen). The sets and the round
+that read each first are one table, ``bench.retrieval.BLIND_ROUNDS``. Each question is answered
 in its own language by one page of the eval vault. ``relevant`` is every copy of that page (the pages sharing its
 Publish ``permalink``) whose text states the fact, checked here by one pattern per question
 (tests/support/vault_question_states.py, and vault_question_states_more.py from vault-fresh6 on): every labelled
@@ -24,25 +24,11 @@ from pathlib import Path
 import pytest
 
 from bench.retrieval import (
+    BLIND_ROUNDS,
     CHOOSING,
     DEFAULT_SETS,
-    FRESH2_FILE,
-    FRESH2_SET,
-    FRESH3_FILE,
-    FRESH3_SET,
-    FRESH4_FILE,
-    FRESH4_SET,
-    FRESH5_FILE,
-    FRESH5_SET,
-    FRESH6_FILE,
-    FRESH6_SET,
-    FRESH7_FILE,
-    FRESH7_SET,
-    FRESH8_FILE,
-    FRESH8_SET,
-    FRESH_FILE,
-    FRESH_SET,
     QUERY_FILES,
+    ROUND,
     VAULT_FILE,
     WHOLE_SETS,
     load_queries,
@@ -54,22 +40,19 @@ from tests.support.vault_question_states_more import STATES6, STATES7, STATES8
 LANGUAGES = ("en", "de", "es", "tr")
 PERMALINK = re.compile(r"^permalink:\s*(\S+)", re.MULTILINE)
 
-# file -> (its patterns, questions a language)
-SETS = {
-    FRESH_FILE: (STATES, 20),
-    FRESH2_FILE: (STATES2, 15),
-    FRESH3_FILE: (STATES3, 15),
-    FRESH4_FILE: (STATES4, 15),
-    FRESH5_FILE: (STATES5, 15),
-    FRESH6_FILE: (STATES6, 15),
-    FRESH7_FILE: (STATES7, 15),
-    FRESH8_FILE: (STATES8, 15),
+# set name -> (its patterns, questions a language)
+STATES_OF = {
+    "vault-fresh": (STATES, 20),
+    "vault-fresh2": (STATES2, 15),
+    "vault-fresh3": (STATES3, 15),
+    "vault-fresh4": (STATES4, 15),
+    "vault-fresh5": (STATES5, 15),
+    "vault-fresh6": (STATES6, 15),
+    "vault-fresh7": (STATES7, 15),
+    "vault-fresh8": (STATES8, 15),
 }
-WHOLE = pytest.mark.parametrize(
-    "questions",
-    list(SETS),
-    ids=[FRESH_SET, FRESH2_SET, FRESH3_SET, FRESH4_SET, FRESH5_SET, FRESH6_SET, FRESH7_SET, FRESH8_SET],
-)
+SETS = {WHOLE_SETS[name]: patterns for name, patterns in STATES_OF.items()}
+WHOLE = pytest.mark.parametrize("questions", list(SETS), ids=list(STATES_OF))
 
 
 def _rows(path: Path) -> list[dict[str, str]]:
@@ -145,28 +128,20 @@ def test_no_question_is_one_of_the_other_sets(questions: Path) -> None:
     assert not others & {row["query"].casefold() for row in _rows(questions)}
 
 
-def test_the_sets_read_once_for_a_report_now_choose() -> None:
-    # vault-fresh7 reported round eleven once; it chooses from round twelve on (docs/retrieval.md)
-    assert FRESH7_SET in CHOOSING
-    assert WHOLE_SETS[FRESH7_SET] == FRESH7_FILE
-    assert FRESH6_SET in CHOOSING
-    assert FRESH5_SET in CHOOSING
-    assert FRESH4_SET in CHOOSING
-    assert FRESH_SET in CHOOSING
-    assert FRESH2_SET in CHOOSING
-    assert FRESH3_SET in CHOOSING
+def test_a_blind_set_chooses_only_after_the_round_that_read_it() -> None:
+    # each set was read once to report the round that took it in; from the next round on it chooses, and a set
+    # taken in this round reports only (docs/retrieval.md)
+    for name, first_read in BLIND_ROUNDS.items():
+        assert (name in CHOOSING) == (first_read < ROUND), name
+    assert "vault-fresh8" in CHOOSING
+    assert not {"heldout", "vault-report", "convo-report"} & set(CHOOSING)
 
 
 def test_a_run_without_sets_ranks_every_whole_set() -> None:
     assert set(WHOLE_SETS) <= set(DEFAULT_SETS.split(","))
     assert set(SETS) == set(WHOLE_SETS.values())
-    assert WHOLE_SETS[FRESH6_SET] == FRESH6_FILE
-
-
-def test_round_twelve_set_reports_only() -> None:
-    # vault-fresh8 was taken in after round twelve's choice was committed; it reports, it does not choose
-    assert FRESH8_SET not in CHOOSING
-    assert WHOLE_SETS[FRESH8_SET] == FRESH8_FILE
+    assert all(path.is_file() for path in WHOLE_SETS.values())
+    assert WHOLE_SETS["vault-fresh6"].name == "vault_questions_fresh6.tsv"
 
 
 @WHOLE
