@@ -78,6 +78,7 @@ BLIND_ROUNDS = {
     "vault-fresh6": 10,
     "vault-fresh7": 11,
     "vault-fresh8": 12,
+    "vault-fresh9": 13,
 }
 
 
