@@ -99,7 +99,7 @@ def candidate_features(db, settings: Settings, ranking: Ranking, shipped: list[s
 
 def capture(args: argparse.Namespace) -> int:
     embedder = OnnxEmbedder(args.embed_model, threads=int(os.environ.get("EMBED_THREADS", "2")))
-    sets = load_sets(list(CHOOSING), args.vault, args.index, args.convo_index, embedder)
+    sets = load_sets(args.sets.split(","), args.vault, args.index, args.convo_index, embedder)
     names, ids, langs, features, relevant = [], [], [], [], []
     started, cpu = time.perf_counter(), time.process_time()
     for each in sets:
@@ -224,11 +224,38 @@ def _pair(scored: np.ndarray) -> str:
     return f"{scored[:, 0].mean():.4f} / {scored[:, 1].mean():.4f}"
 
 
+def _loaded(path: Path) -> Captures:
+    raw = np.load(path)
+    return Captures(raw["sets"], raw["ids"], raw["langs"], raw["features"], raw["relevant"])
+
+
+def _shipped(data: Captures) -> np.ndarray:
+    return np.array([scores_of(np.arange(int((rq >= 0).sum())), rq) for rq in data.relevant])
+
+
+def report(data: Captures, setting: tuple[str, int, float], weights: np.ndarray, reports: Captures) -> None:
+    """The report-only sets, shipped ranking -> the learned order fitted on every choosing set (not shipped)."""
+    cols, depth = _columns(setting[0]), setting[1]
+    bar = _shipped(reports)
+    got = np.array(
+        [
+            scores_of(ordered(weights, reports.features[q][:, cols], reports.relevant[q], depth), reports.relevant[q])
+            for q in range(len(reports.ids))
+        ]
+    )
+    for name in dict.fromkeys(reports.sets.tolist()):
+        at = reports.sets == name
+        change = "{:+.4f} ({:+.4f} to {:+.4f})".format(*bootstrap(bar[at, 0], got[at, 0]))
+        print(f"report {name} (n={int(at.sum())}): {_pair(bar[at])} -> {_pair(got[at])}; bootstrap {change}")
+        for lang in sorted(set(reports.langs[at].tolist())):
+            both = at & (reports.langs == lang)
+            print(f"  {lang} (n={int(both.sum())}): {_pair(bar[both])} -> {_pair(got[both])}")
+
+
 def fit_report(args: argparse.Namespace) -> int:
-    raw = np.load(args.captures)
-    data = Captures(raw["sets"], raw["ids"], raw["langs"], raw["features"], raw["relevant"])
+    data = _loaded(args.captures)
     names = [s for s in CHOOSING if s in set(data.sets.tolist())]
-    bar = np.array([scores_of(np.arange(int((rq >= 0).sum())), rq) for rq in data.relevant])
+    bar = _shipped(data)
     print(
         f"{len(data.ids)} questions, {len(names)} sets; bar (shipped) {bar[:, 0].mean():.4f} / {bar[:, 1].mean():.4f}"
     )
@@ -261,6 +288,8 @@ def fit_report(args: argparse.Namespace) -> int:
     print(f"all sets choose {setting} (leave-one-set-out {inner:.4f}); weights fitted on all:")
     for name, value in zip(SUBSETS[setting[0]], w, strict=True):
         print(f"  {name} = {value:.6g}")
+    if args.report:
+        report(data, setting, w, _loaded(args.report))
     return 0
 
 
@@ -273,8 +302,10 @@ def main(argv: list[str] | None = None) -> int:
     cap.add_argument("--convo-index", type=Path, required=True)
     cap.add_argument("--embed-model", type=Path, default=ROOT / "models" / "multilingual-e5-small")
     cap.add_argument("--out", type=Path, required=True)
+    cap.add_argument("--sets", default=",".join(CHOOSING), help="comma-separated (default: the choosing sets)")
     fitted = sub.add_parser("fit")
     fitted.add_argument("--captures", type=Path, required=True)
+    fitted.add_argument("--report", type=Path, help="captures of report-only sets: the weights all sets fit, applied")
     args = parser.parse_args(argv)
     return capture(args) if args.command == "capture" else fit_report(args)
 
