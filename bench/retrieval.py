@@ -78,6 +78,7 @@ BLIND_ROUNDS = {
     "vault-fresh6": 10,
     "vault-fresh7": 11,
     "vault-fresh8": 12,
+    "vault-fresh9": 13,
 }
 
 
@@ -419,6 +420,32 @@ def _indexed(vault: Path, index: Path, embedder, reembed: bool) -> tuple[sqlite3
     return db, settings
 
 
+def load_sets(  # type: ignore[no-untyped-def]
+    wanted: list[str], vault: Path, index: Path, convo_index: Path, embedder, reembed: bool = False
+) -> list[EvalSet]:
+    """The sets named in ``wanted``, each over its indexed vault (indexed and embedded incrementally first)."""
+    sets: list[EvalSet] = []
+    if any(name in QUERY_FILES or name in VAULT_SETS or name in WHOLE_SETS for name in wanted):
+        db, settings = _indexed(vault, index, embedder, reembed)
+        for name, path in QUERY_FILES.items():
+            if name in wanted:
+                sets.append(EvalSet(name, path.name, db, settings, load_queries(path, vault_pages(db))))
+        for name, split in VAULT_SETS.items():
+            if name in wanted:
+                queries = load_queries(VAULT_FILE, vault_pages(db), split)
+                sets.append(EvalSet(name, f"{VAULT_FILE.name} {split}", db, settings, queries))
+        for name, path in WHOLE_SETS.items():
+            if name in wanted:
+                sets.append(EvalSet(name, path.name, db, settings, load_queries(path, vault_pages(db))))
+    if any(name in CONVO_SETS for name in wanted):
+        db, settings = _indexed(CONVO_VAULT, convo_index, embedder, reembed)
+        for name, split in CONVO_SETS.items():
+            if name in wanted:
+                queries = load_queries(CONVO_FILE, vault_pages(db), split)
+                sets.append(EvalSet(name, f"{CONVO_FILE.name} {split}", db, settings, queries))
+    return sets
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--vault", type=Path, default=eval_vault_path())
@@ -440,25 +467,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     wanted = args.sets.split(",")
     embedder = OnnxEmbedder(args.embed_model, threads=int(os.environ.get("EMBED_THREADS", "2")))
-    sets: list[EvalSet] = []
-    if any(name in QUERY_FILES or name in VAULT_SETS or name in WHOLE_SETS for name in wanted):
-        db, settings = _indexed(args.vault, args.index, embedder, args.reembed)
-        for name, path in QUERY_FILES.items():
-            if name in wanted:
-                sets.append(EvalSet(name, path.name, db, settings, load_queries(path, vault_pages(db))))
-        for name, split in VAULT_SETS.items():
-            if name in wanted:
-                queries = load_queries(VAULT_FILE, vault_pages(db), split)
-                sets.append(EvalSet(name, f"{VAULT_FILE.name} {split}", db, settings, queries))
-        for name, path in WHOLE_SETS.items():
-            if name in wanted:
-                sets.append(EvalSet(name, path.name, db, settings, load_queries(path, vault_pages(db))))
-    if any(name in CONVO_SETS for name in wanted):
-        db, settings = _indexed(CONVO_VAULT, args.convo_index, embedder, args.reembed)
-        for name, split in CONVO_SETS.items():
-            if name in wanted:
-                queries = load_queries(CONVO_FILE, vault_pages(db), split)
-                sets.append(EvalSet(name, f"{CONVO_FILE.name} {split}", db, settings, queries))
+    sets = load_sets(wanted, args.vault, args.index, args.convo_index, embedder, args.reembed)
     before = json.loads(args.compare.read_text()) if args.compare else None
     scored: PerQuery = {}
     cells = evaluate(sets, embedder, before, scored)

@@ -57,6 +57,9 @@ def test_passages_follow_the_unit_by_unit_fusion_and_the_rungs_pages(eval_index:
     assert body.passages and sorted(body.passages) == sorted(body.chunk_order)
     # the first passage is one both unit legs found, so its page is in both legs
     assert body.passages[0] in body.legs[r.LEG_LEXICAL] and body.passages[0] in body.legs[r.LEG_CHUNKS]
+    # the pages holding a unit both unit legs found (bench/learned_order.py's "agreed") are in both legs
+    assert body.passages[0] in body.agreed
+    assert body.agreed <= set(body.legs[r.LEG_LEXICAL]) & set(body.legs[r.LEG_CHUNKS])
     # without the meaning leg there is no second vote for the wording leg's own order
     assert rank_legs(db, settings, None, query, "body", time.monotonic() + 30).passages == []
     summary = rank_legs(db, settings, e5, query, "summary", time.monotonic() + 30)

@@ -118,6 +118,7 @@ class Ranking:
     windows: dict[str, int] | None = None  # ``lexical.windows_per_page`` of the lexical leg's pages
     excerpts: set[str] | None = None  # ``summaries.excerpts_of_entries`` of the summary leg's pages
     passages: list[str] | None = None  # ``fusion.passage_pages``: pages by the best unit both unit legs agree on
+    agreed: frozenset[str] = frozenset()  # pages holding a unit both unit legs found
 
 
 _SUMMARY_ROLES = frozenset(role.value for role in SUMMARY_RUNG_ROLES)
@@ -165,7 +166,8 @@ def rank_legs(
     shown = (lambda cid: where[cid][1]) if summary_rung else None
     agreed = set(lexical).intersection(found.chunks)
     passages = fusion.passage_pages(chunk_order, shown, agreed) if found.chunks else []
-    return Ranking(legs, chunk_order, found.notes, found.language, found.vector, windows, excerpts, passages)
+    both = frozenset(page_of[cid] for cid in agreed if cid in page_of)
+    return Ranking(legs, chunk_order, found.notes, found.language, found.vector, windows, excerpts, passages, both)
 
 
 @dataclass
