@@ -135,7 +135,7 @@ def test_a_blind_set_chooses_only_after_the_round_that_read_it() -> None:
     # taken in this round reports only (docs/retrieval.md)
     for name, first_read in BLIND_ROUNDS.items():
         assert (name in CHOOSING) == (first_read < ROUND), name
-    assert "vault-fresh8" in CHOOSING
+    assert "vault-fresh9" in CHOOSING
     assert not {"heldout", "vault-report", "convo-report"} & set(CHOOSING)
 
 
