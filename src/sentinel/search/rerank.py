@@ -23,30 +23,45 @@ from sentinel.search.vectors import restored_rows
 from sentinel.search.view import SearchView
 
 
-def page_units(db: sqlite3.Connection, view: SearchView, paths: list[str]) -> tuple[list[str], np.ndarray]:
-    """Every embedded unit of these pages: the page of each row, and the rows' centred vectors."""
+def _unit_rows(db: sqlite3.Connection, view: SearchView, paths: list[str]) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """Every embedded unit of these pages: the page of each row, its chunk id, and the rows' centred vectors."""
     chunks = view.chunks
     wanted = {rowid: p for rowid, p in zip(view.rows.pages.rowids_of(paths).tolist(), paths, strict=True) if rowid >= 0}
     if chunks is None or not wanted:
-        return [], np.zeros((0, 0), np.float32)
+        return [], np.zeros(0, np.int64), np.zeros((0, 0), np.float32)
     rows = view.rows.chunks.rows_of_pages(np.fromiter(wanted, dtype=np.int64))
     rows, restored = restored_rows(db, chunks, rows)
     if not len(rows):
-        return [], np.zeros((0, 0), np.float32)
+        return [], np.zeros(0, np.int64), np.zeros((0, 0), np.float32)
     centred = chunks.centres.centred(restored, chunks.centre_of[rows])
-    return [wanted[page] for page in view.rows.chunks.page[rows].tolist()], centred
+    return [wanted[page] for page in view.rows.chunks.page[rows].tolist()], chunks.items[rows], centred
+
+
+def page_units(db: sqlite3.Connection, view: SearchView, paths: list[str]) -> tuple[list[str], np.ndarray]:
+    """Every embedded unit of these pages: the page of each row, and the rows' centred vectors."""
+    owners, _, centred = _unit_rows(db, view, paths)
+    return owners, centred
+
+
+def best_unit_ids(
+    db: sqlite3.Connection, view: SearchView, query: np.ndarray, paths: list[str]
+) -> dict[str, tuple[float, int]]:
+    """Each page's best centred cosine over all of its embedded units, and that unit's chunk id (pages with
+    none are left out)."""
+    owners, items, centred = _unit_rows(db, view, paths)
+    if not owners or view.chunks is None:
+        return {}
+    scores = centred @ view.chunks.centres.centred(query[None, :])[0]
+    best: dict[str, tuple[float, int]] = {}
+    for path, item, score in zip(owners, items.tolist(), scores.tolist(), strict=True):
+        if path not in best or score > best[path][0]:
+            best[path] = (score, item)
+    return best
 
 
 def best_units(db: sqlite3.Connection, view: SearchView, query: np.ndarray, paths: list[str]) -> dict[str, float]:
     """Each page's best centred cosine over all of its embedded units (pages with none are left out)."""
-    owners, centred = page_units(db, view, paths)
-    if not owners or view.chunks is None:
-        return {}
-    scores = centred @ view.chunks.centres.centred(query[None, :])[0]
-    best: dict[str, float] = {}
-    for path, score in zip(owners, scores.tolist(), strict=True):
-        best[path] = max(best.get(path, -1.0), score)
-    return best
+    return {path: score for path, (score, _) in best_unit_ids(db, view, query, paths).items()}
 
 
 def reranked(
