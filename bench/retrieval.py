@@ -77,6 +77,7 @@ BLIND_ROUNDS = {
     "vault-fresh7": 11,
     "vault-fresh8": 12,
     "vault-fresh9": 13,
+    "vault-fresh10": 14,
 }
 
 

@@ -8,8 +8,9 @@ round ten's (bench/vault_questions_fresh6.tsv, ``vault-fresh6``: 60, 15 a langua
 since round eleven), round eleven's (bench/vault_questions_fresh7.tsv, ``vault-fresh7``: 60, 15 a language;
 reported round eleven once, chooses since round twelve), round twelve's (bench/vault_questions_fresh8.tsv,
 ``vault-fresh8``: 60, 15 a language; reported round twelve once, chooses since round thirteen) and round thirteen's
-(bench/vault_questions_fresh9.tsv, ``vault-fresh9``: 60, 15 a language; reports round thirteen once). The sets and
-the round that read each first are one table, ``bench.retrieval.BLIND_ROUNDS``. Each question is answered
+(bench/vault_questions_fresh9.tsv, ``vault-fresh9``: 60, 15 a language; reports round thirteen once) and round
+fourteen's (bench/vault_questions_fresh10.tsv, ``vault-fresh10``: 60, 15 a language; reports round fourteen once).
+The sets and the round that read each first are one table, ``bench.retrieval.BLIND_ROUNDS``. Each question is answered
 in its own language by one page of the eval vault. ``relevant`` is every copy of that page (the pages sharing its
 Publish ``permalink``) whose text states the fact, checked here by one pattern per question
 (tests/support/vault_question_states.py, and vault_question_states_more.py from vault-fresh6 on): every labelled
@@ -36,7 +37,7 @@ from bench.retrieval import (
 )
 from tests.support.eval_data import require_eval_vault
 from tests.support.vault_question_states import STATES, STATES2, STATES3, STATES4, STATES5
-from tests.support.vault_question_states_more import STATES6, STATES7, STATES8, STATES9
+from tests.support.vault_question_states_more import STATES6, STATES7, STATES8, STATES9, STATES10
 
 LANGUAGES = ("en", "de", "es", "tr")
 PERMALINK = re.compile(r"^permalink:\s*(\S+)", re.MULTILINE)
@@ -52,6 +53,7 @@ STATES_OF = {
     "vault-fresh7": (STATES7, 15),
     "vault-fresh8": (STATES8, 15),
     "vault-fresh9": (STATES9, 15),
+    "vault-fresh10": (STATES10, 15),
 }
 SETS = {WHOLE_SETS[name]: patterns for name, patterns in STATES_OF.items()}
 WHOLE = pytest.mark.parametrize("questions", list(SETS), ids=list(STATES_OF))

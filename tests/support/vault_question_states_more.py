@@ -255,3 +255,84 @@ STATES9 = {
     "r059": r"Yalnızca bir yönde hareket|to only move in one direction|nur in eine Richtung|solo en una dirección",
     "r060": r"\*\*taşınamaz\*\*|\*\*cannot\*\* be moved|\*\*kann\*\* dein Rechenzentrum|\*\*no puede\*\* ser movido",
 }
+
+STATES10 = {
+    "s001": r"three-dot menu|Drei-Punkte-Menü|menú de tres puntos",
+    "s002": r"`publish\.obsidian\.md/your-site`",
+    "s003": r"\*\*Fold indent\*\*|\*\*Zeileneinzug einklappen\*\*",
+    "s004": r"shows the sync log|muestra el registro de sincronización",
+    "s005": (
+        r"\*\*(More actions|Más acciones)\*\*\s\( `•••` \) (in the upper-right"
+        r"|in der oberen rechten|en la esquina superior derecha)"
+    ),
+    "s006": r"forum\.obsidian\.md/c/bug-reports/7",
+    "s007": r"such as Confluence, Jira|como Confluence, Jira",
+    "s008": r"youtube\.com/watch\?v=NnTvZWp5Q7o\)\n```",
+    "s009": r"`\{\{column_name\}\}`",
+    "s010": r"Obsidian creates it when you add an attachment",
+    "s011": r"does not count towards your|zählt nicht zum",
+    "s012": r"Firefox Mobile",
+    "s013": r"Show hidden files. toggle|Ausgeblendete Dateien anzeigen. in den Einstellungen",
+    "s014": r"#1984",
+    "s015": r"Tags can't contain blank spaces|Tags dürfen keine Leerzeichen",
+    "s016": r"\*\*(Layout löschen|Delete layout|Borrar disposición)\*\*",
+    "s017": r"mittlere Maustaste|middle mouse button",
+    "s018": r"nächsten verfügbaren Zeitstempel|next available timestamp",
+    "s019": r"takeout\.google\.com",
+    "s020": r"herabgestuft|deprioritized in Quick switcher",
+    "s021": r"Node\.js 22",
+    "s022": r"vollen Zugriff auf Cookies|full access to cookies|acceso completo a las cookies",
+    "s023": r"Speicherort anpassen|customize the save page location|personalizar la ubicación de guardado",
+    "s024": r"\*Satzschreibweise\* gegenüber|\*sentence case\* over",
+    "s025": r"ohne Leerzeichen um das Pluszeichen|no spaces around the plus sign",
+    "s026": r"nicht beim Erwerb von Obsidian-Guthaben|not when you buy Obsidian Credit",
+    "s027": r"Gift history",
+    "s028": r"Chintan Ghate",
+    "s029": r"Definiert die Breite einer Galeriekachel|Defines the width of a card",
+    "s030": r"Version von Electron|version of Electron|versión de Electron",
+    "s031": (
+        r"solo pueden moverse entre ventanas asociadas con la misma bóveda"
+        r"|moved between windows associated with the same vault"
+    ),
+    "s032": r"\*\*solo\*\* visibles por rastreadores|\*\*only\*\* visible by web crawlers",
+    "s033": r"no admite las opciones completas|does not support the comprehensive sorting",
+    "s034": r"para soltar en cualquier lugar de la pestaña|to drop anywhere in the tab",
+    "s035": r"`::highlight::`",
+    "s036": r"carpeta `\.trash`|`\.trash`-Ordner|`\.trash` folder",
+    "s037": r"\*\*(Eliminar usuario|Nutzer entfernen|Remove user)\*\*",
+    "s038": r"solo se muestra la primera página|only the first page is displayed",
+    "s039": r"letras latinas, números y guiones|Latin letters, numbers, and dashes",
+    "s040": r"creará la nota en esa ruta de carpeta|creates the note at that folder path",
+    "s041": r"quién editó el archivo por última vez|wer die Datei zuletzt bearbeitet|who last edited the file",
+    "s042": (
+        r"Recarga o reinicia Obsidian para que el ajuste"
+        r"|Lade Obsidian neu oder starte es neu|Reload or restart Obsidian to have the setting"
+    ),
+    "s043": r"Abrir enlace de retorno para el archivo actual|Open backlinks for the current note",
+    "s044": r"Añadir a la nota diaria|Zur täglichen Notiz hinzufügen|Add to daily note",
+    "s045": r"\*\*(Exportar cuaderno|Notizbuch exportieren|Export Notebook)\.\.\.\*\*",
+    "s046": r"`string\.endsWith\(query: string\): boolean`",
+    "s047": r"güç kısıtlamasına|Energiedrosselung|power throttled",
+    "s048": r"\*\*(Dosyayı şuraya taşı|Datei verschieben nach|Move file to|Mover archivo a)\.\.\.\*\*",
+    "s049": r"\*\*(Hesap → Hesabınız|Konto → Dein Nutzerkonto|Account → Your account|Cuenta → Su cuenta)\*\*",
+    "s050": r"\[1,\[2,3\]\]\.flat\(\)",
+    "s051": r"`file\.hasLink\(otherFile\)`",
+    "s052": (
+        r"`display` parametresini|Parameter `display` angegeben"
+        r"|`display` parameter to set|parámetro `display` para"
+    ),
+    "s053": r"\|footnote",
+    "s054": r"table:\(\"",
+    "s055": r"nth:3n",
+    "s056": r"`section:\(dog cat\)`",
+    "s057": r"path:/\\d\{4\}-\\d\{2\}-\\d\{2\}/",
+    "s058": r"İki kartın bağlantısını kesme|Zwei Karten trennen|Disconnect two cards|Desconectar dos tarjetas",
+    "s059": (
+        r"içeriğini kaydırmak için önce|Inhalt einer Karte zu scrollen"
+        r"|scroll the content of a card|desplazar el contenido de una tarjeta"
+    ),
+    "s060": (
+        r"simgeye tekrar tıklayın|Klicke erneut auf das Symbol"
+        r"|Click the icon again|Haz clic en el icono nuevamente"
+    ),
+}
