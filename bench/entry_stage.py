@@ -22,11 +22,10 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.retrieval import CHOOSING, ROOT, load_sets, scores
+from bench.retrieval import CHOOSING, ROOT, load_sets, scores, shipped_order
 from sentinel.embed.onnx import OnnxEmbedder
 from sentinel.search.fusion import rrf
-from sentinel.search.graph import should_run
-from sentinel.search.ladder import fuse, rank_legs
+from sentinel.search.ladder import rank_legs
 from sentinel.search.rerank import best_unit_ids, reranked
 from sentinel.search.view import SearchView, current_view
 from sentinel.vault.entries import ENTRY_UNIT
@@ -85,14 +84,7 @@ def ranked_sets(sets, embedder) -> dict[str, dict[str, list[np.ndarray]]]:  # ty
         got: dict[str, list[np.ndarray]] = {"main": [], "all w1.0": [], **{name: [] for name in VARIANTS}}
         for q in each.queries:
             ranking = rank_legs(db, plain, embedder, q.text, "body", time.monotonic() + 60)
-            shipped = fuse(
-                db,
-                plain,
-                ranking.legs,
-                graph=should_run(plain, q.text, None),
-                vector=ranking.vector,
-                passages=ranking.passages or (),
-            ).ranked
+            shipped = shipped_order(db, plain, ranking, q.text)
             got["main"].append(scores(shipped, q.relevant))
             view = current_view(db)
             stage = {"depth": search.rerank_depth, "k": search.rrf_k}

@@ -24,13 +24,12 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.retrieval import CHOOSING, ROOT, load_sets
+from bench.retrieval import CHOOSING, ROOT, load_sets, shipped_order
 from sentinel.embed.onnx import OnnxEmbedder
 from sentinel.search import fusion
 from sentinel.search import results as r
 from sentinel.search.families import page_languages
-from sentinel.search.graph import should_run
-from sentinel.search.ladder import Ranking, fuse, rank_legs
+from sentinel.search.ladder import Ranking, rank_legs
 from sentinel.search.lexical import windows_per_page
 from sentinel.search.rerank import best_units
 from sentinel.search.view import current_view
@@ -105,16 +104,7 @@ def capture(args: argparse.Namespace) -> int:
     for each in sets:
         for q in each.queries:
             ranking = rank_legs(each.db, each.settings, embedder, q.text, "body", time.monotonic() + 60)
-            shipped = fuse(
-                each.db,
-                each.settings,
-                ranking.legs,
-                graph=should_run(each.settings, q.text, None),
-                vector=ranking.vector,
-                windows=ranking.windows,
-                excerpts=ranking.excerpts,
-                passages=ranking.passages or (),
-            ).ranked
+            shipped = shipped_order(each.db, each.settings, ranking, q.text)
             x = candidate_features(each.db, each.settings, ranking, shipped, MAX_DEPTH)
             padded = np.zeros((MAX_DEPTH, len(FEATURES)))
             padded[: len(x)] = x

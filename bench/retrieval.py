@@ -153,6 +153,21 @@ def scores(ranked: list[str], relevant: set[str]) -> np.ndarray:
 Ranker = Callable[[Ranking, Query], list[str]]
 
 
+def shipped_order(db: sqlite3.Connection, settings: Settings, ranking: Ranking, query: str) -> list[str]:
+    """The ranking search() ships for legs already ranked: fused, PageRank when the query asks, the second stage
+    as ``settings`` says. Every bench that scores "main" against a variant starts from this one order."""
+    return fuse(
+        db,
+        settings,
+        ranking.legs,
+        graph=should_run(settings, query, None),
+        vector=ranking.vector,
+        windows=ranking.windows,
+        excerpts=ranking.excerpts,
+        passages=ranking.passages or (),
+    ).ranked
+
+
 def rankers(db, settings: Settings, embedder=None) -> dict[str, Ranker]:  # type: ignore[no-untyped-def]
     plain = settings.model_copy(update={"search": settings.search.model_copy(update={"fusion": "rrf"})})
     staged = settings.model_copy(update={"search": settings.search.model_copy(update={"rerank": True})})
@@ -165,16 +180,7 @@ def rankers(db, settings: Settings, embedder=None) -> dict[str, Ranker]:  # type
         return lambda ranking, _: fuse(db, s, ranking.legs, graph=graph, passages=ranking.passages or ()).ranked
 
     def shipped(s: Settings) -> Ranker:
-        return lambda ranking, q: (
-            fuse(
-                db,
-                s,
-                ranking.legs,
-                graph=should_run(s, q.text, None),
-                vector=ranking.vector,
-                passages=ranking.passages or (),
-            ).ranked
-        )
+        return lambda ranking, q: shipped_order(db, s, ranking, q.text)
 
     def one_per_family(s: Settings) -> Ranker:
         return lambda ranking, q: collapse(db, shipped(s)(ranking, q), ranking.language).ranked
