@@ -8,8 +8,9 @@ round ten's (bench/vault_questions_fresh6.tsv, ``vault-fresh6``: 60, 15 a langua
 since round eleven), round eleven's (bench/vault_questions_fresh7.tsv, ``vault-fresh7``: 60, 15 a language;
 reported round eleven once, chooses since round twelve), round twelve's (bench/vault_questions_fresh8.tsv,
 ``vault-fresh8``: 60, 15 a language; reported round twelve once, chooses since round thirteen) and round thirteen's
-(bench/vault_questions_fresh9.tsv, ``vault-fresh9``: 60, 15 a language; reports round thirteen once) and round
-fourteen's (bench/vault_questions_fresh10.tsv, ``vault-fresh10``: 60, 15 a language; reports round fourteen once).
+(bench/vault_questions_fresh9.tsv, ``vault-fresh9``: 60, 15 a language; reported round thirteen once, chooses since round
+fourteen) and round fourteen's (bench/vault_questions_fresh10.tsv, ``vault-fresh10``: 60, 15 a language; reported round
+fourteen once, chooses since round fifteen).
 The sets and the round that read each first are one table, ``bench.retrieval.BLIND_ROUNDS``. Each question is answered
 in its own language by one page of the eval vault. ``relevant`` is every copy of that page (the pages sharing its
 Publish ``permalink``) whose text states the fact, checked here by one pattern per question
@@ -137,7 +138,7 @@ def test_a_blind_set_chooses_only_after_the_round_that_read_it() -> None:
     # taken in this round reports only (docs/retrieval.md)
     for name, first_read in BLIND_ROUNDS.items():
         assert (name in CHOOSING) == (first_read < ROUND), name
-    assert "vault-fresh9" in CHOOSING
+    assert "vault-fresh10" in CHOOSING  # read once for round fourteen's report, chooses from round fifteen
     assert not {"heldout", "vault-report", "convo-report"} & set(CHOOSING)
 
 
