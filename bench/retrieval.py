@@ -165,6 +165,7 @@ def shipped_order(db: sqlite3.Connection, settings: Settings, ranking: Ranking, 
         windows=ranking.windows,
         excerpts=ranking.excerpts,
         passages=ranking.passages or (),
+        scores=ranking.scores,
     ).ranked
 
 
@@ -197,7 +198,12 @@ def rankers(db, settings: Settings, embedder=None) -> dict[str, Ranker]:  # type
         "weighted RRF + PageRank (all queries)": fused(settings, graph=True),
         "shipped (PageRank when the query asks)": lambda ranking, q: (
             fuse(
-                db, settings, ranking.legs, graph=should_run(settings, q.text, None), passages=ranking.passages or ()
+                db,
+                settings,
+                ranking.legs,
+                graph=should_run(settings, q.text, None),
+                passages=ranking.passages or (),
+                scores=ranking.scores,
             ).ranked
         ),
         "fused, second stage off": shipped(unstaged),

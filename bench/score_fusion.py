@@ -7,6 +7,8 @@ candidates with their scores (the wording leg's bm25, the unit leg's exact centr
 question by main's shipped ranking and by every named variant (``VARIANTS``: the normalisation, where the convex
 combination happens, alpha), and prints MRR@10 / hit@5 per set and pooled, whether each variant passes the rule
 (pooled MRR@10 higher and hit@5 not lower than the bar) and the paired bootstrap of the best one's pooled MRR@10.
+The bar is main's fusion by rank (``fusion`` = "weighted"); "shipped" is the search code's default as it is now
+(round fifteen: ``fusion`` = "scores", ``fusion.convex_pages``), which must read as the variant it ships.
 """
 
 from __future__ import annotations
@@ -29,11 +31,11 @@ from bench.retrieval import CHOOSING, ROOT, Query, load_sets, scores, shipped_or
 from sentinel.embed.onnx import OnnxEmbedder
 from sentinel.search import fusion
 from sentinel.search import results as r
+from sentinel.search.fts_query import match_expression
 from sentinel.search.graph import should_run
 from sentinel.search.graph import walk as walk_graph
 from sentinel.search.hits import quality_flags
 from sentinel.search.ladder import CHUNKS_PER_PAGE, Ranking, rank_legs
-from sentinel.search.fts_query import match_expression
 from sentinel.search.lexical import lexical_chunks, lexical_terms
 from sentinel.search.vectors import nearest, restored_rows
 from sentinel.search.view import chunk_count, current_view
@@ -72,8 +74,6 @@ def _bm25(db: sqlite3.Connection, words: list[str], ids: list[int]) -> dict[int,
     return {cid: found.get(cid, 0.0) for cid in ids}
 
 
-
-
 def _cosines(db: sqlite3.Connection, vector: np.ndarray, ids: list[int]) -> dict[int, float]:
     view = current_view(db)
     chunks = view.chunks
@@ -97,7 +97,9 @@ def captured(db: sqlite3.Connection, settings: Settings, embedder, q: Query) -> 
     for ids, leg in ((lexical_ids, r.LEG_LEXICAL), (semantic_ids, r.LEG_CHUNKS)):  # the legs' own candidates
         if ranking.legs.get(leg) is not None:
             assert list(dict.fromkeys(page_of[c] for c in ids if c in page_of)) == ranking.legs[leg], (q.id, leg)
-    return Captured(q, ranking, _bm25(db, terms.words, lexical_ids), _cosines(db, ranking.vector, semantic_ids), page_of)
+    return Captured(
+        q, ranking, _bm25(db, terms.words, lexical_ids), _cosines(db, ranking.vector, semantic_ids), page_of
+    )
 
 
 def normalised(found: dict[int, float], norm: str) -> dict[int, float]:
@@ -163,26 +165,30 @@ def ranked_sets(sets, embedder) -> dict[str, dict[str, list[np.ndarray]]]:  # ty
     """set -> ranking name ("main", each variant) -> every question's scores."""
     out: dict[str, dict[str, list[np.ndarray]]] = {}
     for each in sets:
-        db, settings = each.db, each.settings
-        got: dict[str, list[np.ndarray]] = {"main": [], **{name: [] for name in VARIANTS}}
+        db, shipped = each.db, each.settings
+        settings = shipped.model_copy(update={"search": shipped.search.model_copy(update={"fusion": "weighted"})})
+        got: dict[str, list[np.ndarray]] = {"main": [], **{name: [] for name in VARIANTS}, "shipped": []}
         for q in each.queries:
             c = captured(db, settings, embedder, q)
             got["main"].append(scores(shipped_order(db, settings, c.ranking, q.text), q.relevant))
             for name, (where, norm, alpha) in VARIANTS.items():
                 got[name].append(scores(variant(db, settings, c, where, norm, alpha), q.relevant))
+            got["shipped"].append(scores(shipped_order(db, shipped, c.ranking, q.text), q.relevant))
         out[each.name] = got
     return out
 
 
 def judged(per_set: dict[str, dict[str, list[np.ndarray]]]) -> None:
-    names = list(next(iter(per_set.values())))
+    names = [n for n in next(iter(per_set.values())) if n != "shipped"]
     pooled = {n: np.array([s for got in per_set.values() for s in got[n]]) for n in names}
     bar = pooled["main"].mean(axis=0)
     print("| ranking | pooled MRR@10 / hit@5 | " + " | ".join(per_set) + " | rule |")
     print("|---|---|" + "---|" * (len(per_set) + 1))
     passing = []
     for n in names:
-        cells = [f"{np.mean(got[n], axis=0)[MRR]:.3f} / {np.mean(got[n], axis=0)[HIT5]:.3f}" for got in per_set.values()]
+        cells = [
+            f"{np.mean(got[n], axis=0)[MRR]:.3f} / {np.mean(got[n], axis=0)[HIT5]:.3f}" for got in per_set.values()
+        ]
         p = pooled[n].mean(axis=0)
         passes = p[MRR] > bar[MRR] + 1e-12 and p[HIT5] >= bar[HIT5] - 1e-12
         passing += [n] if passes and n != "main" else []
@@ -193,6 +199,11 @@ def judged(per_set: dict[str, dict[str, list[np.ndarray]]]) -> None:
         mean, low, high = bootstrap(pooled["main"][:, MRR], pooled[n][:, MRR])
         print(f"bootstrap {n}: {mean:+.4f} ({low:+.4f} to {high:+.4f})")
     print("chosen:", max(passing, key=lambda n: pooled[n].mean(axis=0)[MRR]) if passing else "none passes")
+    shipped = np.array([s for got in per_set.values() for s in got.get("shipped", [])])
+    if len(shipped):
+        print(
+            f"shipped (the search code's default): {shipped.mean(axis=0)[MRR]:.4f} / {shipped.mean(axis=0)[HIT5]:.4f}"
+        )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -8,9 +8,9 @@ round ten's (bench/vault_questions_fresh6.tsv, ``vault-fresh6``: 60, 15 a langua
 since round eleven), round eleven's (bench/vault_questions_fresh7.tsv, ``vault-fresh7``: 60, 15 a language;
 reported round eleven once, chooses since round twelve), round twelve's (bench/vault_questions_fresh8.tsv,
 ``vault-fresh8``: 60, 15 a language; reported round twelve once, chooses since round thirteen) and round thirteen's
-(bench/vault_questions_fresh9.tsv, ``vault-fresh9``: 60, 15 a language; reported round thirteen once, chooses since round
-fourteen) and round fourteen's (bench/vault_questions_fresh10.tsv, ``vault-fresh10``: 60, 15 a language; reported round
-fourteen once, chooses since round fifteen).
+(bench/vault_questions_fresh9.tsv, ``vault-fresh9``: 60, 15 a language; reported round thirteen once, chooses since
+round fourteen) and round fourteen's (bench/vault_questions_fresh10.tsv, ``vault-fresh10``: 60, 15 a language;
+reported round fourteen once, chooses since round fifteen).
 The sets and the round that read each first are one table, ``bench.retrieval.BLIND_ROUNDS``. Each question is answered
 in its own language by one page of the eval vault. ``relevant`` is every copy of that page (the pages sharing its
 Publish ``permalink``) whose text states the fact, checked here by one pattern per question

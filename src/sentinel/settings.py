@@ -160,8 +160,20 @@ class AnswerSettings(BaseModel):
 class SearchSettings(BaseModel):
     """The search ladder: how the retrieval legs are fused and when the extras run (bench/retrieval.py)."""
 
-    fusion: Literal["weighted", "rrf"] = Field(
-        "weighted", description="weighted: RRF with the leg weights below (measured better); rrf: plain RRF, k=60."
+    fusion: Literal["scores", "weighted", "rrf"] = Field(
+        "scores",
+        description="scores: the wording and unit legs by a convex combination of their normalised scores "
+        "(score_alpha), then RRF with the other legs, weighted (measured best); weighted: every leg by rank, RRF with "
+        "the leg weights below; rrf: plain RRF, k=60.",
+    )
+    # Chosen in round fifteen on the 13 choosing sets (public, convo-choose, vault-choose, vault-fresh,
+    # vault-fresh2 ... vault-fresh10) among 0.3-0.8 (docs/retrieval.md); .5 read about as well there.
+    score_alpha: float = Field(
+        0.4,
+        ge=0,
+        le=1,
+        description="With fusion=scores: the unit (meaning) leg's share of the combined score, the wording leg's "
+        "1 - score_alpha.",
     )
     rrf_k: float = Field(10.0, gt=0, description="RRF constant of the weighted fusion; smaller favours top ranks.")
     # The leg weights were chosen for 120-word overlapping windows on public, vault-choose and convo-choose

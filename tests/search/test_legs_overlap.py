@@ -7,6 +7,7 @@ on the eval slice. How much time the overlap saves: docs/scale.md, "The legs on 
 
 from __future__ import annotations
 
+import math
 import sqlite3
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -19,10 +20,10 @@ from sentinel.index.db import open_index
 from sentinel.index.sync import sync
 from sentinel.search import embed_pending, fusion, ladder, meaning, search
 from sentinel.search import results as r
-from sentinel.search.lexical import lexical_chunks, lexical_terms, windows_per_page
+from sentinel.search.lexical import lexical_scored, lexical_terms, windows_per_page
 from sentinel.search.query_facets import Filter, page_filter, split_query
 from sentinel.search.summaries import excerpts_of_entries
-from sentinel.search.vectors import nearest
+from sentinel.search.vectors import nearest, nearest_scored
 from sentinel.search.view import chunk_count, current_view
 from sentinel.settings import Settings
 from tests.search.test_first_stage import QUERIES
@@ -51,22 +52,29 @@ def _in_turn(
     if only is not None:
         chunk_set = chunk_set.subset(np.isin(chunk_set.items, only.chunk_ids)) if chunk_set is not None else None
         summary_set = summary_set.subset(np.isin(summary_set.items, only.page_ids)) if summary_set else None
-    chunks = nearest(db, chunk_set, vector, depth * ladder.CHUNKS_PER_PAGE) if chunk_set is not None else []
+    scored = nearest_scored(db, chunk_set, vector, depth * ladder.CHUNKS_PER_PAGE) if chunk_set is not None else {}
+    chunks = list(scored)
     pages = nearest(db, summary_set, vector, depth) if summary_set is not None else []
     terms = lexical_terms(db, text, chunk_count(db))
-    lexical = lexical_chunks(db, terms, depth * ladder.CHUNKS_PER_PAGE, only.facets if only else None)
+    lexical_found = lexical_scored(db, terms, depth * ladder.CHUNKS_PER_PAGE, only.facets if only else None)
+    lexical = list(lexical_found)
     where = ladder._chunk_pages(db, lexical + chunks, view.rows)
     summary_rung = rung == "summary"
     legs = {r.LEG_LEXICAL: ladder._pages_by_best_chunk(lexical, where, summary_rung)}
+    scores = None
     if chunks or pages:
         legs[r.LEG_CHUNKS] = ladder._pages_by_best_chunk(chunks, where, summary_rung)
         legs[r.LEG_SUMMARIES] = ladder._paths_of(db, pages, view.rows)
+        scores = {
+            r.LEG_LEXICAL: ladder._best_scores(lexical_found, where, summary_rung),
+            r.LEG_CHUNKS: ladder._best_scores(scored, where, summary_rung),
+        }
     page_of = {cid: page for cid, (page, _) in where.items()}
     notes, language = meaning._coverage_notes(view), meaning._language_of(view, vector, text)
     order = fusion.chunk_order(lexical, chunks, page_of)
     shown = (lambda cid: where[cid][1]) if summary_rung else None
     passages = fusion.passage_pages(order, shown, set(lexical).intersection(chunks)) if chunks else []
-    return ladder.Ranking(legs, order, notes, language, vector, passages=passages)
+    return ladder.Ranking(legs, order, notes, language, vector, passages=passages, scores=scores)
 
 
 def _filters(indexed: Indexed) -> list[Filter | None]:
@@ -92,6 +100,13 @@ def test_the_legs_on_two_threads_rank_as_the_legs_in_turn(eval_index: Indexed, e
                     want.notes,
                     want.language,
                 ), (query, rung, only)
+                # the same scores; bm25 from FTS5 and from the held postings may differ in the last bit
+                assert got.scores is not None and want.scores is not None
+                assert {leg: list(pages) for leg, pages in got.scores.items()} == {
+                    leg: list(pages) for leg, pages in want.scores.items()
+                }
+                for leg, pages in got.scores.items():
+                    assert all(math.isclose(v, want.scores[leg][p], rel_tol=1e-12) for p, v in pages.items())
                 assert got.vector is not None and want.vector is not None
                 assert np.array_equal(got.vector, want.vector)
                 assert got.windows == windows_per_page(db, want.legs[r.LEG_LEXICAL])

@@ -27,7 +27,7 @@ from sentinel.search import results as r
 from sentinel.search.families import collapse
 from sentinel.search.graph import walk as walk_graph
 from sentinel.search.hits import build_hits, exact_pages, quality_flags
-from sentinel.search.lexical import lexical_chunks, lexical_terms, windows_per_page
+from sentinel.search.lexical import lexical_scored, lexical_terms, windows_per_page
 from sentinel.search.query_facets import Filter, FilterError, page_filter, split_query
 from sentinel.search.rerank import reranked
 from sentinel.search.results import Hit, Rung, SearchResult
@@ -96,6 +96,18 @@ def _pages_by_best_chunk(chunks: list[int], where: dict[int, tuple[str, bool]], 
     return list(ranked)
 
 
+def _best_scores(
+    scored: Mapping[int, float], where: dict[int, tuple[str, bool]], summary_rung: bool
+) -> dict[str, float]:
+    """Each page's best unit score among a unit leg's candidates (the pages the rung shows)."""
+    best: dict[str, float] = {}
+    for cid, score in scored.items():
+        if cid in where and (not summary_rung or where[cid][1]):
+            page = where[cid][0]
+            best[page] = max(score, best.get(page, score))
+    return best
+
+
 def _paths_of(db: sqlite3.Connection, page_ids: list[int], rows: view_rows.Rows | None) -> list[str]:
     if not page_ids:
         return []
@@ -119,6 +131,7 @@ class Ranking:
     excerpts: set[str] | None = None  # ``summaries.excerpts_of_entries`` of the summary leg's pages
     passages: list[str] | None = None  # ``fusion.passage_pages``: pages by the best unit both unit legs agree on
     agreed: frozenset[str] = frozenset()  # pages holding a unit both unit legs found
+    scores: dict[str, dict[str, float]] | None = None  # the unit legs' pages' best unit scores (``_best_scores``)
 
 
 _SUMMARY_ROLES = frozenset(role.value for role in SUMMARY_RUNG_ROLES)
@@ -145,7 +158,8 @@ def rank_legs(
     # meanwhile the lexical leg and what needs it alone, on this thread: the pool embeds the query and ranks the
     # chunks, then hands the summary leg back here (``meaning.answer``)
     terms = lexical_terms(db, text, chunk_count(db))
-    lexical = lexical_chunks(db, terms, depth * CHUNKS_PER_PAGE, only.facets if only else None)
+    lexical_found = lexical_scored(db, terms, depth * CHUNKS_PER_PAGE, only.facets if only else None)
+    lexical = list(lexical_found)
     held = started.held if isinstance(started, meaning.Started) else None
     where = _chunk_pages(db, lexical, held.rows if held is not None else None)
     summary_rung = rung == "summary"
@@ -156,9 +170,14 @@ def rank_legs(
     excerpts = excerpts_of_entries(db, summary_pages)
     found = meaning.answer(started, found, deadline)
     where.update(_chunk_pages(db, [c for c in found.chunks if c not in where], found.rows))
+    scores = None
     if found.chunks or found.pages:
         legs[r.LEG_CHUNKS] = _pages_by_best_chunk(found.chunks, where, summary_rung)
         legs[r.LEG_SUMMARIES] = summary_pages
+        scores = {
+            r.LEG_LEXICAL: _best_scores(lexical_found, where, summary_rung),
+            r.LEG_CHUNKS: _best_scores(found.chunk_scores, where, summary_rung),
+        }
     page_of = {cid: page for cid, (page, _) in where.items()}
     chunk_order = fusion.chunk_order(lexical, found.chunks, page_of)
     excerpts = excerpts if r.LEG_SUMMARIES in legs else set()
@@ -167,7 +186,9 @@ def rank_legs(
     agreed = set(lexical).intersection(found.chunks)
     passages = fusion.passage_pages(chunk_order, shown, agreed) if found.chunks else []
     both = frozenset(page_of[cid] for cid in agreed if cid in page_of)
-    return Ranking(legs, chunk_order, found.notes, found.language, found.vector, windows, excerpts, passages, both)
+    return Ranking(
+        legs, chunk_order, found.notes, found.language, found.vector, windows, excerpts, passages, both, scores
+    )
 
 
 @dataclass
@@ -188,17 +209,19 @@ def fuse(
     windows: Mapping[str, int] | None = None,
     excerpts: Collection[str] | None = None,
     passages: Sequence[str] = (),
+    scores: Mapping[str, Mapping[str, float]] | None = None,
 ) -> Fused:
     """The fused page ranking: RRF of the legs, then (``graph``) the PageRank rerank, then the quality
     penalty (the policies are ``fusion``'s), then (``SearchSettings.rerank``, with the query's ``vector``)
     the second stage over the top pages (``sentinel.search.rerank``). ``windows`` and ``excerpts``: the lexical
     leg's window counts and the summary leg's excerpts of entries where the caller has them (``rank_legs`` finds
-    them while the chunk leg runs); ``passages``: ``Ranking.passages`` (none: the three legs alone)."""
+    them while the chunk leg runs); ``passages``: ``Ranking.passages`` (none: the three legs alone); ``scores``:
+    ``Ranking.scores`` (none: the legs by rank alone)."""
     if windows is None:
         windows = windows_per_page(db, legs.get(r.LEG_LEXICAL, []))
     if excerpts is None:
         excerpts = excerpts_of_entries(db, legs.get(r.LEG_SUMMARIES, []))
-    weights = fusion.fuse_legs(settings.search, legs, excerpts, windows, passages)
+    weights = fusion.fuse_legs(settings.search, legs, excerpts, windows, passages, scores)
     found = set(weights)
     if graph:
         weights = fusion.with_walk(settings.search, list(weights), walk_graph(db, list(weights), roles))
@@ -264,6 +287,7 @@ def search(
         windows=ranking.windows,
         excerpts=ranking.excerpts,
         passages=ranking.passages or (),
+        scores=ranking.scores,
     )
     roles = _roles(rung)
     named = exact_pages(db, text)

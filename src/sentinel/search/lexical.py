@@ -70,7 +70,13 @@ def lexical_terms(db: sqlite3.Connection, query: str, chunk_count: int) -> Terms
 
 
 def lexical_chunks(db: sqlite3.Connection, terms: Terms, limit: int, facets: Facets | None = None) -> list[int]:
-    """Chunk ids matching any of ``terms``, best bm25 first; with ``facets``, only chunks of pages they allow.
+    """Chunk ids matching any of ``terms``, best bm25 first (``lexical_scored``)."""
+    return list(lexical_scored(db, terms, limit, facets))
+
+
+def lexical_scored(db: sqlite3.Connection, terms: Terms, limit: int, facets: Facets | None = None) -> dict[int, float]:
+    """Chunk ids matching any of ``terms``, best bm25 first, with their bm25 scores (FTS5's ``rank`` negated:
+    higher is better); with ``facets``, only chunks of pages they allow.
 
     Common words only: the chunks holding all of them come first, then the rest of the chunks holding any
     word of the query.
@@ -80,15 +86,14 @@ def lexical_chunks(db: sqlite3.Connection, terms: Terms, limit: int, facets: Fac
     they are current (``sentinel.search.postings``: the same chunks in the same order), else by FTS5.
     """
     if limit <= 0 or not terms.words:
-        return []
+        return {}
     ranking = postings.ranking_for(db, terms.words, terms.frequencies) if facets is None else None
     if len(terms.common) < 2:
         return _ranked(db, terms.words, limit, facets, ranking)
     found = _ranked(db, terms.common, limit, facets, ranking, every=True)
     if len(found) < limit:
-        seen = set(found)
-        more = (c for c in _ranked(db, terms.words, limit, facets, ranking) if c not in seen)
-        found += list(more)[: limit - len(found)]
+        more = ((c, s) for c, s in _ranked(db, terms.words, limit, facets, ranking).items() if c not in found)
+        found.update(list(more)[: limit - len(found)])
     return found
 
 
@@ -107,10 +112,10 @@ FACET_FILTER = "+rowid IN"
 def ranked_query(facets: Facets | None) -> tuple[str, list[str]]:
     """The leg's SQL (parameters: the MATCH expression, these, the limit) and the facets' parameters."""
     if facets is None:
-        return f"SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? {ORDER}", []
+        return f"SELECT rowid, rank FROM chunks_fts WHERE chunks_fts MATCH ? {ORDER}", []
     where, params = facets.sql("pages")
     sql = (
-        f"SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? AND {FACET_FILTER} "
+        f"SELECT rowid, rank FROM chunks_fts WHERE chunks_fts MATCH ? AND {FACET_FILTER} "
         f"(SELECT c.id FROM chunks c JOIN pages ON pages.path = c.path WHERE {where}) {ORDER}"
     )
     return sql, params
@@ -124,15 +129,15 @@ def _ranked(
     ranking: postings.Ranking | None,
     *,
     every: bool = False,
-) -> list[int]:
-    found = ranking.ranked(words, limit, every=every) if ranking is not None else None
+) -> dict[int, float]:
+    found = ranking.ranked_scores(words, limit, every=every) if ranking is not None else None
     if found is not None:
         postings.SERVED["memory"] += 1
         return found
     postings.SERVED["fts5"] += 1
     sql, params = ranked_query(facets)
     rows = db.execute(sql, [match_expression(words, every=every), *params, limit]).fetchall()
-    return [int(r[0]) for r in rows]
+    return {int(cid): -float(rank) for cid, rank in rows}
 
 
 def windows_per_page(db: sqlite3.Connection, paths: list[str]) -> dict[str, int]:

@@ -26,7 +26,7 @@ from sentinel.search.centres import words_language
 from sentinel.search.embedding import embed_command, identity_record
 from sentinel.search.query_facets import Filter
 from sentinel.search.results import Rung
-from sentinel.search.vectors import VectorSet, nearest
+from sentinel.search.vectors import VectorSet, nearest, nearest_scored
 from sentinel.search.view import SearchView, current_view, generation, loaded_view
 
 WORDING_ONLY = "these hits match wording only"
@@ -43,6 +43,7 @@ class Meaning:
     """The semantic legs' answer: ranked chunk ids and page rowids, or why there is none."""
 
     chunks: list[int] = field(default_factory=list)
+    chunk_scores: dict[int, float] = field(default_factory=dict)  # each of ``chunks``' exact centred cosine
     pages: list[int] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     language: str = ""  # the query's language, as its vector's nearest language centre says
@@ -68,7 +69,7 @@ class Started:
     only: Filter | None
     held: SearchView | None  # the current view handed to the pool, when there was one
     embedded: Future[_Embedded | Meaning]  # the query's vector and view, or why the legs cannot run
-    chunks: Future[list[int]]  # the chunk leg's ranked chunk ids
+    chunks: Future[dict[int, float]]  # the chunk leg's ranked chunk ids, with their scores
 
 
 def start(
@@ -101,7 +102,7 @@ def _embed_and_rank_chunks(
     only: Filter | None,
     held: SearchView | None,
     embedded: Future[_Embedded | Meaning],
-) -> list[int]:
+) -> dict[int, float]:
     """On the pool: embed the query, hand it over (``embedded`` is always settled, also on an error), then rank
     the chunks."""
     try:
@@ -111,12 +112,12 @@ def _embed_and_rank_chunks(
                 f"the index's vectors were made by another model than the embedder's: run {embed_command(reembed=True)}"
             )
             embedded.set_result(Meaning(notes=[f"{note}; {WORDING_ONLY}"]))
-            return []
+            return {}
         if view.chunks is None and view.summaries is None:
             embedded.set_result(
                 Meaning(notes=[f"nothing has been embedded yet (run {embed_command()}); {WORDING_ONLY}"])
             )
-            return []
+            return {}
         vector = embedder.embed([query], "query").vectors[0]
     except BaseException as err:
         embedded.set_exception(err)
@@ -124,10 +125,10 @@ def _embed_and_rank_chunks(
     embedded.set_result(_Embedded(view, vector))
     chunk_set = view.summary_role_chunks if rung == "summary" else view.chunks
     if chunk_set is None:
-        return []
+        return {}
     if only is not None:  # a faceted search ranks only the pages the facets allow
         chunk_set = chunk_set.subset(np.isin(chunk_set.items, only.chunk_ids))
-    return nearest(db, chunk_set, vector, k)
+    return nearest_scored(db, chunk_set, vector, k)
 
 
 def with_summaries(started: Started | Meaning, deadline: float) -> Meaning:
@@ -161,7 +162,7 @@ def answer(started: Started | Meaning, found: Meaning, deadline: float) -> Meani
         return Meaning(notes=[PAST_BUDGET])
     if time.monotonic() > deadline:  # the summary leg ran past it
         return Meaning(notes=[PAST_BUDGET])
-    found.chunks = chunks
+    found.chunks, found.chunk_scores = list(chunks), chunks
     return found
 
 

@@ -87,11 +87,16 @@ class Held:
     def ranked(self, words: list[str], limit: int, *, every: bool) -> list[int] | None:
         """Chunk ids matching ``words`` (all of them, or any), best bm25 first, ties by rowid, as FTS5's
         ``MATCH ... ORDER BY rank, rowid LIMIT`` returns them; None when a word is not held."""
+        found = self.ranked_scores(words, limit, every=every)
+        return None if found is None else list(found)
+
+    def ranked_scores(self, words: list[str], limit: int, *, every: bool) -> dict[int, float] | None:
+        """``ranked`` with each chunk's bm25 score (higher is better: FTS5's ``rank`` negated)."""
         if any(word not in self.terms for word in words):
             return None
         return self.scored([self.terms[word] for word in words], limit, every=every)
 
-    def scored(self, lists: list[tuple[np.ndarray, np.ndarray]], limit: int, *, every: bool) -> list[int]:
+    def scored(self, lists: list[tuple[np.ndarray, np.ndarray]], limit: int, *, every: bool) -> dict[int, float]:
         """``ranked`` over the words' postings (chunk ids ascending, counts), in query order: held, or read
         on the fly in this same state of the table. Each chunk's score adds the words' parts in query order,
         as FTS5 does, into one slot per chunk, or, for fewer pairs than ``SPARSE_SHARE`` of the chunks, one
@@ -121,11 +126,11 @@ class Held:
         return _best(score, hits, len(lists) if every else 1, chunks, limit)
 
 
-def _best(score: np.ndarray, hits: np.ndarray, least: int, chunks: np.ndarray | None, limit: int) -> list[int]:
-    """The chunk ids of the ``limit`` best scores among the slots of at least ``least`` hits, ties by chunk id.
-    ``PICK_BLOCK`` slots at a time, each block's own ``limit`` best kept (the overall best of its chunks are among
-    them): at 1M pages a common word's matches all at once held three float64 or int64 arrays of 58 MB each
-    (docs/scale.md, "Stop 47: memory at 1M")."""
+def _best(score: np.ndarray, hits: np.ndarray, least: int, chunks: np.ndarray | None, limit: int) -> dict[int, float]:
+    """The chunk ids (with their scores) of the ``limit`` best scores among the slots of at least ``least`` hits,
+    ties by chunk id. ``PICK_BLOCK`` slots at a time, each block's own ``limit`` best kept (the overall best of its
+    chunks are among them): at 1M pages a common word's matches all at once held three float64 or int64 arrays of
+    58 MB each (docs/scale.md, "Stop 47: memory at 1M")."""
     found_parts, negated_parts = [], []
     for start in range(0, len(score), PICK_BLOCK):
         matched = start + np.flatnonzero(hits[start : start + PICK_BLOCK] >= least)
@@ -133,9 +138,10 @@ def _best(score: np.ndarray, hits: np.ndarray, least: int, chunks: np.ndarray | 
         found_parts.append(found)
         negated_parts.append(negated)
     if not found_parts:
-        return []
+        return {}
     found, negated = _candidates(np.concatenate(found_parts), np.concatenate(negated_parts), limit)
-    return [int(c) for c in found[np.lexsort((found, negated))[:limit]]]
+    best = np.lexsort((found, negated))[:limit]
+    return dict(zip(found[best].tolist(), (-negated[best]).tolist(), strict=True))
 
 
 def _candidates(found: np.ndarray, negated: np.ndarray, limit: int) -> tuple[np.ndarray, np.ndarray]:
@@ -160,7 +166,12 @@ class Ranking:
     read: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
 
     def ranked(self, words: list[str], limit: int, *, every: bool) -> list[int] | None:
-        """``Held.ranked`` with the rare words read on the fly; None when a word is neither held nor rare (not
+        """``Held.ranked`` with the rare words read on the fly (``ranked_scores``)."""
+        found = self.ranked_scores(words, limit, every=every)
+        return None if found is None else list(found)
+
+    def ranked_scores(self, words: list[str], limit: int, *, every: bool) -> dict[int, float] | None:
+        """``Held.ranked_scores`` with the rare words read on the fly; None when a word is neither held nor rare (not
         read yet, over the budget), is no token of the index yet FTS5 matches it (as a phrase of several
         tokens), or the table was written since the copy was read."""
         lists = []

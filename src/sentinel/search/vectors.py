@@ -131,12 +131,17 @@ class VectorSet:
 def nearest(
     db: sqlite3.Connection, vectors: VectorSet, query: np.ndarray, k: int, candidates: int = CANDIDATES
 ) -> list[int]:
-    """The ``k`` items nearest to ``query`` (a unit vector from the same model), best first.
+    """The ``k`` items nearest to ``query`` (a unit vector from the same model), best first."""
+    return list(nearest_scored(db, vectors, query, k, candidates))
 
-    Only the order leaves this function: fusion works on ranks, and no output carries a similarity.
-    """
+
+def nearest_scored(
+    db: sqlite3.Connection, vectors: VectorSet, query: np.ndarray, k: int, candidates: int = CANDIDATES
+) -> dict[int, float]:
+    """``nearest`` with each item's exact centred cosine, best first. The scores go as far as the fusion of the
+    legs (``fusion.convex_pages``) and no further: no result carries a similarity."""
     if not len(vectors) or k <= 0:
-        return []
+        return {}
     centred_query = vectors.centres.centred(query[None, :])[0]
     if len(vectors) > candidates:
         rows = hamming_candidates(vectors.bits, sign_bits(centred_query[None, :])[0], candidates, vectors.items)
@@ -144,11 +149,11 @@ def nearest(
         rows = np.argsort(vectors.items, kind="stable")
     rows, restored = restored_rows(db, vectors, rows)
     if not len(rows):
-        return []
+        return {}
     centred = vectors.centres.centred(restored, vectors.centre_of[rows], in_place=True)  # ``restored`` is ours
     scores = centred @ centred_query
     order = np.argsort(-scores, kind="stable")[:k]
-    return [int(vectors.items[rows[i]]) for i in order]
+    return {int(vectors.items[rows[i]]): float(scores[i]) for i in order}
 
 
 def restored_rows(db: sqlite3.Connection, vectors: VectorSet, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
