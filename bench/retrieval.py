@@ -78,6 +78,7 @@ BLIND_ROUNDS = {
     "vault-fresh8": 12,
     "vault-fresh9": 13,
     "vault-fresh10": 14,
+    "vault-fresh11": 15,
 }
 
 
