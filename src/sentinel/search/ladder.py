@@ -1,6 +1,7 @@
 """The search ladder, cheapest rung first: exact page lookup, summary rung, body rung.
 
-Both rungs rank pages the same way: three legs fused by rank (bench/retrieval.py measures each):
+Both rungs rank pages the same way: three legs fused (bench/retrieval.py measures each), the two that score
+units by their normalised scores, then every leg by rank (``fusion``):
   - lexical: FTS5 bm25 over body chunks, a page ranked by its best chunk;
   - semantic over chunks: e5 vectors of body chunks, a page ranked by its best chunk;
   - semantic over summaries: e5 vectors of each page's title and summary line.
