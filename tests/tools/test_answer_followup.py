@@ -153,3 +153,29 @@ def test_a_follow_ups_answer_does_not_open_with_the_sentence_shown_before(
     alone = answer_turn(ctx, ScriptedProvider([writes(before)]), Turn(messages, chat_id="d"))
     assert "12 months on the Plus plan" in alone.answer and alone.answer.startswith("From your vault (quoted):")
     assert alone.dropped == 1
+
+
+BACKUPS = {
+    "notes/Datenwiederherstellung.md": "# Datenwiederherstellung\n\nDie Datenwiederherstellung speichert "
+    "Sicherungskopien deiner Notizen. Standardmäßig werden Sicherungskopien mindestens alle 5 Minuten gespeichert "
+    "und 7 Tage lang aufbewahrt.\n",
+    "notes/Dateien sichern.md": "# Dateien sichern\n\nDie Verwendung einer externen Festplatte wird oft mit einem "
+    "Computer-Backup kombiniert.\n",
+}
+
+
+@pytest.mark.parametrize("turn", ["und wie oft?", "and how often?"])
+def test_how_often_asks_about_the_earlier_questions_subject_not_the_word_often(
+    make_ctx: MakeContext, turn: str
+) -> None:
+    """Seen in Open WebUI (stop 49, bench/browser_turns_more.tsv row 5): "und wie oft?" after how long backups
+    are kept quoted "… externen Festplatte wird oft … kombiniert": "oft" was read as the follow-up's subject and
+    led the packet. It asks how often; the subject is the earlier question's."""
+    messages = [
+        {"role": "user", "content": "Wie lange hebt Obsidian die Sicherungskopien meiner Notizen auf?"},
+        {"role": "assistant", "content": "(an answer)"},
+        {"role": "user", "content": turn},
+    ]
+    answer = answer_turn(make_ctx(BACKUPS), ScriptedProvider([unreachable]), Turn(messages, chat_id="o"))
+    assert [c.path for c in answer.citations] == ["notes/Datenwiederherstellung.md"]
+    assert "alle 5 Minuten" in answer.answer
