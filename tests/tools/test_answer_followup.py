@@ -179,3 +179,24 @@ def test_how_often_asks_about_the_earlier_questions_subject_not_the_word_often(
     answer = answer_turn(make_ctx(BACKUPS), ScriptedProvider([unreachable]), Turn(messages, chat_id="o"))
     assert [c.path for c in answer.citations] == ["notes/Datenwiederherstellung.md"]
     assert "alle 5 Minuten" in answer.answer
+
+
+SIDEBAR = {
+    "notes/Sidebar.md": "# Sidebar\n\nOn desktop the left sidebar holds the ribbon. On mobile the sidebars are "
+    "collapsed by default.\n\n## Open hidden sidebars\n\n### Desktop\n\nOn desktop, select the expand icon to open "
+    "a collapsed sidebar.\n\n### Mobile\n\nYou can open hidden sidebars in these ways:\n\n- Swipe left or right\n- "
+    "Use the toggle commands\n",
+}
+
+
+def test_a_follow_up_gets_the_section_its_words_head_on_a_tie(make_ctx: MakeContext) -> None:
+    """Seen in Open WebUI (stop 49, bench/browser_turns_more.tsv row 7): "¿y en el móvil?" after how to open a
+    collapsed sidebar on desktop was answered from the page's opening, which names mobile once as the section
+    headed "Móvil y tabletas más pequeñas" does: on a tie the section whose headings hold the follow-up's words."""
+    messages = [
+        {"role": "user", "content": "How do I open a collapsed sidebar on desktop?"},
+        {"role": "assistant", "content": "(an answer)"},
+        {"role": "user", "content": "And on mobile?"},
+    ]
+    answer = answer_turn(make_ctx(SIDEBAR), ScriptedProvider([unreachable]), Turn(messages, chat_id="m"))
+    assert "Swipe left or right" in answer.answer
