@@ -21,12 +21,11 @@ from sentinel.gates.support import CitedSentence
 
 _I = re.IGNORECASE
 _ASKS_FOR_A_NUMBER = re.compile(
-    r"\b(?:how\s+(?:many|much|long|old|big|large|often)|(?:what|which)\s+(?:year|date)|when\s+(?:was|were|did)"  # en
-    r"|wie\s+(?:viele?|lange|alt|groß|gross|oft|häufig)|in\s+welchem\s+jahr|an\s+welchem\s+tag|wann\s+(?:wurde|war|kam)"
+    r"\b(?:how\s+(?:many|much|long|old|big|large)|(?:what|which)\s+(?:year|date)|when\s+(?:was|were|did)"  # en
+    r"|wie\s+(?:viele?|lange|alt|groß|gross)|in\s+welchem\s+jahr|an\s+welchem\s+tag|wann\s+(?:wurde|war|kam)"
     r"|welche[rnms]?\s+frist|innerhalb\s+welche[rnms]?"  # de
-    r"|cuánt[oa]s?|con\s+qu[eé]\s+frecuencia"
-    r"|en\s+qu[eé]\s+(?:año|fecha)|qu[eé]\s+fecha|cu[aá]ndo\s+(?:fue|se\s+lanz)"  # es
-    r"|kaç|ne\s+kadar|ne\s+sıklıkla|hangi\s+(?:yıl|tarih)|ne\s+zaman\s+(?:çıktı|yayınlandı))",  # tr
+    r"|cuánt[oa]s?|en\s+qu[eé]\s+(?:año|fecha)|qu[eé]\s+fecha|cu[aá]ndo\s+(?:fue|se\s+lanz)"  # es
+    r"|kaç|ne\s+kadar|hangi\s+(?:yıl|tarih)|ne\s+zaman\s+(?:çıktı|yayınlandı))",  # tr
     _I,
 )
 _NUMBER_WORDS = (
