@@ -158,7 +158,8 @@ def test_a_follow_ups_answer_does_not_open_with_the_sentence_shown_before(
 BACKUPS = {
     "notes/Datenwiederherstellung.md": "# Datenwiederherstellung\n\nDie Datenwiederherstellung speichert "
     "Sicherungskopien deiner Notizen. Standardmäßig werden Sicherungskopien mindestens alle 5 Minuten gespeichert "
-    "und 7 Tage lang aufbewahrt.\n",
+    "und 7 Tage lang aufbewahrt.\n\nDie Sicherungskopien werden in den globalen Einstellungen außerhalb des Vaults "
+    "gespeichert.\n",
     "notes/Dateien sichern.md": "# Dateien sichern\n\nDie Verwendung einer externen Festplatte wird oft mit einem "
     "Computer-Backup kombiniert.\n",
 }
@@ -200,3 +201,20 @@ def test_a_follow_up_gets_the_section_its_words_head_on_a_tie(make_ctx: MakeCont
     ]
     answer = answer_turn(make_ctx(SIDEBAR), ScriptedProvider([unreachable]), Turn(messages, chat_id="m"))
     assert "Swipe left or right" in answer.answer
+
+
+def test_how_often_is_not_answered_by_where_backups_are_kept(make_ctx: MakeContext) -> None:
+    """Seen in Open WebUI (stop 49, bench/browser_turns_more.tsv row 5, after "oft" stopped leading the packet):
+    "und wie oft?" was answered "Die Sicherungskopien werden in den Globalen Einstellungen außerhalb des Vaults
+    gespeichert …", true of the right page and saying nothing about how often. How often asks for a number or a
+    word saying how often: the sentence is dropped and the page's "alle 5 Minuten" quoted."""
+    where = "Die Sicherungskopien werden in den globalen Einstellungen außerhalb des Vaults gespeichert."
+    messages = [
+        {"role": "user", "content": "Wie lange hebt Obsidian die Sicherungskopien meiner Notizen auf?"},
+        {"role": "assistant", "content": "(an answer)"},
+        {"role": "user", "content": "und wie oft?"},
+    ]
+    writes = ScriptedProvider([lambda _: json.dumps({"sentences": [{"text": where, "cite": 1}]})])
+    answer = answer_turn(make_ctx(BACKUPS), writes, Turn(messages, chat_id="w"))
+    assert "alle 5 Minuten" in answer.answer and where not in answer.answer, answer.answer
+    assert answer.dropped == 1

@@ -128,7 +128,7 @@ def _new(words: frozenset[str], had: frozenset[str]) -> frozenset[str]:
 def answers(quote: str, question: str, lead: str) -> bool:
     """Whether a quote can answer what was asked: it gives a number when the question asks for one, and for a
     follow-up with words of its own it holds one of them (else it answers the earlier question)."""
-    if quantity.asks_for_a_number(lead or question) and not quantity.gives_a_number(quote):
+    if quantity.asks_for_a_number(lead or question) and not quantity.gives_what_is_asked(quote, lead or question):
         return False
     own = stems(lead)
     return not own or bool(stems(quote) & own)
@@ -182,7 +182,7 @@ def best_sentences(
 
     def shared(index: int) -> tuple[int, int, int]:
         words = set(content_words(spans[index].text))
-        gives = numbers and quantity.gives_a_number(spans[index].text)
+        gives = numbers and quantity.gives_what_is_asked(spans[index].text, lead or question)
         return -len(words & own), -gives, -len(words & wanted)
 
     ranked = sorted(quotable, key=shared)
