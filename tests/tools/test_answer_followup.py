@@ -158,8 +158,8 @@ def test_a_follow_ups_answer_does_not_open_with_the_sentence_shown_before(
 BACKUPS = {
     "notes/Datenwiederherstellung.md": "# Datenwiederherstellung\n\nDie Datenwiederherstellung speichert "
     "Sicherungskopien deiner Notizen. Standardmäßig werden Sicherungskopien mindestens alle 5 Minuten gespeichert "
-    "und 7 Tage lang aufbewahrt.\n\nDie Sicherungskopien werden in den globalen Einstellungen außerhalb des Vaults "
-    "gespeichert.\n",
+    "und 7 Tage lang aufbewahrt. Sicherungskopien verbleiben lokal auf jedem Gerät.\n\nDie Sicherungskopien "
+    "werden in den globalen Einstellungen außerhalb des Vaults gespeichert.\n",
     "notes/Dateien sichern.md": "# Dateien sichern\n\nDie Verwendung einer externen Festplatte wird oft mit einem "
     "Computer-Backup kombiniert.\n",
 }
@@ -218,3 +218,18 @@ def test_how_often_is_not_answered_by_where_backups_are_kept(make_ctx: MakeConte
     answer = answer_turn(make_ctx(BACKUPS), writes, Turn(messages, chat_id="w"))
     assert "alle 5 Minuten" in answer.answer and where not in answer.answer, answer.answer
     assert answer.dropped == 1
+
+
+def test_how_often_after_an_answer_that_said_it_says_it_was_said(make_ctx: MakeContext) -> None:
+    """Seen in Open WebUI (stop 49, row 5): the answer before had shown "alle 5 Minuten"; "und wie oft?" then quoted
+    the page's unread "Sicherungskopien … verbleiben lokal auf jedem Gerät". A sentence giving no number answers
+    no number question: the one that does is quoted under the line saying the answer above said it."""
+    shown = "Standardmäßig werden Sicherungskopien mindestens alle 5 Minuten gespeichert und 7 Tage lang aufbewahrt."
+    messages = [
+        {"role": "user", "content": "Wie lange hebt Obsidian die Sicherungskopien meiner Notizen auf?"},
+        {"role": "assistant", "content": f"{shown} [1]"},
+        {"role": "user", "content": "und wie oft?"},
+    ]
+    answer = answer_turn(make_ctx(BACKUPS), ScriptedProvider([unreachable]), Turn(messages, chat_id="s"))
+    assert answer.answer.startswith("Wie die Antwort oben sagt (wörtlich):"), answer.answer
+    assert "alle 5 Minuten" in answer.answer and "jedem Gerät" not in answer.answer

@@ -145,11 +145,12 @@ def test_an_ordered_lists_marker_is_not_a_number(text: str, gives: bool) -> None
 @pytest.mark.parametrize(
     ("text", "question", "gives"),
     [
-        ("Sync takes a snapshot on every change.", "How often does Sync take snapshots?", True),
+        ("Sync takes a snapshot daily.", "How often does Sync take snapshots?", True),
+        ("Sicherungskopien verbleiben lokal auf jedem Gerät.", "und wie oft?", False),
         ("Sicherungskopien werden alle 5 Minuten gespeichert.", "und wie oft?", True),
         ("Die Sicherung läuft täglich.", "Wie oft läuft die Sicherung?", True),
         ("Die Sicherungskopien liegen außerhalb des Vaults.", "und wie oft?", False),
-        ("Sync takes a snapshot on every change.", "How many snapshots does Sync keep?", False),
+        ("Sync takes a snapshot daily.", "How many snapshots does Sync keep?", False),
     ],
 )
 def test_how_often_is_answered_by_a_number_or_a_word_saying_how_often(text: str, question: str, gives: bool) -> None:

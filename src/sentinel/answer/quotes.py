@@ -153,10 +153,11 @@ def best_sentences(
     read already). Ranked by a follow-up's own words (``lead``), then a number where the question asks for one,
     then the question's words; the first is quoted, a further one only when it is next to a chosen one in its
     paragraph or ``adds`` to them. For a follow-up whose own words some sentence holds, only those sentences
-    answer it. Never quoted: a code or HTML block or a footnote's definition (``Sentence.block``), a saved
-    note's own record line ("Record: [[2026-12-06-3]]"), a sentence ``read`` already, and an FAQ answer without
-    the question it answers (with it, the question is quoted before it), and a sentence ending in a colon without
-    the list it announces (``_list_after``; the list is quoted after it, one item a line), and a numbered step
+    answer it; for a question asking for a number, nothing is quoted when every sentence giving one was read.
+    Never quoted: a code or HTML block or a footnote's definition (``Sentence.block``), a saved note's own record
+    line ("Record: [[2026-12-06-3]]"), a sentence ``read`` already, and an FAQ answer without the question it
+    answers (with it, the question is quoted before it), and a sentence ending in a colon without the list it
+    announces (``_list_after``; the list is quoted after it, one item a line), and a numbered step
     without the other steps of its list (``_steps_with``). Two sentences not
     next to each other in one paragraph are kept apart by a blank line, never joined into one line that reads as
     one."""
@@ -176,6 +177,9 @@ def best_sentences(
         return passage.text
     if answering := [i for i in quotable if own & set(content_words(spans[i].text))]:
         quotable = answering
+    giving = [i for i in quotable if numbers and quantity.gives_what_is_asked(spans[i].text, lead or question)]
+    if giving and all(read.repeats(spans[i].text) for i in giving):
+        return ""  # seen in the browser: "und wie oft?" quoted "… lokal auf jedem Gerät" after "alle 5 Minuten"
     quotable = [index for index in quotable if not read.repeats(spans[index].text)]
     if not quotable:
         return ""

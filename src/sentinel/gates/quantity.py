@@ -37,15 +37,15 @@ _NUMBER_WORDS = (
 _GIVES_A_NUMBER = re.compile(rf"\d|\b(?:{'|'.join(_NUMBER_WORDS.split())})\b", _I)
 
 
-# How often: a number ("alle 5 Minuten") or a word saying how often ("on every change", "täglich") answers it.
+# How often: a number ("alle 5 Minuten") or an adverb saying how often ("täglich", "always") answers it.
 _ASKS_HOW_OFTEN = re.compile(
     r"\b(?:how\s+often|wie\s+(?:oft|häufig)|con\s+qu[eé]\s+frecuencia|cada\s+cu[aá]nto|ne\s+sıklıkla)", _I
 )
-_FREQUENCY_WORDS = (
-    "every each always daily weekly monthly hourly "
-    "jede jeder jedes jedem jeden immer täglich wöchentlich monatlich stündlich "
-    "cada siempre diario diaria diariamente semanal mensual "
-    "her daima sürekli günlük haftalık aylık saatlik"
+_FREQUENCY_WORDS = (  # adverbs only: "every", "jedem", "cada", "her" also say "on every device" (seen in the browser)
+    "daily weekly monthly hourly always "
+    "täglich wöchentlich monatlich stündlich immer "
+    "diario diaria diariamente semanal mensual siempre "
+    "daima sürekli günlük haftalık aylık saatlik"
 )
 _GIVES_A_FREQUENCY = re.compile(rf"\b(?:{'|'.join(_FREQUENCY_WORDS.split())})\b", _I)
 
@@ -74,8 +74,8 @@ def gives_a_number(text: str) -> bool:
 
 
 def gives_what_is_asked(text: str, question: str) -> bool:
-    """Whether ``text`` gives what ``question`` asks for: a number (``gives_a_number``), or for how often also a
-    word saying how often ("every", "jede", "cada", "her")."""
+    """Whether ``text`` gives what ``question`` asks for: a number (``gives_a_number``), or for how often also an
+    adverb saying how often ("daily", "täglich", "siempre", "günlük")."""
     if _ASKS_HOW_OFTEN.search(question) and _GIVES_A_FREQUENCY.search(text):
         return True
     return gives_a_number(text)
