@@ -5,7 +5,8 @@ The TSV has one row per turn, in the order they are typed, with columns:
 - ``n``: the row's number in docs/answers.md's browser tables (row 9 is typed before row 8 there);
 - ``chat``: a label; consecutive rows with the same label are typed into the same chat, a new label opens a new one;
 - ``turn``: what is typed;
-- ``page``: a piece of the page path the answer should cite (empty for a save, whose reply names the note);
+- ``page``: a piece of the page path the answer should cite (empty for a save, whose reply names the note;
+  ``-`` for a question the vault does not answer, whose reply cites no page);
 - ``fact``: one or more regular expressions joined by `` && ``; the fact is right when every one is found in the
   text a person reads (the finished message's DOM text).
 """
@@ -20,6 +21,7 @@ from pathlib import Path
 TURNS_FILE = Path(__file__).with_name("browser_turns.tsv")
 COLUMNS = ("n", "chat", "turn", "page", "fact")
 FACT_JOIN = " && "
+NO_PAGE = "-"  # the vault holds no answer: the right reply cites nothing
 # Markup a person should never see as written in a rendered answer: bold, wikilinks, callouts, fences, JSON (a tool
 # call or its arguments), footnote markers.
 MARKERS = ("**", "[[", "[!", "```", '{"', "[^")
@@ -37,11 +39,19 @@ class Turn:
     def is_save(self) -> bool:
         return not self.page
 
+    @property
+    def unanswerable(self) -> bool:
+        return self.page == NO_PAGE
+
     def fact_right(self, read: str) -> bool:
         """Whether every one of the turn's fact patterns is found in ``read``."""
         return all(pattern.search(read) for pattern in self.facts)
 
     def cites_page(self, sources: list[str]) -> bool:
+        """Whether ``sources`` cite the turn's page; for a question the vault does not answer, whether they cite
+        none (a page cited beside "the vault does not say" would be an answer's source that answers nothing)."""
+        if self.unanswerable:
+            return not sources
         return bool(self.page) and any(self.page in source for source in sources)
 
 

@@ -148,3 +148,19 @@ def test_a_bad_turns_file_stops_the_bench_before_anything_starts(tmp_path: Path)
     assert refused.returncode == 1 and "the turns file cannot be used" in refused.stderr, refused.stderr
     assert f"{bad}:2" in refused.stderr and not (tmp_path / "out").exists()
     assert TURNS_FILE.is_file()
+
+
+def test_a_question_the_vault_does_not_answer_is_right_only_citing_nothing(tmp_path: Path) -> None:
+    turns = tmp_path / "turns.tsv"
+    turns.write_text(HEADER + "1\tes\t¿Qué tiempo hará mañana en Madrid?\t-\tLa bóveda no lo dice\n", encoding="utf-8")
+    (turn,) = load_turns(turns)
+    assert not turn.is_save and turn.unanswerable
+    assert turn.cites_page([])
+    assert not turn.cites_page(["es/Obsidian/Obsidian para Android.md"])
+    assert turn.fact_right("La bóveda no lo dice. Las páginas más cercanas son …")
+
+
+def test_the_new_turns_file_parses_with_its_saves_and_unanswerable_questions() -> None:
+    turns = load_turns(REPO / "bench" / "browser_turns_more.tsv")
+    assert [t.n for t in turns if t.is_save] == [11]
+    assert [t.n for t in turns if t.unanswerable] == [1, 10]

@@ -153,3 +153,83 @@ def test_a_follow_ups_answer_does_not_open_with_the_sentence_shown_before(
     alone = answer_turn(ctx, ScriptedProvider([writes(before)]), Turn(messages, chat_id="d"))
     assert "12 months on the Plus plan" in alone.answer and alone.answer.startswith("From your vault (quoted):")
     assert alone.dropped == 1
+
+
+BACKUPS = {
+    "notes/Datenwiederherstellung.md": "# Datenwiederherstellung\n\nDie Datenwiederherstellung speichert "
+    "Sicherungskopien deiner Notizen. Standardmäßig werden Sicherungskopien mindestens alle 5 Minuten gespeichert "
+    "und 7 Tage lang aufbewahrt. Sicherungskopien verbleiben lokal auf jedem Gerät.\n\nDie Sicherungskopien "
+    "werden in den globalen Einstellungen außerhalb des Vaults gespeichert.\n",
+    "notes/Dateien sichern.md": "# Dateien sichern\n\nDie Verwendung einer externen Festplatte wird oft mit einem "
+    "Computer-Backup kombiniert.\n",
+}
+
+
+@pytest.mark.parametrize("turn", ["und wie oft?", "and how often?"])
+def test_how_often_asks_about_the_earlier_questions_subject_not_the_word_often(
+    make_ctx: MakeContext, turn: str
+) -> None:
+    """Seen in Open WebUI (stop 49, bench/browser_turns_more.tsv row 5): "und wie oft?" after how long backups
+    are kept quoted "… externen Festplatte wird oft … kombiniert": "oft" was read as the follow-up's subject and
+    led the packet. It asks how often; the subject is the earlier question's."""
+    messages = [
+        {"role": "user", "content": "Wie lange hebt Obsidian die Sicherungskopien meiner Notizen auf?"},
+        {"role": "assistant", "content": "(an answer)"},
+        {"role": "user", "content": turn},
+    ]
+    answer = answer_turn(make_ctx(BACKUPS), ScriptedProvider([unreachable]), Turn(messages, chat_id="o"))
+    assert [c.path for c in answer.citations] == ["notes/Datenwiederherstellung.md"]
+    assert "alle 5 Minuten" in answer.answer
+
+
+SIDEBAR = {
+    "notes/Sidebar.md": "# Sidebar\n\nOn desktop the left sidebar holds the ribbon. On mobile the sidebars are "
+    "collapsed by default.\n\n## Open hidden sidebars\n\n### Desktop\n\nOn desktop, select the expand icon to open "
+    "a collapsed sidebar.\n\n### Mobile\n\nYou can open hidden sidebars in these ways:\n\n- Swipe left or right\n- "
+    "Use the toggle commands\n",
+}
+
+
+def test_a_follow_up_gets_the_section_its_words_head_on_a_tie(make_ctx: MakeContext) -> None:
+    """Seen in Open WebUI (stop 49, bench/browser_turns_more.tsv row 7): "¿y en el móvil?" after how to open a
+    collapsed sidebar on desktop was answered from the page's opening, which names mobile once as the section
+    headed "Móvil y tabletas más pequeñas" does: on a tie the section whose headings hold the follow-up's words."""
+    messages = [
+        {"role": "user", "content": "How do I open a collapsed sidebar on desktop?"},
+        {"role": "assistant", "content": "(an answer)"},
+        {"role": "user", "content": "And on mobile?"},
+    ]
+    answer = answer_turn(make_ctx(SIDEBAR), ScriptedProvider([unreachable]), Turn(messages, chat_id="m"))
+    assert "Swipe left or right" in answer.answer
+
+
+def test_how_often_is_not_answered_by_where_backups_are_kept(make_ctx: MakeContext) -> None:
+    """Seen in Open WebUI (stop 49, bench/browser_turns_more.tsv row 5, after "oft" stopped leading the packet):
+    "und wie oft?" was answered "Die Sicherungskopien werden in den Globalen Einstellungen außerhalb des Vaults
+    gespeichert …", true of the right page and saying nothing about how often. How often asks for a number or a
+    word saying how often: the sentence is dropped and the page's "alle 5 Minuten" quoted."""
+    where = "Die Sicherungskopien werden in den globalen Einstellungen außerhalb des Vaults gespeichert."
+    messages = [
+        {"role": "user", "content": "Wie lange hebt Obsidian die Sicherungskopien meiner Notizen auf?"},
+        {"role": "assistant", "content": "(an answer)"},
+        {"role": "user", "content": "und wie oft?"},
+    ]
+    writes = ScriptedProvider([lambda _: json.dumps({"sentences": [{"text": where, "cite": 1}]})])
+    answer = answer_turn(make_ctx(BACKUPS), writes, Turn(messages, chat_id="w"))
+    assert "alle 5 Minuten" in answer.answer and where not in answer.answer, answer.answer
+    assert answer.dropped == 1
+
+
+def test_how_often_after_an_answer_that_said_it_says_it_was_said(make_ctx: MakeContext) -> None:
+    """Seen in Open WebUI (stop 49, row 5): the answer before had shown "alle 5 Minuten"; "und wie oft?" then quoted
+    the page's unread "Sicherungskopien … verbleiben lokal auf jedem Gerät". A sentence giving no number answers
+    no number question: the one that does is quoted under the line saying the answer above said it."""
+    shown = "Standardmäßig werden Sicherungskopien mindestens alle 5 Minuten gespeichert und 7 Tage lang aufbewahrt."
+    messages = [
+        {"role": "user", "content": "Wie lange hebt Obsidian die Sicherungskopien meiner Notizen auf?"},
+        {"role": "assistant", "content": f"{shown} [1]"},
+        {"role": "user", "content": "und wie oft?"},
+    ]
+    answer = answer_turn(make_ctx(BACKUPS), ScriptedProvider([unreachable]), Turn(messages, chat_id="s"))
+    assert answer.answer.startswith("Wie die Antwort oben sagt (wörtlich):"), answer.answer
+    assert "alle 5 Minuten" in answer.answer and "jedem Gerät" not in answer.answer

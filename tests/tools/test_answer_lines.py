@@ -151,7 +151,7 @@ def test_a_second_quote_as_much_about_the_question_stays(make_ctx: MakeContext) 
         "notes/Sync history.md": "# Sync history\n\nUnlike File recovery, Sync takes snapshots of your notes on "
         "every change.\n",
     }
-    answer = _ask(make_ctx, vault, "How often does File recovery take snapshots of my notes?")
+    answer = _ask(make_ctx, vault, "When does File recovery take snapshots of my notes?")
     assert sorted(c.path for c in answer.citations) == ["notes/File recovery.md", "notes/Sync history.md"]
 
 

@@ -5,7 +5,9 @@ Here (tests/tools) so the mutation harness reaches it.
 
 from __future__ import annotations
 
-from sentinel.answer.packet import build_packet
+import pytest
+
+from sentinel.answer.packet import asks_how_to, build_packet
 from tests.support.tool_context import MakeContext
 
 REFUNDS = {
@@ -54,3 +56,51 @@ def test_numbered_steps_are_no_number_chunk(make_ctx: MakeContext) -> None:
     before the chunk holding "1 month", their markers taken for numbers: the chunk giving the number leads."""
     packet = build_packet(make_ctx(STEPS), "How long does Sync keep the history?", passages=4, budget_tokens=1200)
     assert packet.passages[0].text.startswith("Sync keeps the history"), packet.passages
+
+
+PALETTE = {
+    "notes/Command palette.md": "# Command palette\n\nThe command palette lets you run any command from your "
+    "keyboard.\n\n## Pinned commands\n\nYou can pin frequently used commands at the top of the Command palette to "
+    "quickly access them without having to type their name.\n\n### Pin a command\n\n1. Open **Settings**.\n2. In "
+    "the sidebar, click **Command palette** under **Plugin options**.\n3. Next to **New pinned command**, click "
+    "**Select a command**.\n4. Press `Enter`.\n",
+}
+
+
+def test_a_how_to_question_also_gets_the_pages_numbered_steps(make_ctx: MakeContext) -> None:
+    """Seen in the browser (stop 49, bench/browser_turns_more.tsv row 8): "How do I pin a command so it stays at
+    the top of the command palette?" got the section's opening ("You can pin frequently used commands at the
+    top …") and never its steps, one chunk a page: the answer said that it can be done, not how. The steps'
+    chunk is placed before the searched one, which stays."""
+    question = "How do I pin a command so it stays at the top of the command palette?"
+    packet = build_packet(make_ctx(PALETTE), question, passages=4, budget_tokens=1200)
+    palette = [p for p in packet.passages if p.path == "notes/Command palette.md"]
+    assert ["Select a command" in p.text for p in palette] == [True, False]
+    assert "pin frequently used commands" in palette[1].text
+
+
+def test_a_question_not_asking_how_takes_no_steps(make_ctx: MakeContext) -> None:
+    question = "Can I pin a command so it stays at the top of the command palette?"
+    packet = build_packet(make_ctx(PALETTE), question, passages=4, budget_tokens=1200)
+    assert not any("Select a command" in p.text for p in packet.passages)
+
+
+@pytest.mark.parametrize(
+    ("question", "asks"),
+    [
+        ("How do I pin a command?", True),
+        ("how to install a theme", True),
+        ("Wie öffne ich die Befehlspalette?", True),
+        ("Wie kann man ein Plugin installieren?", True),
+        ("¿Cómo abro una barra lateral contraída?", True),
+        ("Como fijo un comando", True),
+        ("Komut paletini nasıl açarım?", True),
+        ("Can I pin a command?", False),
+        ("How long does Sync keep the version history?", False),
+        ("Wie lange werden die Sicherungskopien aufbewahrt?", False),
+        ("¿Con qué nombre crea Obsidian la nota diaria?", False),
+        ("Guarda las notas como archivos Markdown", False),
+    ],
+)
+def test_which_questions_ask_how_to(question: str, asks: bool) -> None:
+    assert asks_how_to(question) is asks

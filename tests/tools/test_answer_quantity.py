@@ -14,7 +14,7 @@ import logging
 import pytest
 
 from sentinel.answer import Answer, Turn, answer_turn
-from sentinel.gates.quantity import asks_for_a_number, gives_a_number
+from sentinel.gates.quantity import asks_for_a_number, gives_a_number, gives_what_is_asked
 from sentinel.providers.base import ProviderUnavailable
 from tests.support.scripted import ChatRequest, ScriptedProvider
 from tests.support.tool_context import MakeContext
@@ -85,6 +85,10 @@ def test_the_quoted_answer_to_a_number_question_quotes_the_sentence_giving_one(m
         ("Innerhalb welcher Frist bekomme ich eine Erstattung?", True),
         ("¿Cuántos días se guardan las instantáneas?", True),
         ("When was Sync encryption version 3 released?", True),
+        ("und wie oft?", True),
+        ("How often are snapshots taken?", True),
+        ("¿Con qué frecuencia se guardan?", True),
+        ("Peki ne sıklıkla kaydedilir?", True),
         ("Where does File recovery keep snapshots?", False),
         ("¿Con qué nombre crea Obsidian la nota diaria?", False),
         ("When I close Obsidian, are my notes saved?", False),
@@ -136,3 +140,18 @@ def test_an_ordered_lists_marker_is_not_a_number(text: str, gives: bool) -> None
     """Seen in a packet for "How long does Obsidian Sync keep the version history of my notes?": a page's
     numbered steps ("1. Open Settings …") counted as sentences giving a number."""
     assert gives_a_number(text) is gives
+
+
+@pytest.mark.parametrize(
+    ("text", "question", "gives"),
+    [
+        ("Sync takes a snapshot daily.", "How often does Sync take snapshots?", True),
+        ("Sicherungskopien verbleiben lokal auf jedem Gerät.", "und wie oft?", False),
+        ("Sicherungskopien werden alle 5 Minuten gespeichert.", "und wie oft?", True),
+        ("Die Sicherung läuft täglich.", "Wie oft läuft die Sicherung?", True),
+        ("Die Sicherungskopien liegen außerhalb des Vaults.", "und wie oft?", False),
+        ("Sync takes a snapshot daily.", "How many snapshots does Sync keep?", False),
+    ],
+)
+def test_how_often_is_answered_by_a_number_or_a_word_saying_how_often(text: str, question: str, gives: bool) -> None:
+    assert gives_what_is_asked(text, question) is gives

@@ -179,3 +179,19 @@ def test_a_sentence_announcing_a_list_is_quoted_with_it_one_item_a_line(make_ctx
     }
     shown = _quoted(make_ctx, "Within how many days can I get a refund?", vault)
     assert "following services:\n>\n> - Sync\n> - Obsidian Publish [1]" in shown, shown
+
+
+def test_a_quoted_step_brings_its_whole_numbered_list(make_ctx: MakeContext) -> None:
+    """Seen in the browser (stop 49, bench/browser_turns_more.tsv row 8): "How do I pin a command …?" quoted steps
+    2 and 3 of five, the ones holding the question's words; a reader was not told to open Settings first nor how
+    to finish. A step is half an instruction: the steps are quoted whole, in order, one a line."""
+    vault = {
+        "notes/Command palette.md": "# Command palette\n\n## Pin a command\n\n1. Open **Settings**.\n2. In the "
+        "sidebar, click **Command palette** under **Plugin options**.\n3. Next to **New pinned command**, click "
+        "**Select a command**. A list opens.\n4. Select the command you want to pin from the list.\n5. Press "
+        "`Enter`.\n\nPinned commands stay at the top.\n"
+    }
+    shown = _quoted(make_ctx, "How do I pin a command to the command palette?", vault)
+    steps = [line for line in shown.splitlines() if line.startswith("> ") and line[2:3].isdigit()]
+    assert [line[2:4] for line in steps] == ["1.", "2.", "3.", "4.", "5."], shown
+    assert "click **Select a command**. A list opens.\n> 4. Select" in shown  # a step's second sentence on its line

@@ -8,6 +8,7 @@ is an excerpt ("…" where it was cut): nothing is cut silently.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 
 from sentinel.gates import quantity
@@ -18,6 +19,16 @@ from sentinel.search.results import Hit
 from sentinel.tools.context import ToolContext
 from sentinel.vault.sentences import sentence_spans
 
+# A question asking how to do something, in en, de, es, tr (from the four languages' grammar, fitted to no set):
+# its answer is a page's numbered steps.
+_ASKS_HOW_TO = re.compile(
+    r"\bhow\s+(?:do|can|could|should)\s+(?:i|you|we)\b|\bhow\s+to\b"  # en
+    r"|\bwie\s+(?:kann|könnte|muss|soll)\s+(?:ich|man)\b|\bwie\s+\w+\s+ich\b"  # de: "Wie öffne ich …"
+    r"|\bcómo\b|^\W*como\b"  # es: "¿Cómo abro …?", unaccented only as the question's first word
+    r"|\bnasıl\b",  # tr
+    re.IGNORECASE,
+)
+_STEP = re.compile(r"^[ \t>]*\d+[.)][ \t]+(.+)$", re.MULTILINE)  # an ordered list's item
 CHARS_PER_TOKEN = 3.5  # rough, on the side of caution: the packet must fit, not fill
 _ELLIPSIS = "…"
 
@@ -83,10 +94,12 @@ def _leading(text: str, lead: frozenset[str]) -> int:
 def _chunk_for_turn(ctx: ToolContext, hit: Hit, lead: frozenset[str]) -> Hit:
     """``hit`` with the chunk of its page that holds the most of a follow-up's own words (the searched chunk
     when none holds more): "¿Y en qué carpeta?" after a question about the daily note's name is answered in the
-    page's settings, not in the chunk the two questions' words found."""
-    best, most = hit, _leading(f"{hit.trail} {hit.text}", lead)
+    page's settings, not in the chunk the two questions' words found. On a tie, the chunk whose headings hold
+    more of them: "¿y en el móvil?" is answered under "Móvil y tabletas más pequeñas", not in the page's opening
+    that names mobile in passing."""
+    best, most = hit, (_leading(f"{hit.trail} {hit.text}", lead), _leading(hit.trail, lead))
     for trail, heading, text in page_chunks(ctx.reader(), hit.path):
-        if text.strip() and (found := _leading(f"{trail} {text}", lead)) > most:
+        if text.strip() and (found := (_leading(f"{trail} {text}", lead), _leading(trail, lead))) > most:
             best, most = replace(hit, trail=trail, heading=heading, text=text), found
     return best
 
@@ -115,12 +128,37 @@ def _with_number_chunk(ctx: ToolContext, hits: list[Hit], words: frozenset[str])
     return hits if best is None else [best, *hits]
 
 
+def asks_how_to(question: str) -> bool:
+    """Whether the question asks how to do something (its answer: steps)."""
+    return bool(_ASKS_HOW_TO.search(question))
+
+
+def _step_words(trail: str, text: str, words: frozenset[str]) -> int:
+    """How many of ``words`` (stems) a chunk's numbered steps hold with its heading trail (0 without steps)."""
+    steps = _STEP.findall(text)
+    return _leading(f"{trail} {' '.join(steps)}", words) if steps else 0
+
+
+def _with_steps_chunk(ctx: ToolContext, hits: list[Hit], words: frozenset[str]) -> list[Hit]:
+    """``hits`` with the first page's chunk of numbered steps placed before the chunk the search chose for it,
+    when those steps (with their headings) hold more of the question's words (stems) than the chosen chunk's
+    do. Seen in the browser: "How do I pin a command …?" got the section's opening ("You can pin frequently
+    used commands …"), its steps under "### Pin a command" another chunk. Bounded as ``_with_number_chunk``."""
+    first = hits[0]
+    best, most = None, _step_words(first.trail, first.text, words)
+    for trail, heading, text in page_chunks(ctx.reader(), first.path):
+        if text.strip() and text != first.text and (found := _step_words(trail, text, words)) > most:
+            best, most = replace(first, trail=trail, heading=heading, text=text), found
+    return hits if best is None else [best, *hits]
+
+
 def build_packet(ctx: ToolContext, question: str, *, passages: int, budget_tokens: int, turn: str = "") -> Packet:
     """Up to ``passages`` numbered passages for ``question``, together within ``budget_tokens``. For a
     follow-up, ``question`` is what was searched (the earlier question's words joined to it) and ``turn`` the
     follow-up's own words, which then lead: each page gives the chunk holding most of them, the passages
     holding more of them come first (the search's order on a tie), and each is narrowed to them first. A
-    question asking for a number may take the first page's second chunk (``_with_number_chunk``)."""
+    question asking for a number may take the first page's second chunk (``_with_number_chunk``), a question
+    asking how to do something its chunk of numbered steps (``_with_steps_chunk``)."""
     packet = Packet(question)
     try:
         result = search(ctx.reader(), ctx.settings, ctx.embedder, question, "body", limit=passages)
@@ -137,6 +175,8 @@ def build_packet(ctx: ToolContext, question: str, *, passages: int, budget_token
         hits.sort(key=lambda hit: -_leading(f"{hit.trail} {hit.text}", lead))
     elif quantity.asks_for_a_number(question):  # a follow-up's own words choose its chunks (above)
         hits = _with_number_chunk(ctx, hits, frozenset(w[:STEM] for w in content_words(question)))
+    elif asks_how_to(question):
+        hits = _with_steps_chunk(ctx, hits, frozenset(w[:STEM] for w in content_words(question)))
     per_passage = int(budget_tokens * CHARS_PER_TOKEN / len(hits))
     wanted = set(content_words(question))
     for number, hit in enumerate(hits, start=1):

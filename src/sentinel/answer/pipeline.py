@@ -255,7 +255,7 @@ def _extractive(
         return answer
     found = [(passage, quote) for passage, quote in found if quote]
     if quantity.asks_for_a_number(packet.turn or packet.question):  # a quote giving the number asked for first
-        found.sort(key=lambda pair: not quantity.gives_a_number(pair[1]))
+        found.sort(key=lambda pair: not quantity.gives_what_is_asked(pair[1], packet.turn or packet.question))
     quotes = [found[0]]
     floor = holds(quotes[0][1], packet.question, packet.turn)
     for passage, quote in found[1:]:

@@ -86,6 +86,29 @@ def _list_after(spans: Sequence[Sentence], index: int) -> list[int]:
     return items
 
 
+_STEP = re.compile(r"^[ \t>]*\d+[.)][ \t]")
+
+
+def _steps_with(text: str, spans: Sequence[Sentence], index: int) -> list[int]:
+    """Every sentence of the numbered list ``spans[index]`` is in, in order (none when it is in no numbered list):
+    a step is half an instruction (seen in the browser, stop 49: steps 2 and 3 of five quoted for "How do I pin
+    …?"). A step's further sentences are on its line."""
+
+    def in_list(i: int) -> bool:
+        if _STEP.match(spans[i].text):
+            return True
+        return i > 0 and "\n" not in text[spans[i - 1].end : spans[i].start] and in_list(i - 1)
+
+    if not in_list(index):
+        return []
+    first, last = index, index
+    while first > 0 and in_list(first - 1):
+        first -= 1
+    while last + 1 < len(spans) and in_list(last + 1):
+        last += 1
+    return [i for i in range(first, last + 1) if not spans[i].block]
+
+
 def _next_to(text: str, spans: Sequence[Sentence], before: int, after: int) -> bool:
     """Whether two sentences follow each other in one paragraph (a reader reads them as one)."""
     return after == before + 1 and not _PARAGRAPH_BREAK.search(text, spans[before].end, spans[after].start)
@@ -105,7 +128,7 @@ def _new(words: frozenset[str], had: frozenset[str]) -> frozenset[str]:
 def answers(quote: str, question: str, lead: str) -> bool:
     """Whether a quote can answer what was asked: it gives a number when the question asks for one, and for a
     follow-up with words of its own it holds one of them (else it answers the earlier question)."""
-    if quantity.asks_for_a_number(lead or question) and not quantity.gives_a_number(quote):
+    if quantity.asks_for_a_number(lead or question) and not quantity.gives_what_is_asked(quote, lead or question):
         return False
     own = stems(lead)
     return not own or bool(stems(quote) & own)
@@ -130,10 +153,12 @@ def best_sentences(
     read already). Ranked by a follow-up's own words (``lead``), then a number where the question asks for one,
     then the question's words; the first is quoted, a further one only when it is next to a chosen one in its
     paragraph or ``adds`` to them. For a follow-up whose own words some sentence holds, only those sentences
-    answer it. Never quoted: a code or HTML block or a footnote's definition (``Sentence.block``), a saved
-    note's own record line ("Record: [[2026-12-06-3]]"), a sentence ``read`` already, and an FAQ answer without
-    the question it answers (with it, the question is quoted before it), and a sentence ending in a colon without
-    the list it announces (``_list_after``; the list is quoted after it, one item a line). Two sentences not
+    answer it; for a question asking for a number, nothing is quoted when every sentence giving one was read.
+    Never quoted: a code or HTML block or a footnote's definition (``Sentence.block``), a saved note's own record
+    line ("Record: [[2026-12-06-3]]"), a sentence ``read`` already, and an FAQ answer without the question it
+    answers (with it, the question is quoted before it), and a sentence ending in a colon without the list it
+    announces (``_list_after``; the list is quoted after it, one item a line), and a numbered step
+    without the other steps of its list (``_steps_with``). Two sentences not
     next to each other in one paragraph are kept apart by a blank line, never joined into one line that reads as
     one."""
     wanted, own = set(content_words(question)), set(content_words(lead))
@@ -152,13 +177,16 @@ def best_sentences(
         return passage.text
     if answering := [i for i in quotable if own & set(content_words(spans[i].text))]:
         quotable = answering
+    giving = [i for i in quotable if numbers and quantity.gives_what_is_asked(spans[i].text, lead or question)]
+    if giving and all(read.repeats(spans[i].text) for i in giving):
+        return ""  # seen in the browser: "und wie oft?" quoted "… lokal auf jedem Gerät" after "alle 5 Minuten"
     quotable = [index for index in quotable if not read.repeats(spans[index].text)]
     if not quotable:
         return ""
 
     def shared(index: int) -> tuple[int, int, int]:
         words = set(content_words(spans[index].text))
-        gives = numbers and quantity.gives_a_number(spans[index].text)
+        gives = numbers and quantity.gives_what_is_asked(spans[index].text, lead or question)
         return -len(words & own), -gives, -len(words & wanted)
 
     ranked = sorted(quotable, key=shared)
@@ -177,12 +205,13 @@ def best_sentences(
             *chosen,
             *(q for i in chosen if (q := _asked_by(spans, i)) is not None),
             *(item for i in chosen for item in _list_after(spans, i)),
+            *(step for i in chosen for step in _steps_with(text, spans, i)),
         }
     )
     quote = spans[shown[0]].text
     for before, after in itertools.pairwise(shown):
         if _LIST_ITEM.match(spans[after].text) and after == before + 1:  # a list stays a list, an item a line
-            joint = "\n" if _LIST_ITEM.match(spans[before].text) else "\n\n"
+            joint = "\n" if _LIST_ITEM.match(spans[before].text) or _next_to(text, spans, before, after) else "\n\n"
         else:
             joint = " " if _next_to(text, spans, before, after) else "\n\n"
         quote += joint + spans[after].text

@@ -37,9 +37,22 @@ _NUMBER_WORDS = (
 _GIVES_A_NUMBER = re.compile(rf"\d|\b(?:{'|'.join(_NUMBER_WORDS.split())})\b", _I)
 
 
+# How often: a number ("alle 5 Minuten") or an adverb saying how often ("täglich", "always") answers it.
+_ASKS_HOW_OFTEN = re.compile(
+    r"\b(?:how\s+often|wie\s+(?:oft|häufig)|con\s+qu[eé]\s+frecuencia|cada\s+cu[aá]nto|ne\s+sıklıkla)", _I
+)
+_FREQUENCY_WORDS = (  # adverbs only: "every", "jedem", "cada", "her" also say "on every device" (seen in the browser)
+    "daily weekly monthly hourly always "
+    "täglich wöchentlich monatlich stündlich immer "
+    "diario diaria diariamente semanal mensual siempre "
+    "daima sürekli günlük haftalık aylık saatlik"
+)
+_GIVES_A_FREQUENCY = re.compile(rf"\b(?:{'|'.join(_FREQUENCY_WORDS.split())})\b", _I)
+
+
 def asks_for_a_number(question: str) -> bool:
-    """Whether the question's own words ask for a quantity, a duration or a date."""
-    return bool(_ASKS_FOR_A_NUMBER.search(question))
+    """Whether the question's own words ask for a quantity, a duration, a date or how often."""
+    return bool(_ASKS_FOR_A_NUMBER.search(question) or _ASKS_HOW_OFTEN.search(question))
 
 
 # A version names a release, never a quantity ("Version `1.4.16`", "introduced in Obsidian version 1.7"): seen in
@@ -60,12 +73,20 @@ def gives_a_number(text: str) -> bool:
     return bool(_GIVES_A_NUMBER.search(_LIST_MARKER.sub(" ", _VERSION.sub(" ", text))))
 
 
+def gives_what_is_asked(text: str, question: str) -> bool:
+    """Whether ``text`` gives what ``question`` asks for: a number (``gives_a_number``), or for how often also an
+    adverb saying how often ("daily", "täglich", "siempre", "günlük")."""
+    if _ASKS_HOW_OFTEN.search(question) and _GIVES_A_FREQUENCY.search(text):
+        return True
+    return gives_a_number(text)
+
+
 def answers_the_number(sentences: Sequence[CitedSentence], question: str) -> Verdict[CitedSentence]:
     """Passes when the question asks for no number, or a sentence gives one; else every sentence is dropped."""
-    if not asks_for_a_number(question) or any(gives_a_number(s.text) for s in sentences):
+    if not asks_for_a_number(question) or any(gives_what_is_asked(s.text, question) for s in sentences):
         return Verdict(True, kept=list(sentences))
     return Verdict(
         False,
-        "the question asks for a number (how many, how long, which date) and no sentence gives one",
+        "the question asks for a number (how many, how long, how often, which date) and no sentence gives one",
         dropped=list(sentences),
     )

@@ -40,17 +40,19 @@ from sentinel.gates import Verdict, definition, sorted_items
 from sentinel.index.fold import fold
 
 # Words that carry no claim of their own: articles, pronouns, auxiliaries, prepositions, conjunctions, and the
-# phrases models open answers with. A content word is any other word of 3+ letters, or any number.
+# phrases models open answers with; "often" and "oft", which ask how often ("und wie oft?") and name no subject (seen
+# in Open WebUI: "oft" led a follow-up's packet to "… wird oft mit einem Computer-Backup kombiniert"). A content
+# word is any other word of 3+ letters, or any number.
 _FUNCTION_WORDS = {
     "en": "a an the this that these those it its is are was were be been being am do does did done have has had "
     "having will would shall should can could may might must of to in on at by for from with without about into "
     "onto over under than then there here what which who whom whose when where why how and or but nor not no yes "
     "so if as also too very just only more most much many some any all each every both either neither other such "
     "you your yours me my mine we us our ours they them their theirs he him his she her hers one ones according "
-    "page vault note notes passage says said say states stated mentions mentioned described describes",
+    "page vault note notes passage says said say states stated mentions mentioned described describes often",
     "de": "der die das den dem des ein eine einen einem einer eines und oder aber nicht kein keine ist sind war "
     "waren sein seine ihr ihre es sie er wir ich du mit von zu zum zur bei aus auf für fur über uber unter nach "
-    "vor als wie wenn dass auch nur noch schon sehr mehr wird werden wurde kann können konnen muss hat haben im",
+    "vor als wie wenn dass auch nur noch schon sehr mehr wird werden wurde kann können konnen muss hat haben im oft",
     "es": "el la los las lo un una unos unas y o pero no ni es son era fue ser está esta están estan de del al en "
     "con por para sin sobre entre que qué quien cual cuál como cómo cuando donde se su sus mi mis tu tus le les "
     "nos muy más mas también tambien solo sólo ya hay puede pueden este esto estos estas ese esa eso",
