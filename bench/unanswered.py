@@ -1,0 +1,327 @@
+"""When the vault does not answer, does the packet say so? And does every answerable question keep its passage?
+
+The decision is made before the model writes: ``answer.packet`` builds the packet (the body rung's passages) and
+a rule lets passages in or leaves the question with "the vault does not say". For each question this bench
+builds the packet as the pipeline does (``followup.asked`` on the question alone, ``build_packet`` with the
+pipeline's budget), then asks each rule below which passages it lets in. Printed per set and language:
+
+- bench/unanswerable_set.tsv (40 questions, 10 a language, none answered by the eval vault; per language the 5
+  with the smallest sha256 of the text choose, the other 5 report, fixed before any run): questions left with
+  nothing (want high);
+- answerable questions that keep a passage of a right page (the floor): choosing on bench/answers_set.tsv,
+  bench/followups_set.tsv's first questions (a follow-up's earlier question, a new question's own turn),
+  the vault turns of bench/browser_turns*.tsv that continue nothing (the page by title), and the vault question
+  sets bench/retrieval.py chooses on (``retrieval.CHOOSING``: public, vault-choose, the blind sets read
+  before its round); reporting on vault-report and heldout (and heldout's questions labelled ``-``, which the
+  vault does not answer).
+
+The report halves are printed only with ``--report``, run once, after the rule was chosen on the choosing
+halves (docs/answers.md, "the vault does not say").
+
+    SENTINEL_EVAL_VAULT=DIR PYTHONPATH=src:. .venv/bin/python -m bench.unanswered --index FILE [--report]
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import math
+import os
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from bench import retrieval
+from sentinel.answer.followup import asked
+from sentinel.answer.packet import Packet, build_packet, relevant, shares_words
+from sentinel.answer.pipeline import budget_tokens
+from sentinel.embed.onnx import OnnxEmbedder
+from sentinel.gates.support import STEM, content_words
+from sentinel.index.db import open_index
+from sentinel.index.fold import fold
+from sentinel.search.lexical import query_language
+from sentinel.search.postings import frequencies
+from sentinel.settings import Settings
+from sentinel.tools.context import ToolContext
+from tests.support.embedder import E5_DIR
+from tests.support.eval_data import eval_vault_path
+
+ROOT = Path(__file__).resolve().parents[1]
+UNANSWERABLE = ROOT / "bench" / "unanswerable_set.tsv"
+BROWSER = (ROOT / "bench" / "browser_turns.tsv", ROOT / "bench" / "browser_turns_more.tsv")
+
+
+@dataclass(frozen=True)
+class Question:
+    set: str
+    lang: str
+    text: str
+    pages: frozenset[str]  # paths (titles for the browser turns); empty: the vault does not answer it
+    by_title: bool = False
+
+
+@dataclass(frozen=True)
+class Seen:
+    """A question's packet as the rules read it: each passage's words (stems) and page, the question's words
+    (stems) with how many chunks hold each (its commonest form's count)."""
+
+    question: Question
+    passages: tuple[tuple[str, str, frozenset[str], float], ...]  # path, title, stems of title + trail + text,
+    # e5 cosine of the question (as a query) and the passage as the model reads it (as a passage)
+    words: dict[str, int]  # stem -> chunks holding it
+    chunks: int
+    shipped: bool  # packet.relevant as the code stands
+
+
+def _rows(path: Path) -> list[dict[str, str]]:
+    with path.open(encoding="utf-8") as f:
+        return list(csv.DictReader(f, delimiter="\t"))
+
+
+def unanswerable(split: str) -> list[Question]:
+    return [
+        Question(f"unanswerable-{split}", r["lang"], r["question"], frozenset())
+        for r in _rows(UNANSWERABLE)
+        if r["split"] == split
+    ]
+
+
+def answerable_choosing(pages_present: set[str]) -> list[Question]:
+    found = [
+        Question("answers", r["id"][:2], r["question"], frozenset(r["pages"].split(";")))
+        for r in _rows(ROOT / "bench" / "answers_set.tsv")
+    ]
+    firsts: dict[str, Question] = {}
+    for r in _rows(ROOT / "bench" / "followups_set.tsv"):
+        text = r["earlier"] if r["kind"] == "follow" else r["turn"]
+        firsts.setdefault(text, Question("followups-first", r["lang"], text, frozenset(r["pages"].split(";"))))
+    found += firsts.values()
+    for path in BROWSER:
+        earlier: dict[str, list[str]] = {}
+        for r in _rows(path):
+            turns = earlier.setdefault(r["chat"], [])
+            turns.append(r["turn"])
+            page = r["page"].strip()
+            if page and page != "-" and not asked(turns).earlier and page in titles_present(pages_present):
+                found.append(Question("browser-first", r["chat"][:2], r["turn"], frozenset({page}), by_title=True))
+    for name in retrieval.CHOOSING:
+        found += _retrieval_set(name, pages_present)
+    return found
+
+
+def answerable_reporting(pages_present: set[str]) -> list[Question]:
+    return _retrieval_set("vault-report", pages_present) + _retrieval_set("heldout", pages_present)
+
+
+def browser_unanswerable() -> list[Question]:
+    """The browser turns labelled ``-`` (stop 49's rows 1 and 10: they showed the trap, so they choose)."""
+    return [
+        Question("browser-none", r["chat"][:2], r["turn"], frozenset())
+        for path in BROWSER
+        for r in _rows(path)
+        if r["page"].strip() == "-"
+    ]
+
+
+def heldout_unanswerable() -> list[Question]:
+    return [
+        Question("heldout-none", r["lang"], r["query"], frozenset())
+        for r in _rows(retrieval.QUERY_FILES["heldout"])
+        if r["relevant"].strip() == "-"
+    ]
+
+
+_TITLES: dict[int, set[str]] = {}
+
+
+def titles_present(pages: set[str]) -> set[str]:
+    return _TITLES.setdefault(id(pages), {Path(p).stem for p in pages})
+
+
+def _retrieval_set(name: str, present: set[str]) -> list[Question]:
+    if name in retrieval.QUERY_FILES:
+        queries = retrieval.load_queries(retrieval.QUERY_FILES[name], present)
+    elif name in retrieval.VAULT_SETS:
+        queries = retrieval.load_queries(retrieval.VAULT_FILE, present, retrieval.VAULT_SETS[name])
+    elif name in retrieval.WHOLE_SETS:
+        queries = retrieval.load_queries(retrieval.WHOLE_SETS[name], present)
+    else:
+        return []  # the conversation sets have their own vault
+    return [Question(name, q.lang, q.text, frozenset(q.relevant)) for q in queries]
+
+
+def seen(ctx: ToolContext, question: Question, budget: int) -> Seen:
+    packet: Packet = build_packet(
+        ctx, asked([question.text]).searched, passages=ctx.settings.answer.passages, budget_tokens=budget
+    )
+    db = ctx.reader()
+    language, _ = query_language(db, question.text)
+    words: dict[str, int] = {}
+    for raw in re.findall(r"[^\W_]+", question.text):  # a word as the index reads one
+        for word in content_words(raw):  # the folded word, when it carries a claim
+            count = max(frequencies(db, list({fold(raw, language), word})).values())  # stemmed as indexed, or not
+            words[word[:STEM]] = max(words.get(word[:STEM], 0), count)
+    chunks = int(db.execute("SELECT count(*) FROM chunks").fetchone()[0])
+    cosines = [0.0] * len(packet.passages)
+    if packet.passages:
+        asked_vector = ctx.embedder.embed([question.text], "query").vectors[0]
+        read = ctx.embedder.embed([f"{p.trail or p.title}\n{p.text}" for p in packet.passages], "passage").vectors
+        cosines = [float(v @ asked_vector) for v in read]
+    passages = tuple(
+        (p.path, p.title, frozenset(w[:STEM] for w in content_words(f"{p.title} {p.trail} {p.text}")), cosine)
+        for p, cosine in zip(packet.passages, cosines, strict=True)
+    )
+    assert all(
+        shares_words(p, packet.question) == bool(set(words) & passages[i][2]) for i, p in enumerate(packet.passages)
+    )
+    return Seen(question, passages, words, chunks, relevant(packet))
+
+
+def _idf(count: int, chunks: int) -> float:
+    return max(math.log((chunks - count + 0.5) / (count + 0.5)), 1e-6)  # FTS5's bm25 idf
+
+
+Rule = Callable[[Seen, frozenset[str], float], bool]  # lets a passage (its stems, its cosine) in for a question
+
+
+def _today(s: Seen, stems: frozenset[str], cosine: float = 0.0) -> bool:
+    return bool(set(s.words) & stems)
+
+
+def _known_words(s: Seen, stems: frozenset[str], cosine: float) -> bool:
+    """Today's rule, and no word of the question (4+ letters, no digit) is absent from every chunk."""
+    unknown = any(c == 0 and len(w) >= 4 and not w.isdigit() for w, c in s.words.items())
+    return not unknown and _today(s, stems)
+
+
+def _cosine(t: float) -> Rule:
+    return lambda s, stems, cosine: cosine >= t and _today(s, stems)
+
+
+def _cosine_unknown(t: float, unknown_t: float) -> Rule:
+    """``_cosine(t)``, and ``unknown_t`` when the question holds a word no chunk holds."""
+
+    def rule(s: Seen, stems: frozenset[str], cosine: float) -> bool:
+        unknown = any(c == 0 and len(w) >= 4 and not w.isdigit() for w, c in s.words.items())
+        return cosine >= (unknown_t if unknown else t) and _today(s, stems)
+
+    return rule
+
+
+def _rarest(k: int) -> Rule:
+    def rule(s: Seen, stems: frozenset[str], cosine: float) -> bool:
+        counts = sorted(set(s.words.values()))[:k]
+        return any(w in stems for w, c in s.words.items() if c in counts)
+
+    return rule
+
+
+def _share(t: float) -> Rule:
+    return lambda s, stems, cosine: bool(s.words) and len(set(s.words) & stems) / len(s.words) >= t
+
+
+def _idf_share(t: float) -> Rule:
+    def rule(s: Seen, stems: frozenset[str], cosine: float) -> bool:
+        total = sum(_idf(c, s.chunks) for c in s.words.values())
+        return total > 0 and sum(_idf(c, s.chunks) for w, c in s.words.items() if w in stems) / total >= t
+
+    return rule
+
+
+RULES: dict[str, Rule] = {
+    "today (one shared word)": _today,
+    "rarest word": _rarest(1),
+    "one of 2 rarest": _rarest(2),
+    "share >= 1/3": _share(1 / 3),
+    "share >= 1/2": _share(1 / 2),
+    "idf share >= .25": _idf_share(0.25),
+    "idf share >= .40": _idf_share(0.40),
+    "idf share >= .50": _idf_share(0.50),
+    "no word the vault never holds": _known_words,
+    **{f"cosine >= {t:.2f}": _cosine(t) for t in (0.78, 0.80, 0.82, 0.84)},
+    **{f"cosine >= .82, >= {u:.2f} with a word no chunk holds": _cosine_unknown(0.82, u) for u in (0.86, 0.88)},
+}
+
+
+def outcome(s: Seen, rule: Rule) -> bool:
+    """Unanswerable: left with nothing. Answerable: a passage of a right page let in."""
+    let_in = [(path, title) for path, title, stems, cosine in s.passages if rule(s, stems, cosine)]
+    if not s.question.pages:
+        return not let_in
+    return any((title if s.question.by_title else path) in s.question.pages for path, title in let_in)
+
+
+def tabulate(title: str, seen_all: list[Seen]) -> None:
+    sets = list(dict.fromkeys(s.question.set for s in seen_all))
+    print(f"\n### {title}\n")
+    print(
+        "| rule | "
+        + " | ".join(f"{name} ({sum(s.question.set == name for s in seen_all)})" for name in sets)
+        + " | answerable, all | unanswerable, all |"
+    )
+    print("|---|" + "---|" * (len(sets) + 2))
+    for name, rule in RULES.items():
+        cells = [str(sum(outcome(s, rule) for s in seen_all if s.question.set == each)) for each in sets]
+        ans = [s for s in seen_all if s.question.pages]
+        non = [s for s in seen_all if not s.question.pages]
+        pooled = [
+            f"{sum(outcome(s, rule) for s in group)}/{len(group)} ({_pct(group, rule)})" if group else "-"
+            for group in (ans, non)
+        ]
+        print(f"| {name} | " + " | ".join(cells) + " | " + " | ".join(pooled) + " |")
+    langs = sorted({s.question.lang for s in seen_all if s.question.lang in ("en", "de", "es", "tr")})
+    print(
+        "\n| rule | "
+        + " | ".join(f"answerable {lang}" for lang in langs)
+        + " | "
+        + " | ".join(f"unanswerable {lang}" for lang in langs)
+        + " |"
+    )
+    print("|---|" + "---|" * (2 * len(langs)))
+    for name, rule in RULES.items():
+        cells = []
+        for answers in (True, False):
+            for lang in langs:
+                group = [s for s in seen_all if s.question.lang == lang and bool(s.question.pages) == answers]
+                cells.append(f"{sum(outcome(s, rule) for s in group)}/{len(group)}")
+        print(f"| {name} | " + " | ".join(cells) + " |")
+
+
+def _pct(group: list[Seen], rule: Rule) -> str:
+    return f"{100 * sum(outcome(s, rule) for s in group) / len(group):.1f}%"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--index", type=Path, required=True, help="an index of the eval vault with vectors")
+    parser.add_argument("--report", action="store_true", help="the report halves too (once, after choosing)")
+    parser.add_argument("--show", action="store_true", help="each unanswerable question's passages let in")
+    args = parser.parse_args()
+    settings = Settings(vault=eval_vault_path(), index_path=args.index, _env_file=None)
+    open_index(settings).close()
+    ctx = ToolContext(settings=settings, embedder=OnnxEmbedder(E5_DIR, threads=1))
+    budget = budget_tokens(None, settings.answer.reply_tokens)
+    present = retrieval.vault_pages(ctx.reader())
+    started, cpu, load = time.monotonic(), time.process_time(), os.getloadavg()[0]
+    choosing = [
+        seen(ctx, q, budget) for q in unanswerable("choose") + browser_unanswerable() + answerable_choosing(present)
+    ]
+    tabulate("choosing halves", choosing)
+    if args.show:
+        for s in choosing:
+            if not s.question.pages:
+                print(f"- {s.question.text} words {s.words} -> {[(t, round(c, 3)) for _, t, _, c in s.passages]}")
+    if args.report:
+        reporting = [
+            seen(ctx, q, budget)
+            for q in unanswerable("report") + heldout_unanswerable() + answerable_reporting(present)
+        ]
+        tabulate("report halves (read once)", reporting)
+    wall, used = time.monotonic() - started, time.process_time() - cpu
+    print(f"\n{wall:.1f} s wall, {used:.1f} s CPU; load {load:.1f} -> {os.getloadavg()[0]:.1f}")
+
+
+if __name__ == "__main__":
+    main()
