@@ -35,7 +35,7 @@ from pathlib import Path
 
 from bench import retrieval
 from sentinel.answer.followup import asked
-from sentinel.answer.packet import Packet, build_packet, relevant, shares_words
+from sentinel.answer.packet import Packet, build_packet, lets_in, relevant, shares_words
 from sentinel.answer.pipeline import budget_tokens
 from sentinel.embed.onnx import OnnxEmbedder
 from sentinel.gates.support import STEM, content_words
@@ -63,13 +63,23 @@ class Question:
 
 
 @dataclass(frozen=True)
+class Let:
+    """A passage as the rules read it."""
+
+    path: str
+    title: str
+    stems: frozenset[str]  # of title + trail + text
+    cosine: float  # ``Passage.cosine``: the question as a query, the passage as the model reads it
+    shipped: bool  # ``packet.lets_in`` as the code stands
+
+
+@dataclass(frozen=True)
 class Seen:
     """A question's packet as the rules read it: each passage's words (stems) and page, the question's words
     (stems) with how many chunks hold each (its commonest form's count)."""
 
     question: Question
-    passages: tuple[tuple[str, str, frozenset[str], float], ...]  # path, title, stems of title + trail + text,
-    # e5 cosine of the question (as a query) and the passage as the model reads it (as a passage)
+    passages: tuple[Let, ...]
     words: dict[str, int]  # stem -> chunks holding it
     chunks: int
     shipped: bool  # packet.relevant as the code stands
@@ -164,17 +174,18 @@ def seen(ctx: ToolContext, question: Question, budget: int) -> Seen:
             count = max(frequencies(db, list({fold(raw, language), word})).values())  # stemmed as indexed, or not
             words[word[:STEM]] = max(words.get(word[:STEM], 0), count)
     chunks = int(db.execute("SELECT count(*) FROM chunks").fetchone()[0])
-    cosines = [0.0] * len(packet.passages)
-    if packet.passages:
-        asked_vector = ctx.embedder.embed([question.text], "query").vectors[0]
-        read = ctx.embedder.embed([f"{p.trail or p.title}\n{p.text}" for p in packet.passages], "passage").vectors
-        cosines = [float(v @ asked_vector) for v in read]
     passages = tuple(
-        (p.path, p.title, frozenset(w[:STEM] for w in content_words(f"{p.title} {p.trail} {p.text}")), cosine)
-        for p, cosine in zip(packet.passages, cosines, strict=True)
+        Let(
+            p.path,
+            p.title,
+            frozenset(w[:STEM] for w in content_words(f"{p.title} {p.trail} {p.text}")),
+            p.cosine if p.cosine is not None else 1.0,
+            lets_in(p, packet.question),
+        )
+        for p in packet.passages
     )
     assert all(
-        shares_words(p, packet.question) == bool(set(words) & passages[i][2]) for i, p in enumerate(packet.passages)
+        shares_words(p, packet.question) == bool(set(words) & passages[i].stems) for i, p in enumerate(packet.passages)
     )
     return Seen(question, passages, words, chunks, relevant(packet))
 
@@ -183,55 +194,60 @@ def _idf(count: int, chunks: int) -> float:
     return max(math.log((chunks - count + 0.5) / (count + 0.5)), 1e-6)  # FTS5's bm25 idf
 
 
-Rule = Callable[[Seen, frozenset[str], float], bool]  # lets a passage (its stems, its cosine) in for a question
+Rule = Callable[[Seen, Let], bool]  # lets a passage in for a question
 
 
-def _today(s: Seen, stems: frozenset[str], cosine: float = 0.0) -> bool:
-    return bool(set(s.words) & stems)
+def _today(s: Seen, p: Let) -> bool:
+    return bool(set(s.words) & p.stems)
 
 
-def _known_words(s: Seen, stems: frozenset[str], cosine: float) -> bool:
+def _shipped(s: Seen, p: Let) -> bool:
+    return p.shipped
+
+
+def _known_words(s: Seen, p: Let) -> bool:
     """Today's rule, and no word of the question (4+ letters, no digit) is absent from every chunk."""
     unknown = any(c == 0 and len(w) >= 4 and not w.isdigit() for w, c in s.words.items())
-    return not unknown and _today(s, stems)
+    return not unknown and _today(s, p)
 
 
 def _cosine(t: float) -> Rule:
-    return lambda s, stems, cosine: cosine >= t and _today(s, stems)
+    return lambda s, p: p.cosine >= t and _today(s, p)
 
 
 def _cosine_unknown(t: float, unknown_t: float) -> Rule:
     """``_cosine(t)``, and ``unknown_t`` when the question holds a word no chunk holds."""
 
-    def rule(s: Seen, stems: frozenset[str], cosine: float) -> bool:
+    def rule(s: Seen, p: Let) -> bool:
         unknown = any(c == 0 and len(w) >= 4 and not w.isdigit() for w, c in s.words.items())
-        return cosine >= (unknown_t if unknown else t) and _today(s, stems)
+        return p.cosine >= (unknown_t if unknown else t) and _today(s, p)
 
     return rule
 
 
 def _rarest(k: int) -> Rule:
-    def rule(s: Seen, stems: frozenset[str], cosine: float) -> bool:
+    def rule(s: Seen, p: Let) -> bool:
         counts = sorted(set(s.words.values()))[:k]
-        return any(w in stems for w, c in s.words.items() if c in counts)
+        return any(w in p.stems for w, c in s.words.items() if c in counts)
 
     return rule
 
 
 def _share(t: float) -> Rule:
-    return lambda s, stems, cosine: bool(s.words) and len(set(s.words) & stems) / len(s.words) >= t
+    return lambda s, p: bool(s.words) and len(set(s.words) & p.stems) / len(s.words) >= t
 
 
 def _idf_share(t: float) -> Rule:
-    def rule(s: Seen, stems: frozenset[str], cosine: float) -> bool:
+    def rule(s: Seen, p: Let) -> bool:
         total = sum(_idf(c, s.chunks) for c in s.words.values())
-        return total > 0 and sum(_idf(c, s.chunks) for w, c in s.words.items() if w in stems) / total >= t
+        return total > 0 and sum(_idf(c, s.chunks) for w, c in s.words.items() if w in p.stems) / total >= t
 
     return rule
 
 
 RULES: dict[str, Rule] = {
-    "today (one shared word)": _today,
+    "one shared word (before h49h)": _today,
+    "shipped (packet.lets_in)": _shipped,
     "rarest word": _rarest(1),
     "one of 2 rarest": _rarest(2),
     "share >= 1/3": _share(1 / 3),
@@ -247,7 +263,7 @@ RULES: dict[str, Rule] = {
 
 def outcome(s: Seen, rule: Rule) -> bool:
     """Unanswerable: left with nothing. Answerable: a passage of a right page let in."""
-    let_in = [(path, title) for path, title, stems, cosine in s.passages if rule(s, stems, cosine)]
+    let_in = [(p.path, p.title) for p in s.passages if rule(s, p)]
     if not s.question.pages:
         return not let_in
     return any((title if s.question.by_title else path) in s.question.pages for path, title in let_in)
@@ -312,7 +328,7 @@ def main() -> None:
     if args.show:
         for s in choosing:
             if not s.question.pages:
-                print(f"- {s.question.text} words {s.words} -> {[(t, round(c, 3)) for _, t, _, c in s.passages]}")
+                print(f"- {s.question.text} words {s.words} -> {[(p.title, round(p.cosine, 3)) for p in s.passages]}")
     if args.report:
         reporting = [
             seen(ctx, q, budget)

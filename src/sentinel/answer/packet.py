@@ -29,6 +29,13 @@ _ASKS_HOW_TO = re.compile(
     re.IGNORECASE,
 )
 _STEP = re.compile(r"^[ \t>]*\d+[.)][ \t]+(.+)$", re.MULTILINE)  # an ordered list's item
+# The e5 cosine (the question embedded as a query, the passage as the model reads it as a passage) from which a
+# passage is evidence for the question. Chosen on bench/unanswered.py's choosing halves (grid .78, .80, .82, .84;
+# docs/answers.md): .82 left 6 of 22 questions the vault does not answer with nothing where one shared word left
+# 1, and kept a right page's passage for 700 of 775 answerable questions where it kept 701; .84 lost 13. e5's
+# cosines sit in a narrow band (unrelated text about .75-.80), a scale of that model family: another embedder
+# is held to the shared word alone.
+MIN_COSINE = 0.82
 CHARS_PER_TOKEN = 3.5  # rough, on the side of caution: the packet must fit, not fill
 _ELLIPSIS = "…"
 
@@ -41,6 +48,11 @@ class Passage:
     heading: str
     trail: str
     text: str  # verbatim, contiguous; starts or ends with "…" where the chunk went on
+    cosine: float | None = None  # e5 cosine to the question (``MIN_COSINE``); None: not measured
+
+    def read_as(self) -> str:
+        """The passage as the model reads it (``Packet.render``), without its number."""
+        return f"{self.trail or self.title}\n{self.text}"
 
     def evidence(self) -> Evidence:
         return Evidence(self.number, self.text, self.title, self.trail)
@@ -59,7 +71,7 @@ class Packet:
 
     def render(self) -> str:
         """The packet as the model reads it."""
-        return "\n\n".join(f"[{p.number}] {p.trail or p.title}\n{p.text}" for p in self.passages)
+        return "\n\n".join(f"[{p.number}] {p.read_as()}" for p in self.passages)
 
 
 def narrowed(text: str, question_words: set[str], max_chars: int, lead: frozenset[str] = frozenset()) -> str:
@@ -190,7 +202,18 @@ def build_packet(ctx: ToolContext, question: str, *, passages: int, budget_token
                 text=narrowed(hit.text.strip(), wanted, max(200, per_passage), lead),
             )
         )
+    packet.passages = _measured(ctx, question, packet.passages)
     return packet
+
+
+def _measured(ctx: ToolContext, question: str, passages: list[Passage]) -> list[Passage]:
+    """``passages`` with each one's e5 cosine to ``question`` (unchanged without an e5 embedder)."""
+    embedder = ctx.embedder
+    if embedder is None or not passages or "e5" not in embedder.identity.name.casefold():
+        return passages
+    asked = embedder.embed([question], "query").vectors[0]
+    read = embedder.embed([p.read_as() for p in passages], "passage").vectors
+    return [replace(p, cosine=float(vector @ asked)) for p, vector in zip(passages, read, strict=True)]
 
 
 def shares_words(passage: Passage, question: str) -> bool:
@@ -199,6 +222,13 @@ def shares_words(passage: Passage, question: str) -> bool:
     return bool(wanted & {w[:STEM] for w in content_words(f"{passage.title} {passage.trail} {passage.text}")})
 
 
+def lets_in(passage: Passage, question: str) -> bool:
+    """Whether the passage is evidence for the question: it shares a content word with it, and its e5 cosine to it
+    (where measured) reaches ``MIN_COSINE``. "¿Cuántos años tiene mi abuela?" shares "tiene" with pages about
+    plans; their cosines stay near .81."""
+    return shares_words(passage, question) and (passage.cosine is None or passage.cosine >= MIN_COSINE)
+
+
 def relevant(packet: Packet) -> bool:
-    """Whether any passage shares a content word with the question (else the vault does not say)."""
-    return any(shares_words(p, packet.question) for p in packet.passages)
+    """Whether any passage is evidence for the question (``lets_in``; else the vault does not say)."""
+    return any(lets_in(p, packet.question) for p in packet.passages)

@@ -15,7 +15,7 @@ from typing import Any
 from sentinel.answer import acts, compose, followup, record
 from sentinel.answer.intent import Intent, TurnIntent, by_code, turn_language, with_second_opinion
 from sentinel.answer.lines import lines_in
-from sentinel.answer.packet import Packet, Passage, build_packet, relevant, shares_words
+from sentinel.answer.packet import Packet, Passage, build_packet, lets_in, relevant
 from sentinel.answer.quotes import NOTHING_READ, Read, answers, best_sentences, holds
 from sentinel.answer.result import Answer, Citation, obsidian_url
 from sentinel.answer.save_replies import replies_for
@@ -240,7 +240,7 @@ def _extractive(
     the page (seen: "And on the Plus plan?" then quoted another page's "Below is a comparison … Plus plan:")."""
     label = ctx.settings.record_label
     lines = lines_in(language)
-    sharing = [p for p in packet.passages if shares_words(p, packet.question)] or packet.passages[:1]
+    sharing = [p for p in packet.passages if lets_in(p, packet.question)] or packet.passages[:1]
     found = [(p, best_sentences(p, packet.question, label, lead=packet.turn, read=read)) for p in sharing]
     if not found[0][1]:  # the best passage's answer was read already: a lesser page's words would not be one
         first = sharing[0]
