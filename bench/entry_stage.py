@@ -11,25 +11,20 @@ variant passes the rule: pooled MRR@10 higher and hit@5 not lower than the bar, 
 
 from __future__ import annotations
 
-import argparse
 import itertools
-import json
-import os
 import sqlite3
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
-from bench.retrieval import CHOOSING, ROOT, load_sets, scores, shipped_order
-from sentinel.embed.onnx import OnnxEmbedder
+from bench.retrieval import scores, shipped_order
+from bench.variant_bench import variant_main
 from sentinel.search.fusion import rrf
 from sentinel.search.ladder import rank_legs
 from sentinel.search.rerank import best_unit_ids, reranked
 from sentinel.search.view import SearchView, current_view
 from sentinel.vault.entries import ENTRY_UNIT
-from tests.support.eval_data import eval_vault_path
 
 VARIANTS = {
     f"{entries} {scope} w{weight}": (entries, scope, weight)
@@ -115,22 +110,7 @@ def judged(per_set: dict[str, dict[str, list[np.ndarray]]]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--vault", type=Path, default=eval_vault_path())
-    parser.add_argument("--index", type=Path, required=True)
-    parser.add_argument("--convo-index", type=Path, required=True)
-    parser.add_argument("--embed-model", type=Path, default=ROOT / "models" / "multilingual-e5-small")
-    parser.add_argument("--sets", default=",".join(CHOOSING))
-    parser.add_argument("--per-query", type=Path, help="write every question's scores under every ranking (JSON)")
-    args = parser.parse_args(argv)
-    embedder = OnnxEmbedder(args.embed_model, threads=int(os.environ.get("EMBED_THREADS", "2")))
-    sets = load_sets(args.sets.split(","), args.vault, args.index, args.convo_index, embedder)
-    per_set = ranked_sets(sets, embedder)
-    judged(per_set)
-    if args.per_query:
-        flat = {s: {n: [v.tolist() for v in got] for n, got in by.items()} for s, by in per_set.items()}
-        args.per_query.write_text(json.dumps(flat))
-    return 0
+    return variant_main(__doc__.splitlines()[0], ranked_sets, judged, argv)
 
 
 if __name__ == "__main__":

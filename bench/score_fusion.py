@@ -13,22 +13,18 @@ The bar is main's fusion by rank (``fusion`` = "weighted"); "shipped" is the sea
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import itertools
-import json
-import os
 import sqlite3
 import sys
 import time
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
 from bench.learned_order import bootstrap
-from bench.retrieval import CHOOSING, ROOT, Query, load_sets, scores, shipped_order
-from sentinel.embed.onnx import OnnxEmbedder
+from bench.retrieval import Query, scores, shipped_order
+from bench.variant_bench import variant_main
 from sentinel.search import fusion
 from sentinel.search import results as r
 from sentinel.search.fts_query import match_expression
@@ -40,7 +36,6 @@ from sentinel.search.lexical import lexical_chunks, lexical_terms
 from sentinel.search.vectors import nearest, restored_rows
 from sentinel.search.view import chunk_count, current_view
 from sentinel.settings import Settings
-from tests.support.eval_data import eval_vault_path
 
 ALPHAS = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
 VARIANTS = {
@@ -207,22 +202,7 @@ def judged(per_set: dict[str, dict[str, list[np.ndarray]]]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--vault", type=Path, default=eval_vault_path())
-    parser.add_argument("--index", type=Path, required=True)
-    parser.add_argument("--convo-index", type=Path, required=True)
-    parser.add_argument("--embed-model", type=Path, default=ROOT / "models" / "multilingual-e5-small")
-    parser.add_argument("--sets", default=",".join(CHOOSING))
-    parser.add_argument("--per-query", type=Path, help="write every question's scores under every ranking (JSON)")
-    args = parser.parse_args(argv)
-    embedder = OnnxEmbedder(args.embed_model, threads=int(os.environ.get("EMBED_THREADS", "2")))
-    sets = load_sets(args.sets.split(","), args.vault, args.index, args.convo_index, embedder)
-    per_set = ranked_sets(sets, embedder)
-    judged(per_set)
-    if args.per_query:
-        flat = {s: {n: [v.tolist() for v in got] for n, got in by.items()} for s, by in per_set.items()}
-        args.per_query.write_text(json.dumps(flat))
-    return 0
+    return variant_main(__doc__.splitlines()[0], ranked_sets, judged, argv)
 
 
 if __name__ == "__main__":
