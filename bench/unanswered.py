@@ -315,11 +315,16 @@ def main() -> None:
     parser.add_argument("--report", action="store_true", help="the report halves too (once, after choosing)")
     parser.add_argument("--show", action="store_true", help="each unanswerable question's passages let in")
     args = parser.parse_args()
+    if not args.index.is_file():
+        # an empty index answers nothing, so every unanswerable question would read "left empty": a table that lies
+        parser.error(f"no index at {args.index}: build one of the eval vault first (bench/retrieval.py does)")
     settings = Settings(vault=eval_vault_path(), index_path=args.index, _env_file=None)
     open_index(settings).close()
     ctx = ToolContext(settings=settings, embedder=OnnxEmbedder(E5_DIR, threads=1))
     budget = budget_tokens(None, settings.answer.reply_tokens)
     present = retrieval.vault_pages(ctx.reader())
+    if not present:
+        parser.error(f"the index at {args.index} holds no pages: index the eval vault into it first")
     started, cpu, load = time.monotonic(), time.process_time(), os.getloadavg()[0]
     choosing = [
         seen(ctx, q, budget) for q in unanswerable("choose") + browser_unanswerable() + answerable_choosing(present)
