@@ -79,6 +79,7 @@ BLIND_ROUNDS = {
     "vault-fresh9": 13,
     "vault-fresh10": 14,
     "vault-fresh11": 15,
+    "vault-fresh12": 16,
 }
 
 

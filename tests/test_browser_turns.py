@@ -1,7 +1,8 @@
 """The browser check's turns and judge (bench/browser_turns.py), no browser needed: the shipped TSV parses into the
 12 turns of docs/answers.md's browser tables, each fact pattern gives those tables' verdict on the text they
 quote, the markup detector flags each marker, a bad TSV is refused naming its line, and `bench/browser_chat.py
---help` runs without importing Open WebUI's side (Playwright, the test servers, sentinel)."""
+--help` runs without importing Open WebUI's side (Playwright, the test servers, sentinel); the held-out third
+file asks only of pages the earlier two never used, and each fact it expects is on the page it names."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from bench.browser_turns import MARKERS, TURNS_FILE, TurnsFileError, load_turns, markup_shown, trimmed
+from tests.support.eval_data import require_eval_vault
 
 REPO = Path(__file__).resolve().parents[1]
 HEADER = "n\tchat\tturn\tpage\tfact\n"
@@ -164,3 +166,41 @@ def test_the_new_turns_file_parses_with_its_saves_and_unanswerable_questions() -
     turns = load_turns(REPO / "bench" / "browser_turns_more.tsv")
     assert [t.n for t in turns if t.is_save] == [11]
     assert [t.n for t in turns if t.unanswerable] == [1, 10]
+
+
+THIRD_FILE = REPO / "bench" / "browser_turns_third.tsv"
+
+
+def test_the_third_turns_file_parses_with_its_save_recall_and_unanswerable_questions() -> None:
+    turns = load_turns(THIRD_FILE)
+    assert [t.n for t in turns] == list(range(1, 13))
+    assert [t.n for t in turns if t.is_save] == [9]
+    assert [t.n for t in turns if t.unanswerable] == [3, 8]
+    assert {t.chat.split("-")[0] for t in turns} == {"en", "de", "es", "tr"}
+
+
+def test_the_third_file_asks_of_pages_the_earlier_files_never_used() -> None:
+    """Held out: a page the earlier turns chose fixes on is not asked again."""
+    earlier = {
+        t.page for name in ("browser_turns.tsv", "browser_turns_more.tsv") for t in load_turns(REPO / "bench" / name)
+    }
+    asked = {t.page for t in load_turns(THIRD_FILE) if t.page and not t.unanswerable}
+    assert not {page for page in asked for used in earlier - {"", "-"} if used in page or page in used}
+
+
+def test_each_fact_of_the_third_file_is_on_the_one_page_it_names() -> None:
+    """Written by reading pages: each vault turn's page piece names one page of the eval vault, which holds every
+    one of its fact patterns; the recall names the note the save writes, whose words hold its fact."""
+    vault = require_eval_vault()
+    turns = load_turns(THIRD_FILE)
+    saved = " ".join(t.text for t in turns if t.is_save)
+    pages = list(vault.rglob("*.md"))
+    for turn in turns:
+        if turn.is_save or turn.unanswerable:
+            continue
+        if turn.page in saved:
+            assert turn.fact_right(saved), turn.n
+            continue
+        named = [p for p in pages if turn.page in p.relative_to(vault).as_posix()]
+        assert len(named) == 1, (turn.n, named)
+        assert turn.fact_right(named[0].read_text(encoding="utf-8")), (turn.n, named[0])

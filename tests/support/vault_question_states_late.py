@@ -1,6 +1,7 @@
-"""The text that states each answer of vault-fresh11 (round fifteen's blind set), one pattern per question, in
-any of its page's languages; continues tests/support/vault_question_states_more.py (split only to keep each module
-short). Written with the set by reading pages, never changed by a ranking."""
+"""The text that states each answer of vault-fresh11 (round fifteen's blind set, STATES11) and vault-fresh12 (round
+sixteen's, STATES12), one pattern per question, in any of its page's languages; continues
+tests/support/vault_question_states_more.py (split only to keep each module short). Written with each set by reading
+pages, never changed by a ranking."""
 
 from __future__ import annotations
 
@@ -65,4 +66,67 @@ STATES11 = {
     "t058": r"\*\*Kopyala\*\* düğmesini|select the \*\*Copy\*\* button|Schaltfläche \*\*Kopieren\*\*",
     "t059": r"kasa değiştirici\]\] kullanmadan|without using the \[\[Manage vaults|ohne die \[\[Vaults verwalten",
     "t060": r"tam içeriğini yakalar|full content|vollständigen Inhalt",
+}
+
+STATES12 = {
+    "u001": r"\*\*Minimum image size\*\*|\*\*Minimale Bildgröße\*\*|\*\*Tamaño mínimo de imagen\*\*",
+    "u002": r"does not render Markdown syntax inside HTML|rendert keine Markdown-Syntax",
+    "u003": r"\*\*Zettelkasten link fixer\*\*|\*\*Korrekturregel für Zettelkasten-Links\*\*|\*\*Corrector",
+    "u004": r"`(Ctrl|Strg)\+N`",
+    "u005": r"(?i)lockdown mode",
+    "u006": r"pins on an interactive map",
+    "u007": r"\[Logseq\]",
+    "u008": r"publish\.obsidian\.md/your-site",
+    "u009": r"shows the sync log upon being clicked|registro de sincronización",
+    "u010": r"top of the right sidebar|parte superior de la barra lateral derecha",
+    "u011": r"CJK",
+    "u012": r"`Esc`",
+    "u013": r"full path to the old note|vollständigen Pfad zur alten Notiz|ruta completa a la nota antigua",
+    "u014": r"\*\*Fold all headings and lists\*\*|\*\*Alle Überschriften und Listen einklappen\*\*",
+    "u015": r"\*\*Open folder as vault\*\*|\*\*Ordner als Vault öffnen\*\*",
+    "u016": r"heißt dein Konfigurationsordner `\.obsidian`|configuration folder is named `\.obsidian`",
+    "u017": r"Ausgeblendete Dateien anzeigen|Show hidden files",
+    "u018": r"Standardmäßig ein Komma|Defaults to a comma",
+    "u019": r"ziehe die Überschrift|drag the heading|arrastra el encabezado|başlığı tıklayıp sürükleyin",
+    "u020": r"\*\*Noch mehr einklappen\*\* klappt|\*\*Fold more\*\* folds",
+    "u021": r"Ein YouTube-Video einbetten|Embed a YouTube video",
+    "u022": r"Schnell-Aktion öffnet standardmäßig|Quick Action defaults to open",
+    "u023": r"mobile App hat kein \[\[Menüband\]\]|mobile app has no \[\[Ribbon\]\]",
+    "u024": r"Konto-Dashboard|account dashboard|panel de (tu )?cuenta|hesap panonuza",
+    "u025": r"vom Obsidian-Team entwickelt|made by the Obsidian team|creado por el equipo de Obsidian",
+    "u026": r"per Drag and Drop in das|Drag and drop files or folders into|Arrastra y suelta",
+    "u027": r"Obsidian Developer Docs|Documentación para Desarrolladores|Geliştirici Dokümanlarını",
+    "u028": r"Rautezeichen \(`#`\)|hash symbol \(`#`\)|símbolo de almohadilla \(`#`\)",
+    "u029": r"UID aus dem Anzeigenamen|removing the UID from the display name|UID del nombre",
+    "u030": r"mehrere Notizen umleiten|redirect multiple notes|redirigir múltiples notas",
+    "u031": r"Solo el propietario del sitio|Only the site owner",
+    "u032": r"no está diseñado para alojar archivos multimedia|not designed to host large",
+    "u033": r"[Tt]ype[Ss]cript (y|and|und) CSS",
+    "u034": r"\[Defuddle\]",
+    "u035": r"`\{\{column_name\}\}`",
+    "u036": r'selecciona "JSON"|select "JSON"|„JSON"',
+    "u037": r"forum\.obsidian\.md/c/bug-reports",
+    "u038": r"obsidian-translations",
+    "u039": r"lista todas las notas al pie|lists all footnotes",
+    "u040": r"\[@obsdmd\]",
+    "u041": r"contribuir financieramente|Obsidian financially|finanziell unterstützen|finansal olarak katkıda",
+    "u042": r"\*\*Abrir gráfico local\*\*|\*\*Open local graph\*\*",
+    "u043": r"\*\*Límite de tamaño de adjuntos\*\*|\*\*Attachment size limit\*\*|\*\*Maximale Anhangsgröße\*\*",
+    "u044": r"\[Day One\]",
+    "u045": r"archivos de texto sin formato|stored as plain text files|als reine Textdateien",
+    "u046": r"github\.com/obsidianmd/obsidian-docs/\)",
+    "u047": r"obsidian\.md/(es/)?download",
+    "u048": r"ilgili bölüme gitmek için|navigate to that section|zu einem Abschnitt in der Notiz|navegar a esa sección",
+    "u049": r"`publish\.css`",
+    "u050": r"hash hatası|hash error|error de hash",
+    "u051": r"Rastgele not aç|Open random note|Abrir nota al azar",
+    "u052": r"\*\*Sıklık\*\*|\*\*Frequency\*\*|\*\*Frecuencia\*\*",
+    "u053": r"özel alan adına\]\] ihtiyacınız|you need a \[\[[Cc]ustom domain|benötigst du eine \[\[",
+    "u054": r"publish\.obsidian\.md/my-amazing-site",
+    "u055": r"Slaytları ayırmak için bir satırın|To separate slides|separar (las )?diapositivas",
+    "u056": r"kasanızda kalmaya devam eder|remain in your vault|verbleiben .*in deinem Vault|permanecen en tu bóveda",
+    "u057": r"1\.8\.3",
+    "u058": r"Yeni sabitlenmiş komut|New pinned command|Neuer angehefteter Befehl|Nuevo comando fijado",
+    "u059": r"Çevrimdışıyken yapılan değişiklikler|[Cc]hanges made while offline|offline vorgenommen werden",
+    "u060": r"`Alt-Tıklama`|`Alt-[Cc]lick`|`Alt-Klick`|`Alt-[Cc]lic`",
 }
