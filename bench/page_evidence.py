@@ -119,9 +119,11 @@ def variant(db: sqlite3.Connection, settings: Settings, e: Evidence, family: str
         return _with_summary(db, settings, e, p["gamma"], keep=bool(p["keep"]))
     if family == "weights":  # the convex ranking's RRF weight and alpha: settings alone
         search = settings.search
-        # the scale is of the two legs' weights the convex ranking stands for (round fifteen's weight: x1)
         scaled = _updated(
-            settings, score_alpha=p["alpha"], weight_scores=(search.weight_lexical + search.weight_chunks) * p["scale"]
+            settings,
+            score_alpha=p["alpha"],
+            weight_lexical=search.weight_lexical * p["scale"],
+            weight_chunks=search.weight_chunks * p["scale"],
         )
         return shipped_order(db, scaled, ranking, text)
     raise ValueError(family)
@@ -141,7 +143,7 @@ def _with_summary(db: sqlite3.Connection, settings: Settings, e: Evidence, gamma
     part = {p: alpha * sem.get(p, 0.0) + (1 - alpha) * lex.get(p, 0.0) * windows.get(p, 1) ** -prior for p in pages}
     combined = {p: (1 - gamma) * part[p] + gamma * summ.get(p, 0.0) for p in pages}
     ranked = sorted(combined, key=lambda page: (-combined[page], page))
-    rankings, weights = [ranked], [search.weight_scores]
+    rankings, weights = [ranked], [search.weight_lexical + search.weight_chunks]
     own: list = [{}]
     if keep:
         rankings.append(ranking.legs.get(r.LEG_SUMMARIES, []))

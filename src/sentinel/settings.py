@@ -166,11 +166,10 @@ class SearchSettings(BaseModel):
         "(score_alpha), then RRF with the other legs, weighted (measured best); weighted: every leg by rank, RRF with "
         "the leg weights below; rrf: plain RRF, k=60.",
     )
-    # Round fifteen chose .4 on 13 choosing sets among 0.3-0.8, .5 reading about as well; round sixteen chose .5 with
-    # weight_scores on the 14 choosing sets (public, convo-choose, vault-choose, vault-fresh ... vault-fresh11;
-    # docs/retrieval.md).
+    # Chosen in round fifteen on the 13 choosing sets (public, convo-choose, vault-choose, vault-fresh,
+    # vault-fresh2 ... vault-fresh10) among 0.3-0.8 (docs/retrieval.md); .5 read about as well there.
     score_alpha: float = Field(
-        0.5,
+        0.4,
         ge=0,
         le=1,
         description="With fusion=scores: the unit (meaning) leg's share of the combined score, the wording leg's "
@@ -185,14 +184,6 @@ class SearchSettings(BaseModel):
     weight_lexical: float = Field(1.875, ge=0, description="Weight of the FTS5 (wording) leg.")
     weight_chunks: float = Field(2.25, ge=0, description="Weight of the semantic leg over body chunks.")
     weight_summaries: float = Field(0.5, ge=0, description="Weight of the semantic leg over page summaries.")
-    # 1.25 x (weight_lexical + weight_chunks), the two legs it stands for: chosen in round sixteen on the 14 choosing
-    # sets among 0.75-1.5 times that sum (docs/retrieval.md).
-    weight_scores: float = Field(
-        5.15625,
-        ge=0,
-        description="With fusion=scores: the weight of the one ranking the wording and unit legs' combined scores "
-        "make, beside the summary leg, the passage vote and the rest.",
-    )
     weight_excerpts: float = Field(
         0.75,
         ge=0,

@@ -90,34 +90,3 @@ def test_each_legs_scores_are_read_over_its_best_from_a_floor_of_zero() -> None:
     # the window prior shrinks a page's wording score as it shrinks its wording vote
     prior = SearchSettings(window_prior=1.0, score_alpha=0.4)
     assert fusion.convex_pages(prior, scores, {"answer": 10})[0] == "words"
-
-
-# The answer again in a kitchen log (its file still "Starter care.md"), its wording further behind the word list (one
-# "starter" fewer: .61 of its bm25) and its meaning still twice the list's: round sixteen's even share (score_alpha
-# .5, weight_scores 5.16) puts it first, round fifteen's (.4, 4.125) did not.
-EVEN_ANSWER = (
-    "# Kitchen log\n\nBought new oven gloves on Monday. Before a trip, feed the sourdough starter, let it rise for an "
-    "hour, then put it in the fridge: once fed it stays alive for two weeks without attention. For longer journeys, "
-    "dry a thin layer on baking paper and revive the flakes with flour and water when you are home.\n"
-)
-
-
-def test_meaning_and_wording_weigh_alike_in_the_combined_score(vault_settings: WriteVault, e5: OnnxEmbedder) -> None:
-    files = {name: f"# {name.removesuffix('.md')}\n\n{text}\n" for name, text in FILLER.items()}
-    settings = vault_settings({**files, "Starter care.md": EVEN_ANSWER, "Bakery words.md": WORDS})
-    db = open_index(settings)
-    sync(settings, db)
-    embed_pending(db, e5)
-    ranking = rank_legs(db, settings, e5, QUERY, "body", time.monotonic() + 30)
-    assert ranking.scores is not None
-    wording, meaning = ranking.scores[r.LEG_LEXICAL], ranking.scores[r.LEG_CHUNKS]
-    assert 0.5 * wording["Bakery words.md"] < wording["Starter care.md"] < 0.7 * wording["Bakery words.md"]
-    assert meaning["Starter care.md"] > 2 * meaning["Bakery words.md"]
-    fifteen = settings.model_copy(
-        update={"search": settings.search.model_copy(update={"score_alpha": 0.4, "weight_scores": 4.125})}
-    )
-    before = search(db, fifteen, e5, QUERY, rung="body", limit=3)
-    assert [hit.path for hit in before.hits][:2] == ["Bakery words.md", "Starter care.md"]
-    shipped = search(db, settings, e5, QUERY, rung="body", limit=3)
-    assert [hit.path for hit in shipped.hits][:2] == ["Starter care.md", "Bakery words.md"]
-    db.close()
