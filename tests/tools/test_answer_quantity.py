@@ -155,3 +155,45 @@ def test_an_ordered_lists_marker_is_not_a_number(text: str, gives: bool) -> None
 )
 def test_how_often_is_answered_by_a_number_or_a_word_saying_how_often(text: str, question: str, gives: bool) -> None:
     assert gives_what_is_asked(text, question) is gives
+
+
+# Two sections of the eval vault's en/Obsidian Sync/Frequently asked questions.md, verbatim.
+FAQ = (
+    "# Frequently asked questions\n\n## General\n\n### Does Obsidian work with Apple's Lockdown Mode?\n\n"
+    "Obsidian can be used in [Lockdown Mode](https://support.apple.com/en-us/105120) as long as Obsidian is added "
+    "as an exclusion.\n\n## Data retention\n\n### How long do you keep the version history?\n\n"
+    "[[Version history]] depends on your [[Plans and storage limits|Obsidian Sync plan]]. On the Standard plan your "
+    "notes are retained for 1 month. On the Plus plan your notes are retained for 12 months. After this period of "
+    "time the older versions are deleted.\n"
+)
+HISTORY_QUESTION = "How long does Obsidian Sync keep the version history of my notes?"
+
+
+def test_a_links_address_is_not_the_number_asked_for(make_ctx: MakeContext) -> None:
+    """Seen in the browser (stop 49, row 10): with the model's sentences dropped, the quoted answer opened with
+    "Obsidian can be used in Lockdown Mode as long as …", its link's "105120" taken for the duration asked for.
+    The sentence giving "1 month" is quoted first, the Lockdown one not at all."""
+
+    def down(_: ChatRequest) -> str:
+        raise ProviderUnavailable("no connection")
+
+    turn = Turn([{"role": "user", "content": HISTORY_QUESTION}], chat_id="q")
+    answer = answer_turn(make_ctx({"en/Frequently asked questions.md": FAQ}), ScriptedProvider([down]), turn)
+    first_quote = answer.answer.splitlines()[2]
+    assert "retained for 1 month" in first_quote, answer.answer
+    assert "Lockdown" not in answer.answer, answer.answer
+
+
+@pytest.mark.parametrize(
+    ("text", "gives"),
+    [
+        ("Obsidian can be used in [Lockdown Mode](https://support.apple.com/en-us/105120) as long as …", False),
+        ("If [Lockdown Mode](<https://support.apple.com/en-us/105120>) is enabled, files will not save.", False),
+        ("Check the status at https://status.example.com/2024/incidents first.", False),
+        ("See [the notes](Daily/2024-01-01.md) for more.", False),
+        ("Notes are kept for [30 days](https://example.com/retention).", True),
+        ("Snapshots are kept 7 days (see https://example.com).", True),
+    ],
+)
+def test_a_links_address_gives_no_number(text: str, gives: bool) -> None:
+    assert gives_a_number(text) is gives

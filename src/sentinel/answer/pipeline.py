@@ -19,7 +19,7 @@ from sentinel.answer.packet import Packet, Passage, build_packet, lets_in, relev
 from sentinel.answer.quotes import NOTHING_READ, Read, answers, best_sentences, holds
 from sentinel.answer.result import Answer, Citation, obsidian_url
 from sentinel.answer.save_replies import replies_for
-from sentinel.gates import quantity, support
+from sentinel.gates import quantity, subject, support
 from sentinel.gates.support import CitedSentence
 from sentinel.providers.base import ChatProvider, ProviderError
 from sentinel.tools.context import ToolContext
@@ -161,7 +161,7 @@ def _vault_answer(
 
 def _checked(proposed: list[CitedSentence], packet: Packet, label: str) -> tuple[list[CitedSentence], list[str]]:
     """The model's sentences the gates keep (each supported by the passage it cites; a number among them when
-    the question asks for one), and a note for each gate that dropped some."""
+    the question asks for one, each about the question's subject), and a note for each gate that dropped some."""
     # a note's record line says where its transcript is, never what the note says (seen in Open WebUI: the model
     # wrote "Record: 2026-12-06-3" as a sentence, its words all in the saved note's passage)
     records = [s for s in proposed if is_record_line(label, s.text)]
@@ -174,11 +174,17 @@ def _checked(proposed: list[CitedSentence], packet: Packet, label: str) -> tuple
         cause = f"not supported by the passage they cite ({supported.reason})"
         notes.append(f"{len(supported.dropped)} sentence(s) dropped: {cause}")
     # a follow-up's own words say what it asks ("Peki ne sıklıkla …?" asks how often, not the earlier "kaç gün")
-    answering = quantity.answers_the_number(supported.kept, packet.turn or packet.question)
+    asked = packet.turn or packet.question
+    answering = quantity.answers_the_number(supported.kept, asked)
     if answering.dropped:
         notes.append(f"{len(answering.dropped)} sentence(s) dropped: {answering.reason}")
     log_left_out("gates.quantity", answering.dropped)
-    return answering.kept, notes
+    # the subject is in the joined question ("And on the Plus plan?" asks about the notes' version history too)
+    on_subject = subject.about_the_subject(answering.kept, packet.by_number(), packet.question, asked)
+    if on_subject.dropped:
+        notes.append(f"{len(on_subject.dropped)} sentence(s) dropped: {on_subject.reason}")
+    log_left_out("gates.subject", on_subject.dropped)
+    return on_subject.kept, notes
 
 
 def log_left_out(check: str, sentences: list[CitedSentence]) -> None:

@@ -16,8 +16,7 @@ from dataclasses import dataclass
 
 from sentinel.answer.packet import Passage
 from sentinel.gates import quantity
-from sentinel.gates.support import STEM, content_words
-from sentinel.vault.links import text_without_link_markup
+from sentinel.gates.support import content_words, stems
 from sentinel.vault.record_line import is_record_line
 from sentinel.vault.sentences import Sentence, sentence_spans
 
@@ -26,13 +25,6 @@ _PARAGRAPH_BREAK = re.compile(r"\n[ \t>]*\n")  # a blank line, also inside a quo
 _MARKUP = "*_#> \t\n"
 # an answer to a yes-no question opens with its yes or no (en, de, es, tr): quoted alone it answers nothing asked
 _YES_OR_NO = re.compile(r"^[*_\s]*(?:no|yes|nein|ja|doch|sí|si|hayır|evet)\s*[,.!:;]", re.IGNORECASE)
-
-
-def stems(text: str) -> frozenset[str]:
-    """The content words of ``text`` as a page shows it (links as their label), each cut to its first ``STEM``
-    letters; a number whole ("12" is not "1")."""
-    words = content_words(text_without_link_markup(text))
-    return frozenset(w if any(c.isdigit() for c in w) else w[:STEM] for w in words)
 
 
 @dataclass(frozen=True)

@@ -38,6 +38,7 @@ from dataclasses import dataclass
 
 from sentinel.gates import Verdict, definition, sorted_items
 from sentinel.index.fold import fold
+from sentinel.vault.links import text_without_link_markup
 
 # Words that carry no claim of their own: articles, pronouns, auxiliaries, prepositions, conjunctions, and the
 # phrases models open answers with; "often" and "oft", which ask how often ("und wie oft?") and name no subject (seen
@@ -49,7 +50,7 @@ _FUNCTION_WORDS = {
     "onto over under than then there here what which who whom whose when where why how and or but nor not no yes "
     "so if as also too very just only more most much many some any all each every both either neither other such "
     "you your yours me my mine we us our ours they them their theirs he him his she her hers one ones according "
-    "page vault note notes passage says said say states stated mentions mentioned described describes often",
+    "says said say states stated mentions mentioned described describes often",
     "de": "der die das den dem des ein eine einen einem einer eines und oder aber nicht kein keine ist sind war "
     "waren sein seine ihr ihre es sie er wir ich du mit von zu zum zur bei aus auf für fur über uber unter nach "
     "vor als wie wenn dass auch nur noch schon sehr mehr wird werden wurde kann können konnen muss hat haben im oft",
@@ -59,7 +60,10 @@ _FUNCTION_WORDS = {
     "tr": "bir ve veya ile için icin bu şu su o da de mi mı mu mü ne nasıl nasil çok cok daha en gibi her ama "
     "fakat olarak olan var yok ise hem kadar sonra önce once göre gore diye ki",
 }
-FUNCTION_WORDS = frozenset(word for words in _FUNCTION_WORDS.values() for word in words.split())
+# The nouns a model names its source with ("the note says", "this page"): no claim in its sentence, but in a
+# person's question they may name the subject ("… the version history of my notes?", ``gates.subject``).
+SOURCE_NOUNS = frozenset({"page", "vault", "note", "notes", "passage"})
+FUNCTION_WORDS = frozenset(word for words in _FUNCTION_WORDS.values() for word in words.split()) | SOURCE_NOUNS
 STEM = 5  # letters two forms of one word share at least (Turkish suffixes, German and Spanish endings)
 SHARES = {"en": 0.75, "de": 0.7, "es": 0.7, "tr": 0.6, "": 0.7}  # of content words found in the passage
 _WORD = re.compile(r"[^\W_]+")
@@ -85,11 +89,20 @@ class Evidence:
     trail: str = ""
 
 
-def content_words(text: str) -> list[str]:
+def content_words(text: str, naming: bool = False) -> list[str]:
     """The words of ``text`` that carry a claim, folded: numbers, and words of 3+ letters that are not function
-    words."""
+    words; ``naming``: the ``SOURCE_NOUNS`` count too (what a question or a passage names, not a model's "the
+    note says")."""
+    excluded = FUNCTION_WORDS - SOURCE_NOUNS if naming else FUNCTION_WORDS
     words = [fold(word) for word in _WORD.findall(text)]
-    return [w for w in words if _NUMBER.search(w) or (len(w) >= 3 and w not in FUNCTION_WORDS)]
+    return [w for w in words if _NUMBER.search(w) or (len(w) >= 3 and w not in excluded)]
+
+
+def stems(text: str, naming: bool = False) -> frozenset[str]:
+    """The content words of ``text`` as a page shows it (links as their label), each cut to its first ``STEM``
+    letters; a number whole ("12" is not "1"). ``naming`` as for ``content_words``."""
+    words = content_words(text_without_link_markup(text), naming)
+    return frozenset(w if any(c.isdigit() for c in w) else w[:STEM] for w in words)
 
 
 def _found(word: str, vocabulary: set[str], stems: set[str]) -> bool:
