@@ -1,0 +1,82 @@
+"""Whether the question names a thing the vault never names: decided by code, from the index, before the model.
+
+e5 reads a question about Obsidian on a device as on topic: "can i use obsidian on my apple watch?" meets the
+Sync FAQ at cosine .906 ("Garmin", "Xbox", "Kindle", "Tesla" .85-.88), so the packet is let in (``packet.
+lets_in``) and the model writes two true sentences about the iOS app that a person reads as a yes (browser
+stop 49, row 10). What tells such a question apart is not topic but a name: a word the question writes with a
+capital (not opening a sentence) that no chunk holds, or two words that open with a name and stand together in
+no chunk ("apple watch": the vault writes "Apple" as a name and says "watch", never the two together). A name is
+looked up as each language's chunks hold it (``fold.forms``), so an inflected or stemmed form is found.
+
+The share of its occurrences the vault writes a word capitalised (mid-sentence) that makes it a name, and
+whether a name alone or also a two-word one counts, were chosen on bench/unanswered.py's choosing halves
+(docs/answers.md, "a thing the vault never names").
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+
+from sentinel.gates.support import content_words
+from sentinel.index.fold import forms
+from sentinel.search.fts_query import quote
+
+# The share of a word's mid-sentence occurrences in the vault written with a capital from which the word is a
+# name there ("Apple", "Obsidian"), and how many chunks holding it are read to tell.
+VAULT_NAME_SHARE = 0.8
+SAMPLED_CHUNKS = 40
+_WORD = re.compile(r"[^\W_]+")
+_OPENS_SENTENCE = re.compile(r"(?:^|[.?!:;]\s+)[\W_]*$")  # nothing but a sentence's end (or nothing) before
+
+
+def _named_in_no_chunk(db: sqlite3.Connection, words: str) -> bool:
+    """Whether no chunk holds ``words`` (one word, or several as a phrase), in any language's fold."""
+    for form in forms(words):
+        if form.strip() and db.execute(
+            "SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT 1", (quote(form),)
+        ).fetchone():
+            return False
+    return True
+
+
+def _vault_writes_as_name(db: sqlite3.Connection, word: str, share: float) -> bool:
+    """Whether the vault writes ``word`` with a capital in at least ``share`` of its mid-sentence occurrences
+    (in the first ``SAMPLED_CHUNKS`` chunks holding it)."""
+    rows = db.execute(
+        "SELECT c.text FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid WHERE chunks_fts MATCH ? LIMIT ?",
+        (quote(forms(word)[0]), SAMPLED_CHUNKS),
+    ).fetchall()
+    pattern = re.compile(rf"(?<![^\W_]){re.escape(word)}(?![^\W_])", re.IGNORECASE)
+    capital = total = 0
+    for (text,) in rows:
+        for found in pattern.finditer(text):
+            if _OPENS_SENTENCE.search(text[: found.start()]):
+                continue
+            total += 1
+            capital += found.group()[0].isupper()
+    return total > 0 and capital >= share * total
+
+
+def unnamed(db: sqlite3.Connection, question: str, *, share: float | None = VAULT_NAME_SHARE) -> str:
+    """The first name in ``question`` that no chunk of the index holds, as the question writes it ("" when
+    none): a content word written with a capital where no sentence opens, or, unless ``share`` is None, two
+    adjacent content words opening with a name (capitalised in the question, or written so in the vault: at
+    least ``share`` of its occurrences) that no chunk holds together."""
+    words = list(_WORD.finditer(question))
+    for index, found in enumerate(words):
+        word = found.group()
+        if not content_words(word) or word.isdigit():
+            continue
+        capitalised = word[0].isupper() and not _OPENS_SENTENCE.search(question[: found.start()])
+        if capitalised and _named_in_no_chunk(db, word):
+            return word
+        after = words[index + 1] if index + 1 < len(words) else None
+        if share is None or after is None or not content_words(after.group()) or after.group().isdigit():
+            continue
+        if question[found.end() : after.start()].strip():  # punctuation between: not one name
+            continue
+        pair = question[found.start() : after.end()]
+        if (capitalised or _vault_writes_as_name(db, word, share)) and _named_in_no_chunk(db, pair):
+            return pair
+    return ""
