@@ -4,8 +4,9 @@ e5 reads a question about Obsidian on a device as on topic: "can i use obsidian 
 Sync FAQ at cosine .906 ("Garmin", "Xbox", "Kindle", "Tesla" .85-.88), so the packet is let in (``packet.
 lets_in``) and the model writes two true sentences about the iOS app that a person reads as a yes (browser
 stop 49, row 10). What tells such a question apart is not topic but a name: a word the question writes with a
-capital (not opening a sentence) that no chunk holds, or two words that open with a name and stand together in
-no chunk ("apple watch": the vault writes "Apple" as a name and says "watch", never the two together). A name is
+capital (not opening a sentence) that no chunk holds, or two adjacent words opening with a name that no chunk
+holds together ("apple watch": the vault writes "Apple" as a name and says "watch", never in one chunk; as a
+phrase, "Obsidian run" and "Sync keep" were in no chunk either). A name is
 looked up as each language's chunks hold it (``fold.forms``), so an inflected or stemmed form is found.
 
 The share of its occurrences the vault writes a word capitalised (mid-sentence) that makes it a name, and
@@ -19,7 +20,7 @@ import re
 import sqlite3
 
 from sentinel.gates.support import content_words
-from sentinel.index.fold import forms
+from sentinel.index.fold import STEMMED, fold, forms
 from sentinel.search.fts_query import quote
 
 # The share of a word's mid-sentence occurrences in the vault written with a capital from which the word is a
@@ -30,13 +31,14 @@ _WORD = re.compile(r"[^\W_]+")
 _OPENS_SENTENCE = re.compile(r"(?:^|[.?!:;]\s+)[\W_]*$")  # nothing but a sentence's end (or nothing) before
 
 
-def _named_in_no_chunk(db: sqlite3.Connection, words: str) -> bool:
-    """Whether no chunk holds ``words`` (one word, or several as a phrase), in any language's fold."""
-    for form in forms(words):
-        if form.strip() and db.execute(
-            "SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT 1", (quote(form),)
-        ).fetchone():
-            return False
+def _in_no_chunk(db: sqlite3.Connection, words: list[str]) -> bool:
+    """Whether no chunk holds all of ``words`` (anywhere in it), as each language's chunks fold them."""
+    for language in ("", *STEMMED):  # ``fold.forms``, word by word
+        folded = [fold(word, language) for word in words]
+        if all(f.strip() for f in folded):
+            wanted = " AND ".join(quote(f) for f in folded)
+            if db.execute("SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT 1", (wanted,)).fetchone():
+                return False
     return True
 
 
@@ -62,14 +64,14 @@ def unnamed(db: sqlite3.Connection, question: str, *, share: float | None = VAUL
     """The first name in ``question`` that no chunk of the index holds, as the question writes it ("" when
     none): a content word written with a capital where no sentence opens, or, unless ``share`` is None, two
     adjacent content words opening with a name (capitalised in the question, or written so in the vault: at
-    least ``share`` of its occurrences) that no chunk holds together."""
+    least ``share`` of its occurrences) that no chunk holds both of."""
     words = list(_WORD.finditer(question))
     for index, found in enumerate(words):
         word = found.group()
         if not content_words(word) or word.isdigit():
             continue
         capitalised = word[0].isupper() and not _OPENS_SENTENCE.search(question[: found.start()])
-        if capitalised and _named_in_no_chunk(db, word):
+        if capitalised and _in_no_chunk(db, [word]):
             return word
         after = words[index + 1] if index + 1 < len(words) else None
         if share is None or after is None or not content_words(after.group()) or after.group().isdigit():
@@ -77,6 +79,6 @@ def unnamed(db: sqlite3.Connection, question: str, *, share: float | None = VAUL
         if question[found.end() : after.start()].strip():  # punctuation between: not one name
             continue
         pair = question[found.start() : after.end()]
-        if (capitalised or _vault_writes_as_name(db, word, share)) and _named_in_no_chunk(db, pair):
+        if (capitalised or _vault_writes_as_name(db, word, share)) and _in_no_chunk(db, [word, after.group()]):
             return pair
     return ""
