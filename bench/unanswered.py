@@ -189,7 +189,7 @@ def seen(ctx: ToolContext, question: Question, budget: int) -> Seen:
     assert all(
         shares_words(p, packet.question) == bool(set(words) & passages[i].stems) for i, p in enumerate(packet.passages)
     )
-    names = {name: unnamed(db, packet.question, share=share) for name, share in NAMINGS.items()}
+    names = {name: unnamed(db, packet.question, share=share, rare=rare) for name, (share, rare) in NAMINGS.items()}
     return Seen(question, passages, words, chunks, relevant(packet), names)
 
 
@@ -248,9 +248,15 @@ def _idf_share(t: float) -> Rule:
     return rule
 
 
-# ``unnamed.unnamed``'s settings (committed before any was ranked): a capitalised word alone (None), or also two
-# words opening with a word the vault writes capitalised in at least this share of its mid-sentence occurrences.
-NAMINGS: dict[str, float | None] = {"capitalised word": None, "name, vault share .5": 0.5, "name, vault share .8": 0.8}
+# ``unnamed.unnamed``'s settings, round two (committed before it was ranked; round one's three, a capital or a
+# two-word name in every language with no limit on the second word, each lost 5-18 points of the answerable
+# choosing questions, German's nouns and short chunks: docs/answers.md): (vault share, at most chunks) of the
+# two-word name, share None for a capitalised word alone; none in a German question.
+NAMINGS: dict[str, tuple[float | None, int]] = {
+    "capitalised word, not German": (None, 0),
+    "name .8, second word in <= 3 chunks, not German": (0.8, 3),
+    "name .8, second word in <= 10 chunks, not German": (0.8, 10),
+}
 
 
 def _shipped_unless_named(naming: str) -> Rule:

@@ -22,11 +22,16 @@ import sqlite3
 from sentinel.gates.support import content_words
 from sentinel.index.fold import STEMMED, fold, forms
 from sentinel.search.fts_query import quote
+from sentinel.search.lexical import query_language
+from sentinel.search.postings import frequencies
 
 # The share of a word's mid-sentence occurrences in the vault written with a capital from which the word is a
 # name there ("Apple", "Obsidian"), and how many chunks holding it are read to tell.
 VAULT_NAME_SHARE = 0.8
 SAMPLED_CHUNKS = 40
+# The most chunks the second word of a two-word name may be in: a common word after a name ("Tab put", "PDF
+# shown", "mac keyboard") stands in no chunk with it only because chunks are short.
+RARE_CHUNKS = 10
 _WORD = re.compile(r"[^\W_]+")
 _OPENS_SENTENCE = re.compile(r"(?:^|[.?!:;]\s+)[\W_]*$")  # nothing but a sentence's end (or nothing) before
 
@@ -60,11 +65,21 @@ def _vault_writes_as_name(db: sqlite3.Connection, word: str, share: float) -> bo
     return total > 0 and capital >= share * total
 
 
-def unnamed(db: sqlite3.Connection, question: str, *, share: float | None = VAULT_NAME_SHARE) -> str:
+def _chunks_holding(db: sqlite3.Connection, word: str) -> int:
+    """How many chunks hold ``word`` in its commonest fold (the index's document frequencies)."""
+    return max(frequencies(db, forms(word)).values())
+
+
+def unnamed(
+    db: sqlite3.Connection, question: str, *, share: float | None = VAULT_NAME_SHARE, rare: int = RARE_CHUNKS
+) -> str:
     """The first name in ``question`` that no chunk of the index holds, as the question writes it ("" when
     none): a content word written with a capital where no sentence opens, or, unless ``share`` is None, two
     adjacent content words opening with a name (capitalised in the question, or written so in the vault: at
-    least ``share`` of its occurrences) that no chunk holds both of."""
+    least ``share`` of its occurrences), the second in at most ``rare`` chunks, that no chunk holds both of.
+    Never in a German question: German writes every noun with a capital, so a capital names nothing there."""
+    if query_language(db, question)[0] == "de":
+        return ""
     words = list(_WORD.finditer(question))
     for index, found in enumerate(words):
         word = found.group()
@@ -78,7 +93,8 @@ def unnamed(db: sqlite3.Connection, question: str, *, share: float | None = VAUL
             continue
         if question[found.end() : after.start()].strip():  # punctuation between: not one name
             continue
-        pair = question[found.start() : after.end()]
+        if _chunks_holding(db, after.group()) > rare:
+            continue
         if (capitalised or _vault_writes_as_name(db, word, share)) and _in_no_chunk(db, [word, after.group()]):
-            return pair
+            return question[found.start() : after.end()]
     return ""
