@@ -4,14 +4,14 @@ e5 reads a question about Obsidian on a device as on topic: "can i use obsidian 
 Sync FAQ at cosine .906 ("Garmin", "Xbox", "Kindle", "Tesla" .85-.88), so the packet is let in (``packet.
 lets_in``) and the model writes two true sentences about the iOS app that a person reads as a yes (browser
 stop 49, row 10). What tells such a question apart is not topic but a name: a word the question writes with a
-capital (not opening a sentence) that no chunk holds, or two adjacent words opening with a name that no chunk
-holds together ("apple watch": the vault writes "Apple" as a name and says "watch", never in one chunk; as a
-phrase, "Obsidian run" and "Sync keep" were in no chunk either). A name is
+capital (not opening a sentence) that no chunk holds ("Garmin", "Madrid"), or, measured and off, two adjacent
+words opening with a name that no chunk holds together ("apple watch": the vault writes "Apple" as a name and
+says "watch", never in one chunk). A name is
 looked up as each language's chunks hold it (``fold.forms``), so an inflected or stemmed form is found.
 
-The share of its occurrences the vault writes a word capitalised (mid-sentence) that makes it a name, and
-whether a name alone or also a two-word one counts, were chosen on bench/unanswered.py's choosing halves
-(docs/answers.md, "a thing the vault never names").
+Chosen on bench/unanswered.py's choosing halves (docs/answers.md, "A thing the vault never names"): a
+capitalised word alone, outside German. The two-word name ("apple watch", lowercase) cost answerable questions,
+so it is off and row 10 stays unreached.
 """
 
 from __future__ import annotations
@@ -19,18 +19,17 @@ from __future__ import annotations
 import re
 import sqlite3
 
+from sentinel.answer.intent import turn_language
 from sentinel.gates.support import content_words
 from sentinel.index.fold import STEMMED, fold, forms
 from sentinel.search.fts_query import quote
-from sentinel.search.lexical import query_language
 from sentinel.search.postings import frequencies
 
-# The share of a word's mid-sentence occurrences in the vault written with a capital from which the word is a
-# name there ("Apple", "Obsidian"), and how many chunks holding it are read to tell.
-VAULT_NAME_SHARE = 0.8
+# The two-word name is off (``share`` None): on bench/unanswered.py's choosing halves it cost .9 to 2.2 points of
+# the answerable questions (second word in at most 3, 10 chunks) for 0 to 2 more unanswerable ones left empty,
+# where a capitalised word alone, outside German, cost none (docs/answers.md). Its settings stay for that bench:
+# the chunks read to tell whether the vault writes a word as a name, the most chunks the second word may be in.
 SAMPLED_CHUNKS = 40
-# The most chunks the second word of a two-word name may be in: a common word after a name ("Tab put", "PDF
-# shown", "mac keyboard") stands in no chunk with it only because chunks are short.
 RARE_CHUNKS = 10
 _WORD = re.compile(r"[^\W_]+")
 _OPENS_SENTENCE = re.compile(r"(?:^|[.?!:;]\s+)[\W_]*$")  # nothing but a sentence's end (or nothing) before
@@ -70,15 +69,13 @@ def _chunks_holding(db: sqlite3.Connection, word: str) -> int:
     return max(frequencies(db, forms(word)).values())
 
 
-def unnamed(
-    db: sqlite3.Connection, question: str, *, share: float | None = VAULT_NAME_SHARE, rare: int = RARE_CHUNKS
-) -> str:
+def unnamed(db: sqlite3.Connection, question: str, *, share: float | None = None, rare: int = RARE_CHUNKS) -> str:
     """The first name in ``question`` that no chunk of the index holds, as the question writes it ("" when
     none): a content word written with a capital where no sentence opens, or, unless ``share`` is None, two
     adjacent content words opening with a name (capitalised in the question, or written so in the vault: at
     least ``share`` of its occurrences), the second in at most ``rare`` chunks, that no chunk holds both of.
     Never in a German question: German writes every noun with a capital, so a capital names nothing there."""
-    if query_language(db, question)[0] == "de":
+    if turn_language(question) == "de":
         return ""
     words = list(_WORD.finditer(question))
     for index, found in enumerate(words):
