@@ -24,6 +24,7 @@ from sentinel.gates.support import content_words
 from sentinel.index.fold import STEMMED, fold, forms
 from sentinel.search.fts_query import quote
 from sentinel.search.postings import frequencies
+from sentinel.vault.sentences import sentence_spans
 
 # The two-word name is off (``share`` None): on bench/unanswered.py's choosing halves it cost .9 to 2.2 points of
 # the answerable questions (second word in at most 3, 10 chunks) for 0 to 2 more unanswerable ones left empty,
@@ -74,10 +75,11 @@ def unnamed(db: sqlite3.Connection, question: str, *, share: float | None = None
     none): a content word written with a capital where no sentence opens, or, unless ``share`` is None, two
     adjacent content words opening with a name (capitalised in the question, or written so in the vault: at
     least ``share`` of its occurrences), the second in at most ``rare`` chunks, that no chunk holds both of.
-    Never in a German question: German writes every noun with a capital, so a capital names nothing there."""
-    if turn_language(question) == "de":
-        return ""
-    words = list(_WORD.finditer(question))
+    Never in a German sentence: German writes every noun with a capital, so a capital names nothing there (a
+    follow-up searched as "Wie lange hebt Obsidian die Sicherungskopien auf? and how often?" is read sentence by
+    sentence)."""
+    german = [(s.start, s.end) for s in sentence_spans(question) if turn_language(s.text) == "de"]
+    words = [w for w in _WORD.finditer(question) if not any(a <= w.start() < b for a, b in german)]
     for index, found in enumerate(words):
         word = found.group()
         if not content_words(word) or word.isdigit():
