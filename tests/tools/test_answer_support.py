@@ -118,7 +118,8 @@ def test_an_honest_model_answers_with_its_citation(make_ctx: MakeContext) -> Non
 )
 def test_a_liars_sentences_are_dropped_and_the_vault_is_quoted(make_ctx: MakeContext, liar: object) -> None:
     provider = ScriptedProvider([liar])  # type: ignore[list-item]
-    answer = _ask(make_ctx, provider, "How long is genmaicha brewed?")
+    # names the router too: the model reads only passages that share a word with the question (packet.admitted)
+    answer = _ask(make_ctx, provider, "How long is genmaicha brewed, and is that the router's password?")
     assert not answer.answered
     assert answer.dropped == 1
     assert answer.answer.startswith("From your vault (quoted):")
@@ -196,9 +197,16 @@ def test_the_model_down_gives_the_extractive_answer(make_ctx: MakeContext) -> No
 
 
 def test_a_question_the_vault_does_not_hold_says_so(make_ctx: MakeContext) -> None:
-    answer = _ask(make_ctx, ScriptedProvider([]), "Who painted the Mona Lisa?")
+    answer = _ask(make_ctx, ScriptedProvider([]), "who painted that famous portrait?")
     assert not answer.answered
     assert answer.answer.startswith("The vault does not say.")
+
+
+def test_a_name_the_vault_does_not_hold_is_said_so(make_ctx: MakeContext) -> None:
+    """``answer.unnamed``: the name the vault never names is said, not only that it does not say."""
+    answer = _ask(make_ctx, ScriptedProvider([]), "Who painted the Mona Lisa?")
+    assert not answer.answered
+    assert answer.answer.startswith("The vault does not mention “Mona”.")
 
 
 def test_a_model_labelling_everything_save_saves_nothing(make_ctx: MakeContext, tmp_path: Path) -> None:

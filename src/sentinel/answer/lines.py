@@ -34,6 +34,7 @@ class AnswerLines(NamedTuple):
     no_page: str
     closest: str  # {pages}
     said_above: str  # opens the one quote of a follow-up whose every answering sentence the answer before showed
+    not_named: str  # {name}: the question names a thing no page names (``answer.unnamed``)
 
 
 LINES = {
@@ -49,6 +50,7 @@ LINES = {
         "No page matches the question.",
         "The closest pages are {pages}.",
         "As the answer above says (quoted):",
+        "The vault does not mention “{name}”.",
     ),
     "de": AnswerLines(
         "Durchsuche deinen Vault…",
@@ -62,6 +64,7 @@ LINES = {
         "Keine Seite passt zur Frage.",
         "Am nächsten kommen {pages}.",
         "Wie die Antwort oben sagt (wörtlich):",
+        "Der Vault erwähnt „{name}“ nicht.",
     ),
     "es": AnswerLines(
         "Buscando en tu bóveda…",
@@ -75,6 +78,7 @@ LINES = {
         "Ninguna página responde a la pregunta.",
         "Las páginas más cercanas son {pages}.",
         "Como dice la respuesta anterior (citado):",
+        "La bóveda no menciona «{name}».",
     ),
     "tr": AnswerLines(
         "Kasanda aranıyor…",
@@ -88,6 +92,7 @@ LINES = {
         "Soruya uyan bir sayfa yok.",
         "En yakın sayfalar: {pages}.",
         "Yukarıdaki yanıtın dediği gibi (alıntı):",
+        "Kasada “{name}” geçmiyor.",
     ),
 }
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
+from sentinel.answer.unnamed import unnamed
 from sentinel.gates import quantity
 from sentinel.gates.support import STEM, Evidence, content_words
 from sentinel.search.hits import page_chunks
@@ -65,6 +66,7 @@ class Packet:
     notes: list[str] = field(default_factory=list)  # what the search said a reader must know
     earlier: str = ""  # the earlier question a follow-up continues, shown to the model as such
     turn: str = ""  # the follow-up itself, when ``earlier`` is set
+    unnamed: str = ""  # a name the question holds that no chunk holds (``answer.unnamed``): nothing is evidence
 
     def by_number(self) -> dict[int, Evidence]:
         return {p.number: p.evidence() for p in self.passages}
@@ -171,7 +173,7 @@ def build_packet(ctx: ToolContext, question: str, *, passages: int, budget_token
     holding more of them come first (the search's order on a tie), and each is narrowed to them first. A
     question asking for a number may take the first page's second chunk (``_with_number_chunk``), a question
     asking how to do something its chunk of numbered steps (``_with_steps_chunk``)."""
-    packet = Packet(question)
+    packet = Packet(question, unnamed=unnamed(ctx.reader(), question))
     try:
         result = search(ctx.reader(), ctx.settings, ctx.embedder, question, "body", limit=passages)
     except SearchInputError as err:
@@ -230,5 +232,14 @@ def lets_in(passage: Passage, question: str) -> bool:
 
 
 def relevant(packet: Packet) -> bool:
-    """Whether any passage is evidence for the question (``lets_in``; else the vault does not say)."""
-    return any(lets_in(p, packet.question) for p in packet.passages)
+    """Whether any passage is evidence for the question (``lets_in``; else the vault does not say): none is when
+    the question names a thing no chunk holds (``Packet.unnamed``), however on topic e5 reads the rest."""
+    return not packet.unnamed and any(lets_in(p, packet.question) for p in packet.passages)
+
+
+def admitted(packet: Packet) -> Packet:
+    """``packet`` with only the passages ``lets_in`` admits, numbered from 1: what the model reads and the answer
+    may quote. Seen in the browser (stop 49, row 1): "¿Qué tiempo hará mañana en Madrid?" let in one passage,
+    and the model wrote from another below the floor ("Ayuda y soporte", cosine .814) that the support gate kept."""
+    kept = [p for p in packet.passages if lets_in(p, packet.question)]
+    return replace(packet, passages=[replace(p, number=n) for n, p in enumerate(kept, start=1)])

@@ -15,7 +15,7 @@ from typing import Any
 from sentinel.answer import acts, compose, followup, record
 from sentinel.answer.intent import Intent, TurnIntent, by_code, turn_language, with_second_opinion
 from sentinel.answer.lines import lines_in
-from sentinel.answer.packet import Packet, Passage, build_packet, lets_in, relevant
+from sentinel.answer.packet import Packet, Passage, admitted, build_packet, relevant
 from sentinel.answer.quotes import NOTHING_READ, Read, answers, best_sentences, holds
 from sentinel.answer.result import Answer, Citation, obsidian_url
 from sentinel.answer.save_replies import replies_for
@@ -128,10 +128,12 @@ def _vault_answer(
         return Answer(f"{lines.not_in_vault} {lines.no_page}", notes=packet.notes, status=lines.none_found)
     if not relevant(packet):
         closest = ", ".join(acts.page_link(ctx.settings.vault.name, p.path) for p in packet.passages[:3])
-        said = f"{lines.not_in_vault} {lines.closest.format(pages=closest)}"
+        opening = lines.not_named.format(name=packet.unnamed) if packet.unnamed else lines.not_in_vault
+        said = f"{opening} {lines.closest.format(pages=closest)}"
         # the status says what was done, not the reply's first sentence again (seen in the browser: "La bóveda no lo
         # dice." over "La bóveda no lo dice. Las páginas más cercanas …"), nor "quoted" with nothing quoted
         return Answer(said, notes=packet.notes, status=lines.none_found)
+    packet = admitted(packet)  # the model reads, and the answer quotes, only evidence
     read = Read.of(shown) if asked.earlier else NOTHING_READ  # what the person read in the answer before
     if provider is None:
         return _extractive(ctx, packet, 0, ["no model is configured: the answer quotes the vault"], language, read)
@@ -237,7 +239,7 @@ def _extractive(
     shaped: int = 0,
 ) -> Answer:
     """The vault's own words: the best passages quoted verbatim, each with its page (``quotes.best_sentences``
-    picks each passage's sentences). The first passage sharing a word with the question and holding a sentence
+    picks each passage's sentences). The first admitted passage (``packet.admitted``) holding a sentence
     the person has not ``read`` is always quoted (for a question asking for a number, the first whose quote gives
     one); a further one only when its quote ``answers`` too and holds as many of the question's words (seen
     in Open WebUI: "… try creating a note called Eiffel Tower" for what a saved note said to try, a list item
@@ -246,7 +248,7 @@ def _extractive(
     the page (seen: "And on the Plus plan?" then quoted another page's "Below is a comparison … Plus plan:")."""
     label = ctx.settings.record_label
     lines = lines_in(language)
-    sharing = [p for p in packet.passages if lets_in(p, packet.question)] or packet.passages[:1]
+    sharing = packet.passages  # each admitted (``packet.admitted``)
     found = [(p, best_sentences(p, packet.question, label, lead=packet.turn, read=read)) for p in sharing]
     if not found[0][1]:  # the best passage's answer was read already: a lesser page's words would not be one
         first = sharing[0]
