@@ -16,6 +16,7 @@ from __future__ import annotations
 import csv
 import re
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 TURNS_FILE = Path(__file__).with_name("browser_turns.tsv")
@@ -25,6 +26,16 @@ NO_PAGE = "-"  # the vault holds no answer: the right reply cites nothing
 # Markup a person should never see as written in a rendered answer: bold, wikilinks, callouts, fences, JSON (a tool
 # call or its arguments), footnote markers.
 MARKERS = ("**", "[[", "[!", "```", '{"', "[^")
+
+
+@cache
+def says_not_named() -> re.Pattern[str]:
+    """ "The vault does not mention “X”" in every language (imported when a turn is judged: ``--help`` and the
+    turns file's checks run without sentinel)."""
+    from sentinel.answer.lines import LINES
+
+    templates = (re.escape(lines.not_named).replace(re.escape("{name}"), ".+?") for lines in LINES.values())
+    return re.compile("|".join(templates))
 
 
 @dataclass(frozen=True)
@@ -44,7 +55,11 @@ class Turn:
         return self.page == NO_PAGE
 
     def fact_right(self, read: str) -> bool:
-        """Whether every one of the turn's fact patterns is found in ``read``."""
+        """Whether every one of the turn's fact patterns is found in ``read``; for a question the vault does not
+        answer, also whether ``read`` says the vault does not mention the thing the question names (the other
+        form of "the vault does not say", ``lines.not_named``, in any language)."""
+        if self.unanswerable and says_not_named().search(read):
+            return True
         return all(pattern.search(read) for pattern in self.facts)
 
     def cites_page(self, sources: list[str]) -> bool:

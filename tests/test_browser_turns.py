@@ -160,6 +160,15 @@ def test_a_question_the_vault_does_not_answer_is_right_only_citing_nothing(tmp_p
     assert turn.cites_page([])
     assert not turn.cites_page(["es/Obsidian/Obsidian para Android.md"])
     assert turn.fact_right("La bóveda no lo dice. Las páginas más cercanas son …")
+    assert turn.fact_right("La bóveda no menciona «Madrid». Las páginas más cercanas son …")  # the other form
+    assert not turn.fact_right("Mañana en Madrid hará sol.")
+
+
+def test_saying_the_vault_does_not_mention_a_name_answers_only_an_unanswerable_turn(tmp_path: Path) -> None:
+    turns = tmp_path / "turns.tsv"
+    turns.write_text(HEADER + "1\tde\tWie groß darf eine Datei sein?\tSync\t(?<!\\d)5 MB\n", encoding="utf-8")
+    (turn,) = load_turns(turns)
+    assert not turn.fact_right("Der Vault erwähnt „Sync“ nicht.")
 
 
 def test_the_new_turns_file_parses_with_its_saves_and_unanswerable_questions() -> None:
