@@ -19,6 +19,7 @@ from sentinel.answer.packet import Packet, Passage, build_packet, lets_in, relev
 from sentinel.answer.quotes import NOTHING_READ, Read, answers, best_sentences, holds
 from sentinel.answer.result import Answer, Citation, obsidian_url
 from sentinel.answer.save_replies import replies_for
+from sentinel.answer.tables import marked
 from sentinel.gates import quantity, support
 from sentinel.gates.support import CitedSentence
 from sentinel.providers.base import ChatProvider, ProviderError
@@ -249,7 +250,7 @@ def _extractive(
         quote = best_sentences(first, packet.question, label, count=1, lead=packet.turn)
         cited = [_citation(ctx, first, quote)]
         notes = [*notes, "every sentence that answers was in the answer before this one: its best one quoted alone"]
-        again = f"{lines.said_above}\n\n{quoted_lines(text_without_link_markup(quote))} [1]"
+        again = f"{lines.said_above}\n\n{marked(quoted_lines(text_without_link_markup(quote)), '[1]')}"
         answer = Answer(again, cited, answered=False, dropped=dropped, call_shaped=shaped, notes=notes)
         answer.rests_on = list(cited)
         return answer
@@ -266,7 +267,7 @@ def _extractive(
     shown = [lines.quoted_heading]
     citations = []
     for index, (passage, quote) in enumerate(quotes, start=1):
-        shown.append(f"{quoted_lines(text_without_link_markup(quote))} [{index}]")  # links as the page shows them
+        shown.append(marked(quoted_lines(text_without_link_markup(quote)), f"[{index}]"))  # links as shown
         citations.append(_citation(ctx, passage, quote))
     answer = Answer("\n\n".join(shown), citations, answered=False, dropped=dropped, call_shaped=shaped, notes=notes)
     answer.rests_on = list(citations)  # the quotes shown are what it rests on
