@@ -105,3 +105,14 @@ def test_a_passage_without_a_table_is_quoted_as_before(make_ctx: MakeContext) ->
     answer = _chat(make_ctx, PROSE, "How often does a compost heap need turning?", model=down)
     quoted = "> A compost heap needs turning every two weeks. Keep it as damp as a wrung sponge. [1]"
     assert answer.answer.splitlines()[2:] == [quoted], answer.answer
+
+
+def test_a_rows_label_is_matched_by_its_stems() -> None:
+    """A row's cells are labels a question inflects: "Maximale Dateigröße" answers "… Datei … maximal …"."""
+    text = (
+        "| | Basis | Plus |\n| --- | --- | --- |\n| Synchronisierte Tresore | 1 | 10 |\n"
+        "| Maximale Dateigröße | 5 MB | 200 MB |\n"
+    )
+    passage = Passage(1, "notes/Tarife.md", "Tarife", "", "Tarife", text)
+    quote = best_sentences(passage, "Wie groß darf eine Datei bei Basis maximal sein?", "Record")
+    assert quote.splitlines()[2:] == ["| Maximale Dateigröße | 5 MB | 200 MB |"], quote

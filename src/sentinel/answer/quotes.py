@@ -143,6 +143,14 @@ def adds(quote: str, had: frozenset[str], question: str, lead: str) -> bool:
     return answers(quote, question, lead) and bool(_new(stems(quote) & asked, had))
 
 
+def _shared_words(text: str, asked: str, row: bool) -> int:
+    """How many of ``asked``'s content words ``text`` holds: whole words in a sentence, stems in a table's row,
+    whose cells are labels a question inflects ("Maximale Dateigröße" for "Wie groß darf eine Datei maximal …")."""
+    if row:
+        return len(stems(text) & stems(asked))
+    return len(set(content_words(text)) & set(content_words(asked)))
+
+
 def best_sentences(
     passage: Passage,
     question: str,
@@ -180,7 +188,7 @@ def best_sentences(
     ]
     if not quotable:
         return passage.text
-    if answering := [i for i in quotable if own & set(content_words(tables.read(spans, i)))]:
+    if answering := [i for i in quotable if _shared_words(tables.read(spans, i), lead, tables.in_table(i))]:
         quotable = answering
     giving = [i for i in quotable if numbers and quantity.gives_what_is_asked(spans[i].text, asking)]
     if giving and all(read.repeats(spans[i].text) for i in giving):
@@ -190,9 +198,10 @@ def best_sentences(
         return ""
 
     def shared(index: int) -> tuple[int, int, int, int]:
-        words = set(content_words(tables.read(spans, index)))
+        read_as, row = tables.read(spans, index), tables.in_table(index)
         gives = numbers and quantity.gives_what_is_asked(spans[index].text, asking)
-        return -len(words & own), -gives, -len(words & wanted), -tables.names_a_column(index, wanted | own)
+        held = -_shared_words(read_as, lead, row), -gives, -_shared_words(read_as, question, row)
+        return *held, -tables.names_a_column(index, wanted | own)
 
     ranked = sorted(quotable, key=shared)
     chosen = [ranked[0]]
@@ -201,7 +210,7 @@ def best_sentences(
         if len(chosen) == count:
             break
         beside = not tables.in_table(index) and any(_next_to(text, spans, min(c, index), max(c, index)) for c in chosen)
-        if beside or adds(spans[index].text, had, question, lead):
+        if beside or adds(tables.read(spans, index), had, question, lead):
             chosen.append(index)
             had |= stems(spans[index].text)
     shown = sorted(
