@@ -174,8 +174,8 @@ def _checked(proposed: list[CitedSentence], packet: Packet, label: str) -> tuple
     if supported.dropped:
         cause = f"not supported by the passage they cite ({supported.reason})"
         notes.append(f"{len(supported.dropped)} sentence(s) dropped: {cause}")
-    # a follow-up's own words say what it asks ("Peki ne sıklıkla …?" asks how often, not the earlier "kaç gün")
-    answering = quantity.answers_the_number(supported.kept, packet.turn or packet.question)
+    # a follow-up's own words say what it asks ("Peki ne sıklıkla …?": how often), else its question ("und Supporter?")
+    answering = quantity.answers_the_number(supported.kept, followup.what_is_asked(packet.question, packet.turn))
     if answering.dropped:
         notes.append(f"{len(answering.dropped)} sentence(s) dropped: {answering.reason}")
     log_left_out("gates.quantity", answering.dropped)
@@ -255,8 +255,9 @@ def _extractive(
         answer.rests_on = list(cited)
         return answer
     found = [(passage, quote) for passage, quote in found if quote]
-    if quantity.asks_for_a_number(packet.turn or packet.question):  # a quote giving the number asked for first
-        found.sort(key=lambda pair: not quantity.gives_what_is_asked(pair[1], packet.turn or packet.question))
+    asking = followup.what_is_asked(packet.question, packet.turn)
+    if quantity.asks_for_a_number(asking):  # a quote giving the number asked for first
+        found.sort(key=lambda pair: not quantity.gives_what_is_asked(pair[1], asking))
     quotes = [found[0]]
     floor = holds(quotes[0][1], packet.question, packet.turn)
     for passage, quote in found[1:]:
