@@ -116,3 +116,22 @@ def test_a_rows_label_is_matched_by_its_stems() -> None:
     passage = Passage(1, "notes/Tarife.md", "Tarife", "", "Tarife", text)
     quote = best_sentences(passage, "Wie groß darf eine Datei bei Basis maximal sein?", "Record")
     assert quote.splitlines()[2:] == ["| Maximale Dateigröße | 5 MB | 200 MB |"], quote
+
+
+RENT_ROW = "| Rent per year   | €30        | €60        |"
+PLOTS = {
+    "notes/Plot rental.md": "# Plot rental\n\nThe allotment rents two sizes of plot.\n\n"
+    "|                 | Small plot | Large plot |\n| --------------- | ---------- | ---------- |\n"
+    f"| Plots available | 12         | 4          |\n{RENT_ROW}\n| Water taps      | 1          | 2          |\n",
+}
+
+
+def test_a_follow_up_naming_another_column_of_a_row_already_shown_quotes_that_row_again(
+    make_ctx: MakeContext,
+) -> None:
+    """Every row gives a number here: the next unread row ("Plots available") is no answer to "And for …?"."""
+    first = _chat(make_ctx, PLOTS, "How much is the rent per year for a Large plot?")
+    assert RENT_ROW in _table_lines(first), first.answer
+    answer = _chat(make_ctx, PLOTS, "How much is the rent per year for a Large plot?", "And for a Small plot?")
+    assert RENT_ROW in _table_lines(answer), answer.answer
+    assert not any("Plots available" in line for line in _table_lines(answer)), answer.answer

@@ -190,18 +190,23 @@ def best_sentences(
         return passage.text
     if answering := [i for i in quotable if _shared_words(tables.read(spans, i), lead, tables.in_table(i))]:
         quotable = answering
-    giving = [i for i in quotable if numbers and quantity.gives_what_is_asked(spans[i].text, asking)]
-    if giving and all(read.repeats(spans[i].text) for i in giving):
-        return ""  # seen in the browser: "und wie oft?" quoted "… lokal auf jedem Gerät" after "alle 5 Minuten"
-    quotable = [index for index in quotable if not read.repeats(spans[index].text)]
-    if not quotable:
-        return ""
 
     def shared(index: int) -> tuple[int, int, int, int]:
         read_as, row = tables.read(spans, index), tables.in_table(index)
         gives = numbers and quantity.gives_what_is_asked(spans[index].text, asking)
         held = -_shared_words(read_as, lead, row), -gives, -_shared_words(read_as, question, row)
         return *held, -tables.names_a_column(index, wanted | own)
+
+    # a row holds every column's cell: the row read already answers a follow-up naming another column ("And on Sync
+    # Standard?" after the "Total storage" row; seen in the browser, the next row was quoted instead)
+    if tables.in_table(best := min(quotable, key=shared)) and read.repeats(spans[best].text):
+        return ""
+    giving = [i for i in quotable if numbers and quantity.gives_what_is_asked(spans[i].text, asking)]
+    if giving and all(read.repeats(spans[i].text) for i in giving):
+        return ""  # seen in the browser: "und wie oft?" quoted "… lokal auf jedem Gerät" after "alle 5 Minuten"
+    quotable = [index for index in quotable if not read.repeats(spans[index].text)]
+    if not quotable:
+        return ""
 
     ranked = sorted(quotable, key=shared)
     chosen = [ranked[0]]
