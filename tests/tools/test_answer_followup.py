@@ -11,7 +11,7 @@ import logging
 import pytest
 
 from sentinel.answer import Answer, Turn, answer_turn
-from sentinel.answer.followup import asked, continues
+from sentinel.answer.followup import asked, continues, what_is_asked
 from tests.support.scripted import ChatRequest, ScriptedProvider, unreachable
 from tests.support.tool_context import MakeContext
 
@@ -233,3 +233,21 @@ def test_how_often_after_an_answer_that_said_it_says_it_was_said(make_ctx: MakeC
     answer = answer_turn(make_ctx(BACKUPS), ScriptedProvider([unreachable]), Turn(messages, chat_id="s"))
     assert answer.answer.startswith("Wie die Antwort oben sagt (wörtlich):"), answer.answer
     assert "alle 5 Minuten" in answer.answer and "jedem Gerät" not in answer.answer
+
+
+@pytest.mark.parametrize(
+    ("turn", "asks_itself"),
+    [
+        ("und Supporter?", False),
+        ("And on Sync Standard?", False),
+        ("¿Y el nivel Patron?", False),
+        ("Peki Sync Plus?", False),
+        ("und wie oft?", True),
+        ("¿Y en qué carpeta?", True),
+        ("Peki ne sıklıkla kaydedilir?", True),
+        ("And where are they kept?", True),
+    ],
+)
+def test_a_follow_up_without_a_question_word_asks_what_its_question_asked(turn: str, asks_itself: bool) -> None:
+    question = f"How much does Sync Plus cost? {turn}"
+    assert what_is_asked(question, turn) == (turn if asks_itself else question)

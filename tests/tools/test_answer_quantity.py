@@ -92,6 +92,11 @@ def test_the_quoted_answer_to_a_number_question_quotes_the_sentence_giving_one(m
         ("Where does File recovery keep snapshots?", False),
         ("¿Con qué nombre crea Obsidian la nota diaria?", False),
         ("When I close Obsidian, are my notes saved?", False),
+        ("Was kostet die Gönner-Stufe?", True),  # a price is an amount
+        ("What does the Patron level cost?", True),
+        ("¿Qué precio tiene el nivel Patron?", True),
+        ("Patron seviyesinin fiyatı ne?", True),
+        ("What does the cost field show?", False),
     ],
 )
 def test_which_questions_ask_for_a_number(question: str, asks: bool) -> None:

@@ -37,6 +37,25 @@ _POINTS_BACK = re.compile(
 )
 
 
+# A question word or a yes-no particle (en, de, es, tr, from the four languages' grammar): a follow-up holding one
+# asks something of its own ("Peki ne sıklıkla kaydedilir?"); one without names only what the earlier question is
+# asked of now ("und Supporter?", "And on Sync Standard?").
+_ASKS_OF_ITS_OWN = re.compile(
+    r"\b(?:what|which|who|whom|whose|where|when|why|how"  # en
+    r"|was|welche[rnms]?|wer|wen|wem|wessen|wo|wohin|woher|wann|warum|weshalb|wieso|wie|wozu"  # de
+    r"|qué|cuál|cuáles|quién|quiénes|dónde|cuándo|cómo|cuánt[oa]s?"  # es
+    r"|ne|neden|niye|niçin|nasıl|nerede|nereye|nereden|hangi|kim|kaç|m[ıiuü](?:s[ıiuü]n(?:[ıiuü]z)?|y[ıiuü][mz])?)\b",
+    _I,
+)
+
+
+def what_is_asked(question: str, turn: str) -> str:
+    """The words that say what a turn asks for (a number, how often): a follow-up's own (``turn``) when they ask
+    something themselves, else the ``question`` it was joined to ("was kostet die VIP Stufe? und Supporter?" asks
+    for an amount: seen in the browser, the follow-up's quote a table row naming Supporter, not the price row)."""
+    return turn if turn and _ASKS_OF_ITS_OWN.search(turn) else question
+
+
 @dataclass(frozen=True)
 class Asked:
     """A vault question as the pipeline reads it: the turn, and the earlier question it continues ("" if none)."""

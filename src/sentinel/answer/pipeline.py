@@ -19,6 +19,7 @@ from sentinel.answer.packet import Packet, Passage, admitted, build_packet, rele
 from sentinel.answer.quotes import NOTHING_READ, Read, answers, best_sentences, holds
 from sentinel.answer.result import Answer, Citation, obsidian_url
 from sentinel.answer.save_replies import replies_for
+from sentinel.answer.tables import marked
 from sentinel.gates import quantity, subject, support
 from sentinel.gates.support import CitedSentence
 from sentinel.providers.base import ChatProvider, ProviderError
@@ -175,8 +176,8 @@ def _checked(proposed: list[CitedSentence], packet: Packet, label: str) -> tuple
     if supported.dropped:
         cause = f"not supported by the passage they cite ({supported.reason})"
         notes.append(f"{len(supported.dropped)} sentence(s) dropped: {cause}")
-    # a follow-up's own words say what it asks ("Peki ne sıklıkla …?" asks how often, not the earlier "kaç gün")
-    asked = packet.turn or packet.question
+    # a follow-up's own words say what it asks ("Peki ne sıklıkla …?": how often), else its question ("und Supporter?")
+    asked = followup.what_is_asked(packet.question, packet.turn)
     answering = quantity.answers_the_number(supported.kept, asked)
     if answering.dropped:
         notes.append(f"{len(answering.dropped)} sentence(s) dropped: {answering.reason}")
@@ -257,13 +258,14 @@ def _extractive(
         quote = best_sentences(first, packet.question, label, count=1, lead=packet.turn)
         cited = [_citation(ctx, first, quote)]
         notes = [*notes, "every sentence that answers was in the answer before this one: its best one quoted alone"]
-        again = f"{lines.said_above}\n\n{quoted_lines(text_without_link_markup(quote))} [1]"
+        again = f"{lines.said_above}\n\n{marked(quoted_lines(text_without_link_markup(quote)), '[1]')}"
         answer = Answer(again, cited, answered=False, dropped=dropped, call_shaped=shaped, notes=notes)
         answer.rests_on = list(cited)
         return answer
     found = [(passage, quote) for passage, quote in found if quote]
-    if quantity.asks_for_a_number(packet.turn or packet.question):  # a quote giving the number asked for first
-        found.sort(key=lambda pair: not quantity.gives_what_is_asked(pair[1], packet.turn or packet.question))
+    asking = followup.what_is_asked(packet.question, packet.turn)
+    if quantity.asks_for_a_number(asking):  # a quote giving the number asked for first
+        found.sort(key=lambda pair: not quantity.gives_what_is_asked(pair[1], asking))
     quotes = [found[0]]
     floor = holds(quotes[0][1], packet.question, packet.turn)
     for passage, quote in found[1:]:
@@ -274,7 +276,7 @@ def _extractive(
     shown = [lines.quoted_heading]
     citations = []
     for index, (passage, quote) in enumerate(quotes, start=1):
-        shown.append(f"{quoted_lines(text_without_link_markup(quote))} [{index}]")  # links as the page shows them
+        shown.append(marked(quoted_lines(text_without_link_markup(quote)), f"[{index}]"))  # links as shown
         citations.append(_citation(ctx, passage, quote))
     answer = Answer("\n\n".join(shown), citations, answered=False, dropped=dropped, call_shaped=shaped, notes=notes)
     answer.rests_on = list(citations)  # the quotes shown are what it rests on

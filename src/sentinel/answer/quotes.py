@@ -9,12 +9,13 @@ the answer to theirs. The rules here hold no threshold: each is a set relation o
 
 from __future__ import annotations
 
-import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from sentinel.answer.followup import what_is_asked
 from sentinel.answer.packet import Passage
+from sentinel.answer.tables import tables_in
 from sentinel.gates import quantity
 from sentinel.gates.support import content_words, stems
 from sentinel.vault.record_line import is_record_line
@@ -120,7 +121,8 @@ def _new(words: frozenset[str], had: frozenset[str]) -> frozenset[str]:
 def answers(quote: str, question: str, lead: str) -> bool:
     """Whether a quote can answer what was asked: it gives a number when the question asks for one, and for a
     follow-up with words of its own it holds one of them (else it answers the earlier question)."""
-    if quantity.asks_for_a_number(lead or question) and not quantity.gives_what_is_asked(quote, lead or question):
+    asking = what_is_asked(question, lead)
+    if quantity.asks_for_a_number(asking) and not quantity.gives_what_is_asked(quote, asking):
         return False
     own = stems(lead)
     return not own or bool(stems(quote) & own)
@@ -131,6 +133,14 @@ def adds(quote: str, had: frozenset[str], question: str, lead: str) -> bool:
     words included) that the quote before it and its page's name (``had``) do not."""
     asked = stems(question) | stems(lead)
     return answers(quote, question, lead) and bool(_new(stems(quote) & asked, had))
+
+
+def _shared_words(text: str, asked: str, row: bool) -> int:
+    """How many of ``asked``'s content words ``text`` holds: whole words in a sentence, stems in a table's row,
+    whose cells are labels a question inflects ("Maximale Dateigröße" for "Wie groß darf eine Datei maximal …")."""
+    if row:
+        return len(stems(text) & stems(asked))
+    return len(set(content_words(text)) & set(content_words(asked)))
 
 
 def best_sentences(
@@ -154,42 +164,50 @@ def best_sentences(
     next to each other in one paragraph are kept apart by a blank line, never joined into one line that reads as
     one."""
     wanted, own = set(content_words(question)), set(content_words(lead))
-    numbers = quantity.asks_for_a_number(lead or question)
+    asking = what_is_asked(question, lead)
+    numbers = quantity.asks_for_a_number(asking)
     text = passage.text.strip("…")
     spans = sentence_spans(text)
+    tables = tables_in(text, spans)  # a table's row is read, ranked and quoted with its header (answer.tables)
     quotable = [
         index
         for index, span in enumerate(spans)
         if not span.block
+        and not tables.is_header(index)
         and content_words(span.text)
         and not is_record_line(record_label, span.text)
         and _asked_by(spans, index) != -1
     ]
     if not quotable:
         return passage.text
-    if answering := [i for i in quotable if own & set(content_words(spans[i].text))]:
+    if answering := [i for i in quotable if _shared_words(tables.read(spans, i), lead, tables.in_table(i))]:
         quotable = answering
-    giving = [i for i in quotable if numbers and quantity.gives_what_is_asked(spans[i].text, lead or question)]
+
+    def shared(index: int) -> tuple[int, int, int, int]:
+        read_as, row = tables.read(spans, index), tables.in_table(index)
+        gives = numbers and quantity.gives_what_is_asked(spans[index].text, asking)
+        held = -_shared_words(read_as, lead, row), -gives, -_shared_words(read_as, question, row)
+        return *held, -tables.names_a_column(index, wanted | own)
+
+    # a row holds every column's cell: the row read already answers a follow-up naming another column ("And on Sync
+    # Standard?" after the "Total storage" row; seen in the browser, the next row was quoted instead)
+    if tables.in_table(best := min(quotable, key=shared)) and read.repeats(spans[best].text):
+        return ""
+    giving = [i for i in quotable if numbers and quantity.gives_what_is_asked(spans[i].text, asking)]
     if giving and all(read.repeats(spans[i].text) for i in giving):
         return ""  # seen in the browser: "und wie oft?" quoted "… lokal auf jedem Gerät" after "alle 5 Minuten"
     quotable = [index for index in quotable if not read.repeats(spans[index].text)]
     if not quotable:
         return ""
 
-    def shared(index: int) -> tuple[int, int, int]:
-        words = set(content_words(spans[index].text))
-        gives = numbers and quantity.gives_what_is_asked(spans[index].text, lead or question)
-        return -len(words & own), -gives, -len(words & wanted)
-
     ranked = sorted(quotable, key=shared)
     chosen = [ranked[0]]
-    had = stems(f"{passage.title} {passage.trail} {spans[ranked[0]].text}")
+    had = stems(f"{passage.title} {passage.trail} {tables.read(spans, ranked[0])}")
     for index in ranked[1:]:
         if len(chosen) == count:
             break
-        if any(_next_to(text, spans, min(c, index), max(c, index)) for c in chosen) or adds(
-            spans[index].text, had, question, lead
-        ):
+        beside = not tables.in_table(index) and any(_next_to(text, spans, min(c, index), max(c, index)) for c in chosen)
+        if beside or adds(tables.read(spans, index), had, question, lead):
             chosen.append(index)
             had |= stems(spans[index].text)
     shown = sorted(
@@ -200,11 +218,10 @@ def best_sentences(
             *(step for i in chosen for step in _steps_with(text, spans, i)),
         }
     )
-    quote = spans[shown[0]].text
-    for before, after in itertools.pairwise(shown):
+
+    def joint(before: int, after: int) -> str:
         if _LIST_ITEM.match(spans[after].text) and after == before + 1:  # a list stays a list, an item a line
-            joint = "\n" if _LIST_ITEM.match(spans[before].text) or _next_to(text, spans, before, after) else "\n\n"
-        else:
-            joint = " " if _next_to(text, spans, before, after) else "\n\n"
-        quote += joint + spans[after].text
-    return quote
+            return "\n" if _LIST_ITEM.match(spans[before].text) or _next_to(text, spans, before, after) else "\n\n"
+        return " " if _next_to(text, spans, before, after) else "\n\n"
+
+    return tables.joined(spans, shown, joint)

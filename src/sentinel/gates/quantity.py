@@ -25,7 +25,11 @@ _ASKS_FOR_A_NUMBER = re.compile(
     r"|wie\s+(?:viele?|lange|alt|groß|gross)|in\s+welchem\s+jahr|an\s+welchem\s+tag|wann\s+(?:wurde|war|kam)"
     r"|welche[rnms]?\s+frist|innerhalb\s+welche[rnms]?"  # de
     r"|cuánt[oa]s?|en\s+qu[eé]\s+(?:año|fecha)|qu[eé]\s+fecha|cu[aá]ndo\s+(?:fue|se\s+lanz)"  # es
-    r"|kaç|ne\s+kadar|hangi\s+(?:yıl|tarih)|ne\s+zaman\s+(?:çıktı|yayınlandı))",  # tr
+    r"|kaç|ne\s+kadar|hangi\s+(?:yıl|tarih)|ne\s+zaman\s+(?:çıktı|yayınlandı)"  # tr
+    # a price is an amount: "what does … cost", "was kostet …", "¿qué precio …?", "fiyatı ne?"
+    r"|what\s+(?:does|do|did|will)\b[^?]{0,60}?\bcost\b(?=\s*(?:\?|$|per\b|a\b|in\b|each\b|for\b))|what\s+(?:is|are)\s+the\s+(?:price|cost)"
+    r"|was\s+(?:kostet|kosten|kostete)\b|wie\s+teuer|welche[rnms]?\s+preis"
+    r"|qu[eé]\s+precio|cu[aá]l\s+es\s+el\s+(?:precio|coste|costo)|fiyat\w*\s+ne)",
     _I,
 )
 _NUMBER_WORDS = (
