@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 import pytest
 
+from sentinel.embed.base import Embedder
 from sentinel.index.db import open_index
 from sentinel.index.sync import sync
+from sentinel.search.embedding import embed_pending
 from sentinel.tools.context import Origin, ToolContext
 from tests.support.vault import WriteVault
 
@@ -26,3 +29,10 @@ def make_ctx(vault_settings: WriteVault) -> MakeContext:
         return ToolContext(settings=settings, origin=origin)
 
     return make
+
+
+def embedded(ctx: ToolContext, embedder: Embedder) -> ToolContext:
+    """``ctx`` with ``embedder`` (the real e5 in the answer tests), every passage of its vault embedded."""
+    ctx = replace(ctx, embedder=embedder)
+    embed_pending(ctx.writer(), embedder)
+    return ctx

@@ -8,15 +8,11 @@ model embeds here; the index is a real small one.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from sentinel.answer import Turn, answer_turn
 from sentinel.answer.packet import MIN_COSINE, build_packet, lets_in, relevant
 from sentinel.embed.onnx import OnnxEmbedder
-from sentinel.search.embedding import embed_pending
-from sentinel.tools.context import ToolContext
 from tests.support.scripted import ScriptedProvider, unreachable
-from tests.support.tool_context import MakeContext
+from tests.support.tool_context import MakeContext, embedded
 
 VAULT = {
     "es/Funciones.md": "# Funciones\n\nLa función `today()` devuelve la fecha de hoy. La porción de tiempo de una "
@@ -28,17 +24,11 @@ UNANSWERED = "¿Cuántos años tiene mi abuela y cuánto tiempo vive un gato?"  
 ANSWERED = "¿Cuánto tiempo guarda Obsidian Sync el historial de versiones?"  # shares "tiempo" too
 
 
-def _ctx(make_ctx: MakeContext, e5: OnnxEmbedder) -> ToolContext:
-    ctx = replace(make_ctx(VAULT), embedder=e5)
-    embed_pending(ctx.writer(), e5)
-    return ctx
-
-
 def test_a_question_the_vault_does_not_answer_is_told_so_though_a_page_shares_its_word(
     make_ctx: MakeContext, e5: OnnxEmbedder
 ) -> None:
     """Before ``MIN_COSINE``: both passages share "tiempo", the packet was relevant, and the answer quoted them."""
-    ctx = _ctx(make_ctx, e5)
+    ctx = embedded(make_ctx(VAULT), e5)
     packet = build_packet(ctx, UNANSWERED, passages=4, budget_tokens=1200)
     assert packet.passages and all("tiempo" in p.text for p in packet.passages)
     assert all(p.cosine is not None and p.cosine < MIN_COSINE for p in packet.passages)
@@ -51,7 +41,7 @@ def test_a_question_the_vault_does_not_answer_is_told_so_though_a_page_shares_it
 def test_a_question_the_vault_answers_keeps_its_passage_sharing_the_same_word(
     make_ctx: MakeContext, e5: OnnxEmbedder
 ) -> None:
-    ctx = _ctx(make_ctx, e5)
+    ctx = embedded(make_ctx(VAULT), e5)
     packet = build_packet(ctx, ANSWERED, passages=4, budget_tokens=1200)
     history = next(p for p in packet.passages if p.path == "es/Historial de versiones.md")
     assert lets_in(history, ANSWERED)

@@ -11,15 +11,12 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import replace
 
 from sentinel.answer import Turn, answer_turn
 from sentinel.answer.packet import MIN_COSINE, build_packet, lets_in, relevant
 from sentinel.embed.onnx import OnnxEmbedder
-from sentinel.search.embedding import embed_pending
-from sentinel.tools.context import ToolContext
 from tests.support.scripted import ChatRequest, ScriptedProvider, unreachable
-from tests.support.tool_context import MakeContext
+from tests.support.tool_context import MakeContext, embedded
 
 DEVICES = {
     "en/Sync on your devices.md": "# Sync on your devices\n\nObsidian Sync keeps your notes the same on every "
@@ -40,17 +37,11 @@ TODAY = "La función `today()` devuelve la fecha de hoy."
 KEPT = "Obsidian Sync guarda el historial de versiones un mes en el plan Standard y doce meses en el plan Plus."
 
 
-def _ctx(make_ctx: MakeContext, e5: OnnxEmbedder, files: dict[str, str]) -> ToolContext:
-    ctx = replace(make_ctx(files), embedder=e5)
-    embed_pending(ctx.writer(), e5)
-    return ctx
-
-
 def test_a_device_the_vault_never_names_is_told_so_though_e5_reads_the_question_on_topic(
     make_ctx: MakeContext, e5: OnnxEmbedder
 ) -> None:
     """Without ``unnamed``: the Sync page is let in (a shared word, a cosine over the floor) and quoted."""
-    ctx = _ctx(make_ctx, e5, DEVICES)
+    ctx = embedded(make_ctx(DEVICES), e5)
     packet = build_packet(ctx, GARMIN, passages=4, budget_tokens=1200)
     assert any(lets_in(p, GARMIN) for p in packet.passages)  # e5 and the words read it as on topic
     assert packet.unnamed == "Garmin"
@@ -63,7 +54,7 @@ def test_a_device_the_vault_never_names_is_told_so_though_e5_reads_the_question_
 
 
 def test_the_vault_not_mentioning_a_name_is_said_in_the_chats_language(make_ctx: MakeContext, e5: OnnxEmbedder) -> None:
-    ctx = _ctx(make_ctx, e5, DEVICES)
+    ctx = embedded(make_ctx(DEVICES), e5)
     answer = answer_turn(
         ctx, ScriptedProvider([unreachable]), Turn([{"role": "user", "content": "¿Funciona Obsidian en un Garmin?"}])
     )
@@ -71,7 +62,7 @@ def test_the_vault_not_mentioning_a_name_is_said_in_the_chats_language(make_ctx:
 
 
 def test_a_device_the_vault_names_is_still_answered(make_ctx: MakeContext, e5: OnnxEmbedder) -> None:
-    ctx = _ctx(make_ctx, e5, DEVICES)
+    ctx = embedded(make_ctx(DEVICES), e5)
     packet = build_packet(ctx, IPHONE, passages=4, budget_tokens=1200)
     assert not packet.unnamed and relevant(packet)
     answer = answer_turn(ctx, ScriptedProvider([unreachable]), Turn([{"role": "user", "content": IPHONE}]))
@@ -89,7 +80,7 @@ BACKUPS = "Wie lange hebt Obsidian die Sicherungskopien meiner Notizen auf?"  # 
 def test_a_german_noun_no_page_holds_is_no_name(make_ctx: MakeContext, e5: OnnxEmbedder) -> None:
     """German writes every noun with a capital: "Sicherungskopien" is the question's word for the page's
     "Schnappschuss", not a thing the vault never names (bench/unanswered.py: 41 German questions lost)."""
-    ctx = _ctx(make_ctx, e5, SNAPSHOTS)
+    ctx = embedded(make_ctx(SNAPSHOTS), e5)
     packet = build_packet(ctx, BACKUPS, passages=4, budget_tokens=1200)
     assert not packet.unnamed and relevant(packet)
     answer = answer_turn(ctx, ScriptedProvider([unreachable]), Turn([{"role": "user", "content": BACKUPS}]))
@@ -107,7 +98,7 @@ def _writes_from_what_it_reads(request: ChatRequest) -> str:
 def test_the_model_reads_only_the_passages_let_in(make_ctx: MakeContext, e5: OnnxEmbedder) -> None:
     """Without ``packet.admitted``: the Funciones passage (a shared "tiempo", below the floor) is shown to the
     model, which writes its sentence, and the support gate keeps it (the page's own words)."""
-    ctx = _ctx(make_ctx, e5, TIME)
+    ctx = embedded(make_ctx(TIME), e5)
     packet = build_packet(ctx, HISTORY, passages=4, budget_tokens=1200)
     below = next(p for p in packet.passages if p.path == "es/Funciones.md")
     assert below.cosine is not None and below.cosine < MIN_COSINE and not lets_in(below, HISTORY)
