@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from bench.retrieval import Query, scores, shipped_order
-from bench.score_fusion import _order, judged
+from bench.score_fusion import beside_votes, judged
 from bench.variant_bench import variant_main
 from sentinel.search import fusion
 from sentinel.search import results as r
@@ -143,17 +143,7 @@ def _with_summary(db: sqlite3.Connection, settings: Settings, e: Evidence, gamma
     part = {p: alpha * sem.get(p, 0.0) + (1 - alpha) * lex.get(p, 0.0) * windows.get(p, 1) ** -prior for p in pages}
     combined = {p: (1 - gamma) * part[p] + gamma * summ.get(p, 0.0) for p in pages}
     ranked = sorted(combined, key=lambda page: (-combined[page], page))
-    rankings, weights = [ranked], [search.weight_lexical + search.weight_chunks]
-    own: list = [{}]
-    if keep:
-        rankings.append(ranking.legs.get(r.LEG_SUMMARIES, []))
-        weights.append(search.weight_summaries)
-        own.append(dict.fromkeys(ranking.excerpts or (), search.weight_excerpts))
-    if ranking.passages and search.weight_passages > 0:
-        rankings.append(ranking.passages)
-        weights.append(search.weight_passages)
-        own.append(fusion.wording_votes(search, windows, search.weight_passages))
-    return _order(db, settings, rankings, weights, own, e.query.text)
+    return beside_votes(db, settings, ranked, ranking, ranking.passages or [], e.query.text, summaries=keep)
 
 
 def ranked_sets(sets, embedder) -> dict[str, dict[str, list[np.ndarray]]]:  # type: ignore[no-untyped-def]

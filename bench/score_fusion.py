@@ -146,14 +146,31 @@ def variant(db: sqlite3.Connection, settings: Settings, c: Captured, where: str,
         for p in set(best_lex) | set(best_sem)
     }
     convex = sorted(pages, key=lambda p: (-pages[p], p))
-    rankings = [convex, ranking.legs.get(r.LEG_SUMMARIES, [])]
-    weights = [search.weight_lexical + search.weight_chunks, search.weight_summaries]
-    own: list = [{}, dict.fromkeys(ranking.excerpts or (), search.weight_excerpts)]
+    return beside_votes(db, settings, convex, ranking, passages, c.query.text)
+
+
+def beside_votes(
+    db: sqlite3.Connection,
+    settings: Settings,
+    convex: list[str],
+    ranking: Ranking,
+    passages: list[str],
+    text: str,
+    summaries: bool = True,
+) -> list[str]:
+    """A convex page ranking joined by the other votes as ``fuse_legs`` joins it (the summary leg unless
+    ``summaries`` is off, the passage vote ``passages``), then ``_order`` (bench/page_evidence.py too)."""
+    search, windows = settings.search, ranking.windows or {}
+    rankings, weights, own = [convex], [search.weight_lexical + search.weight_chunks], [{}]
+    if summaries:
+        rankings.append(ranking.legs.get(r.LEG_SUMMARIES, []))
+        weights.append(search.weight_summaries)
+        own.append(dict.fromkeys(ranking.excerpts or (), search.weight_excerpts))
     if passages and search.weight_passages > 0:
         rankings.append(passages)
         weights.append(search.weight_passages)
         own.append(fusion.wording_votes(search, windows, search.weight_passages))
-    return _order(db, settings, rankings, weights, own, c.query.text)
+    return _order(db, settings, rankings, weights, own, text)
 
 
 def ranked_sets(sets, embedder) -> dict[str, dict[str, list[np.ndarray]]]:  # type: ignore[no-untyped-def]
