@@ -42,6 +42,7 @@ if TYPE_CHECKING:  # the heavy imports are lazy: --help works without Open WebUI
     from tests.openwebui.servers import SentinelInOpenWebUI
 
 SAMPLE_S = 0.25
+SIGN_IN_S = 120  # the stack is up before the browser starts: the form is drawn in seconds
 # The last assistant message as the page draws it: its status lines and its rendered content (ResponseMessage's
 # `.status-description` and `#response-content-container` in Open WebUI 0.12).
 LAST_REPLY_JS = """() => {
@@ -145,10 +146,23 @@ def stored_reply(client: httpx.Client, chat_id: str, replies: int) -> dict[str, 
     return None
 
 
-def sign_in(page: Page, url: str) -> None:
+def sign_in(page: Page, url: str, out: Path) -> None:
+    """Sign in as the admin; when Open WebUI shows no sign-in form, stop saying what it showed instead (seen once,
+    beside a CI run: ten minutes' wait and a bare Playwright timeout)."""
+    from playwright.sync_api import TimeoutError as NoForm
+
     from tests.openwebui.servers import ADMIN_EMAIL, ADMIN_PASSWORD
 
     page.goto(f"{url}/auth")
+    try:
+        page.locator("input[type=email]").wait_for(timeout=SIGN_IN_S * 1000)
+    except NoForm as err:
+        shot = out / "sign-in.png"
+        page.screenshot(path=str(shot))
+        shown = " ".join(page.inner_text("body").split())[:300]
+        raise SystemExit(
+            f"Open WebUI at {page.url} showed no sign-in form within {SIGN_IN_S} s; it showed {shown!r} ({shot})"
+        ) from err
     page.fill("input[type=email]", ADMIN_EMAIL)
     page.fill("input[type=password]", ADMIN_PASSWORD)
     page.keyboard.press("Enter")
@@ -239,7 +253,7 @@ def drive(running: SentinelInOpenWebUI, turns: list[Turn], out: Path, timeout_s:
             browser = driver.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
             page = browser.new_page(viewport={"width": 1200, "height": 900})
             page.set_default_timeout(timeout_s * 1000)
-            sign_in(page, url)
+            sign_in(page, url, out)
             chat, replies = "", 0
             for turn in turns:
                 if turn.chat != chat:
