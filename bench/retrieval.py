@@ -168,6 +168,7 @@ def shipped_order(db: sqlite3.Connection, settings: Settings, ranking: Ranking, 
         excerpts=ranking.excerpts,
         passages=ranking.passages or (),
         scores=ranking.scores,
+        feedback=ranking.feedback or (),
     ).ranked
 
 
@@ -206,6 +207,7 @@ def rankers(db, settings: Settings, embedder=None) -> dict[str, Ranker]:  # type
                 graph=should_run(settings, q.text, None),
                 passages=ranking.passages or (),
                 scores=ranking.scores,
+                feedback=ranking.feedback or (),
             ).ranked
         ),
         "fused, second stage off": shipped(unstaged),

@@ -207,6 +207,17 @@ class SearchSettings(BaseModel):
         "vault-choose (bench/vault_questions.tsv), with public and convo-choose not falling (docs/retrieval.md).",
     )
     leg_depth: int = Field(100, ge=10, description="Candidates each leg contributes to the fusion.")
+    # Pseudo-relevance feedback on the unit leg (``vectors.fed_back``; round seventeen, docs/retrieval.md)
+    feedback_units: int = Field(
+        0, ge=0, description="Units the unit leg's second pass moves the query toward (its first pass's best). 0: off."
+    )
+    feedback_beta: float = Field(0.3, ge=0, description="How far the second pass moves the query toward them.")
+    feedback_from: Literal["units", "agreed"] = Field(
+        "units", description="units: the unit leg's best; agreed: the best units both the wording and unit leg found."
+    )
+    feedback_leg: Literal["replace", "own"] = Field(
+        "replace", description="replace: the second pass is the unit leg; own: its pages vote as one more leg."
+    )
     timeout_s: float = Field(
         2.0, gt=0, description="Budget for query embedding and retrieval; past it the answer is lexical, with a note."
     )

@@ -64,6 +64,7 @@ def fuse_legs(
     windows: Mapping[str, int] | None = None,
     passages: Sequence[str] = (),
     scores: Mapping[str, Mapping[str, float]] | None = None,
+    feedback: Sequence[str] = (),
 ) -> dict[str, float]:
     """Fused weights of the legs' ranked pages (best first): plain RRF, or RRF weighted per leg; with
     ``scores`` (each unit leg's pages' best unit score, ``ladder.Ranking.scores``) and ``fusion`` = "scores",
@@ -108,6 +109,10 @@ def fuse_legs(
         rankings.append(passages)
         leg_weights.append(search.weight_passages)
         item_weights.append(wording_votes(search, windows or {}, search.weight_passages))
+    if feedback:  # the unit leg's second pass as its own leg (``feedback_leg`` "own"), weighed as the unit leg
+        rankings.append(feedback)
+        leg_weights.append(search.weight_chunks)
+        item_weights.append({})
     return rrf_weights(rankings, k=search.rrf_k, weights=leg_weights, item_weights=item_weights)
 
 
