@@ -80,6 +80,7 @@ BLIND_ROUNDS = {
     "vault-fresh10": 14,
     "vault-fresh11": 15,
     "vault-fresh12": 16,
+    "vault-fresh13": 17,
 }
 
 

@@ -1,7 +1,7 @@
-"""The text that states each answer of vault-fresh11 (round fifteen's blind set, STATES11) and vault-fresh12 (round
-sixteen's, STATES12), one pattern per question, in any of its page's languages; continues
-tests/support/vault_question_states_more.py (split only to keep each module short). Written with each set by reading
-pages, never changed by a ranking."""
+"""The text that states each answer of vault-fresh11 (round fifteen's blind set, STATES11), vault-fresh12 (round
+sixteen's, STATES12) and vault-fresh13 (round seventeen's, STATES13), one pattern per question, in any of its page's
+languages; continues tests/support/vault_question_states_more.py (split only to keep each module short). Written with
+each set by reading pages, never changed by a ranking."""
 
 from __future__ import annotations
 
@@ -129,4 +129,74 @@ STATES12 = {
     "u058": r"Yeni sabitlenmiş komut|New pinned command|Neuer angehefteter Befehl|Nuevo comando fijado",
     "u059": r"Çevrimdışıyken yapılan değişiklikler|[Cc]hanges made while offline|offline vorgenommen werden",
     "u060": r"`Alt-Tıklama`|`Alt-[Cc]lick`|`Alt-Klick`|`Alt-[Cc]lic`",
+}
+
+STATES13 = {
+    "w001": r"volunteer translators",
+    "w002": r"For macOS, iOS, and iPadOS",
+    "w003": r'"Organize"|„Organisieren"',
+    "w004": r"Only the primary view|Nur die primäre Ansicht|Solo se importa la vista principal",
+    "w005": r"open the plugins folder|um den Erweiterungsordner|abrir la carpeta de complementos",
+    "w006": r"fastest way to see the hotkey",
+    "w007": r"cannot be customized in Obsidian",
+    "w008": r"automatically scans every plugin version|scannt automatisch jede|analiza automáticamente cada versión",
+    "w009": r"before the vertical bar|vor dem senkrechten Strich",
+    "w010": r"ob sync --continuous",
+    "w011": r"[Ww]orldbackupday",
+    "w012": r"Empty arrays|Leere Arrays",
+    "w013": r"recommend using small models|Verwendung kleiner Modelle",
+    "w014": r"requires access to the entire vault|requiere acceso a toda la bóveda",
+    "w015": r"appears to freeze during import|einzufrieren scheint|parece congelarse",
+    "w016": r"only shows the token once|zeigt das Token nur einmal|solo muestra el token una vez",
+    "w017": r"Only notebooks owned by your account|die deinem Konto gehören|pertenezcan a tu cuenta",
+    "w018": r"`Alt\+Shift\+O`",
+    "w019": r"rebuild your metadata cache|Metadaten-Cache in den App-Einstellungen",
+    "w020": r"is 20 users|beträgt 20 Nutzer",
+    "w021": r"Internal links from diagrams don't show up|Interne Links aus Diagrammen werden nicht",
+    "w022": r"cannot reliably restrict|Erweiterungen nicht zuverlässig|no puede restringir de forma fiable",
+    "w023": r"ob sync-create-remote",
+    "w024": r"isn't necessarily unsafe|nicht zwangsläufig unsicher|no es necesariamente inseguro",
+    "w025": r"\*\*Open another vault\*\*|\*\*Anderen Vault öffnen\*\*",
+    "w026": r"\[Twig\]",
+    "w027": r"Toggle Live Preview/Source mode|Umschalten zwischen Live-Vorschau/Quellcode-Ansicht",
+    "w028": r"up to 30 minutes|bis zu 30 Minuten",
+    "w029": r"\*\*Active community plugin list\*\*|\*\*Aktive externe Erweiterungen\*\*",
+    "w030": r"`\{\{favicon\}\}`",
+    "w031": r"admin access|acceso de administrador|Administratorzugriff",
+    "w032": r"name, author, and description|nombre, autor y descripción|Name, Autor und Beschreibung",
+    "w033": r"`airtable-id`",
+    "w034": r"OneNote\\16\.0\\Backup",
+    "w035": r"Time Machine",
+    "w036": r"plugin is malicious|comunidad es malicioso|Community-Erweiterung bösartig",
+    "w037": r"\*\*Deselect all\*\*|\*\*Deseleccionar todo\*\*|\*\*Auswahl aufheben\*\*",
+    "w038": r"right-click a link in the editor|clic derecho en un enlace",
+    "w039": r"at the same time as everyone else|al mismo tiempo que todos|zur gleichen Zeit wie alle",
+    "w040": r"remain in your local vault|permanecen en tu bóveda local",
+    "w041": r"To switch accounts|Para cambiar de cuenta|Um das Konto zu wechseln",
+    "w042": r"from a \[\[search\]\] result|desde un resultado de \[\[Búsqueda",
+    "w043": r"You must manually push and pull|Debes subir y obtener los cambios manualmente",
+    "w044": r"may take a while|puede tomar un tiempo|kann dieser Vorgang eine Weile dauern",
+    "w045": r"`\{\{language\}\}`",
+    "w046": r"this\.socket\.send",
+    "w047": r"\*\*Hatalar\*\*|\*\*Errors\*\*|\*\*Fehler\*\*|\*\*Errores\*\*",
+    "w048": (
+        r"\*\*Devam et\*\* düğmesi|you will see a \*\*Resume\*\* button|Schaltfläche \*\*Fortfahren\*\*|"
+        r"verá un botón \*\*Continuar\*\*"
+    ),
+    "w049": r"notların birleştirileceği|notes will be merged|zusammengeführt werden|serán fusionadas",
+    "w050": r"hesap genelinde tek bir depolama|single account-wide storage limit|kontoweites Speicherlimit",
+    "w051": r"[Ii]ki haftaya kadar|up to two weeks|bis zu zwei Wochen",
+    "w052": r"publish\.js",
+    "w053": (
+        r"Komut Paleti\]\] çekirdek eklentisinin etkin|requires the \[\[Command palette\]\] core plugin|"
+        r"erfordert, dass die integrierte Erweiterung \[\[Befehlspalette\]\]|"
+        r"requiere que el complemento principal \[\[Paleta de comandos\]\]"
+    ),
+    "w054": r"`\.md`-? (ve|and|und) `\.canvas`",
+    "w055": r"en az 5 dakika|minimum of 5 minutes|mindestens alle 5 Minuten",
+    "w056": r"Android'de uygulama depolamasında|App storage on Android|App-Speicher auf Android",
+    "w057": r"`Shift\+2`",
+    "w058": r"Satır&nbsp;yüksekliği|Line&nbsp;height|Zeilenhöhe|Altura&nbsp;de&nbsp;línea",
+    "w059": r"`meeting OR work`",
+    "w060": r'said \\"hello\\"',
 }
