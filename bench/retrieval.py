@@ -169,6 +169,7 @@ def shipped_order(db: sqlite3.Connection, settings: Settings, ranking: Ranking, 
         excerpts=ranking.excerpts,
         passages=ranking.passages or (),
         scores=ranking.scores,
+        feedback=ranking.feedback or (),
     ).ranked
 
 
@@ -207,6 +208,7 @@ def rankers(db, settings: Settings, embedder=None) -> dict[str, Ranker]:  # type
                 graph=should_run(settings, q.text, None),
                 passages=ranking.passages or (),
                 scores=ranking.scores,
+                feedback=ranking.feedback or (),
             ).ranked
         ),
         "fused, second stage off": shipped(unstaged),
@@ -267,7 +269,7 @@ class EvalSet:
 
 
 # The round now choosing (docs/retrieval.md): a blind set read first in an earlier round chooses from then on.
-ROUND = 16
+ROUND = 17
 # The sets any weight or threshold may be chosen on (the sweeps use only these): the public set, the choosing
 # halves, and every blind set already read once for a report (vault-fresh in round six, having decided round
 # four's variant; each later one from the round after the one that read it).

@@ -90,3 +90,74 @@ def test_each_legs_scores_are_read_over_its_best_from_a_floor_of_zero() -> None:
     # the window prior shrinks a page's wording score as it shrinks its wording vote
     prior = SearchSettings(window_prior=1.0, score_alpha=0.4)
     assert fusion.convex_pages(prior, scores, {"answer": 10})[0] == "words"
+
+
+# The answer again in a kitchen log (its file still "Starter care.md"), its wording further behind the word list (one
+# "starter" fewer: .61 of its bm25) and its meaning still twice the list's: round sixteen's even share (score_alpha
+# .5, weight_scores 5.16; the default since round seventeen) puts it first, round fifteen's (.4, 4.125) did not.
+EVEN_ANSWER = (
+    "# Kitchen log\n\nBought new oven gloves on Monday. Before a trip, feed the sourdough starter, let it rise for an "
+    "hour, then put it in the fridge: once fed it stays alive for two weeks without attention. For longer journeys, "
+    "dry a thin layer on baking paper and revive the flakes with flour and water when you are home.\n"
+)
+
+
+def test_meaning_and_wording_weigh_alike_in_the_combined_score(vault_settings: WriteVault, e5: OnnxEmbedder) -> None:
+    files = {name: f"# {name.removesuffix('.md')}\n\n{text}\n" for name, text in FILLER.items()}
+    settings = vault_settings({**files, "Starter care.md": EVEN_ANSWER, "Bakery words.md": WORDS})
+    db = open_index(settings)
+    sync(settings, db)
+    embed_pending(db, e5)
+    ranking = rank_legs(db, settings, e5, QUERY, "body", time.monotonic() + 30)
+    assert ranking.scores is not None
+    wording, meaning = ranking.scores[r.LEG_LEXICAL], ranking.scores[r.LEG_CHUNKS]
+    assert 0.5 * wording["Bakery words.md"] < wording["Starter care.md"] < 0.7 * wording["Bakery words.md"]
+    assert meaning["Starter care.md"] > 2 * meaning["Bakery words.md"]
+    fifteen = settings.model_copy(
+        update={"search": settings.search.model_copy(update={"score_alpha": 0.4, "weight_scores": 4.125})}
+    )
+    before = search(db, fifteen, e5, QUERY, rung="body", limit=3)
+    assert [hit.path for hit in before.hits][:2] == ["Bakery words.md", "Starter care.md"]
+    shipped = search(db, settings, e5, QUERY, rung="body", limit=3)
+    assert [hit.path for hit in shipped.hits][:2] == ["Starter care.md", "Bakery words.md"]
+    db.close()
+
+
+# Round seventeen: an answer spread over two sections, each a little behind a one-paragraph answer in both legs.
+SPREAD = (
+    "# Travel feeding\n\n## Weekend away\n\nFeed the sourdough starter before you go and keep it in the fridge; it "
+    "stays alive for a week.\n\n## Longer journeys\n\nWhile travelling for a month, dry a thin layer of the starter "
+    "on baking paper; flour and water revive it.\n"
+)
+ONE_PARAGRAPH = (
+    "# Starter care\n\nBefore travelling, feed the sourdough starter, let it rise for an hour, then put it in the "
+    "fridge: a fed starter stays alive for two weeks while you travel.\n"
+)
+
+
+def test_a_pages_second_unit_counts_in_its_score(vault_settings: WriteVault, e5: OnnxEmbedder) -> None:
+    files = {name: f"# {name.removesuffix('.md')}\n\n{text}\n" for name, text in FILLER.items()}
+    settings = vault_settings({**files, "Travel feeding.md": SPREAD, "Starter care.md": ONE_PARAGRAPH})
+    db = open_index(settings)
+    sync(settings, db)
+    embed_pending(db, e5)
+    best_only = _with(settings, second_unit_lexical=0.0, second_unit_chunks=0.0)
+    ranking = rank_legs(db, best_only, e5, QUERY, "body", time.monotonic() + 30)
+    assert ranking.scores is not None
+    for leg in (r.LEG_LEXICAL, r.LEG_CHUNKS):  # best unit against best unit, the paragraph leads in both legs
+        assert ranking.scores[leg]["Starter care.md"] > ranking.scores[leg]["Travel feeding.md"]
+    # round sixteen's weights alone (the best units) and round fifteen's defaults put the paragraph first
+    for before in (best_only, _with(best_only, score_alpha=0.4, weight_scores=4.125)):
+        assert [hit.path for hit in search(db, before, e5, QUERY, rung="body", limit=2).hits] == [
+            "Starter care.md",
+            "Travel feeding.md",
+        ]
+    # a quarter of each section's second unit in each leg's score puts the two sections first
+    assert settings.search.second_unit_lexical == settings.search.second_unit_chunks == 0.25
+    shipped = search(db, settings, e5, QUERY, rung="body", limit=2)
+    assert [hit.path for hit in shipped.hits] == ["Travel feeding.md", "Starter care.md"]
+    db.close()
+
+
+def _with(settings: Settings, **search_settings: float) -> Settings:
+    return settings.model_copy(update={"search": settings.search.model_copy(update=search_settings)})

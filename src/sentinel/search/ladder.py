@@ -34,6 +34,7 @@ from sentinel.search.rerank import reranked
 from sentinel.search.results import Hit, Rung, SearchResult
 from sentinel.search.scope import boundary_note, kept_out
 from sentinel.search.summaries import excerpts_of_entries
+from sentinel.search.vectors import fed_back
 from sentinel.search.view import chunk_count, current_view
 from sentinel.settings import Settings
 
@@ -98,15 +99,23 @@ def _pages_by_best_chunk(chunks: list[int], where: dict[int, tuple[str, bool]], 
 
 
 def _best_scores(
-    scored: Mapping[int, float], where: dict[int, tuple[str, bool]], summary_rung: bool
+    scored: Mapping[int, float], where: dict[int, tuple[str, bool]], summary_rung: bool, second: float = 0.0
 ) -> dict[str, float]:
-    """Each page's best unit score among a unit leg's candidates (the pages the rung shows)."""
+    """Each page's best unit score among a unit leg's candidates (the pages the rung shows), plus ``second`` x its
+    second best's (from a floor of 0; none: 0): a page whose answer is spread over two units keeps some of the
+    second's evidence (round seventeen, docs/retrieval.md)."""
     best: dict[str, float] = {}
+    runner_up: dict[str, float] = {}
     for cid, score in scored.items():
         if cid in where and (not summary_rung or where[cid][1]):
             page = where[cid][0]
-            best[page] = max(score, best.get(page, score))
-    return best
+            if page not in best:
+                best[page] = score
+            elif score > best[page]:
+                runner_up[page], best[page] = best[page], score
+            else:
+                runner_up[page] = max(score, runner_up.get(page, score))
+    return {page: top + second * max(0.0, runner_up.get(page, 0.0)) for page, top in best.items()}
 
 
 def _paths_of(db: sqlite3.Connection, page_ids: list[int], rows: view_rows.Rows | None) -> list[str]:
@@ -133,6 +142,7 @@ class Ranking:
     passages: list[str] | None = None  # ``fusion.passage_pages``: pages by the best unit both unit legs agree on
     agreed: frozenset[str] = frozenset()  # pages holding a unit both unit legs found
     scores: dict[str, dict[str, float]] | None = None  # the unit legs' pages' best unit scores (``_best_scores``)
+    feedback: list[str] | None = None  # the unit leg's second pass's pages, where it votes as its own leg
 
 
 _SUMMARY_ROLES = frozenset(role.value for role in SUMMARY_RUNG_ROLES)
@@ -170,14 +180,17 @@ def rank_legs(
     summary_pages = _paths_of(db, found.pages, found.rows)  # and what needs them alone, while the chunks rank
     excerpts = excerpts_of_entries(db, summary_pages)
     found = meaning.answer(started, found, deadline)
-    where.update(_chunk_pages(db, [c for c in found.chunks if c not in where], found.rows))
+    fed = _second_pass(db, settings, lexical, found)
+    if fed and settings.search.feedback_leg == "replace":
+        found.chunks, found.chunk_scores, fed = list(fed), fed, {}
+    where.update(_chunk_pages(db, [c for c in [*found.chunks, *fed] if c not in where], found.rows))
     scores = None
     if found.chunks or found.pages:
         legs[r.LEG_CHUNKS] = _pages_by_best_chunk(found.chunks, where, summary_rung)
         legs[r.LEG_SUMMARIES] = summary_pages
         scores = {
-            r.LEG_LEXICAL: _best_scores(lexical_found, where, summary_rung),
-            r.LEG_CHUNKS: _best_scores(found.chunk_scores, where, summary_rung),
+            r.LEG_LEXICAL: _best_scores(lexical_found, where, summary_rung, settings.search.second_unit_lexical),
+            r.LEG_CHUNKS: _best_scores(found.chunk_scores, where, summary_rung, settings.search.second_unit_chunks),
         }
     page_of = {cid: page for cid, (page, _) in where.items()}
     chunk_order = fusion.chunk_order(lexical, found.chunks, page_of)
@@ -187,9 +200,27 @@ def rank_legs(
     agreed = set(lexical).intersection(found.chunks)
     passages = fusion.passage_pages(chunk_order, shown, agreed) if found.chunks else []
     both = frozenset(page_of[cid] for cid in agreed if cid in page_of)
-    return Ranking(
-        legs, chunk_order, found.notes, found.language, found.vector, windows, excerpts, passages, both, scores
-    )
+    fed_pages = _pages_by_best_chunk(list(fed), where, summary_rung) if fed else None
+    ranked = (legs, chunk_order, found.notes, found.language, found.vector, windows, excerpts, passages, both)
+    return Ranking(*ranked, scores, fed_pages)
+
+
+def _second_pass(
+    db: sqlite3.Connection, settings: Settings, lexical: list[int], found: meaning.Meaning
+) -> dict[int, float]:
+    """The unit leg's pseudo-relevance feedback (``vectors.fed_back``), when ``feedback_units`` asks: the query
+    moved toward the first pass's best units (``feedback_from`` "units") or the best that both unit legs found, in
+    the order of the passage vote ("agreed"); {} when off or nothing to feed back."""
+    search = settings.search
+    if not search.feedback_units or found.vector is None or found.chunk_set is None or not found.chunks:
+        return {}
+    if search.feedback_from == "units":
+        seeds = found.chunks[: search.feedback_units]
+    else:
+        both = set(lexical).intersection(found.chunks)
+        seeds = [c for c in fusion.rrf_weights([lexical, found.chunks]) if c in both][: search.feedback_units]
+    depth = search.leg_depth * CHUNKS_PER_PAGE
+    return fed_back(db, found.chunk_set, found.vector, seeds, search.feedback_beta, depth) if seeds else {}
 
 
 @dataclass
@@ -211,18 +242,19 @@ def fuse(
     excerpts: Collection[str] | None = None,
     passages: Sequence[str] = (),
     scores: Mapping[str, Mapping[str, float]] | None = None,
+    feedback: Sequence[str] = (),
 ) -> Fused:
     """The fused page ranking: RRF of the legs, then (``graph``) the PageRank rerank, then the quality
     penalty (the policies are ``fusion``'s), then (``SearchSettings.rerank``, with the query's ``vector``)
     the second stage over the top pages (``sentinel.search.rerank``). ``windows`` and ``excerpts``: the lexical
     leg's window counts and the summary leg's excerpts of entries where the caller has them (``rank_legs`` finds
     them while the chunk leg runs); ``passages``: ``Ranking.passages`` (none: the three legs alone); ``scores``:
-    ``Ranking.scores`` (none: the legs by rank alone)."""
+    ``Ranking.scores`` (none: the legs by rank alone); ``feedback``: ``Ranking.feedback``."""
     if windows is None:
         windows = windows_per_page(db, legs.get(r.LEG_LEXICAL, []))
     if excerpts is None:
         excerpts = excerpts_of_entries(db, legs.get(r.LEG_SUMMARIES, []))
-    weights = fusion.fuse_legs(settings.search, legs, excerpts, windows, passages, scores)
+    weights = fusion.fuse_legs(settings.search, legs, excerpts, windows, passages, scores, feedback)
     found = set(weights)
     if graph:
         weights = fusion.with_walk(settings.search, list(weights), walk_graph(db, list(weights), roles))
@@ -289,6 +321,7 @@ def search(
         excerpts=ranking.excerpts,
         passages=ranking.passages or (),
         scores=ranking.scores,
+        feedback=ranking.feedback or (),
     )
     roles = _roles(rung)
     named = exact_pages(db, text)
@@ -306,6 +339,8 @@ def search(
     ranked = translations.ranked if translations else ranked
     window = ranked[cursor : cursor + limit]
     found_by = {p: tuple(name for name, pages in ranking.legs.items() if p in pages) for p in window}
+    for path in set(ranking.feedback or ()) & set(window):  # the unit leg's second pass found it
+        found_by[path] = found_by[path] or (r.LEG_CHUNKS,)
     for path in fused.graph_only & set(window):
         found_by[path] = (r.LEG_GRAPH,)
     hits: list[Hit] = build_hits(db, window, rung, set(exact), found_by, fused.flags, ranking.chunk_order, translations)

@@ -44,6 +44,7 @@ class Meaning:
 
     chunks: list[int] = field(default_factory=list)
     chunk_scores: dict[int, float] = field(default_factory=dict)  # each of ``chunks``' exact centred cosine
+    chunk_set: VectorSet | None = None  # the unit vectors the chunk leg ranked (a second pass ranks them again)
     pages: list[int] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     language: str = ""  # the query's language, as its vector's nearest language centre says
@@ -69,7 +70,7 @@ class Started:
     only: Filter | None
     held: SearchView | None  # the current view handed to the pool, when there was one
     embedded: Future[_Embedded | Meaning]  # the query's vector and view, or why the legs cannot run
-    chunks: Future[dict[int, float]]  # the chunk leg's ranked chunk ids, with their scores
+    chunks: Future[tuple[dict[int, float], VectorSet | None]]  # the chunk leg's ranked ids with scores, its set
 
 
 def start(
@@ -102,7 +103,7 @@ def _embed_and_rank_chunks(
     only: Filter | None,
     held: SearchView | None,
     embedded: Future[_Embedded | Meaning],
-) -> dict[int, float]:
+) -> tuple[dict[int, float], VectorSet | None]:
     """On the pool: embed the query, hand it over (``embedded`` is always settled, also on an error), then rank
     the chunks."""
     try:
@@ -112,12 +113,12 @@ def _embed_and_rank_chunks(
                 f"the index's vectors were made by another model than the embedder's: run {embed_command(reembed=True)}"
             )
             embedded.set_result(Meaning(notes=[f"{note}; {WORDING_ONLY}"]))
-            return {}
+            return {}, None
         if view.chunks is None and view.summaries is None:
             embedded.set_result(
                 Meaning(notes=[f"nothing has been embedded yet (run {embed_command()}); {WORDING_ONLY}"])
             )
-            return {}
+            return {}, None
         vector = embedder.embed([query], "query").vectors[0]
     except BaseException as err:
         embedded.set_exception(err)
@@ -125,10 +126,10 @@ def _embed_and_rank_chunks(
     embedded.set_result(_Embedded(view, vector))
     chunk_set = view.summary_role_chunks if rung == "summary" else view.chunks
     if chunk_set is None:
-        return {}
+        return {}, None
     if only is not None:  # a faceted search ranks only the pages the facets allow
         chunk_set = chunk_set.subset(np.isin(chunk_set.items, only.chunk_ids))
-    return nearest_scored(db, chunk_set, vector, k)
+    return nearest_scored(db, chunk_set, vector, k), chunk_set
 
 
 def with_summaries(started: Started | Meaning, deadline: float) -> Meaning:
@@ -157,7 +158,7 @@ def answer(started: Started | Meaning, found: Meaning, deadline: float) -> Meani
     if isinstance(started, Meaning) or found.vector is None:
         return found  # the legs did not run: ``found`` says why
     try:
-        chunks = started.chunks.result(timeout=max(0.0, deadline - time.monotonic()))
+        chunks, found.chunk_set = started.chunks.result(timeout=max(0.0, deadline - time.monotonic()))
     except FutureTimeout:
         return Meaning(notes=[PAST_BUDGET])
     if time.monotonic() > deadline:  # the summary leg ran past it

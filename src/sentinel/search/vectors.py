@@ -142,7 +142,35 @@ def nearest_scored(
     legs (``fusion.convex_pages``) and no further: no result carries a similarity."""
     if not len(vectors) or k <= 0:
         return {}
-    centred_query = vectors.centres.centred(query[None, :])[0]
+    return _nearest_centred(db, vectors, vectors.centres.centred(query[None, :])[0], k, candidates)
+
+
+def fed_back(
+    db: sqlite3.Connection,
+    vectors: VectorSet,
+    query: np.ndarray,
+    units: Sequence[int],
+    beta: float,
+    k: int,
+    candidates: int = CANDIDATES,
+) -> dict[int, float]:
+    """``nearest_scored`` again for the query moved toward ``units`` (items of ``vectors``, the first pass's best):
+    normalise(centred query + ``beta`` x the mean of their centred vectors), Rocchio's pseudo-relevance feedback in
+    the centred space the leg ranks in (a paraphrase the question's words do not reach may lie near what they
+    found). One more sign-bit scan and exact rescoring; {} where none of ``units`` is in ``vectors``."""
+    if not len(vectors) or k <= 0 or not len(units):
+        return {}
+    rows, restored = restored_rows(db, vectors, np.flatnonzero(np.isin(vectors.items, np.asarray(units, np.int64))))
+    if not len(rows):
+        return {}
+    centred = vectors.centres.centred(restored, vectors.centre_of[rows], in_place=True)
+    moved = vectors.centres.centred(query[None, :])[0] + beta * centred.mean(axis=0)
+    return _nearest_centred(db, vectors, moved / max(float(np.linalg.norm(moved)), 1e-12), k, candidates)
+
+
+def _nearest_centred(
+    db: sqlite3.Connection, vectors: VectorSet, centred_query: np.ndarray, k: int, candidates: int
+) -> dict[int, float]:
     if len(vectors) > candidates:
         rows = hamming_candidates(vectors.bits, sign_bits(centred_query[None, :])[0], candidates, vectors.items)
     else:
