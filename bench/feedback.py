@@ -6,8 +6,7 @@ For every question of ``--sets`` (default: ``retrieval.CHOOSING``) ranks main's 
 (``retrieval.shipped_order``) and each variant of ``VARIANTS``: round sixteen's second unit on h50b's weights
 (``page_evidence.variant``, from the legs run once) and the unit leg's pseudo-relevance feedback (the real search
 code, ``rank_legs`` under the variant's ``SearchSettings.feedback_*``; the query is embedded once). Judged by
-round fifteen's table and rule (``score_fusion.judged``). Since the round's choice is the default (the second units on
-h50b's weights), "main" reads that variant's figures and the variants are a second look at it, not a ranking.
+round fifteen's table and rule (``score_fusion.judged``).
 """
 
 from __future__ import annotations
@@ -77,7 +76,8 @@ def ranked_sets(sets, embedder) -> dict[str, dict[str, list[np.ndarray]]]:  # ty
         weighted = _updated(
             settings,
             score_alpha=H50B["alpha"],
-            weight_scores=(search.weight_lexical + search.weight_chunks) * H50B["scale"],
+            weight_lexical=search.weight_lexical * H50B["scale"],
+            weight_chunks=search.weight_chunks * H50B["scale"],
         )
         got: dict[str, list[np.ndarray]] = {"main": [], **{name: [] for name in VARIANTS}}
         for q in each.queries:

@@ -161,7 +161,7 @@ def beside_votes(
     """A convex page ranking joined by the other votes as ``fuse_legs`` joins it (the summary leg unless
     ``summaries`` is off, the passage vote ``passages``), then ``_order`` (bench/page_evidence.py too)."""
     search, windows = settings.search, ranking.windows or {}
-    rankings, weights, own = [convex], [search.weight_scores], [{}]
+    rankings, weights, own = [convex], [search.weight_lexical + search.weight_chunks], [{}]
     if summaries:
         rankings.append(ranking.legs.get(r.LEG_SUMMARIES, []))
         weights.append(search.weight_summaries)

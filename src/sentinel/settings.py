@@ -166,10 +166,10 @@ class SearchSettings(BaseModel):
         "(score_alpha), then RRF with the other legs, weighted (measured best); weighted: every leg by rank, RRF with "
         "the leg weights below; rrf: plain RRF, k=60.",
     )
-    # Round fifteen chose .4 on 13 choosing sets among 0.3-0.8; round seventeen .5, with weight_scores and the second
-    # units, on the 15 choosing sets (public, convo-choose, vault-choose, vault-fresh ... 12; docs/retrieval.md)
+    # Chosen in round fifteen on the 13 choosing sets (public, convo-choose, vault-choose, vault-fresh,
+    # vault-fresh2 ... vault-fresh10) among 0.3-0.8 (docs/retrieval.md); .5 read about as well there.
     score_alpha: float = Field(
-        0.5,
+        0.4,
         ge=0,
         le=1,
         description="With fusion=scores: the unit (meaning) leg's share of the combined score, the wording leg's "
@@ -184,11 +184,6 @@ class SearchSettings(BaseModel):
     weight_lexical: float = Field(1.875, ge=0, description="Weight of the FTS5 (wording) leg.")
     weight_chunks: float = Field(2.25, ge=0, description="Weight of the semantic leg over body chunks.")
     weight_summaries: float = Field(0.5, ge=0, description="Weight of the semantic leg over page summaries.")
-    # 1.25 x (weight_lexical + weight_chunks), the two legs it stands for: round sixteen's, chosen in round
-    # seventeen with the second units on the 15 choosing sets (docs/retrieval.md)
-    weight_scores: float = Field(
-        5.15625, ge=0, description="With fusion=scores: the weight of the wording and unit legs' combined ranking."
-    )
     weight_excerpts: float = Field(
         0.75,
         ge=0,
@@ -212,13 +207,17 @@ class SearchSettings(BaseModel):
         "vault-choose (bench/vault_questions.tsv), with public and convo-choose not falling (docs/retrieval.md).",
     )
     leg_depth: int = Field(100, ge=10, description="Candidates each leg contributes to the fusion.")
-    second_unit_lexical: float = Field(0.25, ge=0, description="A page's wording score adds this x its 2nd unit's.")
-    second_unit_chunks: float = Field(0.25, ge=0, description="A page's meaning score adds this x its 2nd unit's.")
-    # Pseudo-relevance feedback on the unit leg (``vectors.fed_back``): off, none of round seventeen's passed its rule
-    feedback_units: int = Field(0, ge=0, description="Units the unit leg's second pass moves the query toward. 0: off.")
+    # Pseudo-relevance feedback on the unit leg (``vectors.fed_back``; round seventeen, docs/retrieval.md)
+    feedback_units: int = Field(
+        0, ge=0, description="Units the unit leg's second pass moves the query toward (its first pass's best). 0: off."
+    )
     feedback_beta: float = Field(0.3, ge=0, description="How far the second pass moves the query toward them.")
-    feedback_from: Literal["units", "agreed"] = Field("units", description="The unit leg's best, or both legs' best.")
-    feedback_leg: Literal["replace", "own"] = Field("replace", description="replace: the unit leg; own: beside it.")
+    feedback_from: Literal["units", "agreed"] = Field(
+        "units", description="units: the unit leg's best; agreed: the best units both the wording and unit leg found."
+    )
+    feedback_leg: Literal["replace", "own"] = Field(
+        "replace", description="replace: the second pass is the unit leg; own: its pages vote as one more leg."
+    )
     timeout_s: float = Field(
         2.0, gt=0, description="Budget for query embedding and retrieval; past it the answer is lexical, with a note."
     )

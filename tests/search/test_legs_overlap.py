@@ -66,8 +66,8 @@ def _in_turn(
         legs[r.LEG_CHUNKS] = ladder._pages_by_best_chunk(chunks, where, summary_rung)
         legs[r.LEG_SUMMARIES] = ladder._paths_of(db, pages, view.rows)
         scores = {
-            r.LEG_LEXICAL: ladder._best_scores(lexical_found, where, summary_rung, settings.search.second_unit_lexical),
-            r.LEG_CHUNKS: ladder._best_scores(scored, where, summary_rung, settings.search.second_unit_chunks),
+            r.LEG_LEXICAL: ladder._best_scores(lexical_found, where, summary_rung),
+            r.LEG_CHUNKS: ladder._best_scores(scored, where, summary_rung),
         }
     page_of = {cid: page for cid, (page, _) in where.items()}
     notes, language = meaning._coverage_notes(view), meaning._language_of(view, vector, text)

@@ -68,7 +68,7 @@ def fuse_legs(
 ) -> dict[str, float]:
     """Fused weights of the legs' ranked pages (best first): plain RRF, or RRF weighted per leg; with
     ``scores`` (each unit leg's pages' best unit score, ``ladder.Ranking.scores``) and ``fusion`` = "scores",
-    the wording and unit legs are one ranking (``convex_pages``) weighing ``weight_scores``.
+    the wording and unit legs are one ranking (``convex_pages``) weighing ``weight_lexical + weight_chunks``.
 
     ``excerpts``: pages whose summary is only an excerpt of a few entries (no description, no analysis yet, a
     first unit that is an entry: a chat log's first turns; ``summaries.excerpts_of_entries``). Their summary
@@ -103,7 +103,7 @@ def fuse_legs(
     if search.fusion == "scores" and scores is not None and all(name in legs for name in scored):
         rest = [name for name in legs if name not in scored]
         rankings = [convex_pages(search, scores, windows or {}), *(legs[name] for name in rest)]
-        leg_weights = [search.weight_scores, *(weights[name] for name in rest)]
+        leg_weights = [search.weight_lexical + search.weight_chunks, *(weights[name] for name in rest)]
         item_weights = [{}, *(own.get(name, {}) for name in rest)]
     if passages and search.weight_passages > 0:
         rankings.append(passages)
@@ -125,9 +125,7 @@ def convex_pages(
     query, with a lower bound of 0 (an unrelated unit's cosine; bm25 has none lower): Bruch et al.'s
     theoretical-minimum normalisation. A page one leg did not find scores 0 there. The wording score keeps the
     window prior (``wording_votes``: a page of many windows has as many chances to hold a word). Round fifteen
-    (docs/retrieval.md): on the 13 choosing sets pooled MRR@10 .8169 -> .8289, hit@5 .9245 -> .9284; round seventeen
-    (alpha .5, ``weight_scores`` 1.25 x the two legs' weights, a page's second unit at .25 in each leg's score,
-    ``ladder._best_scores``): on the 15 choosing sets .8199 / .9245 -> .8245 / .9268."""
+    (docs/retrieval.md): on the 13 choosing sets pooled MRR@10 .8169 -> .8289, hit@5 .9245 -> .9284."""
     lexical = _by_best(scores.get(r.LEG_LEXICAL, {}))
     semantic = _by_best(scores.get(r.LEG_CHUNKS, {}))
     alpha, prior = search.score_alpha, search.window_prior

@@ -99,23 +99,15 @@ def _pages_by_best_chunk(chunks: list[int], where: dict[int, tuple[str, bool]], 
 
 
 def _best_scores(
-    scored: Mapping[int, float], where: dict[int, tuple[str, bool]], summary_rung: bool, second: float = 0.0
+    scored: Mapping[int, float], where: dict[int, tuple[str, bool]], summary_rung: bool
 ) -> dict[str, float]:
-    """Each page's best unit score among a unit leg's candidates (the pages the rung shows), plus ``second`` x its
-    second best's (from a floor of 0; none: 0): a page whose answer is spread over two units keeps some of the
-    second's evidence (round seventeen, docs/retrieval.md)."""
+    """Each page's best unit score among a unit leg's candidates (the pages the rung shows)."""
     best: dict[str, float] = {}
-    runner_up: dict[str, float] = {}
     for cid, score in scored.items():
         if cid in where and (not summary_rung or where[cid][1]):
             page = where[cid][0]
-            if page not in best:
-                best[page] = score
-            elif score > best[page]:
-                runner_up[page], best[page] = best[page], score
-            else:
-                runner_up[page] = max(score, runner_up.get(page, score))
-    return {page: top + second * max(0.0, runner_up.get(page, 0.0)) for page, top in best.items()}
+            best[page] = max(score, best.get(page, score))
+    return best
 
 
 def _paths_of(db: sqlite3.Connection, page_ids: list[int], rows: view_rows.Rows | None) -> list[str]:
@@ -189,8 +181,8 @@ def rank_legs(
         legs[r.LEG_CHUNKS] = _pages_by_best_chunk(found.chunks, where, summary_rung)
         legs[r.LEG_SUMMARIES] = summary_pages
         scores = {
-            r.LEG_LEXICAL: _best_scores(lexical_found, where, summary_rung, settings.search.second_unit_lexical),
-            r.LEG_CHUNKS: _best_scores(found.chunk_scores, where, summary_rung, settings.search.second_unit_chunks),
+            r.LEG_LEXICAL: _best_scores(lexical_found, where, summary_rung),
+            r.LEG_CHUNKS: _best_scores(found.chunk_scores, where, summary_rung),
         }
     page_of = {cid: page for cid, (page, _) in where.items()}
     chunk_order = fusion.chunk_order(lexical, found.chunks, page_of)
