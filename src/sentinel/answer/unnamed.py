@@ -70,16 +70,99 @@ def _chunks_holding(db: sqlite3.Connection, word: str) -> int:
     return max(frequencies(db, forms(word)).values())
 
 
-def unnamed(db: sqlite3.Connection, question: str, *, share: float | None = None, rare: int = RARE_CHUNKS) -> str:
+# Where a question names a thing a person owns or runs Obsidian on ("on my apple watch", "auf meiner Garmin-Uhr",
+# "en mi televisor inteligente", "akıllı saatimde"): a preposition and a possessive (``OWNED``), or, wider, an
+# article (``PLACED``); Turkish writes the possessive and the place as the word's ending (-imde, -umda, …).
+OWNED = re.compile(r"(?<![^\W_])(?:on|auf|en) (?:my|our|meine[mnrs]?|mein|unsere[mnrs]?|mis?|nuestr[oa]s?)\s+$", re.I)
+PLACED = re.compile(
+    r"(?<![^\W_])(?:on|to|with|auf|mit|en|con) (?:my|our|a|an|the|meine[mnrs]?|mein|unsere[mnrs]?|eine[mnrs]?|ein"
+    r"|dem|der|mis?|nuestr[oa]s?|una?|el|la)\s+$",
+    re.I,
+)
+_TURKISH_OWNED = re.compile(r"[^\W_]{2,}(?:[ıiuü]m|m)(?:da|de|ta|te)$", re.I)
+RUN_WORDS = 3  # the most words a device's name runs to
+_JOINED = re.compile(r"[\s-]*")  # between two words of one name: spaces or a hyphen
+
+
+def _named_run(words: list[re.Match[str]], index: int) -> list[re.Match[str]]:
+    """The content words from ``words[index]`` on that read as one name: at most ``RUN_WORDS``, joined by spaces
+    or hyphens only, each a content word (a number may follow: "PlayStation 5")."""
+    run: list[re.Match[str]] = []
+    for found in words[index : index + RUN_WORDS]:
+        if run and not _JOINED.fullmatch(found.string[run[-1].end() : found.start()]):
+            break
+        if not content_words(found.group()):
+            break
+        run.append(found)
+    return run
+
+
+def _device(db: sqlite3.Connection, question: str, words: list[re.Match[str]], position: re.Pattern[str]) -> str:
+    """The name after ``position`` (a preposition and a possessive or article) that no chunk holds all the words
+    of ("apple watch": the vault holds "Apple" and "watch", never in one chunk), or a Turkish word ending in
+    the possessive and the place with the content word before it ("akıllı saatimde"); "" when none."""
+    for index, found in enumerate(words):
+        run: list[re.Match[str]] = []
+        if position.search(question[max(0, found.start() - 24) : found.start()]):
+            run = _named_run(words, index)
+        elif (
+            _TURKISH_OWNED.fullmatch(found.group()) and turn_language(question) == "tr" and content_words(found.group())
+        ):
+            before = words[index - 1] if index else None
+            near = before is not None and _JOINED.fullmatch(question[before.end() : found.start()])
+            run = [before, found] if near and before is not None and content_words(before.group()) else [found]
+        named = [w.group() for w in run if not w.group().isdigit()]
+        if named and _in_no_chunk(db, named):
+            return question[run[0].start() : run[-1].end()]
+    return ""
+
+
+def _hyphened(db: sqlite3.Connection, words: list[re.Match[str]]) -> str:
+    """A hyphenated compound whose first part (3+ letters) no chunk holds ("Garmin-Uhr", "Samsung-Smartwatch"):
+    German writes every noun with a capital, but a name it joins to a noun with a hyphen; "" when none."""
+    for index, found in enumerate(words[:-1]):
+        after = words[index + 1]
+        if found.string[found.end() : after.start()] != "-" or found.group().isdigit() or len(found.group()) < 3:
+            continue
+        if content_words(found.group()) and _in_no_chunk(db, [found.group()]):
+            end = index + 1
+            while end + 1 < len(words) and found.string[words[end].end() : words[end + 1].start()] == "-":
+                end += 1
+            return found.string[found.start() : words[end].end()]
+    return ""
+
+
+def unnamed(
+    db: sqlite3.Connection,
+    question: str,
+    *,
+    share: float | None = None,
+    rare: int = RARE_CHUNKS,
+    hyphen: bool = False,
+    position: re.Pattern[str] | None = None,
+) -> str:
     """The first name in ``question`` that no chunk of the index holds, as the question writes it ("" when
     none): a content word written with a capital where no sentence opens, or, unless ``share`` is None, two
     adjacent content words opening with a name (capitalised in the question, or written so in the vault: at
     least ``share`` of its occurrences), the second in at most ``rare`` chunks, that no chunk holds both of.
     Never in a German sentence: German writes every noun with a capital, so a capital names nothing there (a
     follow-up searched as "Wie lange hebt Obsidian die Sicherungskopien auf? and how often?" is read sentence by
-    sentence)."""
+    sentence). ``hyphen``: also a hyphenated compound whose first part no chunk holds, in any language;
+    ``position``: also the name in a device's position (``OWNED``, ``PLACED``) that no chunk holds whole."""
     german = [(s.start, s.end) for s in sentence_spans(question) if turn_language(s.text) == "de"]
-    words = [w for w in _WORD.finditer(question) if not any(a <= w.start() < b for a, b in german)]
+    every = list(_WORD.finditer(question))
+    words = [w for w in every if not any(a <= w.start() < b for a, b in german)]
+    if found := _capitalised(db, question, words, share, rare):
+        return found
+    if hyphen and (found := _hyphened(db, every)):
+        return found
+    return _device(db, question, every, position) if position is not None else ""
+
+
+def _capitalised(
+    db: sqlite3.Connection, question: str, words: list[re.Match[str]], share: float | None, rare: int
+) -> str:
+    """``unnamed``'s capitalised word, or its two-word name unless ``share`` is None; "" when none."""
     for index, found in enumerate(words):
         word = found.group()
         if not content_words(word) or word.isdigit():
