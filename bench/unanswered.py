@@ -252,18 +252,16 @@ def _idf_share(t: float) -> Rule:
 # ``unnamed.unnamed``'s settings. Round two (h50d, committed before it was ranked; round one's three, a capital or
 # a two-word name in every language with no limit on the second word, each lost 5-18 points of the answerable
 # choosing questions, German's nouns and short chunks: docs/answers.md): (vault share, at most chunks) of the
-# two-word name, share None for a capitalised word alone; none in a German question. Round three (h51e, committed
-# before it was ranked): the capitalised word, and a hyphenated compound whose first part no chunk holds, or the
-# name in a device's position (``unnamed.OWNED``: "on my", "auf meiner", "en mi", Turkish "-imde"; ``PLACED``:
-# also "on a", "to the", "auf einer", "en un", …) that no chunk holds whole, or both.
+# two-word name, share None for a capitalised word alone; none in a German question. Rounds three and four (h51e,
+# each committed before it was ranked): the capitalised word, and a hyphenated compound whose first part no chunk
+# holds, or the name in a device's position that no chunk holds whole (``unnamed.OWNED``: "on my", "auf meiner",
+# "en mi"; ``PLACED``: also "on a", "to the", "auf einer", "en un", …); round four's name ends its clause.
 NAMINGS: dict[str, dict[str, Any]] = {
     "capitalised word, not German": {},
     "name .8, second word in <= 3 chunks, not German": {"share": 0.8, "rare": 3},
     "capitalised + hyphen": {"hyphen": True},
     "capitalised + owned": {"position": OWNED},
     "capitalised + placed": {"position": PLACED},
-    "capitalised + hyphen + owned": {"hyphen": True, "position": OWNED},
-    "capitalised + hyphen + placed": {"hyphen": True, "position": PLACED},
 }
 SHIPPED_NAMING = "capitalised word, not German"  # h50d's, as shipped
 
