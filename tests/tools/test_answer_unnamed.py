@@ -129,12 +129,12 @@ def test_a_lowercase_device_the_vault_never_names_is_said_before_the_nearest_pas
 ) -> None:
     """Without ``unmentioned``: the Sync page is quoted as if it answered (e5 reads the question on topic)."""
     ctx = embedded(make_ctx(WATCHES), e5)
-    packet = build_packet(ctx, APPLE_WATCH, passages=4, budget_tokens=1200)
-    assert relevant(packet) and not packet.unnamed  # not silenced: answerable questions use such words too
-    assert packet.unmentioned == "apple watch"
     answer = answer_turn(ctx, ScriptedProvider([unreachable]), Turn([{"role": "user", "content": APPLE_WATCH}]))
     assert answer.answer.startswith("The vault does not mention “apple watch”. ")
     assert answer.citations  # the nearest passage still follows, under the line that says it is not a yes
+    packet = build_packet(ctx, APPLE_WATCH, passages=4, budget_tokens=1200)
+    assert relevant(packet) and not packet.unnamed  # not silenced: answerable questions use such words too
+    assert packet.unmentioned == "apple watch"
 
 
 def test_a_german_device_the_vault_never_names_is_said_in_german(make_ctx: MakeContext, e5: OnnxEmbedder) -> None:
