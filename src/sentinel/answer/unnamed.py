@@ -4,14 +4,16 @@ e5 reads a question about Obsidian on a device as on topic: "can i use obsidian 
 Sync FAQ at cosine .906 ("Garmin", "Xbox", "Kindle", "Tesla" .85-.88), so the packet is let in (``packet.
 lets_in``) and the model writes two true sentences about the iOS app that a person reads as a yes (browser
 stop 49, row 10). What tells such a question apart is not topic but a name: a word the question writes with a
-capital (not opening a sentence) that no chunk holds ("Garmin", "Madrid"), or, measured and off, two adjacent
-words opening with a name that no chunk holds together ("apple watch": the vault writes "Apple" as a name and
-says "watch", never in one chunk). A name is
-looked up as each language's chunks hold it (``fold.forms``), so an inflected or stemmed form is found.
+capital (not opening a sentence) that no chunk holds ("Garmin", "Madrid"), or the name in a device's position
+("on my apple watch", "auf meiner Garmin-Uhr": the vault writes "Apple" and "watch", "Uhr", never in one chunk
+with the rest). A name is looked up as each language's chunks hold it (``fold.forms``), so an inflected or
+stemmed form is found.
 
-Chosen on bench/unanswered.py's choosing halves (docs/answers.md, "A thing the vault never names"): a
-capitalised word alone, outside German. The two-word name ("apple watch", lowercase) cost answerable questions,
-so it is off and row 10 stays unreached.
+Chosen on bench/unanswered.py's choosing halves (docs/answers.md, "A thing the vault never names" and "…,
+lowercase or German"): a capitalised word, outside German, silences (nothing is evidence); a device's name no
+chunk holds whole (``PREFACED``) is said before the answer instead (``unmentioned``): as a silence it lost
+answerable questions whose words merely never meet in one chunk ("en mi teléfono Android, …"). Measured and
+off: two adjacent words opening with a name, a hyphenated compound's unknown first part, Turkish endings.
 """
 
 from __future__ import annotations
