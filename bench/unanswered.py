@@ -32,12 +32,13 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from bench import retrieval
 from sentinel.answer.followup import asked
 from sentinel.answer.packet import Packet, build_packet, lets_in, relevant, shares_words
 from sentinel.answer.pipeline import budget_tokens
-from sentinel.answer.unnamed import unnamed
+from sentinel.answer.unnamed import OWNED, PLACED, unnamed
 from sentinel.embed.onnx import OnnxEmbedder
 from sentinel.gates.support import STEM, content_words
 from sentinel.index.db import open_index
@@ -189,7 +190,7 @@ def seen(ctx: ToolContext, question: Question, budget: int) -> Seen:
     assert all(
         shares_words(p, packet.question) == bool(set(words) & passages[i].stems) for i, p in enumerate(packet.passages)
     )
-    names = {name: unnamed(db, packet.question, share=share, rare=rare) for name, (share, rare) in NAMINGS.items()}
+    names = {name: unnamed(db, packet.question, **settings) for name, settings in NAMINGS.items()}
     return Seen(question, passages, words, chunks, relevant(packet), names)
 
 
@@ -248,15 +249,21 @@ def _idf_share(t: float) -> Rule:
     return rule
 
 
-# ``unnamed.unnamed``'s settings, round two (committed before it was ranked; round one's three, a capital or a
-# two-word name in every language with no limit on the second word, each lost 5-18 points of the answerable
+# ``unnamed.unnamed``'s settings. Round two (h50d, committed before it was ranked; round one's three, a capital or
+# a two-word name in every language with no limit on the second word, each lost 5-18 points of the answerable
 # choosing questions, German's nouns and short chunks: docs/answers.md): (vault share, at most chunks) of the
-# two-word name, share None for a capitalised word alone; none in a German question.
-NAMINGS: dict[str, tuple[float | None, int]] = {
-    "capitalised word, not German": (None, 0),
-    "name .8, second word in <= 3 chunks, not German": (0.8, 3),
-    "name .8, second word in <= 10 chunks, not German": (0.8, 10),
+# two-word name, share None for a capitalised word alone; none in a German question. Rounds three and four (h51e,
+# each committed before it was ranked): the capitalised word, and a hyphenated compound whose first part no chunk
+# holds, or the name in a device's position that no chunk holds whole (``unnamed.OWNED``: "on my", "auf meiner",
+# "en mi"; ``PLACED``: also "on a", "to the", "auf einer", "en un", …); round four's name ends its clause.
+NAMINGS: dict[str, dict[str, Any]] = {
+    "capitalised word, not German": {},
+    "name .8, second word in <= 3 chunks, not German": {"share": 0.8, "rare": 3},
+    "capitalised + hyphen": {"hyphen": True},
+    "capitalised + owned": {"position": OWNED},
+    "capitalised + placed": {"position": PLACED},
 }
+SHIPPED_NAMING = "capitalised word, not German"  # h50d's, as shipped
 
 
 def _shipped_unless_named(naming: str) -> Rule:
@@ -325,6 +332,21 @@ def tabulate(title: str, seen_all: list[Seen]) -> None:
         print(f"| {name} | " + " | ".join(cells) + " |")
 
 
+def told(title: str, seen_all: list[Seen]) -> None:
+    """Each naming as a preface, not a silence: "The vault does not mention X" before what the shipped rule (with
+    its capitalised word) lets in. Unanswerable: told (left with nothing, or named). Answerable: a right passage
+    kept under a name no chunk holds (the preface a person reads over a real answer)."""
+    silenced = _shipped_unless_named(SHIPPED_NAMING)
+    non = [s for s in seen_all if not s.question.pages]
+    kept = [s for s in seen_all if s.question.pages and outcome(s, silenced)]
+    print(f"\n### {title}: as a preface\n")
+    print(f"| naming | unanswerable told ({len(non)}) | answerable kept, prefaced ({len(kept)}) |")
+    print("|---|---|---|")
+    for name in NAMINGS:
+        said = sum(outcome(s, silenced) or bool(s.names[name]) for s in non)
+        print(f"| {name} | {said} | {sum(bool(s.names[name]) for s in kept)} |")
+
+
 def _pct(group: list[Seen], rule: Rule) -> str:
     return f"{100 * sum(outcome(s, rule) for s in group) / len(group):.1f}%"
 
@@ -350,19 +372,26 @@ def main() -> None:
         seen(ctx, q, budget) for q in unanswerable("choose") + browser_unanswerable() + answerable_choosing(present)
     ]
     tabulate("choosing halves", choosing)
+    told("choosing halves", choosing)
     if args.show:
         for s in choosing:
             if not s.question.pages:
                 print(f"- {s.question.text} words {s.words} -> {[(p.title, round(p.cosine, 3)) for p in s.passages]}")
         for s in choosing:
             if s.question.pages and any(s.names.values()):
-                print(f"- answerable, named unknown: {s.question.set} {s.question.text!r} {s.names}")
+                named = {n: found for n, found in s.names.items() if found}
+                print(f"- answerable, named unknown: {s.question.set} {s.question.text!r} {named}")
+        for s in choosing:
+            if not s.question.pages:
+                named = {n: found for n, found in s.names.items() if found}
+                print(f"- unanswerable, named: {s.question.text!r} {named}")
     if args.report:
         reporting = [
             seen(ctx, q, budget)
             for q in unanswerable("report") + heldout_unanswerable() + answerable_reporting(present)
         ]
         tabulate("report halves (read once)", reporting)
+        told("report halves (read once)", reporting)
     wall, used = time.monotonic() - started, time.process_time() - cpu
     print(f"\n{wall:.1f} s wall, {used:.1f} s CPU; load {load:.1f} -> {os.getloadavg()[0]:.1f}")
 

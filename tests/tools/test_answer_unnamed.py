@@ -108,3 +108,45 @@ def test_the_model_reads_only_the_passages_let_in(make_ctx: MakeContext, e5: Onn
     assert "today()" not in shown
     assert "doce meses" in answer.answer and "today" not in answer.answer
     assert [c.path for c in answer.citations] == ["es/Historial de versiones.md"]
+
+
+# Browser stop 49, row 10, and the German shape of it: the vault holds "Apple" and "watch" (never in one chunk),
+# and "Uhr" (never with "Garmin"); the capitalised word finds neither (lowercase; German nouns).
+WATCHES = {
+    **DEVICES,
+    "en/Watch a folder.md": "# Watch a folder\n\nObsidian can watch a folder for changes made by other apps and "
+    "show them in your vault at once.\n",
+    "de/Sync auf deinen Geräten.md": "# Sync auf deinen Geräten\n\nObsidian Sync hält deine Notizen auf jedem "
+    "Gerät gleich: auf deinem Mac, deinem Windows-Rechner, deinem iPhone und deinem Android-Handy. Die App läuft "
+    "auch im Hintergrund, rund um die Uhr.\n",
+}
+APPLE_WATCH = "can i use obsidian on my apple watch?"
+GARMIN_WATCH = "Läuft Obsidian eigentlich auch auf meiner Garmin-Uhr?"
+
+
+def test_a_lowercase_device_the_vault_never_names_is_said_before_the_nearest_passage(
+    make_ctx: MakeContext, e5: OnnxEmbedder
+) -> None:
+    """Without ``unmentioned``: the Sync page is quoted as if it answered (e5 reads the question on topic)."""
+    ctx = embedded(make_ctx(WATCHES), e5)
+    answer = answer_turn(ctx, ScriptedProvider([unreachable]), Turn([{"role": "user", "content": APPLE_WATCH}]))
+    assert answer.answer.startswith("The vault does not mention “apple watch”. ")
+    assert answer.citations  # the nearest passage still follows, under the line that says it is not a yes
+    packet = build_packet(ctx, APPLE_WATCH, passages=4, budget_tokens=1200)
+    assert relevant(packet) and not packet.unnamed  # not silenced: answerable questions use such words too
+    assert packet.unmentioned == "apple watch"
+
+
+def test_a_german_device_the_vault_never_names_is_said_in_german(make_ctx: MakeContext, e5: OnnxEmbedder) -> None:
+    ctx = embedded(make_ctx(WATCHES), e5)
+    answer = answer_turn(ctx, ScriptedProvider([unreachable]), Turn([{"role": "user", "content": GARMIN_WATCH}]))
+    assert answer.answer.startswith("Der Vault erwähnt „Garmin-Uhr“ nicht. ")
+
+
+def test_a_device_the_vault_names_in_one_chunk_opens_with_nothing(make_ctx: MakeContext, e5: OnnxEmbedder) -> None:
+    ctx = embedded(make_ctx(WATCHES), e5)
+    for question in ("can i use obsidian on my iphone?", "Läuft Obsidian auch auf meinem Android-Handy?"):
+        packet = build_packet(ctx, question, passages=4, budget_tokens=1200)
+        assert not packet.unnamed and not packet.unmentioned and relevant(packet)
+        answer = answer_turn(ctx, ScriptedProvider([unreachable]), Turn([{"role": "user", "content": question}]))
+        assert not answer.answer.startswith(("The vault does not", "Der Vault erwähnt"))

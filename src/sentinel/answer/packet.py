@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
-from sentinel.answer.unnamed import unnamed
+from sentinel.answer.unnamed import unmentioned, unnamed
 from sentinel.gates import quantity
 from sentinel.gates.support import STEM, Evidence, content_words
 from sentinel.search.hits import page_chunks
@@ -67,6 +67,9 @@ class Packet:
     earlier: str = ""  # the earlier question a follow-up continues, shown to the model as such
     turn: str = ""  # the follow-up itself, when ``earlier`` is set
     unnamed: str = ""  # a name the question holds that no chunk holds (``answer.unnamed``): nothing is evidence
+    # a device's name no chunk holds whole, where no capitalised name is (``unnamed.unmentioned``): the answer
+    # opens by saying the vault does not mention it
+    unmentioned: str = ""
 
     def by_number(self) -> dict[int, Evidence]:
         return {p.number: p.evidence() for p in self.passages}
@@ -173,7 +176,8 @@ def build_packet(ctx: ToolContext, question: str, *, passages: int, budget_token
     holding more of them come first (the search's order on a tie), and each is narrowed to them first. A
     question asking for a number may take the first page's second chunk (``_with_number_chunk``), a question
     asking how to do something its chunk of numbered steps (``_with_steps_chunk``)."""
-    packet = Packet(question, unnamed=unnamed(ctx.reader(), question))
+    named = unnamed(ctx.reader(), question)
+    packet = Packet(question, unnamed=named, unmentioned="" if named else unmentioned(ctx.reader(), question))
     try:
         result = search(ctx.reader(), ctx.settings, ctx.embedder, question, "body", limit=passages)
     except SearchInputError as err:

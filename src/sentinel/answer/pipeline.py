@@ -134,7 +134,18 @@ def _vault_answer(
         # the status says what was done, not the reply's first sentence again (seen in the browser: "La bóveda no lo
         # dice." over "La bóveda no lo dice. Las páginas más cercanas …"), nor "quoted" with nothing quoted
         return Answer(said, notes=packet.notes, status=lines.none_found)
-    packet = admitted(packet)  # the model reads, and the answer quotes, only evidence
+    answer = _from_evidence(ctx, provider, admitted(packet), asked, language, shown)
+    if packet.unmentioned:  # what follows is the nearest the vault comes, said so before a person reads it as a yes
+        answer.answer = f"{lines.not_named.format(name=packet.unmentioned)} {answer.answer}"
+        answer.notes.append(f"no chunk holds “{packet.unmentioned}”: said before the answer")
+    return answer
+
+
+def _from_evidence(
+    ctx: ToolContext, provider: ChatProvider | None, packet: Packet, asked: followup.Asked, language: str, shown: str
+) -> Answer:
+    """The answer from the admitted passages (``packet.admitted``): written and checked, else quoted."""
+    settings = ctx.settings.answer
     read = Read.of(shown) if asked.earlier else NOTHING_READ  # what the person read in the answer before
     if provider is None:
         return _extractive(ctx, packet, 0, ["no model is configured: the answer quotes the vault"], language, read)

@@ -4,14 +4,16 @@ e5 reads a question about Obsidian on a device as on topic: "can i use obsidian 
 Sync FAQ at cosine .906 ("Garmin", "Xbox", "Kindle", "Tesla" .85-.88), so the packet is let in (``packet.
 lets_in``) and the model writes two true sentences about the iOS app that a person reads as a yes (browser
 stop 49, row 10). What tells such a question apart is not topic but a name: a word the question writes with a
-capital (not opening a sentence) that no chunk holds ("Garmin", "Madrid"), or, measured and off, two adjacent
-words opening with a name that no chunk holds together ("apple watch": the vault writes "Apple" as a name and
-says "watch", never in one chunk). A name is
-looked up as each language's chunks hold it (``fold.forms``), so an inflected or stemmed form is found.
+capital (not opening a sentence) that no chunk holds ("Garmin", "Madrid"), or the name in a device's position
+("on my apple watch", "auf meiner Garmin-Uhr": the vault writes "Apple" and "watch", "Uhr", never in one chunk
+with the rest). A name is looked up as each language's chunks hold it (``fold.forms``), so an inflected or
+stemmed form is found.
 
-Chosen on bench/unanswered.py's choosing halves (docs/answers.md, "A thing the vault never names"): a
-capitalised word alone, outside German. The two-word name ("apple watch", lowercase) cost answerable questions,
-so it is off and row 10 stays unreached.
+Chosen on bench/unanswered.py's choosing halves (docs/answers.md, "A thing the vault never names" and "…,
+lowercase or German"): a capitalised word, outside German, silences (nothing is evidence); a device's name no
+chunk holds whole (``PREFACED``) is said before the answer instead (``unmentioned``): as a silence it lost
+answerable questions whose words merely never meet in one chunk ("en mi teléfono Android, …"). Measured and
+off: two adjacent words opening with a name, a hyphenated compound's unknown first part, Turkish endings.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from sentinel.vault.sentences import sentence_spans
 SAMPLED_CHUNKS = 40
 RARE_CHUNKS = 10
 _WORD = re.compile(r"[^\W_]+")
+Spans = list[tuple[int, int]]
 _OPENS_SENTENCE = re.compile(r"(?:^|[.?!:;]\s+)[\W_]*$")  # nothing but a sentence's end (or nothing) before
 
 
@@ -70,16 +73,112 @@ def _chunks_holding(db: sqlite3.Connection, word: str) -> int:
     return max(frequencies(db, forms(word)).values())
 
 
-def unnamed(db: sqlite3.Connection, question: str, *, share: float | None = None, rare: int = RARE_CHUNKS) -> str:
+# Where a question names a thing a person owns or runs Obsidian on ("on my apple watch", "auf meiner Garmin-Uhr",
+# "en mi televisor inteligente"): a preposition and a possessive (``OWNED``, "my own" too), or, wider, an article
+# (``PLACED``), then the name, which ends its clause. Round three (docs/answers.md) read Turkish's possessive and
+# place endings ("akıllı saatimde") and a name that did not end its clause ("on my mac whats the shortcut", "en mi
+# plantilla pongo la hora", "Yayın sitemde"): 8 answerable questions named for 4 more unanswerable ones told.
+_OWN_WORD = re.compile(r"own|eigene[mnrs]?|propi[oa]s?", re.I)  # part of the possessive: "on my own computer"
+_OWN = rf"(?: (?:{_OWN_WORD.pattern}))?"
+OWNED = re.compile(
+    rf"(?<![^\W_])(?:on|auf|en) (?:my|our|meine[mnrs]?|mein|unsere[mnrs]?|mis?|nuestr[oa]s?){_OWN}\s+$", re.I
+)
+PLACED = re.compile(
+    r"(?<![^\W_])(?:on|to|with|auf|mit|en|con) (?:my|our|a|an|the|meine[mnrs]?|mein|unsere[mnrs]?|eine[mnrs]?|ein"
+    rf"|dem|der|mis?|nuestr[oa]s?|una?|el|la){_OWN}\s+$",
+    re.I,
+)
+# Chosen (round four, bench/unanswered.py's choosing halves): PLACED, as a preface. As a silence it lost answerable
+# questions (748 of 752 kept; OWNED 751); as a preface it tells 16/22 unanswerable ones (OWNED 15) and opens 4
+# of the 752 answerable answers with a true "the vault does not mention" (OWNED 1).
+PREFACED = PLACED
+RUN_WORDS = 3  # the most words a device's name runs to
+_JOINED = re.compile(r"[\s-]*")  # between two words of one name: spaces or a hyphen
+_CLAUSE_ENDS = re.compile(r"\s*(?:[.?!,;:]|$)")
+_GERMAN_CLAUSE_ENDS = re.compile(r"\s*(?:[^\W\d_]+\s*)?(?:[.?!,;:]|$)")  # the verb may close it: "… benutzen?"
+
+
+def _named_run(words: list[re.Match[str]], index: int, german: bool) -> list[re.Match[str]]:
+    """The content words from ``words[index]`` on that read as one name: at most ``RUN_WORDS``, joined by spaces
+    or hyphens only, each a content word (a number may follow: "PlayStation 5"), in German each a noun (a
+    capital)."""
+    run: list[re.Match[str]] = []
+    for found in words[index : index + RUN_WORDS]:
+        if run and not _JOINED.fullmatch(found.string[run[-1].end() : found.start()]):
+            break
+        if not content_words(found.group()) or (german and found.group()[0].islower()):
+            break
+        run.append(found)
+    return run
+
+
+def _device(
+    db: sqlite3.Connection, question: str, words: list[re.Match[str]], position: re.Pattern[str], german: Spans
+) -> str:
+    """The name after ``position`` (a preposition and a possessive or article) that ends its clause and that no
+    chunk holds all the words of ("apple watch": the vault holds "Apple" and "watch", never in one chunk); ""
+    when none."""
+    for index, found in enumerate(words):
+        before = question[max(0, found.start() - 32) : found.start()]
+        if _OWN_WORD.fullmatch(found.group()) or not position.search(before):
+            continue
+        in_german = any(a <= found.start() < b for a, b in german)
+        run = _named_run(words, index, in_german)
+        ends = _GERMAN_CLAUSE_ENDS if in_german else _CLAUSE_ENDS
+        if not run or not ends.match(question, run[-1].end()):
+            continue
+        named = [w.group() for w in run if not w.group().isdigit()]
+        if named and _in_no_chunk(db, named):
+            return question[run[0].start() : run[-1].end()]
+    return ""
+
+
+def _hyphened(db: sqlite3.Connection, words: list[re.Match[str]]) -> str:
+    """A hyphenated compound whose first part (3+ letters) no chunk holds ("Garmin-Uhr", "Samsung-Smartwatch"):
+    German writes every noun with a capital, but a name it joins to a noun with a hyphen; "" when none."""
+    for index, found in enumerate(words[:-1]):
+        after = words[index + 1]
+        if found.string[found.end() : after.start()] != "-" or found.group().isdigit() or len(found.group()) < 3:
+            continue
+        if content_words(found.group()) and _in_no_chunk(db, [found.group()]):
+            end = index + 1
+            while end + 1 < len(words) and found.string[words[end].end() : words[end + 1].start()] == "-":
+                end += 1
+            return found.string[found.start() : words[end].end()]
+    return ""
+
+
+def unnamed(
+    db: sqlite3.Connection,
+    question: str,
+    *,
+    share: float | None = None,
+    rare: int = RARE_CHUNKS,
+    hyphen: bool = False,
+    position: re.Pattern[str] | None = None,
+) -> str:
     """The first name in ``question`` that no chunk of the index holds, as the question writes it ("" when
     none): a content word written with a capital where no sentence opens, or, unless ``share`` is None, two
     adjacent content words opening with a name (capitalised in the question, or written so in the vault: at
     least ``share`` of its occurrences), the second in at most ``rare`` chunks, that no chunk holds both of.
     Never in a German sentence: German writes every noun with a capital, so a capital names nothing there (a
     follow-up searched as "Wie lange hebt Obsidian die Sicherungskopien auf? and how often?" is read sentence by
-    sentence)."""
+    sentence). ``hyphen``: also a hyphenated compound whose first part no chunk holds, in any language;
+    ``position``: also the name in a device's position (``OWNED``, ``PLACED``) that no chunk holds whole."""
     german = [(s.start, s.end) for s in sentence_spans(question) if turn_language(s.text) == "de"]
-    words = [w for w in _WORD.finditer(question) if not any(a <= w.start() < b for a, b in german)]
+    every = list(_WORD.finditer(question))
+    words = [w for w in every if not any(a <= w.start() < b for a, b in german)]
+    if found := _capitalised(db, question, words, share, rare):
+        return found
+    if hyphen and (found := _hyphened(db, every)):
+        return found
+    return _device(db, question, every, position, german) if position is not None else ""
+
+
+def _capitalised(
+    db: sqlite3.Connection, question: str, words: list[re.Match[str]], share: float | None, rare: int
+) -> str:
+    """``unnamed``'s capitalised word, or its two-word name unless ``share`` is None; "" when none."""
     for index, found in enumerate(words):
         word = found.group()
         if not content_words(word) or word.isdigit():
@@ -97,3 +196,10 @@ def unnamed(db: sqlite3.Connection, question: str, *, share: float | None = None
         if (capitalised or _vault_writes_as_name(db, word, share)) and _in_no_chunk(db, [word, after.group()]):
             return question[found.start() : after.end()]
     return ""
+
+
+def unmentioned(db: sqlite3.Connection, question: str) -> str:
+    """The name ``unnamed`` finds with ``PREFACED`` (a device's name that no chunk holds whole), said before the
+    answer rather than in place of it: on bench/unanswered.py's choosing halves, as a silence it lost answerable
+    questions (docs/answers.md, "A thing the vault never names, lowercase or German")."""
+    return unnamed(db, question, position=PREFACED)
