@@ -140,3 +140,30 @@ def test_a_narrowed_passage_never_ends_on_a_header_without_its_rows() -> None:
     under it tells nothing, so the passage ends before it."""
     text = narrowed(TIERS, set(content_words("Which perks does each level of the garden club give?")), 200)
     assert text.startswith("# Garden club") and text.endswith("own perks.…"), text
+
+
+SITES = {
+    "notes/Manage sites.md": "# Manage sites\n\nA Publish site is reached at its Publish address or at a custom "
+    "domain. Each option of a site has a type. You can move a Publish site to a custom domain at any time.\n\n"
+    "## Create a site\n\n1. Select **Publish changes** in the ribbon.\n2. Enter the site's ID.\n3. Select "
+    "**Create**.\n\n## General\n\n"
+    "| Option        | Type   | Description                     |\n"
+    "| ------------- | ------ | ------------------------------- |\n"
+    "| Site name     | Input  | The public name of your site.   |\n"
+    "| Custom domain | Button | Opens the domain settings.      |\n"
+    "| Logo          | Input  | The image shown as your banner. |\n",
+    "notes/Custom domains.md": "# Custom domains\n\nSet up a custom domain for your Publish site with CloudFlare.\n",
+}
+
+
+def test_a_pages_table_row_holding_more_of_the_question_comes_with_its_chunk(make_ctx: MakeContext) -> None:
+    """Seen in the browser's tables turns (rows 5, 6): the search chose a chunk of a page whose table, in another
+    chunk, has the row that answers ("Custom domain | Button" for "what type of option"): one chunk a page. The
+    table's chunk comes before the chosen one, which stays."""
+    ctx = make_ctx(SITES)
+    question = "What type of option is the custom domain in Publish?"
+    packet = build_packet(ctx, question, passages=4, budget_tokens=1200)
+    manage = [p for p in packet.passages if p.path == "notes/Manage sites.md"]
+    assert ["| Custom domain | Button |" in p.text for p in manage] == [True, False], [p.text for p in manage]
+    alone = build_packet(ctx, "Where is a Publish site reached?", passages=4, budget_tokens=1200)
+    assert not any("| Custom domain |" in p.text for p in alone.passages)  # no row holds more than the opening

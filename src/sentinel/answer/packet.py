@@ -186,6 +186,32 @@ def _with_steps_chunk(ctx: ToolContext, hits: list[Hit], words: frozenset[str]) 
     return hits if best is None else [best, *hits]
 
 
+def _best_read(text: str, words: frozenset[str], rows_only: bool) -> int:
+    """How many of ``words`` (stems) the sentence of ``text`` holding most of them holds, a table's body row read
+    with its header (``answer.tables``); ``rows_only``: among the body rows alone."""
+    spans = sentence_spans(text)
+    tables = tables_in(text, spans)
+    indexes = tables.rows if rows_only else range(len(spans))
+    return max((_leading(tables.read(spans, index), words) for index in indexes), default=0)
+
+
+def _with_table_chunk(ctx: ToolContext, hits: list[Hit], words: frozenset[str]) -> list[Hit]:
+    """``hits`` with one page's other chunk placed before the chunk the search chose for it: the first page, in
+    the search's order, with a chunk holding a table row that, read with its header, holds more of the question's
+    words (stems) than any sentence of the chosen chunk does. A table's row is where a page states one thing's
+    value, and a chunk is ranked by its words together: "¿Qué tipo de opción es el dominio personalizado en
+    Publish?" got the site page's opening, its "Dominio personalizado | Botón" row in another chunk (the browser's
+    tables turns, rows 5 and 6). Bounded as ``_with_number_chunk``: one chunk added, the searched one stays."""
+    for position, hit in enumerate(hits):
+        best, most = None, _best_read(hit.text, words, rows_only=False)
+        for trail, heading, text in page_chunks(ctx.reader(), hit.path):
+            if "|" in text and text != hit.text and (found := _best_read(text, words, rows_only=True)) > most:
+                best, most = replace(hit, trail=trail, heading=heading, text=text), found
+        if best is not None:
+            return [*hits[:position], best, *hits[position:]]
+    return hits
+
+
 def build_packet(ctx: ToolContext, question: str, *, passages: int, budget_tokens: int, turn: str = "") -> Packet:
     """Up to ``passages`` numbered passages for ``question``, together within ``budget_tokens``. For a
     follow-up, ``question`` is what was searched (the earlier question's words joined to it) and ``turn`` the
@@ -211,6 +237,8 @@ def build_packet(ctx: ToolContext, question: str, *, passages: int, budget_token
         hits = _with_number_chunk(ctx, hits, frozenset(w[:STEM] for w in content_words(question)))
     elif asks_how_to(question):
         hits = _with_steps_chunk(ctx, hits, frozenset(w[:STEM] for w in content_words(question)))
+    if not lead:
+        hits = _with_table_chunk(ctx, hits, frozenset(w[:STEM] for w in content_words(question)))
     per_passage = int(budget_tokens * CHARS_PER_TOKEN / len(hits))
     wanted = set(content_words(question))
     for number, hit in enumerate(hits, start=1):
