@@ -251,3 +251,74 @@ def test_how_often_after_an_answer_that_said_it_says_it_was_said(make_ctx: MakeC
 def test_a_follow_up_without_a_question_word_asks_what_its_question_asked(turn: str, asks_itself: bool) -> None:
     question = f"How much does Sync Plus cost? {turn}"
     assert what_is_asked(question, turn) == (turn if asks_itself else question)
+
+
+@pytest.mark.parametrize(
+    ("turn", "asks_itself"),
+    [
+        ("And is it encrypted?", True),
+        ("und ist das verschlüsselt?", True),
+        ("und läuft das auch offline?", True),
+        ("¿y se cifra?", True),
+        ("¿y funciona sin conexión?", True),
+        ("peki şifreli mi?", True),
+        ("And if I cancel?", True),
+        ("What about total storage?", False),
+        ("Was ist mit dem Plus-Tarif?", False),
+        ("¿Qué tal en el plan Plus?", False),
+        ("und bei Sync Plus?", False),
+        ("Und unter macOS?", False),
+        ("¿y para equipos?", False),
+    ],
+)
+def test_a_follow_up_naming_a_predicate_of_its_own_asks_it(turn: str, asks_itself: bool) -> None:
+    """Past the words it opens with ("and", "what about"), a follow-up that names a predicate (a yes-no question's
+    verb) asks that; one naming only a thing asks what its question asked."""
+    question = f"How much does Sync Plus cost? {turn}"
+    assert what_is_asked(question, turn) == (turn if asks_itself else question)
+
+
+SYNC_PAGES = {
+    "en": (
+        "How much does Obsidian Sync cost?",
+        "And is it encrypted?",
+        "Obsidian Sync costs $4 a month.",
+        "Obsidian Sync encrypts your notes end to end before they leave your device.",
+    ),
+    "de": (
+        "Was kostet Obsidian Sync?",
+        "und ist das verschlüsselt?",
+        "Obsidian Sync kostet 4 $ im Monat.",
+        "Obsidian Sync verschlüsselt deine Notizen Ende-zu-Ende, bevor sie dein Gerät verlassen.",
+    ),
+    "es": (
+        "¿Cuánto cuesta Obsidian Sync?",
+        "¿y se cifra?",
+        "Obsidian Sync cuesta 4 $ al mes.",
+        "Obsidian Sync cifra tus notas de extremo a extremo antes de que salgan de tu dispositivo.",
+    ),
+    "tr": (
+        "Obsidian Sync ne kadar tutar?",
+        "peki şifreli mi?",
+        "Obsidian Sync aylık 4 $ tutar.",
+        "Obsidian Sync notlarını cihazından çıkmadan önce uçtan uca şifreli tutar.",
+    ),
+}
+
+
+@pytest.mark.parametrize("language", sorted(SYNC_PAGES))
+def test_a_yes_no_follow_up_after_a_price_question_keeps_its_yes(make_ctx: MakeContext, language: str) -> None:
+    """ "How much does Sync cost?", then "And is it encrypted?": read as the price question's, the follow-up asked
+    for an amount, and the model's right sentence (the passage's own, no number in it) was dropped by the
+    quantity gate for giving none; the answer quoted the price instead."""
+    first, turn, price, encrypts = SYNC_PAGES[language]
+    vault = {f"{language}/Obsidian Sync.md": f"# Obsidian Sync\n\n{price} {encrypts}\n"}
+    messages = [
+        {"role": "user", "content": first},
+        {"role": "assistant", "content": f"{price} [1]"},
+        {"role": "user", "content": turn},
+    ]
+    writes = ScriptedProvider([lambda _: json.dumps({"sentences": [{"text": encrypts, "cite": 1}]})])
+    answer = answer_turn(make_ctx(vault), writes, Turn(messages, chat_id="y"))
+    assert answer.answered and answer.dropped == 0, (answer.answer, answer.notes)
+    assert answer.answer.startswith(encrypts), answer.answer

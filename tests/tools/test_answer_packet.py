@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from sentinel.answer.packet import asks_how_to, build_packet
+from sentinel.answer.packet import Passage, asks_how_to, build_packet, narrowed
+from sentinel.answer.quotes import best_sentences
+from sentinel.gates.support import content_words
 from tests.support.tool_context import MakeContext
 
 REFUNDS = {
@@ -104,3 +106,64 @@ def test_a_question_not_asking_how_takes_no_steps(make_ctx: MakeContext) -> None
 )
 def test_which_questions_ask_how_to(question: str, asks: bool) -> None:
     assert asks_how_to(question) is asks
+
+
+# A tier table longer than a narrowed passage: the row asked about is far below the header.
+TIER_HEADER = "| Perk                 | Seedling | Gardener | Patron |"
+TIER_SEPARATOR = "| -------------------- | -------- | -------- | ------ |"
+FEE_ROW = "| Yearly fee (EUR)     | 10       | 20       | 40     |"
+TIERS = (
+    "# Garden club\n\nThe garden club has three membership levels, each with its own perks.\n\n"
+    f"{TIER_HEADER}\n{TIER_SEPARATOR}\n"
+    + "".join(f"| Seed packet {n:<8} | ✓        | ✓        | ✓      |\n" for n in range(1, 9))
+    + f"{FEE_ROW}\n| Garden visits        | 1        | 2        | 4      |\n\n"
+    "Members meet on the first Saturday of each month.\n"
+)
+
+
+def test_a_narrowed_passage_keeps_a_table_rows_header() -> None:
+    """A narrowed passage kept the fee row and cut away the header it sat under, so its "40" was the fee of no
+    tier a reader (or the model) could name. The header and separator come with it, the rows left out between
+    marked by a "| … |" row, and the quote drawn from it is the small table: header, separator, the row."""
+    question = "What is the yearly fee of the Patron tier?"
+    text = narrowed(TIERS, set(content_words(question)), 300)
+    lines = text.splitlines()
+    assert FEE_ROW in lines, text
+    assert lines.index(TIER_HEADER) + 1 == lines.index(TIER_SEPARATOR) < lines.index(FEE_ROW), text
+    assert len(text) <= 300 + 2 * len("…\n")
+    passage = Passage(1, "notes/Garden club.md", "Garden club", "", "", text)
+    assert best_sentences(passage, question, "Record").splitlines() == [TIER_HEADER, TIER_SEPARATOR, FEE_ROW]
+
+
+def test_a_narrowed_passage_never_ends_on_a_header_without_its_rows() -> None:
+    """The header names the perks asked about, and fits after the opening where no row does: a header with no row
+    under it tells nothing, so the passage ends before it."""
+    text = narrowed(TIERS, set(content_words("Which perks does each level of the garden club give?")), 200)
+    assert text.startswith("# Garden club") and text.endswith("own perks.…"), text
+
+
+SITES = {
+    "notes/Manage sites.md": "# Manage sites\n\nA Publish site is reached at its Publish address or at a custom "
+    "domain. Each option of a site has a type. You can move a Publish site to a custom domain at any time.\n\n"
+    "## Create a site\n\n1. Select **Publish changes** in the ribbon.\n2. Enter the site's ID.\n3. Select "
+    "**Create**.\n\n## General\n\n"
+    "| Option        | Type   | Description                     |\n"
+    "| ------------- | ------ | ------------------------------- |\n"
+    "| Site name     | Input  | The public name of your site.   |\n"
+    "| Custom domain | Button | Opens the domain settings.      |\n"
+    "| Logo          | Input  | The image shown as your banner. |\n",
+    "notes/Custom domains.md": "# Custom domains\n\nSet up a custom domain for your Publish site with CloudFlare.\n",
+}
+
+
+def test_a_pages_table_row_holding_more_of_the_question_comes_with_its_chunk(make_ctx: MakeContext) -> None:
+    """Seen in the browser's tables turns (rows 5, 6): the search chose a chunk of a page whose table, in another
+    chunk, has the row that answers ("Custom domain | Button" for "what type of option"): one chunk a page. The
+    table's chunk comes before the chosen one, which stays."""
+    ctx = make_ctx(SITES)
+    question = "What type of option is the custom domain in Publish?"
+    packet = build_packet(ctx, question, passages=4, budget_tokens=1200)
+    manage = [p for p in packet.passages if p.path == "notes/Manage sites.md"]
+    assert ["| Custom domain | Button |" in p.text for p in manage] == [True, False], [p.text for p in manage]
+    alone = build_packet(ctx, "Where is a Publish site reached?", passages=4, budget_tokens=1200)
+    assert not any("| Custom domain |" in p.text for p in alone.passages)  # no row holds more than the opening

@@ -202,3 +202,51 @@ def test_a_links_address_is_not_the_number_asked_for(make_ctx: MakeContext) -> N
 )
 def test_a_links_address_gives_no_number(text: str, gives: bool) -> None:
     assert gives_a_number(text) is gives
+
+
+# The eval vault's de/Obsidian Sync pages, verbatim: the status icon's menu, and the plans table.
+ICON_MENU = (
+    "# Statussymbol und Meldungen\n\n## Sync-Statussymbol\n\n"
+    "Durch Klicken oder Tippen auf das Symbol öffnet sich ein Kontextmenü mit folgenden Optionen:\n"
+    "- ![[lucide-history.svg#icon]] [[Versionsgeschichte|Versionsverlauf]] (Ausgegraut, wenn keine Notiz angezeigt "
+    "wird)\n- ![[lucide-align-left.svg#icon]] [[#Sync-Aktivitätsprotokoll|Sync-Log]] öffnen\n"
+    "- ![[lucide-trash-2.svg#icon]] [[Versionsgeschichte#Eine gelöschte Datei wiederherstellen|Gelöschte Dateien]]\n"
+    "- ![[lucide-cog.svg#icon]] [[Sync-Einstellungen und selektive Synchronisierung|Sync-Einstellungen]]\n"
+)
+PLANS = (
+    "# Tarife und Speicherlimits\n\n## Tarife\n\nNachfolgend ein Vergleich zwischen dem Standard- und dem "
+    "Plus-Tarif:\n\n| | Sync Standard | Sync Plus |\n| --- | --- | --- |\n| Synchronisierte Vaults | 1 | 10 |\n"
+    "| Maximale Dateigröße | 5 MB | 200 MB |\n| Gesamtspeicher | 1 GB | 10 GB bis 100 GB |\n"
+)
+
+
+def test_an_icons_file_name_gives_no_number(make_ctx: MakeContext) -> None:
+    """Seen in the browser (stop 49, bench/browser_turns_more.tsv row 2): "Wie groß darf eine einzelne Datei bei
+    Sync Standard sein?" was answered by quoting the status icon's menu item "Gelöschte Dateien", the "2" of its
+    icon "lucide-trash-2.svg" read as the number asked for. The size row is quoted, the menu item not at all."""
+
+    def down(_: ChatRequest) -> str:
+        raise ProviderUnavailable("no connection")
+
+    vault = {"de/Statussymbol und Meldungen.md": ICON_MENU, "de/Tarife und Speicherlimits.md": PLANS}
+    turn = Turn([{"role": "user", "content": "Wie groß darf eine einzelne Datei bei Sync Standard sein?"}], "q")
+    answer = answer_turn(make_ctx(vault), ScriptedProvider([down]), turn)
+    assert "| Maximale Dateigröße | 5 MB | 200 MB |" in answer.answer, answer.answer
+    assert "Gelöschte" not in answer.answer, answer.answer
+
+
+@pytest.mark.parametrize(
+    ("text", "gives"),
+    [
+        ("- ![[lucide-trash-2.svg#icon]] [[Versionsgeschichte#Eine gelöschte Datei|Gelöschte Dateien]]", False),
+        ("![[Engelbart.jpg|200]] Douglas Engelbart at his desk.", False),
+        ("Open the exported file notion-export-2.png.", False),
+        ("Select the `lucide-edit-3` icon, or run `obsidian --port 3000`.", False),
+        ("Choose the lucide-picture-in-picture-2 icon.", False),
+        ("A file may be 5 MB on Sync Standard (see ![[lucide-trash-2.svg#icon]]).", True),
+        ("See [[2024-01-01]] for the day's notes.", True),
+        ("Snapshots are kept for 7 days in `.obsidian`.", True),
+    ],
+)
+def test_a_file_icon_or_code_name_gives_no_number(text: str, gives: bool) -> None:
+    assert gives_a_number(text) is gives

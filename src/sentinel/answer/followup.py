@@ -17,17 +17,20 @@ import re
 from dataclasses import dataclass
 
 from sentinel.answer.intent import Intent, by_code
-from sentinel.gates.support import content_words
+from sentinel.gates.support import FUNCTION_WORDS, content_words
+from sentinel.vault.language import question_language
 
 POINTING_WORDS = 3
 _I = re.IGNORECASE
-_OPENS_AS_CONTINUATION = re.compile(
-    r"^\W*(?:and|also|but|what\s+about|how\s+about|what\s+if"  # en
-    r"|und|aber|auch|was\s+ist\s+mit|wie\s+ist\s+es\s+mit|wie\s+sieht\s+es\s+mit"  # de
-    r"|y|pero|también|tambien|qué\s+tal|que\s+tal|qué\s+hay\s+de|que\s+hay\s+de|y\s+si"  # es
-    r"|peki|ya|ve|bir\s+de|ayrıca|ama)\b",
-    _I,
+# How a continuation opens, in en, de, es, tr: a conjunction, or words asking about another thing ("what about …"),
+# neither of which asks anything itself; or a clause of its own ("what if …", "¿y si …?").
+_JOINS = (
+    r"and|also|but|und|aber|auch|y|pero|también|tambien|peki|ya|ve|bir\s+de|ayrıca|ama"
+    r"|what\s+about|how\s+about|was\s+ist\s+mit|wie\s+ist\s+es\s+mit|wie\s+sieht\s+es\s+mit"
+    r"|qué\s+tal|que\s+tal|qué\s+hay\s+de|que\s+hay\s+de"
 )
+_OPENS_AS_CONTINUATION = re.compile(rf"^\W*(?:what\s+if|y\s+si|{_JOINS})\b", _I)
+_JOINING_WORDS = re.compile(rf"^\W*(?:{_JOINS})\b", _I)
 _POINTS_BACK = re.compile(
     r"\b(?:they|them|their|it|its|those|these|that|this"  # en
     r"|sie|ihnen|ihre|diese|dieser|dieses|dort|davon|dafür|dabei|damit"  # de
@@ -49,11 +52,56 @@ _ASKS_OF_ITS_OWN = re.compile(
 )
 
 
+# A predicate of a follow-up's own, from each language's grammar: a yes-no question's finite verb, which English
+# writes as an auxiliary, a copula or a modal ("And is it encrypted?"), German and Spanish as any verb put first
+# ("und ist das verschlüsselt?", "und läuft das offline?", "¿y se cifra?": a reflexive pronoun stands only before a
+# verb); a clause of its own ("and if I cancel?"). Turkish asks yes or no with "mi", read as a question word above.
+_FINITE_VERB = re.compile(
+    r"\b(?:(?:is|are|was|were|do|does|did|has|have|had|can|could|will|would|shall|should|might|must)(?:n['’]t)?"
+    r"|can['’]t|cannot|won['’]t|if"  # en
+    r"|ist|sind|war|waren|wäre|wird|werden|wurde|wurden|kann|kannst|können|darf|dürfen|muss|müssen|soll|sollen"
+    r"|sollte|hat|haben|hast|gibt|geht|wenn|falls"  # de
+    r"|es|son|era|fue|está|están|estaba|hay|puede|pueden|puedo|tiene|tienen|se|le|les|si"  # es
+    r"|eğer)\b",  # tr
+    _I,
+)
+# The words a German or Spanish fragment opens with before what it names ("und bei Plus?", "¿y en el móvil?"), not
+# among the function words already (``support.FUNCTION_WORDS``): prepositions, determiners, a few adverbs.
+_FRAGMENT_OPENERS = (
+    "am an ans beim vom vorm ins um ohne gegen durch bis seit während wegen neben jede jeder jedes jedem jeden alle "
+    "allen mein meine meinem meinen meiner dein deine unser unsere unserem unseren dann denn jetzt eigentlich "
+    "a ante bajo desde hacia hasta según tras durante otro otra otros otras cada todo toda todos todas nuestro "
+    "nuestra ahora entonces así aquí"
+)
+_OPENS_A_FRAGMENT = frozenset(_FRAGMENT_OPENERS.split())
+_FIRST_WORD = re.compile(r"[^\W\d_]+")
+
+
+def asks_of_its_own(turn: str) -> bool:
+    """Whether a follow-up asks something of its own: past the words it opens with ("and", "what about", "peki"),
+    it holds a question word or a yes-no particle, or names a predicate (``_FINITE_VERB``; in German and Spanish
+    any lowercase word but a function word put first: German writes its nouns with a capital, and neither language
+    opens a fragment naming a thing with a verb). "und Supporter?", "And on Sync Standard?", "¿Y el nivel
+    Patron?" name only what the earlier question is asked of now."""
+    rest = turn
+    while opening := _JOINING_WORDS.match(rest):
+        rest = rest[opening.end() :]
+    if _ASKS_OF_ITS_OWN.search(rest) or _FINITE_VERB.search(rest):
+        return True
+    first = _FIRST_WORD.search(rest)
+    if first is None or question_language(turn) not in ("de", "es"):
+        return False
+    word = first.group()
+    return word.islower() and word not in FUNCTION_WORDS and word not in _OPENS_A_FRAGMENT
+
+
 def what_is_asked(question: str, turn: str) -> str:
-    """The words that say what a turn asks for (a number, how often): a follow-up's own (``turn``) when they ask
-    something themselves, else the ``question`` it was joined to ("was kostet die VIP Stufe? und Supporter?" asks
-    for an amount: seen in the browser, the follow-up's quote a table row naming Supporter, not the price row)."""
-    return turn if turn and _ASKS_OF_ITS_OWN.search(turn) else question
+    """The words that say what a turn asks for (a number, how often): a follow-up's own (``turn``) when it asks
+    something itself (``asks_of_its_own``), else the ``question`` it was joined to ("was kostet die VIP Stufe?
+    und Supporter?" asks for an amount: seen in the browser, the follow-up's quote a table row naming Supporter,
+    not the price row). "How much does Sync cost? And is it encrypted?" asks yes or no, no amount: read as the
+    question's, a right "Yes, …" was dropped for giving no number."""
+    return turn if turn and asks_of_its_own(turn) else question
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
+from sentinel.answer.tables import Tables, tables_in
 from sentinel.answer.unnamed import unmentioned, unnamed
 from sentinel.gates import quantity
 from sentinel.gates.support import STEM, Evidence, content_words
@@ -18,7 +19,7 @@ from sentinel.search.hits import page_chunks
 from sentinel.search.ladder import SearchInputError, search
 from sentinel.search.results import Hit
 from sentinel.tools.context import ToolContext
-from sentinel.vault.sentences import sentence_spans
+from sentinel.vault.sentences import Sentence, sentence_spans
 
 # A question asking how to do something, in en, de, es, tr (from the four languages' grammar, fitted to no set):
 # its answer is a page's numbered steps.
@@ -83,24 +84,43 @@ def narrowed(text: str, question_words: set[str], max_chars: int, lead: frozense
     """The contiguous run of the chunk's sentences, at most ``max_chars`` long, that holds the most of a
     follow-up's own words (``lead``, stems), then the most question words (the chunk itself when it fits), cut
     from the chunk as it stands (its line breaks kept, so a code block stays one); "…" marks each side where
-    the chunk goes on."""
+    the chunk goes on. A pipe table's rows keep their header (``_above``): a run never ends on a header."""
     if len(text) <= max_chars:
         return text
     sentences = sentence_spans(text)
+    tables = tables_in(text, sentences)
     scores = [(_leading(s.text, lead), len(set(content_words(s.text)) & question_words)) for s in sentences]
-    best, best_score = (0, 0), (-1, -1)
+    best, best_score, best_above = (0, 0), (-1, -1), ""
     for start in range(len(sentences)):
-        end, score = start, (0, 0)
-        while end < len(sentences) and sentences[end].end - sentences[start].start <= max_chars:
+        above, header = _above(sentences, tables, start)
+        end, score = start, scores[header] if header is not None else (0, 0)
+        while end < len(sentences) and len(above) + sentences[end].end - sentences[start].start <= max_chars:
             score = (score[0] + scores[end][0], score[1] + scores[end][1])
             end += 1
+        if end - 1 > start and tables.is_header(end - 1):  # a header without its rows says nothing
+            end -= 1
+            score = (score[0] - scores[end][0], score[1] - scores[end][1])
         if end > start and score > best_score:
-            best, best_score = (start, end), score
+            best, best_score, best_above = (start, end), score, above
     start, end = best
     if end == start:  # no sentence fits alone: the chunk's opening, marked as cut
         return text[:max_chars] + _ELLIPSIS
-    excerpt = text[sentences[start].start : sentences[end - 1].end]
-    return (_ELLIPSIS if start > 0 else "") + excerpt + (_ELLIPSIS if end < len(sentences) else "")
+    excerpt = best_above + text[sentences[start].start : sentences[end - 1].end]
+    opening = (_ELLIPSIS + ("\n" if excerpt.startswith("|") else "")) if start > 0 else ""
+    closing = ("\n" if tables.in_table(end - 1) else "") + _ELLIPSIS if end < len(sentences) else ""
+    return opening + excerpt + closing
+
+
+def _above(sentences: list[Sentence], tables: Tables, start: int) -> tuple[str, int | None]:
+    """What a run opening at ``sentences[start]`` puts above it, and the index of the header that is: for a table's
+    body row, the table's header and separator, and a row "| … |" when rows between are left out (seen: a narrowed
+    passage kept a row, its "5 MB" the size of nothing named, and cut its header away); else nothing."""
+    table = tables.rows.get(start)
+    if table is None:
+        return "", None
+    first = min(index for index, row_table in tables.rows.items() if row_table is table)
+    skipped = f"| {_ELLIPSIS} |\n" if first < start else ""
+    return f"{table.header}\n{table.separator}\n{skipped}", first - 1 if tables.is_header(first - 1) else None
 
 
 def _leading(text: str, lead: frozenset[str]) -> int:
@@ -169,6 +189,32 @@ def _with_steps_chunk(ctx: ToolContext, hits: list[Hit], words: frozenset[str]) 
     return hits if best is None else [best, *hits]
 
 
+def _best_read(text: str, words: frozenset[str], rows_only: bool) -> int:
+    """How many of ``words`` (stems) the sentence of ``text`` holding most of them holds, a table's body row read
+    with its header (``answer.tables``); ``rows_only``: among the body rows alone."""
+    spans = sentence_spans(text)
+    tables = tables_in(text, spans)
+    indexes = tables.rows if rows_only else range(len(spans))
+    return max((_leading(tables.read(spans, index), words) for index in indexes), default=0)
+
+
+def _with_table_chunk(ctx: ToolContext, hits: list[Hit], words: frozenset[str]) -> list[Hit]:
+    """``hits`` with one page's other chunk placed before the chunk the search chose for it: the first page, in
+    the search's order, with a chunk holding a table row that, read with its header, holds more of the question's
+    words (stems) than any sentence of the chosen chunk does. A table's row is where a page states one thing's
+    value, and a chunk is ranked by its words together: "¿Qué tipo de opción es el dominio personalizado en
+    Publish?" got the site page's opening, its "Dominio personalizado | Botón" row in another chunk (the browser's
+    tables turns, rows 5 and 6). Bounded as ``_with_number_chunk``: one chunk added, the searched one stays."""
+    for position, hit in enumerate(hits):
+        best, most = None, _best_read(hit.text, words, rows_only=False)
+        for trail, heading, text in page_chunks(ctx.reader(), hit.path):
+            if "|" in text and text != hit.text and (found := _best_read(text, words, rows_only=True)) > most:
+                best, most = replace(hit, trail=trail, heading=heading, text=text), found
+        if best is not None:
+            return [*hits[:position], best, *hits[position:]]
+    return hits
+
+
 def build_packet(ctx: ToolContext, question: str, *, passages: int, budget_tokens: int, turn: str = "") -> Packet:
     """Up to ``passages`` numbered passages for ``question``, together within ``budget_tokens``. For a
     follow-up, ``question`` is what was searched (the earlier question's words joined to it) and ``turn`` the
@@ -195,6 +241,8 @@ def build_packet(ctx: ToolContext, question: str, *, passages: int, budget_token
         hits = _with_number_chunk(ctx, hits, frozenset(w[:STEM] for w in content_words(question)))
     elif asks_how_to(question):
         hits = _with_steps_chunk(ctx, hits, frozenset(w[:STEM] for w in content_words(question)))
+    if not lead:
+        hits = _with_table_chunk(ctx, hits, frozenset(w[:STEM] for w in content_words(question)))
     per_passage = int(budget_tokens * CHARS_PER_TOKEN / len(hits))
     wanted = set(content_words(question))
     for number, hit in enumerate(hits, start=1):

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 
 from sentinel.gates import Verdict
 from sentinel.gates.support import CitedSentence
+from sentinel.vault.links import text_without_link_markup
 
 _I = re.IGNORECASE
 _ASKS_FOR_A_NUMBER = re.compile(
@@ -77,10 +78,21 @@ _LIST_MARKER = re.compile(r"^[ \t>]*\d+[.)][ \t]", re.MULTILINE)
 _ADDRESS = re.compile(r"\]\([^()\s]*\)|\b[a-z][a-z0-9+.-]*://[^\s<>()\[\]]+", _I)
 
 
+# What a page shows as a name, never as a quantity: an embedded file or image (drawn, not read: "![[Engelbart.jpg|200]]"
+# gives a width), a code span, a file's name and an icon's ("lucide-trash-2"). Seen in the browser (stop 49, row 2):
+# "Wie groß darf eine einzelne Datei bei Sync Standard sein?" was answered from a list of Sync's status icons, the
+# "2" of "![[lucide-trash-2.svg#icon]]" taken for the size asked for.
+_EMBED = re.compile(r"!\[\[[^\[\]\n]*\]\]|!\[[^\[\]\n]*\]\([^()\s]*\)")
+_CODE_SPAN = re.compile(r"`+[^`\n]*`+")
+_FILE_OR_ICON = re.compile(r"[\w.-]*[^\W_]\.[a-z][a-z0-9]{1,4}\b|\blucide-[\w-]+", _I)
+
+
 def gives_a_number(text: str) -> bool:
-    """Whether ``text`` holds a number: a digit, or a number word from two up; a version, an ordered list's
-    marker or a link's address (a markdown link's target, a bare URL) is not one."""
-    shown = _ADDRESS.sub(" ", _VERSION.sub(" ", text))
+    """Whether ``text`` holds a number: a digit, or a number word from two up, in the words a reader reads; a
+    version, an ordered list's marker, a link's address (a markdown link's target, a bare URL), an embedded file,
+    a code span, a file's or an icon's name is not one."""
+    shown = text_without_link_markup(_EMBED.sub(" ", _CODE_SPAN.sub(" ", text)))
+    shown = _FILE_OR_ICON.sub(" ", _ADDRESS.sub(" ", _VERSION.sub(" ", shown)))
     return bool(_GIVES_A_NUMBER.search(_LIST_MARKER.sub(" ", shown)))
 
 
