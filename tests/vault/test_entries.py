@@ -58,3 +58,19 @@ def test_the_page_date_comes_from_frontmatter_then_title() -> None:
     assert page.date == "2024-03-02" and page.chunks[0].trail == "Ana (2024-03-02) > Ana"
     dated_title = parse_page("Journal/2024-05-17 Standup.md", "Hello.\n")
     assert dated_title.date == "2024-05-17" and dated_title.chunks[0].trail == "2024-05-17 Standup"
+
+
+def test_a_short_table_longer_than_a_window_is_cut_between_rows_each_under_its_header() -> None:
+    header, rule = "| Option | Type | Description |", "| --- | --- | --- |"
+    rows = [f"| Option {i} | Button | {' '.join(['word'] * 30)} |" for i in range(6)]  # too few to be entries
+    long_row = f"| Long | Input | {' '.join(['many'] * 80)} |"
+    text = "\n".join(["Intro line before the table.", header, rule, *rows, long_row])
+    got = units(text, 120)
+    assert got[0] == "Intro line before the table."
+    tables = [piece.splitlines() for piece in got[1:]]
+    assert all(lines[:2] == [header, rule] for lines in tables), got
+    assert [row for lines in tables for row in lines[2:]] == [*rows, long_row]  # whole rows, in order, once
+    assert tables[-1] == [header, rule, long_row]  # a row over the limit is a piece of its own, never cut
+    assert all(len(" ".join(lines).split()) <= 120 for lines in tables[:-1])
+    prose = " ".join(["word"] * 300)
+    assert windows(prose, 120) == [" ".join(["word"] * 120)] * 2 + [" ".join(["word"] * 60)]  # prose: by words

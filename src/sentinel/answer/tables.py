@@ -11,20 +11,14 @@ own: the header, the separator, the row (Open WebUI draws it as a table). A head
 from __future__ import annotations
 
 import itertools
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from sentinel.gates.support import content_words
 from sentinel.vault.sentences import Sentence
+from sentinel.vault.tables import pipe_tables
 
 JointRule = Callable[[int, int], str]  # how two quoted sentences that are no table's rows are joined (by index)
-
-# The line under a pipe table's header: cells of dashes, each with an optional alignment colon ("| :--: | --- |").
-_SEPARATOR = re.compile(
-    r"^[ \t>]*\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)+\|?[ \t]*$"  # two cells or more
-    r"|^[ \t>]*\|[ \t]*:?-+:?[ \t]*\|[ \t]*$"  # one cell, between pipes
-)
 
 
 @dataclass(frozen=True)
@@ -99,15 +93,10 @@ def tables_in(text: str, spans: Sequence[Sentence]) -> Tables:
     for line in lines:
         offsets.append(offsets[-1] + len(line))
     found: list[tuple[int, int, _Table]] = []  # (header start, header end, table)
-    for number in range(1, len(lines)):
-        if not _SEPARATOR.match(lines[number].rstrip("\n")) or "|" not in lines[number - 1]:
-            continue
-        last = number + 1
-        while last < len(lines) and "|" in lines[last] and lines[last].strip(" \t>\n"):
-            last += 1
-        header, separator = lines[number - 1].strip().lstrip("> \t"), lines[number].strip().lstrip("> \t")
-        table = _Table(header, separator, offsets[number + 1], offsets[last])
-        found.append((offsets[number - 1], offsets[number], table))
+    for at in pipe_tables(lines):
+        header, separator = lines[at.header].strip().lstrip("> \t"), lines[at.separator].strip().lstrip("> \t")
+        table = _Table(header, separator, offsets[at.separator + 1], offsets[at.end])
+        found.append((offsets[at.header], offsets[at.separator], table))
     headers: set[int] = set()
     rows: dict[int, _Table] = {}
     for index, span in enumerate(spans):

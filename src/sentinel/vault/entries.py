@@ -4,8 +4,10 @@ A run of many short entries (list items, table rows, ``- **speaker:** text`` tur
 bullets of a daily note) is cut one entry a unit, so a question about one line finds that line instead of a
 250-word window in which it is a twentieth of the words (issue 32: such a line lost to pages that share more
 words). Prose, and lists of few or long items, keep windows of at most ``limit`` words, each after the first
-opening with the last paragraph of the one before when that paragraph is short. A page is ranked by its best
-unit either way, so entries are fused back to their page by the ladder as windows are.
+opening with the last paragraph of the one before when that paragraph is short. A table of few rows stays in its
+window; one longer than a window is cut between rows, each piece opening with its header and separator
+(``vault.tables`` says where a table's rows are), so no row is cut and every row is read under its header. A page
+is ranked by its best unit either way, so entries are fused back to their page by the ladder as windows are.
 """
 
 from __future__ import annotations
@@ -14,8 +16,13 @@ import re
 from datetime import date, datetime
 from typing import Any
 
+from sentinel.vault.tables import pipe_tables
+
 ENTRY = re.compile(r"^ {0,3}(?:[-*+]|\d{1,3}[.)])[ \t]+\S")  # a list item (or a conversation turn)
 TABLE_ROW = re.compile(r"^ {0,3}\|")
+# An entry run's own, stricter separator rule (3 dashes or more): ``vault.tables.SEPARATOR`` also reads "|-|-|",
+# which would re-cut three eval pages' entry runs (en Editing shortcuts, en/de Basic formatting syntax); kept so
+# long entry runs stay as they were (h51f: pooled MRR@10 -0.0011 with it switched, hit@5 the same, choosing sets).
 TABLE_RULE = re.compile(r"^ {0,3}\|?[ \t]*:?-{3,}")
 FENCE = re.compile(r"^ {0,3}(```|~~~)")
 MARKER = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+(?:\*\*[^*\n]{1,40}:\*\*\s*)?")  # "- **Ana:** "
@@ -38,7 +45,8 @@ OVERLAP_WORDS = 60
 def windows(text: str, limit: int) -> list[str]:
     """Split prose into pieces of at most ``limit`` words, at paragraph boundaries where possible; a piece cut
     at a boundary opens the next with its last paragraph when that is at most ``OVERLAP_WORDS`` words (the
-    next piece may then run to that many words over ``limit``)."""
+    next piece may then run to that many words over ``limit``). A paragraph longer than ``limit`` is cut by
+    words, except a pipe table in it, cut between rows (``_table_pieces``)."""
     pieces: list[str] = []
     current: list[str] = []
     count = 0
@@ -50,8 +58,7 @@ def windows(text: str, limit: int) -> list[str]:
             if current:
                 pieces.append("\n\n".join(current))
                 current, count = [], 0
-            tokens = para.split()
-            pieces.extend(" ".join(tokens[i : i + limit]) for i in range(0, len(tokens), limit))
+            pieces.extend(_long_paragraph(para, limit))
             continue
         if count + words > limit and current:
             pieces.append("\n\n".join(current))
@@ -64,6 +71,42 @@ def windows(text: str, limit: int) -> list[str]:
     if current:
         pieces.append("\n\n".join(current))
     return pieces
+
+
+def _by_words(text: str, limit: int) -> list[str]:
+    tokens = text.split()
+    return [" ".join(tokens[i : i + limit]) for i in range(0, len(tokens), limit)]
+
+
+def _long_paragraph(para: str, limit: int) -> list[str]:
+    """A paragraph over ``limit`` words: its pipe tables cut between rows, the lines around them by words."""
+    lines = para.splitlines()
+    pieces: list[str] = []
+    at = 0
+    for table in pipe_tables(lines):
+        pieces += _by_words("\n".join(lines[at : table.header]), limit)
+        pieces += _table_pieces(lines[table.header : table.end], limit)
+        at = table.end
+    return pieces + _by_words("\n".join(lines[at:]), limit)
+
+
+def _table_pieces(table: list[str], limit: int) -> list[str]:
+    """A pipe table (header, separator, rows) as pieces of whole rows, each opening with the header and the
+    separator, of at most ``limit`` words where one row allows (a longer row is a piece of its own, never cut:
+    a row's cells are read together, issue 32's h51d row 6 split "Dominio personalizado | Botón")."""
+    head = [line.strip() for line in table[:2]]
+    head_words = len(" ".join(head).split())
+    pieces: list[str] = []
+    rows: list[str] = []
+    count = head_words
+    for row in (line.strip() for line in table[2:]):
+        words = len(row.split())
+        if rows and count + words > limit:
+            pieces.append("\n".join(head + rows))
+            rows, count = [], head_words
+        rows.append(row)
+        count += words
+    return [*pieces, "\n".join(head + rows)]
 
 
 def _list_run(lines: list[str], i: int) -> tuple[list[str], int]:
