@@ -44,6 +44,14 @@ def test_table_rows_are_entries_with_their_header() -> None:
     assert got[0] == "| date | what |\n| 2024-01-01 | paid rent 1 |" and len(got) == 9
 
 
+def test_a_table_under_a_short_separator_is_read_as_the_chunker_reads_every_table() -> None:
+    """``|-|-|`` is a separator (``vault.tables.SEPARATOR``, the one rule): each row keeps its header; with an entry
+    run's own 3-dash rule the separator was an entry and every row stood alone (en Editing shortcuts)."""
+    rows = "\n".join(f"| Ctrl+{i} | action {i} |" for i in range(1, 10))
+    got = units(f"| keys | what |\n|-|-|\n{rows}", 250)
+    assert got[0] == "| keys | what |\n| Ctrl+1 | action 1 |" and len(got) == 9
+
+
 def test_a_nested_item_belongs_to_the_entry_above() -> None:
     text = "\n".join(["- first entry with words", "  - nested detail", *[f"- entry {i} with words" for i in range(8)]])
     assert units(text, 250)[0] == "- first entry with words\n- nested detail"

@@ -16,14 +16,10 @@ import re
 from datetime import date, datetime
 from typing import Any
 
-from sentinel.vault.tables import pipe_tables
+from sentinel.vault.tables import SEPARATOR, pipe_tables
 
 ENTRY = re.compile(r"^ {0,3}(?:[-*+]|\d{1,3}[.)])[ \t]+\S")  # a list item (or a conversation turn)
 TABLE_ROW = re.compile(r"^ {0,3}\|")
-# An entry run's own, stricter separator rule (3 dashes or more): ``vault.tables.SEPARATOR`` also reads "|-|-|",
-# which would re-cut three eval pages' entry runs (en Editing shortcuts, en/de Basic formatting syntax); kept so
-# long entry runs stay as they were (h51f: pooled MRR@10 -0.0011 with it switched, hit@5 the same, choosing sets).
-TABLE_RULE = re.compile(r"^ {0,3}\|?[ \t]*:?-{3,}")
 FENCE = re.compile(r"^ {0,3}(```|~~~)")
 MARKER = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+(?:\*\*[^*\n]{1,40}:\*\*\s*)?")  # "- **Ana:** "
 ISO_DATE = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)")
@@ -134,7 +130,7 @@ def _table_run(lines: list[str], i: int) -> tuple[list[str], int]:
     while j < len(lines) and TABLE_ROW.match(lines[j]):
         j += 1
     rows = [row.strip() for row in lines[i:j]]
-    if len(rows) >= 2 and TABLE_RULE.match(rows[1]):
+    if len(rows) >= 2 and SEPARATOR.match(rows[1]):
         return [f"{rows[0]}\n{row}" for row in rows[2:]], j
     return rows, j
 
