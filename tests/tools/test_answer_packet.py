@@ -9,8 +9,10 @@ import pytest
 
 from sentinel.answer.packet import Passage, asks_how_to, build_packet, narrowed
 from sentinel.answer.quotes import best_sentences
+from sentinel.embed.onnx import OnnxEmbedder
 from sentinel.gates.support import content_words
-from tests.support.tool_context import MakeContext
+from sentinel.search.hits import list_run, page_chunks
+from tests.support.tool_context import MakeContext, embedded
 
 REFUNDS = {
     "notes/Refund policy.md": "# Refund policy\n\nWe offer a full refund within 7 days of purchase, no questions "
@@ -167,3 +169,58 @@ def test_a_pages_table_row_holding_more_of_the_question_comes_with_its_chunk(mak
     assert ["| Custom domain | Button |" in p.text for p in manage] == [True, False], [p.text for p in manage]
     alone = build_packet(ctx, "Where is a Publish site reached?", passages=4, budget_tokens=1200)
     assert not any("| Custom domain |" in p.text for p in alone.passages)  # no row holds more than the opening
+
+
+# A procedure of nine steps (cut one entry a unit: ``vault.entries``) whose last step names the thing asked about,
+# beside a page that names it in prose (the browser, stop 51: "wie krieg ich am pc die neuen beta builds?" read
+# "8. Aktiviere unter **App** die Option **Insider-Builds erhalten**." alone, then a Catalyst licence's prose).
+EARLY = {
+    "notes/Early access.md": "# Early access\n\nGet new versions of the app before everyone else.\n\n## Turn on "
+    "early access on desktop\n\nTo get early access versions as soon as they are out, follow these steps:\n\n"
+    "1. Open **Settings** from the ribbon.\n2. In the sidebar, select **General**.\n3. Under **Account**, select "
+    "**Log in** now.\n4. Enter your email address under **Email**.\n5. Enter your password under **Password**.\n"
+    "6. Once logged in, go back to **Settings**.\n7. In the sidebar, select **General** again.\n8. Under "
+    "**App**, find the section named **Versions**.\n9. Turn on the toggle **Receive insider builds** there.\n\n"
+    "## Report a problem\n\n- Post it in the forum.\n- Post it on the chat server.\n",
+    "notes/Supporter license.md": "# Supporter license\n\nA supporter license is a one-time payment that thanks "
+    "the team. With it you can receive insider builds, a badge on the chat server and our gratitude. Buy it "
+    "from your account page.\n",
+}
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How do I receive the insider builds on my computer?",
+        "Where do I turn on receiving insider builds?",  # asks no "how": a step is a step whatever the wording
+    ],
+)
+def test_a_step_found_alone_is_read_with_the_steps_before_it(
+    make_ctx: MakeContext, e5: OnnxEmbedder, question: str
+) -> None:
+    """The passage holding the last step holds steps 1-8 before it, in page order, and no step twice."""
+    packet = build_packet(embedded(make_ctx(EARLY), e5), question, passages=4, budget_tokens=1200)
+    steps = next(p for p in packet.passages if "Receive insider builds" in p.text)
+    assert steps.path == "notes/Early access.md" and steps.trail.endswith("Turn on early access on desktop")
+    assert steps.text.startswith("1. Open **Settings**"), steps.text
+    assert [line[:2] for line in steps.text.splitlines()] == [f"{n}." for n in range(1, 10)], steps.text
+    assert sum("Receive insider builds" in p.text for p in packet.passages) == 1
+
+
+def test_only_a_numbered_lists_entry_is_read_with_its_list(make_ctx: MakeContext) -> None:
+    """Only a numbered list is a procedure: a bulleted list's items (and a conversation's turns, a table's rows)
+    are read one by one, and a window is its own text; the step is read with its eight siblings, not with the
+    bulleted list under the next heading."""
+    bullets = "# Bullets\n\n" + "".join(f"- Bullet item number {n} here\n" for n in range(9))
+    ctx = make_ctx({**EARLY, "notes/Bullets.md": bullets})
+
+    def read(path: str, starts: str) -> tuple[str, str]:
+        trail, _, text = next(c for c in page_chunks(ctx.reader(), path) if c[2].startswith(starts))
+        return text, list_run(ctx.reader(), path, trail, text)
+
+    item, run = read("notes/Bullets.md", "- Bullet item number 4")
+    assert run == item == "- Bullet item number 4 here"
+    opening, run = read("notes/Early access.md", "Get new versions")
+    assert run == opening
+    step, run = read("notes/Early access.md", "5. Enter your password")
+    assert run.startswith("1. Open **Settings**") and run.endswith("**Receive insider builds** there.") and step in run

@@ -15,7 +15,7 @@ from sentinel.answer.tables import Tables, tables_in
 from sentinel.answer.unnamed import unmentioned, unnamed
 from sentinel.gates import quantity
 from sentinel.gates.support import STEM, Evidence, content_words
-from sentinel.search.hits import page_chunks
+from sentinel.search.hits import list_run, page_chunks
 from sentinel.search.ladder import SearchInputError, search
 from sentinel.search.results import Hit
 from sentinel.tools.context import ToolContext
@@ -215,13 +215,30 @@ def _with_table_chunk(ctx: ToolContext, hits: list[Hit], words: frozenset[str]) 
     return hits
 
 
+def _as_procedures(ctx: ToolContext, hits: list[Hit]) -> list[Hit]:
+    """``hits`` with each step of a numbered list read as its list (``search.hits.list_run``), ``narrowed`` then
+    keeping the steps around those holding the question's words; a second step of a list already read is left
+    out (one passage a procedure). For every question, not only one asking how (``asks_how_to``): a step is a
+    step by the page's structure, whatever the wording ("wo aktiviere ich die Insider-Builds?" asks no "how"),
+    and its "there" and "then" point at the steps before it."""
+    out: list[Hit] = []
+    read: set[tuple[str, str]] = set()
+    for hit in hits:
+        text = list_run(ctx.reader(), hit.path, hit.trail, hit.text)
+        if (hit.path, text) not in read:
+            read.add((hit.path, text))
+            out.append(replace(hit, text=text))
+    return out
+
+
 def build_packet(ctx: ToolContext, question: str, *, passages: int, budget_tokens: int, turn: str = "") -> Packet:
     """Up to ``passages`` numbered passages for ``question``, together within ``budget_tokens``. For a
     follow-up, ``question`` is what was searched (the earlier question's words joined to it) and ``turn`` the
     follow-up's own words, which then lead: each page gives the chunk holding most of them, the passages
     holding more of them come first (the search's order on a tie), and each is narrowed to them first. A
     question asking for a number may take the first page's second chunk (``_with_number_chunk``), a question
-    asking how to do something its chunk of numbered steps (``_with_steps_chunk``)."""
+    asking how to do something its chunk of numbered steps (``_with_steps_chunk``); a step found alone is read
+    with its list (``_as_procedures``)."""
     named = unnamed(ctx.reader(), question)
     packet = Packet(question, unnamed=named, unmentioned="" if named else unmentioned(ctx.reader(), question))
     try:
@@ -243,6 +260,7 @@ def build_packet(ctx: ToolContext, question: str, *, passages: int, budget_token
         hits = _with_steps_chunk(ctx, hits, frozenset(w[:STEM] for w in content_words(question)))
     if not lead:
         hits = _with_table_chunk(ctx, hits, frozenset(w[:STEM] for w in content_words(question)))
+    hits = _as_procedures(ctx, hits)
     per_passage = int(budget_tokens * CHARS_PER_TOKEN / len(hits))
     wanted = set(content_words(question))
     for number, hit in enumerate(hits, start=1):

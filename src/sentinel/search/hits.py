@@ -13,6 +13,7 @@ from sentinel.search.families import Collapsed
 from sentinel.search.results import Hit, Rung
 from sentinel.search.summaries import SummarySource, line, page_summaries
 from sentinel.search.view import per_generation
+from sentinel.vault.entries import ENTRY_UNIT, NUMBERED
 from sentinel.vault.links import link_key
 
 EXACT_LIMIT = 5
@@ -184,3 +185,27 @@ def page_chunks(db: sqlite3.Connection, path: str) -> list[tuple[str, str, str]]
     ``answer.packet``)."""
     rows = db.execute("SELECT trail, heading, text FROM chunks WHERE path = ? ORDER BY ordinal", (path,))
     return [(str(trail), str(heading), str(text)) for trail, heading, text in rows]
+
+
+def list_run(db: sqlite3.Connection, path: str, trail: str, text: str) -> str:
+    """The numbered list the chunk ``text`` of ``path`` (under ``trail``) is an entry of: the run of the page's
+    consecutive entry chunks under that trail, joined in page order, when the run opens with a numbered item;
+    else ``text`` itself. A list of 8+ short items is cut one entry a unit (``vault.entries``), so the search
+    finds a step alone: "8. Aktiviere unter **App** die Option **Insider-Builds erhalten**." says nothing
+    without steps 1-7 (seen in the browser, stop 51). Bulleted lists, table rows and a conversation's turns
+    stay one entry each: their items are read alone."""
+    rows = [
+        (str(t), str(x), str(k))
+        for t, x, k in db.execute("SELECT trail, text, kind FROM chunks WHERE path = ? ORDER BY ordinal", (path,))
+    ]
+    at = next((i for i, row in enumerate(rows) if row == (trail, text, ENTRY_UNIT)), None)
+    if at is None:
+        return text
+    start, end = at, at + 1
+    while start > 0 and rows[start - 1][0] == trail and rows[start - 1][2] == ENTRY_UNIT:
+        start -= 1
+    while end < len(rows) and rows[end][0] == trail and rows[end][2] == ENTRY_UNIT:
+        end += 1
+    if not NUMBERED.match(rows[start][1]):
+        return text
+    return "\n".join(row[1] for row in rows[start:end])

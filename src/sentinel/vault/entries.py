@@ -19,6 +19,7 @@ from typing import Any
 from sentinel.vault.tables import SEPARATOR, pipe_tables
 
 ENTRY = re.compile(r"^ {0,3}(?:[-*+]|\d{1,3}[.)])[ \t]+\S")  # a list item (or a conversation turn)
+NUMBERED = re.compile(r"^ {0,3}\d{1,3}[.)][ \t]+\S")  # an ordered list's item: a step of a procedure
 TABLE_ROW = re.compile(r"^ {0,3}\|")
 FENCE = re.compile(r"^ {0,3}(```|~~~)")
 MARKER = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+(?:\*\*[^*\n]{1,40}:\*\*\s*)?")  # "- **Ana:** "
