@@ -222,7 +222,7 @@ def test_when_every_node_is_full_the_gateway_queues_and_past_the_queue_answers_5
             async with httpx.AsyncClient(timeout=60) as client:
 
                 async def one_stream(n: int) -> httpx.Response:
-                    await asyncio.sleep(0.05 * n)  # in this order: one runs, two wait, two find the queue full
+                    await asyncio.sleep(0.05 * n)  # spread out, but a slow runner may still deliver them together
                     ask = ASK | {"stream": True, "messages": [{"role": "user", "content": f"q{n}"}]}
                     async with client.stream("POST", f"{gateway}/v1/chat/completions", json=ask) as r:
                         await r.aread()
@@ -231,10 +231,14 @@ def test_when_every_node_is_full_the_gateway_queues_and_past_the_queue_answers_5
                 return list(await asyncio.gather(*(one_stream(n) for n in range(5))))
 
         answers = asyncio.run(burst())
-        assert [a.status_code for a in answers] == [200, 200, 200, 503, 503]
+        # which of the five arrives first is the network's choice (stop 50's CI runner delivered them together and
+        # the second was refused): what holds is how many run or wait (1 + queue_max) and how many are refused
+        assert sorted(a.status_code for a in answers) == [200, 200, 200, 503, 503], [a.status_code for a in answers]
         assert busy["peak"] == 1  # never two at once on a backend that takes one
-        refused = answers[-1].json()["error"]
-        assert refused["code"] == "pool_busy" and "(queue_max)" in refused["message"]
-        assert int(answers[-1].headers["retry-after"]) >= 1
+        refused = [a for a in answers if a.status_code == 503]
+        for answer in refused:
+            error = answer.json()["error"]
+            assert error["code"] == "pool_busy" and "(queue_max)" in error["message"]
+            assert int(answer.headers["retry-after"]) >= 1
         metrics = httpx.get(f"{gateway}/metrics", timeout=10).text
         assert 'model="tiny",node="",outcome="busy"} 2.0' in metrics
