@@ -12,9 +12,10 @@ from __future__ import annotations
 import json
 import re
 
-from sentinel.answer import Turn, answer_turn
+from sentinel.answer import Answer, Turn, answer_turn
 from sentinel.answer.packet import MIN_COSINE, build_packet, lets_in, relevant
 from sentinel.embed.onnx import OnnxEmbedder
+from sentinel.tools.context import ToolContext
 from tests.support.scripted import ChatRequest, ScriptedProvider, unreachable
 from tests.support.tool_context import MakeContext, embedded
 
@@ -37,6 +38,11 @@ TODAY = "La función `today()` devuelve la fecha de hoy."
 KEPT = "Obsidian Sync guarda el historial de versiones un mes en el plan Standard y doce meses en el plan Plus."
 
 
+def _unasked(ctx: ToolContext, question: str) -> Answer:
+    """The answer to ``question`` when the model must not be asked (a scripted model that fails if it is)."""
+    return answer_turn(ctx, ScriptedProvider([unreachable]), Turn([{"role": "user", "content": question}]))
+
+
 def test_a_device_the_vault_never_names_is_told_so_though_e5_reads_the_question_on_topic(
     make_ctx: MakeContext, e5: OnnxEmbedder
 ) -> None:
@@ -55,9 +61,7 @@ def test_a_device_the_vault_never_names_is_told_so_though_e5_reads_the_question_
 
 def test_the_vault_not_mentioning_a_name_is_said_in_the_chats_language(make_ctx: MakeContext, e5: OnnxEmbedder) -> None:
     ctx = embedded(make_ctx(DEVICES), e5)
-    answer = answer_turn(
-        ctx, ScriptedProvider([unreachable]), Turn([{"role": "user", "content": "¿Funciona Obsidian en un Garmin?"}])
-    )
+    answer = _unasked(ctx, "¿Funciona Obsidian en un Garmin?")
     assert answer.answer.startswith("La bóveda no menciona «Garmin».")
 
 
@@ -65,7 +69,7 @@ def test_a_device_the_vault_names_is_still_answered(make_ctx: MakeContext, e5: O
     ctx = embedded(make_ctx(DEVICES), e5)
     packet = build_packet(ctx, IPHONE, passages=4, budget_tokens=1200)
     assert not packet.unnamed and relevant(packet)
-    answer = answer_turn(ctx, ScriptedProvider([unreachable]), Turn([{"role": "user", "content": IPHONE}]))
+    answer = _unasked(ctx, IPHONE)
     assert "iPhone" in answer.answer
     assert answer.citations[0].path == "en/Sync on your devices.md"
 
@@ -83,7 +87,7 @@ def test_a_german_noun_no_page_holds_is_no_name(make_ctx: MakeContext, e5: OnnxE
     ctx = embedded(make_ctx(SNAPSHOTS), e5)
     packet = build_packet(ctx, BACKUPS, passages=4, budget_tokens=1200)
     assert not packet.unnamed and relevant(packet)
-    answer = answer_turn(ctx, ScriptedProvider([unreachable]), Turn([{"role": "user", "content": BACKUPS}]))
+    answer = _unasked(ctx, BACKUPS)
     assert "sieben Tage" in answer.answer
 
 
@@ -129,7 +133,7 @@ def test_a_lowercase_device_the_vault_never_names_is_said_before_the_nearest_pas
 ) -> None:
     """Without ``unmentioned``: the Sync page is quoted as if it answered (e5 reads the question on topic)."""
     ctx = embedded(make_ctx(WATCHES), e5)
-    answer = answer_turn(ctx, ScriptedProvider([unreachable]), Turn([{"role": "user", "content": APPLE_WATCH}]))
+    answer = _unasked(ctx, APPLE_WATCH)
     assert answer.answer.startswith("The vault does not mention “apple watch”. ")
     assert answer.citations  # the nearest passage still follows, under the line that says it is not a yes
     packet = build_packet(ctx, APPLE_WATCH, passages=4, budget_tokens=1200)
@@ -139,7 +143,7 @@ def test_a_lowercase_device_the_vault_never_names_is_said_before_the_nearest_pas
 
 def test_a_german_device_the_vault_never_names_is_said_in_german(make_ctx: MakeContext, e5: OnnxEmbedder) -> None:
     ctx = embedded(make_ctx(WATCHES), e5)
-    answer = answer_turn(ctx, ScriptedProvider([unreachable]), Turn([{"role": "user", "content": GARMIN_WATCH}]))
+    answer = _unasked(ctx, GARMIN_WATCH)
     assert answer.answer.startswith("Der Vault erwähnt „Garmin-Uhr“ nicht. ")
 
 
@@ -148,5 +152,5 @@ def test_a_device_the_vault_names_in_one_chunk_opens_with_nothing(make_ctx: Make
     for question in ("can i use obsidian on my iphone?", "Läuft Obsidian auch auf meinem Android-Handy?"):
         packet = build_packet(ctx, question, passages=4, budget_tokens=1200)
         assert not packet.unnamed and not packet.unmentioned and relevant(packet)
-        answer = answer_turn(ctx, ScriptedProvider([unreachable]), Turn([{"role": "user", "content": question}]))
+        answer = _unasked(ctx, question)
         assert not answer.answer.startswith(("The vault does not", "Der Vault erwähnt"))
