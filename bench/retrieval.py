@@ -81,6 +81,7 @@ BLIND_ROUNDS = {
     "vault-fresh11": 15,
     "vault-fresh12": 16,
     "vault-fresh13": 17,
+    "vault-fresh14": 18,
 }
 
 

@@ -13,7 +13,9 @@ round fourteen) and round fourteen's (bench/vault_questions_fresh10.tsv, ``vault
 reported round fourteen once, chooses since round fifteen) and round fifteen's (bench/vault_questions_fresh11.tsv,
 ``vault-fresh11``: 60, 15 a language; reports round fifteen once) and round sixteen's
 (bench/vault_questions_fresh12.tsv, ``vault-fresh12``: 60, 15 a language; reports round sixteen once) and round
-seventeen's (bench/vault_questions_fresh13.tsv, ``vault-fresh13``: 60, 15 a language; reports round seventeen once).
+seventeen's (bench/vault_questions_fresh13.tsv, ``vault-fresh13``: 60, 15 a language; reports round seventeen once)
+and round eighteen's (bench/vault_questions_fresh14.tsv, ``vault-fresh14``: 60, 15 a language; reports round eighteen
+once).
 The sets and the round that read each first are one table, ``bench.retrieval.BLIND_ROUNDS``. Each question is answered
 in its own language by one page of the eval vault. ``relevant`` is every copy of that page (the pages sharing its
 Publish ``permalink``) whose text states the fact, checked here by one pattern per question
@@ -42,7 +44,7 @@ from bench.retrieval import (
 )
 from tests.support.eval_data import require_eval_vault
 from tests.support.vault_question_states import STATES, STATES2, STATES3, STATES4, STATES5
-from tests.support.vault_question_states_late import STATES11, STATES12, STATES13
+from tests.support.vault_question_states_late import STATES11, STATES12, STATES13, STATES14
 from tests.support.vault_question_states_more import STATES6, STATES7, STATES8, STATES9, STATES10
 
 LANGUAGES = ("en", "de", "es", "tr")
@@ -63,6 +65,7 @@ STATES_OF = {
     "vault-fresh11": (STATES11, 15),
     "vault-fresh12": (STATES12, 15),
     "vault-fresh13": (STATES13, 15),
+    "vault-fresh14": (STATES14, 15),
 }
 SETS = {WHOLE_SETS[name]: patterns for name, patterns in STATES_OF.items()}
 WHOLE = pytest.mark.parametrize("questions", list(SETS), ids=list(STATES_OF))

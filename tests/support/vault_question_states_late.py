@@ -1,7 +1,7 @@
 """The text that states each answer of vault-fresh11 (round fifteen's blind set, STATES11), vault-fresh12 (round
-sixteen's, STATES12) and vault-fresh13 (round seventeen's, STATES13), one pattern per question, in any of its page's
-languages; continues tests/support/vault_question_states_more.py (split only to keep each module short). Written with
-each set by reading pages, never changed by a ranking."""
+sixteen's, STATES12), vault-fresh13 (round seventeen's, STATES13) and vault-fresh14 (round eighteen's, STATES14), one
+pattern per question, in any of its page's languages; continues tests/support/vault_question_states_more.py (split
+only to keep each module short). Written with each set by reading pages, never changed by a ranking."""
 
 from __future__ import annotations
 
@@ -199,4 +199,98 @@ STATES13 = {
     "w058": r"Satır&nbsp;yüksekliği|Line&nbsp;height|Zeilenhöhe|Altura&nbsp;de&nbsp;línea",
     "w059": r"`meeting OR work`",
     "w060": r'said \\"hello\\"',
+}
+
+STATES14 = {
+    "x001": r"Additional layouts can be added by",
+    "x002": r"status\.obsidian\.md",
+    "x003": r"Templater Templar",
+    "x004": r"obsidian\.md/(es/)?privacy",
+    "x005": r"`prepend`",
+    "x006": r"navigate to the footnote's position|navegar a la posición de la nota al pie",
+    "x007": r"information about the \[\[Backlinks|información sobre los \[\[Complementos principales#Backlinks",
+    "x008": r"left and right swipe gestures|gestos de deslizamiento hacia la izquierda",
+    "x009": r"embed a web page in a card|Webseite in einer Karte einbetten",
+    "x010": r"\*\*Open sandbox vault\*\*|\*\*Sandbox-Vault öffnen\*\*",
+    "x011": r"\*\*Get Daily Note\*\*",
+    "x012": r"clicking on the link while pressing `Ctrl`|haciendo clic en el enlace mientras presionas `Ctrl`",
+    "x013": r"File symlinks \(as opposed to folder symlinks\)",
+    "x014": r"\*\*Move current tab in new window\*\*|\*\*Mover panel actual a una nueva ventana\*\*",
+    "x015": r"Cut paragraph \| `Ctrl\+X`",
+    "x016": r"als eingerückte Elemente|displayed as indented items",
+    "x017": r"in der Editor-Ansicht in der Vorschau anzuzeigen, halte `Strg`|while in Editing view, press `Ctrl`",
+    "x018": r"Speicherort der Vorlagendatei|Template file location",
+    "x019": r"`publish-main\.obsidian\.md`",
+    "x020": r"`formula\.price_per_unit \* 1\.1`",
+    "x021": r"x-scheme-handler/obsidian",
+    "x022": r"Land und die Postleitzahl|country and (postal|ZIP|zip)|país y (el )?código postal",
+    "x023": r"Plus-Symbol unten in der Mitte|plus icon at bottom center",
+    "x024": r"\*\*Alle aktualisieren\*\*|\*\*Update all\*\*|\*\*Actualizar todo\*\*",
+    "x025": (
+        r"Dateinamen-Beschränkungen des Betriebssystems|filename limitations of the operating system|"
+        r"limitaciones de nombres de archivo del sistema operativo"
+    ),
+    "x026": r"Über → App → Aktuelle Version|About → App → Current version|Acerca de → Aplicación → Versión actual",
+    "x027": (
+        r"\*rechten Maustaste\* auf den Ansichtsnamen|\*right-click\* the view name|"
+        r"\*clic derecho\* en el nombre de la vista"
+    ),
+    "x028": r"meldet dich aus Bequemlichkeitsgründen nicht|does not log you out everywhere",
+    "x029": r"\*\*View all releases on GitHub\*\*|\*\*Ver todos los lanzamientos en GitHub\*\*",
+    "x030": (
+        r"erscheinen `publish\.css` und `publish\.js` nicht im Dateiexplorer|"
+        r"`publish\.css` and `publish\.js` (don't|do not) (appear|show)|`publish\.css` y `publish\.js` no aparecen"
+    ),
+    "x031": r"Ubicación de archivo nuevo|New file location",
+    "x032": r"\*\*Enlace de retorno: Mostrar enlace de retorno\*\*|\*\*Backlinks: Show backlinks\*\*",
+    "x033": r"no aparecerán en las Menciones no enlazadas|(won't|will not) appear in (the )?Unlinked mentions",
+    "x034": r"selecciona \*\*Cargar\*\*|select \*\*Load\*\*|möchtest, \*\*Laden\*\*",
+    "x035": r"Archivo > Exportar|File > Export|Ablage > Exportieren",
+    "x036": (
+        r"\*\*Automático\*\* o elegir una ubicación cercana|\*\*Automatic\*\* or choosing a location|"
+        r"\*\*Automatisch\*\*"
+    ),
+    "x037": r"también puedes usar una url externa|use an external (url|URL)",
+    "x038": r"no cuenta para tu \[\[Planes|(doesn't|does not) count (towards|against) your",
+    "x039": r"(Despublicar páginas|Unpublish pages|Seiten zurückziehen|Veröffentlichung von Seiten aufheben)\s*\|\s*✓",
+    "x040": r"\*\*Menú contextual\*\*|\*\*Context menu\*\*|\*\*Kontextmenü\*\*",
+    "x041": r"\*\*Abrir el importador de Markdown\*\*|\*\*Open format converter\*\*",
+    "x042": (
+        r"Sin recomendación específica|No specific recommendation|Keine (spezifische|konkrete|bestimmte) Empfehlung"
+    ),
+    "x043": r"`schema:@Recipe`",
+    "x044": r"y un archivo \[\[Introducción a Bases|and a \[\[Introduction to Bases|und eine \[\[Einführung in Bases",
+    "x045": r"`\{\{title\}\}`",
+    "x046": r"\*\*Sunuma başla\*\* komutunu|\*\*Start presentation\*\* command|comando \*\*Empezar presentación\*\*",
+    "x047": r"Bir etikete tıklayarak \[\[Ara\]\]|[Cc]lick a tag to search|[Hh]az clic en una etiqueta para buscar",
+    "x048": (
+        r"Alt klasör oluşturmak için|[Tt]o create a subfolder|Unterordner zu erstellen|[Pp]ara crear una subcarpeta"
+    ),
+    "x049": (
+        r"Her çalışanın kendi Obsidian hesabına sahip olması gerekmez|no need for each employee to have their own|"
+        r"nicht erforderlich, dass jeder Mitarbeiter|No es necesario que cada empleado"
+    ),
+    "x050": (
+        r'"Çakışmaları birleştir" için filtreleyin|Filter for "Merge Conflicts"|'
+        r"Filtere nach „Konflikte beim Zusammenführen"
+    ),
+    "x051": (
+        r"genellikle minimum disk alanı|(typically|generally) use minimal disk space|"
+        r"(in der Regel|normalerweise) (nur )?(minimalen|wenig) Speicherplatz"
+    ),
+    "x052": r"Cihazlar\s*\|\s*Sınırsız|Devices\s*\|\s*Unlimited|Geräte\s*\|\s*Unbegrenzt",
+    "x053": (
+        r"diğer ucunda yeni bir kart|create a new card at the other end|am anderen Ende eine neue Karte|"
+        r"crear una nueva tarjeta en el otro extremo"
+    ),
+    "x054": r"`list\.join\(separator: string\): string`",
+    "x055": r'remove_attr:\("class,style,id"\)',
+    "x056": r"`line:\(mix flour\)`",
+    "x057": r"\*\*Bağlantıyı kes\*\*|\*\*Disconnect\*\*|\*\*Verbindung trennen\*\*|\*\*Desconectar\*\*",
+    "x058": (
+        r"mobil ve tablet sürümlerinde ise|right sidebar\]\] on mobile and tablet|"
+        r"rechten Seitenleiste\]\] auf Mobilgeräten|barra lateral derecha\]\] en dispositivos móviles"
+    ),
+    "x059": r"`date\.format\(format: string\): string`",
+    "x060": r'`"(sayfa|page|Seite|página)"\|wikilink:"',
 }
