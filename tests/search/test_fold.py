@@ -10,7 +10,6 @@ import pytest
 
 from sentinel.index.db import open_index
 from sentinel.index.sync import sync
-from sentinel.search import search
 from tests.support.vault import WriteVault, index_before, top_hit
 
 PAGES = {
@@ -64,48 +63,3 @@ def test_an_index_folded_the_old_way_is_folded_again(vault_settings: WriteVault)
     db.execute("DELETE FROM chunks")  # the new delete trigger removes exactly what the new fold wrote
     db.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('integrity-check')")
     assert db.execute("SELECT COUNT(*) FROM chunks_fts WHERE chunks_fts MATCH 'strasse'").fetchone()[0] == 0
-
-
-# Round eighteen (docs/retrieval.md): markup a reader does not see is not a word of the page. The icon page and the
-# link page say "terminal", "forum" and "Einführung" only inside an embed name, a URL and a link's target.
-SEEN = {
-    "notes/Publish einrichten.md": "# Publish\n\n1. Öffne die **Befehlspalette** ![[lucide-terminal.svg#icon]].\n"
-    "2. Wenn das wieder passiert, [reiche einen Fehlerbericht ein](https://forum.obsidian.md/c/bug-reports/7).\n"
-    "3. Der [[Einführung in Obsidian Web Clipper|Web Clipper]] speichert Seiten.",
-    "notes/Headless.md": "# Headless\n\nIm Terminal legst du eine Seite an; im Forum fragst du nach Hilfe.",
-    "notes/Einführung.md": "# Start\n\nEine Einführung in die Arbeit mit Notizen.",
-}
-
-
-@pytest.mark.parametrize(
-    ("query", "page"),
-    [
-        ("terminal", "notes/Headless.md"),  # an icon embed's name
-        ("forum", "notes/Headless.md"),  # a URL
-        ("einführung", "notes/Einführung.md"),  # a link's target behind its label
-        ("web clipper", "notes/Publish einrichten.md"),  # the label a reader sees stays a word
-        ("befehlspalette", "notes/Publish einrichten.md"),
-    ],
-)
-def test_the_wording_leg_matches_only_the_words_a_reader_sees(
-    vault_settings: WriteVault, query: str, page: str
-) -> None:
-    settings = vault_settings(SEEN)
-    db = open_index(settings)
-    sync(settings, db)
-    assert top_hit(settings, db, query) == page
-    if page != "notes/Publish einrichten.md":  # the markup page is not even a hit
-        assert "notes/Publish einrichten.md" not in [h.path for h in search(db, settings, None, query).hits]
-
-
-def test_an_index_of_markup_words_is_indexed_again_as_seen(vault_settings: WriteVault) -> None:
-    settings = vault_settings(SEEN)
-    old = index_before(settings, 13, "notes/x.md", "Öffne ![[lucide-terminal.svg#icon]] die Palette")
-    assert old.execute("SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH 'lucide'").fetchall() == [(1,)]
-    old.close()
-    db = open_index(settings)  # m014 indexes the words a reader sees
-    assert db.execute("SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH 'lucide'").fetchall() == []
-    assert [r[0] for r in db.execute("SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH 'palette'")] == [1]
-    db.execute("DELETE FROM chunks")  # the delete trigger removes exactly what the seen fold wrote
-    db.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('integrity-check')")
-    assert db.execute("SELECT COUNT(*) FROM chunks_fts WHERE chunks_fts MATCH 'palette'").fetchone()[0] == 0

@@ -6,12 +6,7 @@ met ``strasse``), and reads a run of Chinese, Japanese or Korean characters as a
 had no lexical leg: basic-memory #1294). ``fold`` runs before unicode61 on both sides: the chunk triggers call
 it as the SQL function ``sentinel_fold`` (registered on every connection by ``index.db.connect``) and
 ``search.fts_query`` folds the query with the same function. A change here needs a migration that calls
-``rebuild_fts`` (m004 did it for the first unified fold, m011 for word stems, m014 for the words a reader sees).
-
-A unit's text is indexed as the words a reader sees (``seen``, issue 32 round eighteen): an icon embed
-(``![[lucide-terminal.svg#icon]]``), a link's target behind its label, a URL, an HTML tag or a callout's type are
-not words of the page, and matched as such they carried a page above the right one ("terminal", "left", "forum").
-The stored text, the quoted passages and the embedded passage stay as written; the heading trail is plain already.
+``rebuild_fts`` (m004 did it for the first unified fold, m011 for word stems).
 
 Word forms (issue 32, round six): in German, Spanish and Turkish each word is replaced by its Snowball stem
 before it is folded ("Sicherungskopien" and "Sicherungskopie" are one token), so a question meets its page's
@@ -37,10 +32,8 @@ import snowballstemmer
 
 from sentinel.index import language_id
 from sentinel.paths import folder_language
-from sentinel.vault.plain import plain_text
 
 SQL_FUNCTION = "sentinel_fold"
-SEEN_FUNCTION = "sentinel_fold_seen"  # a unit's text: the words a reader sees, folded (``seen``)
 LANGUAGE_FUNCTION = "sentinel_page_language"
 # The languages whose words are stemmed, and their Snowball algorithm (chosen on the choosing sets, round six).
 STEMMED = {"de": "german", "es": "spanish", "tr": "turkish"}
@@ -118,13 +111,6 @@ def fold(text: str, language: str = "") -> str:
     return _CJK_RUN.sub(_bigrams, _strip_marks(text.casefold(), len(text)))
 
 
-def seen(text: str, language: str = "") -> str:
-    """A unit's markdown as the wording leg indexes it: the words a reader sees (``vault.plain.plain_text``: link
-    labels, not the targets behind them; no URL, image or embed name, HTML tag, comment or callout type), folded
-    in ``language`` as ``fold`` folds them."""
-    return fold(plain_text(text), language)
-
-
 def forms(text: str) -> list[str]:
     """``text`` folded as each language's chunks hold it (unstemmed first): a phrase query that must find it
     in a chunk of any language asks for each."""
@@ -150,10 +136,8 @@ def page_languages(chunks: str) -> str:
 
 
 def chunk_fold(column: str, row: str = "") -> str:
-    """The SQL that folds a chunk's ``column`` (``text``: the words a reader sees, ``seen``; ``trail``) in its
-    language; ``row``: ``new.``, ``old.``."""
-    function = SEEN_FUNCTION if column == "text" else SQL_FUNCTION
-    return f"{function}({row}{column}, {row}language)"
+    """The SQL that folds a chunk's ``column`` (``text``, ``trail``) in its language; ``row``: ``new.``, ``old.``."""
+    return f"{SQL_FUNCTION}({row}{column}, {row}language)"
 
 
 def register(db: sqlite3.Connection) -> None:
@@ -161,7 +145,6 @@ def register(db: sqlite3.Connection) -> None:
     chunk writer need them)."""
     db.create_function(SQL_FUNCTION, 1, fold, deterministic=True)
     db.create_function(SQL_FUNCTION, 2, fold, deterministic=True)
-    db.create_function(SEEN_FUNCTION, 2, seen, deterministic=True)
     db.create_function(LANGUAGE_FUNCTION, 2, page_language, deterministic=True)
 
 

@@ -153,10 +153,10 @@ def m011_word_stems(db: sqlite3.Connection) -> None:
         INSERT INTO temp.page_language {fold.page_languages("chunks")};
         UPDATE chunks SET language = (SELECT language FROM temp.page_language p WHERE p.path = chunks.path);
         DROP TABLE temp.page_language;
-        {_chunk_fts_triggers(lambda column, row: f"{fold.SQL_FUNCTION}({row}{column}, {row}language)")}
+        {_chunk_fts_triggers(fold.chunk_fold)}
         """,
     )
-    fold.rebuild_fts(db)  # with today's fold: m014 makes the triggers fold as it does
+    fold.rebuild_fts(db)
 
 
 def m012_chunk_language_index(db: sqlite3.Connection) -> None:
@@ -174,21 +174,6 @@ def m013_table_rows(db: sqlite3.Connection) -> None:
     db.execute("UPDATE pages SET mtime_ns = -1")
 
 
-def m014_seen_words(db: sqlite3.Connection) -> None:
-    """The wording leg indexes a unit's words a reader sees (``fold.seen``: no icon embed, link target behind a
-    label, URL or HTML tag; issue 32, round eighteen): the triggers fold with it and every chunk is indexed again.
-    Nothing is embedded again (the embedded passage is unchanged)."""
-    run_script(
-        db,
-        f"""
-        DROP TRIGGER chunks_ai;
-        DROP TRIGGER chunks_ad;
-        {_chunk_fts_triggers(fold.chunk_fold)}
-        """,
-    )
-    fold.rebuild_fts(db)
-
-
 MIGRATIONS: list[Migration] = [
     m001_core,
     m002_search,
@@ -203,7 +188,6 @@ MIGRATIONS: list[Migration] = [
     m011_word_stems,
     m012_chunk_language_index,
     m013_table_rows,
-    m014_seen_words,
 ]
 
 
