@@ -192,3 +192,15 @@ def test_a_follow_up_asking_something_of_its_own_is_not_held_to_the_thing_shown(
     read = Read.of(f"> | Action | Shortcut |\n> |-|-|\n> {WINDOWS_DELETE}")
     quote = best_sentences(passage, DELETE_LINE, "Record", lead="And which deletes the previous word?", read=read)
     assert quote.splitlines()[2] == "| Delete the previous word | `Option+Backspace` |", quote  # ranked first
+
+
+def test_a_follow_up_naming_a_rows_thing_gets_that_row_not_the_thing_shown() -> None:
+    """A follow-up naming a row ("And on the Plus plan?" over a row "Plus"): the row "Standard", whose first cell
+    the answer before named in prose, is not the thing asked again."""
+    text = "| Plan | Version history | File size |\n| --- | --- | --- |\n| Standard | 1 month | 5 MB |\n"
+    text += "| Plus | 12 months | 200 MB |\n"
+    passage = Passage(1, "notes/Plans.md", "Plans", "", "Plans", text)
+    read = Read.of("On the Standard plan, version history is kept for 1 month, and on every plan it can be restored.")
+    question = "How long is version history kept on the Standard plan? And on the Plus plan?"
+    quote = best_sentences(passage, question, "Record", count=1, lead="And on the Plus plan?", read=read)
+    assert quote.splitlines()[2:] == ["| Plus | 12 months | 200 MB |"], quote

@@ -161,7 +161,7 @@ def best_sentences(
         return passage.text
     # a follow-up naming no subject of its own asks the thing of the row shown before, in another table: its own
     # words chose the chunk (the place: "ob sync-setup"), the row's first cell chooses the row (``Read.subject``)
-    shown_thing = subject_shown(read, lead)
+    shown_thing = subject_shown(read, lead, [spans[index].text for index in tables.rows])
 
     def same_thing(index: int) -> int:
         return shown_thing.subject(spans[index].text) if tables.in_table(index) else 0

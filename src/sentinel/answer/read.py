@@ -11,6 +11,7 @@ whose first cell the answer shown named, in another table (the row itself not re
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sentinel.answer.followup import asks_of_its_own
@@ -55,8 +56,13 @@ class Read:
 NOTHING_READ = Read()
 
 
-def subject_shown(read: Read, turn: str) -> Read:
+def subject_shown(read: Read, turn: str, rows: Sequence[str] = ()) -> Read:
     """What a follow-up ``turn``'s rows are matched against (``Read.subject``): the answer read before it when the
-    turn names no subject of its own ("and on my macbook?", "und auf Android?", "¿y en el plan Plus?":
-    ``followup.asks_of_its_own`` is false), else nothing (a turn asking something of its own asks another thing)."""
-    return read if turn and not asks_of_its_own(turn) else NOTHING_READ
+    turn names no subject of its own ("and on my macbook?", "und auf Android?", "¿y en el plan Plus?"), else
+    nothing: a turn asking something of its own (``followup.asks_of_its_own``) asks another thing, and one naming
+    the thing of one of the table ``rows`` (its first cell holds a word of the turn: "And on the Plus plan?" over a
+    row "Plus") asks that row."""
+    own = stems(turn)
+    if not turn or asks_of_its_own(turn) or any(stems(first_cell(row)) & own for row in rows):
+        return NOTHING_READ
+    return read
