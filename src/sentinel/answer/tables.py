@@ -77,6 +77,22 @@ class Tables:
         return quote
 
 
+def first_cell(row: str) -> str:
+    """The first cell of a pipe table's row as the page writes it ("| Delete the current line | `Cmd+Shift+K` |":
+    "Delete the current line"), where a row names its thing; "" for a line that is no row."""
+    line = row.strip().lstrip("> \t")
+    return line[1:].split("|", 1)[0].strip() if line.startswith("|") else ""
+
+
+def body_rows(text: str) -> list[str]:
+    """The body rows of ``text``'s pipe tables; for a table's entry unit (``vault.entries``: its header line and one
+    row, no separator), that row."""
+    lines = text.strip().splitlines()
+    if found := pipe_tables(lines):
+        return [lines[index] for table in found for index in table.body]
+    return lines[1:] if len(lines) > 1 and all(line.lstrip().startswith("|") for line in lines) else []
+
+
 def marked(quoted: str, mark: str) -> str:
     """A quote (``quoted_lines``) with its citation mark ("[1]"): after its last sentence, or on a quoted line of
     its own when the quote ends in a table row (after a row's last pipe it would be read as a cell of it)."""
