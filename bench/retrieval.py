@@ -82,6 +82,7 @@ BLIND_ROUNDS = {
     "vault-fresh12": 16,
     "vault-fresh13": 17,
     "vault-fresh14": 18,
+    "vault-fresh15": 19,
 }
 
 

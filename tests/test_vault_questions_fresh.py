@@ -15,13 +15,14 @@ reported round fourteen once, chooses since round fifteen) and round fifteen's (
 (bench/vault_questions_fresh12.tsv, ``vault-fresh12``: 60, 15 a language; reports round sixteen once) and round
 seventeen's (bench/vault_questions_fresh13.tsv, ``vault-fresh13``: 60, 15 a language; reports round seventeen once)
 and round eighteen's (bench/vault_questions_fresh14.tsv, ``vault-fresh14``: 60, 15 a language; reports round eighteen
-once).
+once) and round nineteen's (bench/vault_questions_fresh15.tsv, ``vault-fresh15``: 60, 15 a language; reports round
+nineteen once).
 The sets and the round that read each first are one table, ``bench.retrieval.BLIND_ROUNDS``. Each question is answered
 in its own language by one page of the eval vault. ``relevant`` is every copy of that page (the pages sharing its
 Publish ``permalink``) whose text states the fact, checked here by one pattern per question
-(tests/support/vault_question_states.py, vault_question_states_more.py from vault-fresh6 on, and
-vault_question_states_late.py from vault-fresh11 on): every labelled
-page matches it, and no unlabelled copy of the page does.
+(tests/support/vault_question_states.py, vault_question_states_more.py from vault-fresh6 on,
+vault_question_states_late.py from vault-fresh11 on and vault_question_states_later.py from vault-fresh15 on): every
+labelled page matches it, and no unlabelled copy of the page does.
 Nothing here ranks: the report-only sets stay blind."""
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ from bench.retrieval import (
 from tests.support.eval_data import require_eval_vault
 from tests.support.vault_question_states import STATES, STATES2, STATES3, STATES4, STATES5
 from tests.support.vault_question_states_late import STATES11, STATES12, STATES13, STATES14
+from tests.support.vault_question_states_later import STATES15
 from tests.support.vault_question_states_more import STATES6, STATES7, STATES8, STATES9, STATES10
 
 LANGUAGES = ("en", "de", "es", "tr")
@@ -66,6 +68,7 @@ STATES_OF = {
     "vault-fresh12": (STATES12, 15),
     "vault-fresh13": (STATES13, 15),
     "vault-fresh14": (STATES14, 15),
+    "vault-fresh15": (STATES15, 15),
 }
 SETS = {WHOLE_SETS[name]: patterns for name, patterns in STATES_OF.items()}
 WHOLE = pytest.mark.parametrize("questions", list(SETS), ids=list(STATES_OF))
