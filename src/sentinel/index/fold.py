@@ -14,9 +14,7 @@ inflections. A chunk's language is its page's, decided when the page's chunks ar
 its language folder, else the language of its opening words), and stored with it (``chunks.language``), so the
 delete trigger removes exactly the tokens the insert wrote whatever the language identifier says later; the
 query's language is the search's (``search.lexical``). English is not stemmed: on the choosing sets its stems
-lost more first places than they won (docs/retrieval.md, round six). Before its stem, a word of ``LEMMATIZED``'s
-languages is replaced by its lemma (simplemma's dictionaries: issue 32, round nineteen), so a verb form meets its
-page's other forms where Snowball's suffixes do not reach (Turkish "yükledi" and "yüklenir": "yükle").
+lost more first places than they won (docs/retrieval.md, round six).
 
 CJK runs become their characters and their overlapping bigrams, the CJK analyser of Lucene and Elasticsearch:
 no dictionary to ship, the same for all three scripts, and a two-character word (most Chinese words) is one
@@ -30,7 +28,6 @@ import sqlite3
 import unicodedata
 from functools import lru_cache
 
-import simplemma
 import snowballstemmer
 
 from sentinel.index import language_id
@@ -40,8 +37,6 @@ SQL_FUNCTION = "sentinel_fold"
 LANGUAGE_FUNCTION = "sentinel_page_language"
 # The languages whose words are stemmed, and their Snowball algorithm (chosen on the choosing sets, round six).
 STEMMED = {"de": "german", "es": "spanish", "tr": "turkish"}
-# The stemmed languages whose words are lemmatized before they are stemmed (round nineteen, docs/retrieval.md).
-LEMMATIZED = frozenset({"de", "es", "tr"})
 _WORD = re.compile(r"([^\W_]+)")  # a word as FTS5's unicode61 tokenizer reads one (split keeps it)
 STEMS_HELD = 200_000  # words whose stem each language keeps (a few tens of MB at most)
 PAGE_SAMPLE = 2000  # characters of a page's opening its language is read from
@@ -80,23 +75,20 @@ class _Stems(dict[str, str]):
     """One language's word -> stem, filled as words are met: ``map`` over a chunk's words stays in C for the
     words seen before (most of them), where a cached function cost a Python call a word (sync, round six)."""
 
-    def __init__(self, language: str) -> None:
+    def __init__(self, algorithm: str) -> None:
         super().__init__()
-        self._stemmer = snowballstemmer.stemmer(STEMMED[language])
-        self._lemmas = language if language in LEMMATIZED else ""
+        self._stemmer = snowballstemmer.stemmer(algorithm)
 
     def __missing__(self, word: str) -> str:
         if len(self) >= STEMS_HELD:
             self.clear()  # a vault's vocabulary is unbounded; a sync's memory is not
-        # the lemma where simplemma knows one (German nouns come capitalised), else the word itself
-        lemma = simplemma.lemmatize(word, lang=self._lemmas).casefold() if self._lemmas else word
-        stem = self[word] = str(self._stemmer.stemWord(lemma))
+        stem = self[word] = str(self._stemmer.stemWord(word))
         return stem
 
 
 @lru_cache(maxsize=len(STEMMED))
 def _stems(language: str) -> _Stems:
-    return _Stems(language)
+    return _Stems(STEMMED[language])
 
 
 def stemmed_language(language: str) -> str:
