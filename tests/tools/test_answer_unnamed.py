@@ -14,7 +14,7 @@ import re
 
 from sentinel.answer import Answer, Turn, answer_turn
 from sentinel.answer.packet import MIN_COSINE, build_packet, lets_in, relevant
-from sentinel.answer.unnamed import PLACED, POSSESSED, unnamed
+from sentinel.answer.unnamed import OWNED_PLACE, PLACED, POSSESSED, unnamed
 from sentinel.embed.onnx import OnnxEmbedder
 from sentinel.tools.context import ToolContext
 from tests.support.scripted import ChatRequest, ScriptedProvider, unreachable
@@ -178,7 +178,9 @@ def test_a_german_possessions_name_no_chunk_holds_is_found(make_ctx: MakeContext
 
 def test_a_turkish_name_before_its_suffix_or_in_a_devices_place_is_found(make_ctx: MakeContext) -> None:
     db = make_ctx(LICENCES).reader()
-    assert unnamed(db, "Obsidian'ı akıllı saatimde kullanabilir miyim?", turkish=True) == "akıllı saat"
+    saat = "Obsidian'ı akıllı saatimde kullanabilir miyim?"
+    assert unnamed(db, saat, turkish=True, places=OWNED_PLACE) == "akıllı saat"
+    assert unnamed(db, saat, turkish=True) == ""  # the name alone: no apostrophe here
     assert unnamed(db, "notlarımı kindle'ıma atabilir miyim?", turkish=True) == "kindle"
     assert unnamed(db, "Obsidian'ı akıllı saatimde kullanabilir miyim?") == ""  # lowercase: no capital to read
     for held in (
@@ -186,4 +188,5 @@ def test_a_turkish_name_before_its_suffix_or_in_a_devices_place_is_found(make_ct
         "Yayın sitemde bir sayfayı nasıl gizlerim?",  # "yayın" begins "Yayınlanan"; stemmed they differ
         "Obsidian'ı tabletimde kullanabilir miyim?",
     ):
-        assert unnamed(db, held, turkish=True) == "", held
+        assert unnamed(db, held, turkish=True, places=OWNED_PLACE) == "", held
+    assert OWNED_PLACE.fullmatch("Eşitleme") is None  # the verbal noun "-me": round five read it as "my" + "to"

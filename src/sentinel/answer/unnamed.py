@@ -157,7 +157,12 @@ def _hyphened(db: sqlite3.Connection, words: list[re.Match[str]]) -> str:
 # ("Kindle'ıma", "kindle'a"), so what stands before one is a name; and a device's place is a possessive and a case
 # ending on the noun ("akıllı saatimde", "telefonuma", "tabletimden"), the noun's stem what the vault would hold.
 _APOSTROPHE_NAME = re.compile(r"(?<![^\W_])([^\W\d_]{2,})['’][^\W\d_]+")
-_OWNED_PLACE = re.compile(r"([^\W\d_]{2,}?)(?:[ıiuü]?m(?:[ıiuü]z)?)(?:da|de|ta|te|a|e|dan|den|tan|ten)", re.I)
+# Round five's place: any possessive and a locative, dative or ablative ending. It read the verbal noun "-me/-ma"
+# as the possessive and the dative ("Eşitleme", "yayınlama"): 16 answerable choosing questions prefaced. Round
+# six's (committed before it was ranked): the possessive's own vowel and a locative or ablative only ("saatimde",
+# "tabletimden"; not "telefonuma", "kasamda").
+OWNED_PLACE_WIDE = re.compile(r"([^\W\d_]{2,}?)(?:[ıiuü]?m(?:[ıiuü]z)?)(?:da|de|ta|te|a|e|dan|den|tan|ten)", re.I)
+OWNED_PLACE = re.compile(r"([^\W\d_]{2,}?)(?:[ıiuü]m(?:[ıiuü]z)?)(?:da|de|dan|den)", re.I)
 
 
 def _no_word_begins(db: sqlite3.Connection, words: list[str]) -> bool:
@@ -174,7 +179,7 @@ def _no_word_begins(db: sqlite3.Connection, words: list[str]) -> bool:
     return db.execute("SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT 1", (query,)).fetchone() is None
 
 
-def _turkish(db: sqlite3.Connection, question: str, turkish: Spans) -> str:
+def _turkish(db: sqlite3.Connection, question: str, turkish: Spans, places: re.Pattern[str] | None) -> str:
     """In a Turkish sentence, a name before an apostrophe's suffix, or a noun in a device's place (possessive and
     case: "saatimde") with the content word before it, that no chunk holds a word beginning with (the noun less
     its ending); "" when none."""
@@ -183,9 +188,9 @@ def _turkish(db: sqlite3.Connection, question: str, turkish: Spans) -> str:
         for found in _APOSTROPHE_NAME.finditer(sentence):
             if content_words(found.group(1)) and _no_word_begins(db, [found.group(1)]):
                 return found.group(1)
-        words = list(_WORD.finditer(sentence))
+        words = list(_WORD.finditer(sentence)) if places is not None else []
         for index, found in enumerate(words):
-            place = _OWNED_PLACE.fullmatch(found.group())
+            place = places.fullmatch(found.group()) if places is not None else None
             if place is None or sentence[found.end() : found.end() + 1] in ("'", "’"):
                 continue
             named = [place.group(1)]
@@ -207,6 +212,7 @@ def unnamed(
     hyphen: bool = False,
     position: re.Pattern[str] | None = None,
     turkish: bool = False,
+    places: re.Pattern[str] | None = None,
 ) -> str:
     """The first name in ``question`` that no chunk of the index holds, as the question writes it ("" when
     none): a content word written with a capital where no sentence opens, or, unless ``share`` is None, two
@@ -216,8 +222,8 @@ def unnamed(
     follow-up searched as "Wie lange hebt Obsidian die Sicherungskopien auf? and how often?" is read sentence by
     sentence). ``hyphen``: also a hyphenated compound whose first part no chunk holds, in any language;
     ``position``: also the name in a device's position (``OWNED``, ``PLACED``, ``POSSESSED``) that no chunk holds
-    whole; ``turkish``: also a Turkish name before an apostrophe's suffix or a noun in a device's place
-    (``_turkish``)."""
+    whole; ``turkish``: also a Turkish name before an apostrophe's suffix, and with ``places`` a noun in a
+    device's place (``OWNED_PLACE``), that no chunk holds (``_turkish``)."""
     german = [(s.start, s.end) for s in sentence_spans(question) if turn_language(s.text) == "de"]
     every = list(_WORD.finditer(question))
     words = [w for w in every if not any(a <= w.start() < b for a, b in german)]
@@ -229,7 +235,7 @@ def unnamed(
         return found
     if turkish:
         spans = [(s.start, s.end) for s in sentence_spans(question) if turn_language(s.text) == "tr"]
-        return _turkish(db, question, spans)
+        return _turkish(db, question, spans, places)
     return ""
 
 
