@@ -12,8 +12,11 @@ stemmed form is found.
 Chosen on bench/unanswered.py's choosing halves (docs/answers.md, "A thing the vault never names" and "…,
 lowercase or German"): a capitalised word, outside German, silences (nothing is evidence); a device's name no
 chunk holds whole (``PREFACED``) is said before the answer instead (``unmentioned``): as a silence it lost
-answerable questions whose words merely never meet in one chunk ("en mi teléfono Android, …"). Measured and
-off: two adjacent words opening with a name, a hyphenated compound's unknown first part, Turkish endings.
+answerable questions whose words merely never meet in one chunk ("en mi teléfono Android, …"). Stop 52 (rounds
+five and six, "… in German and Turkish"): also a German possession's name ("meine Steuererklärung") and, in
+Turkish, a name before an apostrophe's suffix ("Kindle'ıma") or a noun with the possessive and a locative or
+ablative ("akıllı saatimde"), as a preface. Measured and off: two adjacent words opening with a name, a
+hyphenated compound's unknown first part, round five's wider Turkish place (the verbal noun "-me" read as one).
 """
 
 from __future__ import annotations
@@ -95,8 +98,9 @@ POSSESSED = re.compile(
 )
 # Chosen (round four, bench/unanswered.py's choosing halves): PLACED, as a preface. As a silence it lost answerable
 # questions (748 of 752 kept; OWNED 751); as a preface it tells 16/22 unanswerable ones (OWNED 15) and opens 4
-# of the 752 answerable answers with a true "the vault does not mention" (OWNED 1).
-PREFACED = PLACED
+# of the 752 answerable answers with a true "the vault does not mention" (OWNED 1). Rounds five and six (stop 52,
+# the same halves): POSSESSED, and Turkish's name and place (``unmentioned``): 17/22 told, 7 of 808 prefaced.
+PREFACED = POSSESSED
 RUN_WORDS = 3  # the most words a device's name runs to
 _JOINED = re.compile(r"[\s-]*")  # between two words of one name: spaces or a hyphen
 _CLAUSE_ENDS = re.compile(r"\s*(?:[.?!,;:]|$)")
@@ -263,7 +267,9 @@ def _capitalised(
 
 
 def unmentioned(db: sqlite3.Connection, question: str) -> str:
-    """The name ``unnamed`` finds with ``PREFACED`` (a device's name that no chunk holds whole), said before the
-    answer rather than in place of it: on bench/unanswered.py's choosing halves, as a silence it lost answerable
-    questions (docs/answers.md, "A thing the vault never names, lowercase or German")."""
-    return unnamed(db, question, position=PREFACED)
+    """The name ``unnamed`` finds with ``PREFACED`` (a device's name, or in German a possession's, that no chunk
+    holds whole) and Turkish's (a name before an apostrophe, a noun in ``OWNED_PLACE``), said before the answer
+    rather than in place of it: on bench/unanswered.py's choosing halves, as a silence it lost answerable
+    questions (docs/answers.md, "A thing the vault never names, lowercase or German", "… in German and
+    Turkish")."""
+    return unnamed(db, question, position=PREFACED, turkish=True, places=OWNED_PLACE)
