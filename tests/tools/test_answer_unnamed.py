@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
+
 from sentinel.answer import Answer, Turn, answer_turn
 from sentinel.answer.packet import MIN_COSINE, build_packet, lets_in, relevant
 from sentinel.answer.unnamed import OWNED_PLACE, PLACED, POSSESSED, unnamed
@@ -190,3 +192,29 @@ def test_a_turkish_name_before_its_suffix_or_in_a_devices_place_is_found(make_ct
     ):
         assert unnamed(db, held, turkish=True, places=OWNED_PLACE) == "", held
     assert OWNED_PLACE.fullmatch("Eşitleme") is None  # the verbal noun "-me": round five read it as "my" + "to"
+
+
+@pytest.mark.parametrize(
+    ("question", "line"),
+    [
+        (TAXES, "Der Vault erwähnt „Steuererklärung“ nicht. "),
+        ("Obsidian'ı akıllı saatimde kullanabilir miyim?", "Kasada “akıllı saat” geçmiyor. "),
+        ("notlarımı kindle'ıma atabilir miyim?", "Kasada “kindle” geçmiyor. "),
+    ],
+)
+def test_a_german_possession_or_a_turkish_place_the_vault_never_names_is_said_before_the_answer(
+    make_ctx: MakeContext, e5: OnnxEmbedder, question: str, line: str
+) -> None:
+    """Without stop 52's ``unmentioned``: German "meine Steuererklärung" is no device's place, and Turkish writes a
+    device's place as endings, so the answer opened with the nearest page as if it were a yes."""
+    ctx = embedded(make_ctx(LICENCES), e5)
+    assert _unasked(ctx, question).answer.startswith(line)
+
+
+def test_a_german_possession_or_a_turkish_place_the_vault_names_opens_with_nothing(
+    make_ctx: MakeContext, e5: OnnxEmbedder
+) -> None:
+    ctx = embedded(make_ctx(LICENCES), e5)
+    for question in ("Wie verlängere ich meine Lizenz?", "Obsidian'ı tabletimde kullanabilir miyim?"):
+        assert not build_packet(ctx, question, passages=4, budget_tokens=1200).unmentioned, question
+        assert not _unasked(ctx, question).answer.startswith(("Der Vault erwähnt", "Kasada")), question
