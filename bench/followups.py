@@ -10,6 +10,8 @@ each follow-up, built from the joined search as before stop 45 (``turn`` not giv
 page, narrowed to the joined words) and as now (the follow-up's own words lead: ``answer.packet``): whether the
 first passage holds the turn's fact, and whether any passage does. Since stop 45 the set has chosen a rule (the
 follow-up rule of stop 44, and stop 45's packet rule was measured on it): its figures are a choosing set's.
+Stop 52 added 4 follow-ups pointing back with a demonstrative and its noun (f-*5) and 5 new questions holding
+such a word (n-en4, n-es4, n-tr4, n-en5), which chose ``followup.pointed_at`` (docs/answers.md).
 
     .venv/bin/python -m bench.followups --vault DIR --index FILE   # an index of the eval vault with vectors
     .venv/bin/python -m bench.followups --vault DIR --index FILE --answers   # the follow-ups asked of the small

@@ -69,6 +69,37 @@ def test_a_new_question_is_read_alone(turn: str) -> None:
     assert asked([FIRST, turn]).searched == turn
 
 
+# Seen in the browser (stop 51, fourth file, row 2) and its shape in the other languages: a demonstrative and the
+# noun it determines point back at the earlier answer's thing, and name it, so neither counts against the
+# content words a pointing turn may name (each of these names four or more).
+@pytest.mark.parametrize(
+    "turn",
+    [
+        "uygulamayı kapatınca o kayıtlar duruyo mu?",
+        "do those logs survive closing the app?",
+        "Bleiben diese Protokolle nach dem Schließen der App?",
+        "¿Esos registros se conservan al cerrar la aplicación?",
+    ],
+)
+def test_a_turn_pointing_back_with_that_and_a_noun_is_read_with_the_earlier_question(turn: str) -> None:
+    assert continues(turn)
+    assert asked([FIRST, turn]).searched == f"{FIRST} {turn}"
+
+
+@pytest.mark.parametrize(
+    "turn",
+    [
+        "Is there a plugin that counts the words in a note?",  # "that" opens a relative clause
+        "¿Respaldo mi bóveda con Sync o Git?",  # Spanish "o" is "or", not Turkish "o"
+        "Bu notu başka bir klasöre nasıl taşırım?",  # proximal: the note in front of the person
+        "How do I pin this command to the top of the palette?",
+    ],
+)
+def test_a_new_question_holding_a_demonstrative_word_is_read_alone(turn: str) -> None:
+    assert not continues(turn)
+    assert asked([FIRST, turn]).searched == turn
+
+
 def test_a_follow_up_after_a_save_or_a_greeting_continues_nothing() -> None:
     assert asked(["save this: buy genmaicha", "And on the Plus plan?"]).searched == "And on the Plus plan?"
     assert asked(["hello", "And on the Plus plan?"]).searched == "And on the Plus plan?"

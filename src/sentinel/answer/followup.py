@@ -5,7 +5,10 @@ for a plan and finds the file size limits. A turn continues the earlier question
 a vault question and this one either opens as a continuation ("and …", "what about …", "und …", "was ist mit …",
 "¿y …?", "qué tal …", "peki …", "ya …") or points back at it with a pronoun ("they", "sie", "esos", "bunlar")
 while naming at most ``POINTING_WORDS`` content words itself. The rule was written from the four languages'
-grammar before it was measured (bench/followups.py, on bench/followups_set.tsv, which chose nothing).
+grammar before it was measured (bench/followups.py, on bench/followups_set.tsv, which chose nothing). A
+demonstrative and the noun it determines ("do those logs survive closing the app?", "uygulamayı kapatınca o
+kayıtlar duruyo mu?") point back too, and name the earlier thing, not one of the turn's own: neither counts
+against ``POINTING_WORDS`` (stop 52; chosen on the set, rows added for the shape: docs/answers.md).
 
 A continuing turn is searched with the earlier question's words joined to its own, and the model is shown both
 (the earlier one as such). A turn that asks anew ("Which shortcut opens the Command palette?") is searched alone.
@@ -32,12 +35,63 @@ _JOINS = (
 _OPENS_AS_CONTINUATION = re.compile(rf"^\W*(?:what\s+if|y\s+si|{_JOINS})\b", _I)
 _JOINING_WORDS = re.compile(rf"^\W*(?:{_JOINS})\b", _I)
 _POINTS_BACK = re.compile(
-    r"\b(?:they|them|their|it|its|those|these|that|this"  # en
+    r"\b(?:they|them|their|it|its|those|these|this"  # en ("that": ``_points_back``)
     r"|sie|ihnen|ihre|diese|dieser|dieses|dort|davon|dafür|dabei|damit"  # de
     r"|ellos|ellas|esos|esas|ese|esa|eso|estos|estas|allí|ahí"  # es
     r"|onlar|bunlar|onu|bunu|onun|bunun|onları|bunları|orada|burada)\b",
     _I,
 )
+# A demonstrative determiner that points back at what was said (anaphoric), from each language's grammar: English
+# "those", and "that" where no content word stands before it ("a plugin that counts words" is a relative clause);
+# German "diese…/jene…" before a noun (a capital: "diese Logs"; "die Logs" is an article as often); Spanish
+# "ese/esa/esos/esas"; Turkish "o", only in a Turkish turn (Spanish "o" is "or"). Not the proximal ones ("this",
+# "these", "estos", "bu", "şu"), which also point at what a person has in front of them ("How do I pin this
+# command …?", "Bu notu … nasıl taşırım?" ask anew): chosen on bench/followups_set.tsv (docs/answers.md).
+_DETERMINERS = re.compile(r"those|that|diese[mnrs]?|jene[mnrs]?|ese|esa|esos|esas", _I)
+_TURKISH_DETERMINERS = re.compile(r"o", _I)
+_TURN_WORD = re.compile(r"[^\W_]+")
+
+
+def _relative(before: re.Match[str] | None, after: re.Match[str] | None) -> bool:
+    """Whether English "that" opens a relative or a content clause ("a plugin that counts words"), pointing at
+    nothing: a content word stands before it and a word after it."""
+    return before is not None and after is not None and bool(content_words(before.group()))
+
+
+def _triples(turn: str) -> list[tuple[re.Match[str] | None, re.Match[str], re.Match[str] | None]]:
+    """Each word of ``turn`` with the word before and the word after it (None at either end)."""
+    words = list(_TURN_WORD.finditer(turn))
+    if not words:
+        return []
+    return list(zip([None, *words[:-1]], words, [*words[1:], None], strict=True))
+
+
+def _points_back(turn: str) -> bool:
+    """Whether ``turn`` holds a pronoun pointing back (``_POINTS_BACK``, or "that" opening no clause)."""
+    if _POINTS_BACK.search(turn):
+        return True
+    return any(w.group().casefold() == "that" and not _relative(b, a) for b, w, a in _triples(turn))
+
+
+def pointed_at(turn: str) -> list[str]:
+    """The words of ``turn`` that point back at the earlier question's thing: each demonstrative determiner and
+    the noun it determines (the word right after it, a content word), folded as ``content_words`` folds them;
+    [] when it holds none."""
+    turkish = question_language(turn) == "tr"
+    pointed: list[str] = []
+    for before, word, noun in _triples(turn):
+        text = word.group()
+        if noun is None or turn[word.end() : noun.start()].strip():
+            continue
+        if not (_DETERMINERS.fullmatch(text) or (turkish and _TURKISH_DETERMINERS.fullmatch(text))):
+            continue
+        if text.casefold() == "that" and _relative(before, noun):
+            continue
+        if text.casefold().startswith(("dies", "jen")) and not noun.group()[0].isupper():
+            continue
+        if named := content_words(noun.group()):
+            pointed += [*content_words(text), *named]
+    return pointed
 
 
 # A question word or a yes-no particle (en, de, es, tr, from the four languages' grammar): a follow-up holding one
@@ -121,7 +175,13 @@ def continues(turn: str) -> bool:
     """Whether the words read as a continuation of an earlier question (whether there is one is not asked)."""
     if _OPENS_AS_CONTINUATION.search(turn):
         return True
-    return bool(_POINTS_BACK.search(turn)) and len(content_words(turn)) <= POINTING_WORDS
+    pointed = pointed_at(turn)
+    if not pointed and not _points_back(turn):
+        return False
+    own = content_words(turn)
+    for word in pointed:  # a demonstrative and its noun name the earlier thing, not one of the turn's own
+        own.remove(word)
+    return len(own) <= POINTING_WORDS
 
 
 def asked(user_turns: list[str]) -> Asked:

@@ -12,8 +12,11 @@ stemmed form is found.
 Chosen on bench/unanswered.py's choosing halves (docs/answers.md, "A thing the vault never names" and "…,
 lowercase or German"): a capitalised word, outside German, silences (nothing is evidence); a device's name no
 chunk holds whole (``PREFACED``) is said before the answer instead (``unmentioned``): as a silence it lost
-answerable questions whose words merely never meet in one chunk ("en mi teléfono Android, …"). Measured and
-off: two adjacent words opening with a name, a hyphenated compound's unknown first part, Turkish endings.
+answerable questions whose words merely never meet in one chunk ("en mi teléfono Android, …"). Stop 52 (rounds
+five and six, "… in German and Turkish"): also a German possession's name ("meine Steuererklärung") and, in
+Turkish, a name before an apostrophe's suffix ("Kindle'ıma") or a noun with the possessive and a locative or
+ablative ("akıllı saatimde"), as a preface. Measured and off: two adjacent words opening with a name, a
+hyphenated compound's unknown first part, round five's wider Turkish place (the verbal noun "-me" read as one).
 """
 
 from __future__ import annotations
@@ -88,10 +91,16 @@ PLACED = re.compile(
     rf"|dem|der|mis?|nuestr[oa]s?|una?|el|la){_OWN}\s+$",
     re.I,
 )
+# Round five (stop 52), committed before it was ranked: in German a possessive alone puts a thing in the person's
+# own hands ("kann ich mit obsidian auch meine Steuererklärung machen?"), a device's place or not.
+POSSESSED = re.compile(
+    rf"(?:{PLACED.pattern})|(?<![^\W_])(?:mein|meine[mnrs]?|unser|unsere[mnrs]?)(?: eigene[mnrs]?)?\s+$", re.I
+)
 # Chosen (round four, bench/unanswered.py's choosing halves): PLACED, as a preface. As a silence it lost answerable
 # questions (748 of 752 kept; OWNED 751); as a preface it tells 16/22 unanswerable ones (OWNED 15) and opens 4
-# of the 752 answerable answers with a true "the vault does not mention" (OWNED 1).
-PREFACED = PLACED
+# of the 752 answerable answers with a true "the vault does not mention" (OWNED 1). Rounds five and six (stop 52,
+# the same halves): POSSESSED, and Turkish's name and place (``unmentioned``): 17/22 told, 7 of 808 prefaced.
+PREFACED = POSSESSED
 RUN_WORDS = 3  # the most words a device's name runs to
 _JOINED = re.compile(r"[\s-]*")  # between two words of one name: spaces or a hyphen
 _CLAUSE_ENDS = re.compile(r"\s*(?:[.?!,;:]|$)")
@@ -148,6 +157,56 @@ def _hyphened(db: sqlite3.Connection, words: list[re.Match[str]]) -> str:
     return ""
 
 
+# Turkish (round five, stop 52, committed before it was ranked): a suffix on a name follows an apostrophe
+# ("Kindle'ıma", "kindle'a"), so what stands before one is a name; and a device's place is a possessive and a case
+# ending on the noun ("akıllı saatimde", "telefonuma", "tabletimden"), the noun's stem what the vault would hold.
+_APOSTROPHE_NAME = re.compile(r"(?<![^\W_])([^\W\d_]{2,})['’][^\W\d_]+")
+# Round five's place: any possessive and a locative, dative or ablative ending. It read the verbal noun "-me/-ma"
+# as the possessive and the dative ("Eşitleme", "yayınlama"): 16 answerable choosing questions prefaced. Round
+# six's (committed before it was ranked): the possessive's own vowel and a locative or ablative only ("saatimde",
+# "tabletimden"; not "telefonuma", "kasamda").
+OWNED_PLACE_WIDE = re.compile(r"([^\W\d_]{2,}?)(?:[ıiuü]?m(?:[ıiuü]z)?)(?:da|de|ta|te|a|e|dan|den|tan|ten)", re.I)
+OWNED_PLACE = re.compile(r"([^\W\d_]{2,}?)(?:[ıiuü]m(?:[ıiuü]z)?)(?:da|de|dan|den)", re.I)
+
+
+def _no_word_begins(db: sqlite3.Connection, words: list[str]) -> bool:
+    """Whether no chunk holds, for each of ``words``, a word beginning with its Turkish stem or with the word
+    itself (folded): Turkish stems differ by form ("yayın" -> "yay", "yayınlanan" -> "yayinlana"). A word whose
+    stem has under 3 letters counts as held."""
+    wanted = []
+    for word in words:
+        begins = {fold(word, "tr"), fold(word)}
+        if min(len(b) for b in begins) < 3:
+            return False
+        wanted.append("(" + " OR ".join(f"{quote(b)}*" for b in sorted(begins)) + ")")
+    query = " AND ".join(wanted)
+    return db.execute("SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT 1", (query,)).fetchone() is None
+
+
+def _turkish(db: sqlite3.Connection, question: str, turkish: Spans, places: re.Pattern[str] | None) -> str:
+    """In a Turkish sentence, a name before an apostrophe's suffix, or a noun in a device's place (possessive and
+    case: "saatimde") with the content word before it, that no chunk holds a word beginning with (the noun less
+    its ending); "" when none."""
+    for start, end in turkish:
+        sentence = question[start:end]
+        for found in _APOSTROPHE_NAME.finditer(sentence):
+            if content_words(found.group(1)) and _no_word_begins(db, [found.group(1)]):
+                return found.group(1)
+        words = list(_WORD.finditer(sentence)) if places is not None else []
+        for index, found in enumerate(words):
+            place = places.fullmatch(found.group()) if places is not None else None
+            if place is None or sentence[found.end() : found.end() + 1] in ("'", "’"):
+                continue
+            named = [place.group(1)]
+            before = words[index - 1] if index else None
+            joined = before is not None and not sentence[before.end() : found.start()].strip()
+            if before is not None and joined and content_words(before.group()):
+                named.insert(0, before.group())
+            if _no_word_begins(db, named):
+                return " ".join(named)
+    return ""
+
+
 def unnamed(
     db: sqlite3.Connection,
     question: str,
@@ -156,6 +215,8 @@ def unnamed(
     rare: int = RARE_CHUNKS,
     hyphen: bool = False,
     position: re.Pattern[str] | None = None,
+    turkish: bool = False,
+    places: re.Pattern[str] | None = None,
 ) -> str:
     """The first name in ``question`` that no chunk of the index holds, as the question writes it ("" when
     none): a content word written with a capital where no sentence opens, or, unless ``share`` is None, two
@@ -164,7 +225,9 @@ def unnamed(
     Never in a German sentence: German writes every noun with a capital, so a capital names nothing there (a
     follow-up searched as "Wie lange hebt Obsidian die Sicherungskopien auf? and how often?" is read sentence by
     sentence). ``hyphen``: also a hyphenated compound whose first part no chunk holds, in any language;
-    ``position``: also the name in a device's position (``OWNED``, ``PLACED``) that no chunk holds whole."""
+    ``position``: also the name in a device's position (``OWNED``, ``PLACED``, ``POSSESSED``) that no chunk holds
+    whole; ``turkish``: also a Turkish name before an apostrophe's suffix, and with ``places`` a noun in a
+    device's place (``OWNED_PLACE``), that no chunk holds (``_turkish``)."""
     german = [(s.start, s.end) for s in sentence_spans(question) if turn_language(s.text) == "de"]
     every = list(_WORD.finditer(question))
     words = [w for w in every if not any(a <= w.start() < b for a, b in german)]
@@ -172,7 +235,12 @@ def unnamed(
         return found
     if hyphen and (found := _hyphened(db, every)):
         return found
-    return _device(db, question, every, position, german) if position is not None else ""
+    if position is not None and (found := _device(db, question, every, position, german)):
+        return found
+    if turkish:
+        spans = [(s.start, s.end) for s in sentence_spans(question) if turn_language(s.text) == "tr"]
+        return _turkish(db, question, spans, places)
+    return ""
 
 
 def _capitalised(
@@ -199,7 +267,9 @@ def _capitalised(
 
 
 def unmentioned(db: sqlite3.Connection, question: str) -> str:
-    """The name ``unnamed`` finds with ``PREFACED`` (a device's name that no chunk holds whole), said before the
-    answer rather than in place of it: on bench/unanswered.py's choosing halves, as a silence it lost answerable
-    questions (docs/answers.md, "A thing the vault never names, lowercase or German")."""
-    return unnamed(db, question, position=PREFACED)
+    """The name ``unnamed`` finds with ``PREFACED`` (a device's name, or in German a possession's, that no chunk
+    holds whole) and Turkish's (a name before an apostrophe, a noun in ``OWNED_PLACE``), said before the answer
+    rather than in place of it: on bench/unanswered.py's choosing halves, as a silence it lost answerable
+    questions (docs/answers.md, "A thing the vault never names, lowercase or German", "… in German and
+    Turkish")."""
+    return unnamed(db, question, position=PREFACED, turkish=True, places=OWNED_PLACE)
