@@ -74,6 +74,8 @@ def test_an_exact_copy_and_an_honest_restatement_are_kept(make_ctx: MakeContext)
         (GARBLED, "4. Gib unter **E-Mail** deine E-Mail ein."),  # a copula added, "deine" strung twice
         ("Deine Passwort ist dein Passwort ein.", "5. Gib unter **Passwort**"),  # "Deine": "dein"
         ("Die Option ist Insider-Builds erhalten unter App.", "8. Aktiviere unter **App** die Option"),
+        ("Unter Passwort dein Passwort ein.", "5. Gib unter **Passwort**"),  # the verb lost, its "ein" kept
+        ("Dein Passwort gibst du unter Passwort ein.", ""),  # its own form of the verb
         (COPY, ""),  # the source itself
         (RESTATED, ""),  # its own verb: a restatement, not a copy
         ("Die Option Insider-Builds erhalten aktivierst du unter App.", ""),  # re-ordered round its own verb

@@ -14,7 +14,11 @@ it cites:
   copula (``AUXILIARIES``: be, have, become, can; en, de, es) and it adds at least one: built of that sentence's
   words and a verb the source did not use;
 - such a copy is garbled when the source's words in it do not keep the source's order (they are not a
-  subsequence of the source's words, one source word standing for one use).
+  subsequence of the source's words, one source word standing for one use);
+- a sentence adding no word but auxiliaries to a German source that opens with its verb and ends with that verb's
+  separable particle ("Füge … ein", "Lade … herunter") is garbled when it ends with the particle and lacks the
+  verb: "Deine persönliche Sub-URL nicht in diesen Wert ein." for "Füge deine persönliche Sub-URL nicht in diesen
+  Wert ein." (bench/answers_set.tsv de06): a lost verb, which the other words cannot show.
 Each sentence of a model's item is read on its own (an item may hold two). A garbled copy is not shown: the
 source sentence itself stands in its place, as the page spells it (links as
 their label, a list's marker and a callout's marker left off), cited the same, and checked by the gates after
@@ -44,6 +48,9 @@ _AUXILIARIES = {
     "es": "es son era eran fue fueron ser está están estar ha han hay puede pueden",
 }
 AUXILIARIES = frozenset(fold(word, lang) for lang, words in _AUXILIARIES.items() for word in words.split())
+# The separable particles a German imperative step ends with, its verb first ("Gib … ein"), folded.
+_PARTICLES = "ab an auf aus ein fest her herunter hin hoch mit nach vor weg zu zurück"
+PARTICLES = frozenset(fold(word, "de") for word in _PARTICLES.split())
 
 
 def _words(text: str, language: str) -> list[str]:
@@ -74,11 +81,13 @@ def garbled_source(sentence: str, passage: str) -> str:
     for span in sentence_spans(passage):
         if span.block:
             continue
-        source = _words(span.text, language)
+        source = _words(as_shown(span.text), language)
         added = [w for w in words if not any(_same(w, s) for s in source)]
-        if not added or not all(w in AUXILIARIES for w in added):
+        if not all(w in AUXILIARIES for w in added) or not words or not source:
             continue
-        if not _in_order([w for w in words if w not in added], source):
+        if added and not _in_order([w for w in words if w not in added], source):
+            return span.text
+        if source[-1] in PARTICLES and words[-1] == source[-1] and not any(_same(source[0], w) for w in words):
             return span.text
     return ""
 
