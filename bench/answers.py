@@ -27,6 +27,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bench import drafts
 from sentinel import prompts
 from sentinel.answer import Turn, answer_turn
 from sentinel.answer.compose import call_shaped
@@ -168,6 +169,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--paths", default="pipeline,tools", help="pipeline, tools, or both (comma-separated)")
     parser.add_argument("--limit", type=int, default=0, help="ask only the first N questions of each language")
     parser.add_argument("--tools-limit", type=int, default=2, help="the tool loop is slow: questions per language")
+    parser.add_argument("--drafts", type=Path, help="append the pipeline's drafts and packets here (bench/drafts.py)")
     args = parser.parse_args(argv)
     questions = load(args.set)
     if args.limit:
@@ -179,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
     embed_pending(db, embedder)
     ctx = ToolContext(settings=settings, embedder=embedder)
     print(f"{len(questions)} questions over {args.vault} ({os.cpu_count()} CPUs); the model: {MODEL_ALIAS}, ctx {CTX}")
-    with llama_server(ctx=CTX) as url:
+    with llama_server(ctx=CTX) as url, drafts.recording(args.drafts, "warm"):
         provider = provider_for(ProviderSettings(kind="openai", base_url=url, model=MODEL_ALIAS, num_ctx=CTX), "bench")
         ask_pipeline(ctx, provider, questions[0])  # warm: the model loaded, the first prefill paid
         for path in args.paths.split(","):
@@ -187,6 +189,7 @@ def main(argv: list[str] | None = None) -> int:
             run = ask_pipeline if path == "pipeline" else ask_tools
             tallies: dict[str, Tally] = {"all": Tally()}
             for question in asked:
+                drafts.label_of(question.id)
                 outcome = run(ctx, provider, question)
                 tallies["all"].rows.append(outcome)
                 tallies.setdefault(question.lang, Tally()).rows.append(outcome)

@@ -33,6 +33,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from bench import drafts
 from bench.answers import CTX
 from sentinel.answer import Turn, answer_turn
 from sentinel.answer.followup import asked
@@ -78,13 +79,15 @@ def main() -> None:
     parser.add_argument("--answers", action="store_true", help="ask the follow-ups of the model instead")
     parser.add_argument("--quoted", action="store_true", help="ask the follow-ups without a model instead")
     parser.add_argument("--set", type=Path, default=SET, help="the set's file (default: bench/followups_set.tsv)")
+    parser.add_argument("--drafts", type=Path, help="with --answers: append the drafts here (bench/drafts.py)")
     args = parser.parse_args()
     settings = Settings(vault=args.vault, index_path=args.index, _env_file=None)
     open_index(settings).close()
     ctx = ToolContext(settings=settings, embedder=OnnxEmbedder(E5_DIR, threads=1))
     rows = load(args.set)
     if args.answers:
-        answers(ctx, [row for row in rows if row.kind == "follow"])
+        with drafts.recording(args.drafts, "warm"):
+            answers(ctx, [row for row in rows if row.kind == "follow"])
         return
     if args.quoted:
         quoted(ctx, [row for row in rows if row.kind == "follow"])
@@ -203,6 +206,7 @@ def answers(ctx: ToolContext, rows: list[Row]) -> None:
         print("|---|---|---|---|---|---|---|---|")
         totals = [0] * 4
         for row in rows:
+            drafts.label_of(row.id)
             messages = [
                 {"role": "user", "content": row.earlier},
                 {"role": "assistant", "content": "(an answer)"},

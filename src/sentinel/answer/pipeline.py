@@ -21,7 +21,7 @@ from sentinel.answer.read import NOTHING_READ, Read
 from sentinel.answer.result import Answer, Citation, obsidian_url
 from sentinel.answer.save_replies import replies_for
 from sentinel.answer.tables import marked
-from sentinel.gates import quantity, subject, support
+from sentinel.gates import garbled, quantity, subject, support
 from sentinel.gates.support import CitedSentence
 from sentinel.providers.base import ChatProvider, ProviderError
 from sentinel.tools.context import ToolContext
@@ -189,9 +189,14 @@ def _checked(proposed: list[CitedSentence], packet: Packet, label: str) -> tuple
     if supported.dropped:
         cause = f"not supported by the passage they cite ({supported.reason})"
         notes.append(f"{len(supported.dropped)} sentence(s) dropped: {cause}")
+    # a copy re-strung around a verb its source lacks reads as its source ("Deine E-Mail ist deine E-Mail ein.")
+    whole = garbled.whole_copies(supported.kept, packet.by_number())
+    if whole.dropped:
+        notes.append(f"{len(whole.dropped)} sentence(s) shown as the passage's own: a garbled copy of it")
+    log_left_out("gates.garbled", whole.dropped)
     # a follow-up's own words say what it asks ("Peki ne sıklıkla …?": how often), else its question ("und Supporter?")
     asked = followup.what_is_asked(packet.question, packet.turn)
-    answering = quantity.answers_the_number(supported.kept, asked)
+    answering = quantity.answers_the_number(whole.kept, asked)
     if answering.dropped:
         notes.append(f"{len(answering.dropped)} sentence(s) dropped: {answering.reason}")
     log_left_out("gates.quantity", answering.dropped)

@@ -1,0 +1,100 @@
+"""A written sentence that re-strings its passage's sentence around a verb the passage lacks is not shown: the
+passage's sentence is, cited the same (gates/garbled.py); an exact copy and an honest restatement are kept.
+
+Seen in the browser (bench/browser_turns_fourth.tsv row 4): for "wie krieg ich am pc die neuen beta builds?" the
+small Qwen wrote "Deine E-Mail ist deine E-Mail ein." from "Gib unter **E-Mail** deine E-Mail ein.", and every
+gate kept it. Here so the mutation harness reaches the gate. The page is the eval vault's, its section verbatim.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+
+import pytest
+
+from sentinel.answer import Answer, Turn, answer_turn
+from sentinel.gates.garbled import garbled_source, whole_copies
+from sentinel.gates.support import CitedSentence, Evidence
+from tests.support.scripted import ChatRequest, ScriptedProvider
+from tests.support.tool_context import MakeContext
+
+# de/Obsidian/Vorabversionen.md, its "Vorabversionen für Desktop aktivieren" section
+PAGE = (
+    "# Vorabversionen\n\n## Vorabversionen für Desktop aktivieren\n\n"
+    "Um Vorabversionen zu erhalten, sobald sie verfügbar sind, folge diesen Schritten:\n\n"
+    "1. Öffne **[[Einstellungen]]**.\n"
+    "2. Wähle in der Seitenleiste **Allgemein**.\n"
+    "3. Wähle unter **Konto → Dein Nutzerkonto** die Option **Anmelden**.\n"
+    "4. Gib unter **E-Mail** deine E-Mail ein.\n"
+    "5. Gib unter **Passwort** dein Passwort ein.\n"
+    "6. Kehre nach der Anmeldung zu **[[Einstellungen]]** zurück.\n"
+    "7. Wähle in der Seitenleiste **Allgemein**.\n"
+    "8. Aktiviere unter **App** die Option **Insider-Builds erhalten**.\n"
+    "9. Klicke auf **Nach Aktualisierungen suchen** und dann auf **Neu starten**.\n"
+)
+QUESTION = "wie krieg ich am pc die neuen beta builds?"
+GARBLED = "Deine E-Mail ist deine E-Mail ein."
+SOURCE = "Gib unter **E-Mail** deine E-Mail ein."
+COPY = "Gib unter E-Mail deine E-Mail ein."
+RESTATED = "Unter E-Mail gibst du deine E-Mail ein."
+INSIDER = "Aktiviere unter App die Option Insider-Builds erhalten."
+
+
+def _ask(make_ctx: MakeContext, *written: str) -> Answer:
+    def write(_: ChatRequest) -> str:
+        return json.dumps({"sentences": [{"text": text, "cite": 1} for text in written]})
+
+    ctx = make_ctx({"de/Obsidian/Vorabversionen.md": PAGE})
+    return answer_turn(ctx, ScriptedProvider([write]), Turn([{"role": "user", "content": QUESTION}], chat_id="q"))
+
+
+def test_the_garbled_copy_is_shown_as_its_source_sentence(
+    make_ctx: MakeContext, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.INFO, logger="sentinel.answer"):
+        answer = _ask(make_ctx, INSIDER, GARBLED)
+    assert answer.answered, answer.answer  # written, not quoted: the person reads the passage's sentence
+    assert GARBLED not in answer.answer and " ist " not in answer.answer, answer.answer
+    assert answer.answer == f"{INSIDER} [1] {SOURCE} [1]", answer.answer
+    left_out = [r.getMessage() for r in caplog.records if r.getMessage().startswith("left out by")]
+    assert left_out == [f"left out by gates.garbled: [1] {GARBLED}"]
+    assert any("garbled copy" in note for note in answer.notes), answer.notes
+
+
+def test_an_exact_copy_and_an_honest_restatement_are_kept(make_ctx: MakeContext) -> None:
+    answer = _ask(make_ctx, COPY, RESTATED)
+    assert answer.answered and answer.answer == f"{COPY} [1] {RESTATED} [1]", answer.answer
+    assert answer.dropped == 0
+
+
+@pytest.mark.parametrize(
+    ("written", "source"),
+    [
+        (GARBLED, "4. Gib unter **E-Mail** deine E-Mail ein."),  # a copula added, "deine" strung twice
+        ("Deine Passwort ist dein Passwort ein.", "5. Gib unter **Passwort**"),  # "Deine": "dein"
+        ("Die Option ist Insider-Builds erhalten unter App.", "8. Aktiviere unter **App** die Option"),
+        ("Unter Passwort dein Passwort ein.", "5. Gib unter **Passwort**"),  # the verb lost, its "ein" kept
+        ("Dein Passwort gibst du unter Passwort ein.", ""),  # its own form of the verb
+        (COPY, ""),  # the source itself
+        (RESTATED, ""),  # its own verb: a restatement, not a copy
+        ("Die Option Insider-Builds erhalten aktivierst du unter App.", ""),  # re-ordered round its own verb
+        ("Unter App ist die Option Insider-Builds erhalten.", ""),  # a copula added, the source's order kept
+    ],
+)
+def test_which_sentence_is_a_garbled_copy(written: str, source: str) -> None:
+    found = garbled_source(written, PAGE)
+    assert found.startswith(source) and bool(found) == bool(source), found
+
+
+def test_the_source_stands_as_a_reader_reads_it() -> None:
+    packet = {1: Evidence(1, PAGE, "Vorabversionen")}
+    verdict = whole_copies([CitedSentence(GARBLED, 1), CitedSentence(COPY, 1)], packet)
+    assert [s.text for s in verdict.kept] == [SOURCE, COPY]  # the list's "4." left off, the bold kept
+    assert verdict.dropped == [CitedSentence(GARBLED, 1)] and not verdict.passed
+
+
+def test_a_garbled_sentence_inside_an_item_is_replaced_alone() -> None:
+    packet = {1: Evidence(1, PAGE, "Vorabversionen")}
+    verdict = whole_copies([CitedSentence(f"{INSIDER} {GARBLED}", 1)], packet)
+    assert [s.text for s in verdict.kept] == [f"{INSIDER} {SOURCE}"]
