@@ -167,6 +167,13 @@ _APOSTROPHE_NAME = re.compile(r"(?<![^\W_])([^\W\d_]{2,})['’][^\W\d_]+")
 # "tabletimden"; not "telefonuma", "kasamda").
 OWNED_PLACE_WIDE = re.compile(r"([^\W\d_]{2,}?)(?:[ıiuü]?m(?:[ıiuü]z)?)(?:da|de|ta|te|a|e|dan|den|tan|ten)", re.I)
 OWNED_PLACE = re.compile(r"([^\W\d_]{2,}?)(?:[ıiuü]m(?:[ıiuü]z)?)(?:da|de|dan|den)", re.I)
+# A verb's participle takes a possessive and a case too ("ödediğimizde": when we paid; "açacağımda": when I open;
+# "istediğim biçimde": in the form I want): the participle's -DIk or -AcAk, softened before the possessive (ğ, or g
+# as people type it). It names an act, neither a thing nor a thing's first word (seen on the choosing halves after
+# round six: “siparişiyle ödediğ” and “istedigim biçimde” were prefaced).
+_PARTICIPLE = re.compile(
+    r"(?:[dt][ıiuü]|[ae]c[ae])[ğg][ıiuü](?:m|n|m[ıiuü]z|n[ıiuü]z)?(?:[dt][ae]n?|[yn]?[ae])?$", re.I
+)
 
 
 def _no_word_begins(db: sqlite3.Connection, words: list[str]) -> bool:
@@ -197,13 +204,21 @@ def _turkish(db: sqlite3.Connection, question: str, turkish: Spans, places: re.P
             place = places.fullmatch(found.group()) if places is not None else None
             if place is None or sentence[found.end() : found.end() + 1] in ("'", "’"):
                 continue
-            named = [place.group(1)]
+            if _PARTICIPLE.search(found.group()):
+                continue
+            named, written = [place.group(1)], [found.group()]
             before = words[index - 1] if index else None
             joined = before is not None and not sentence[before.end() : found.start()].strip()
-            if before is not None and joined and content_words(before.group()):
+            if (
+                before is not None
+                and joined
+                and content_words(before.group())
+                and not _PARTICIPLE.search(before.group())
+            ):
                 named.insert(0, before.group())
+                written.insert(0, before.group())
             if _no_word_begins(db, named):
-                return " ".join(named)
+                return " ".join(written)  # as the person wrote it: the stem is what was looked for
     return ""
 
 
