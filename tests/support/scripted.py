@@ -8,6 +8,7 @@ recorded so a test can check what the code sent.
 
 from __future__ import annotations
 
+import json
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -37,6 +38,11 @@ class ChatRequest:
 
 
 Reply = ChatResult | str | Callable[[ChatRequest], "ChatResult | str"]
+
+
+def cited_sentences(*written: str, cite: int = 1) -> str:
+    """The answer step's reply: each of ``written`` as a sentence citing passage ``cite``."""
+    return json.dumps({"sentences": [{"text": text, "cite": cite} for text in written]})
 
 
 class ScriptedProvider:

@@ -8,7 +8,6 @@ gate kept it. Here so the mutation harness reaches the gate. The page is the eva
 
 from __future__ import annotations
 
-import json
 import logging
 
 import pytest
@@ -16,7 +15,7 @@ import pytest
 from sentinel.answer import Answer, Turn, answer_turn
 from sentinel.gates.garbled import garbled_source, whole_copies
 from sentinel.gates.support import CitedSentence, Evidence
-from tests.support.scripted import ChatRequest, ScriptedProvider
+from tests.support.scripted import ScriptedProvider, cited_sentences
 from tests.support.tool_context import MakeContext
 
 # de/Obsidian/Vorabversionen.md, its "Vorabversionen für Desktop aktivieren" section
@@ -42,11 +41,10 @@ INSIDER = "Aktiviere unter App die Option Insider-Builds erhalten."
 
 
 def _ask(make_ctx: MakeContext, *written: str) -> Answer:
-    def write(_: ChatRequest) -> str:
-        return json.dumps({"sentences": [{"text": text, "cite": 1} for text in written]})
-
     ctx = make_ctx({"de/Obsidian/Vorabversionen.md": PAGE})
-    return answer_turn(ctx, ScriptedProvider([write]), Turn([{"role": "user", "content": QUESTION}], chat_id="q"))
+    return answer_turn(
+        ctx, ScriptedProvider([cited_sentences(*written)]), Turn([{"role": "user", "content": QUESTION}], chat_id="q")
+    )
 
 
 def test_the_garbled_copy_is_shown_as_its_source_sentence(

@@ -8,7 +8,6 @@ the mutation harness reaches it. The pages are the eval vault's, verbatim sectio
 
 from __future__ import annotations
 
-import json
 import logging
 
 import pytest
@@ -16,7 +15,7 @@ import pytest
 from sentinel.answer import Answer, Turn, answer_turn
 from sentinel.gates.subject import about_the_subject, off_subject
 from sentinel.gates.support import CitedSentence, Evidence
-from tests.support.scripted import ChatRequest, ScriptedProvider
+from tests.support.scripted import ScriptedProvider, cited_sentences
 from tests.support.tool_context import MakeContext
 
 # en/Obsidian Sync/Frequently asked questions.md, its "Data retention" section
@@ -36,12 +35,9 @@ NOTES = "On the Standard plan your notes are retained for 1 month."
 
 
 def _ask(make_ctx: MakeContext, *written: str) -> Answer:
-    def write(_: ChatRequest) -> str:
-        return json.dumps({"sentences": [{"text": text, "cite": 1} for text in written]})
-
     turn = Turn([{"role": "user", "content": QUESTION}], chat_id="q")
     ctx = make_ctx({"en/Obsidian Sync/Frequently asked questions.md": FAQ})
-    return answer_turn(ctx, ScriptedProvider([write]), turn)
+    return answer_turn(ctx, ScriptedProvider([cited_sentences(*written)]), turn)
 
 
 def test_a_sentence_about_a_sibling_subject_is_dropped_and_the_subject_quoted(
