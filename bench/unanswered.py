@@ -32,13 +32,13 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from bench import retrieval
+from bench.unanswered_namings import NAMINGS, SHIPPED_NAMING
 from sentinel.answer.followup import asked
 from sentinel.answer.packet import Packet, build_packet, lets_in, relevant, shares_words
 from sentinel.answer.pipeline import budget_tokens
-from sentinel.answer.unnamed import OWNED, OWNED_PLACE, OWNED_PLACE_WIDE, PLACED, POSSESSED, unnamed
+from sentinel.answer.unnamed import unnamed
 from sentinel.embed.onnx import OnnxEmbedder
 from sentinel.gates.support import STEM, content_words
 from sentinel.index.db import open_index
@@ -247,42 +247,6 @@ def _idf_share(t: float) -> Rule:
         return total > 0 and sum(_idf(c, s.chunks) for w, c in s.words.items() if w in p.stems) / total >= t
 
     return rule
-
-
-# ``unnamed.unnamed``'s settings. Round two (h50d, committed before it was ranked; round one's three, a capital or
-# a two-word name in every language with no limit on the second word, each lost 5-18 points of the answerable
-# choosing questions, German's nouns and short chunks: docs/answers.md): (vault share, at most chunks) of the
-# two-word name, share None for a capitalised word alone; none in a German question. Rounds three and four (h51e,
-# each committed before it was ranked): the capitalised word, and a hyphenated compound whose first part no chunk
-# holds, or the name in a device's position that no chunk holds whole (``unnamed.OWNED``: "on my", "auf meiner",
-# "en mi"; ``PLACED``: also "on a", "to the", "auf einer", "en un", …); round four's name ends its clause. Round five
-# (stop 52, committed before it was ranked), beside the shipped placed name: a German possessive alone
-# (``unnamed.POSSESSED``: "meine Steuererklärung"); Turkish, a name before an apostrophe's suffix ("Kindle'ıma") or a
-# noun in a device's place ("akıllı saatimde") no chunk holds a word beginning with (``unnamed._turkish``). Round
-# six (committed before it was ranked): the Turkish name alone, and with round six's narrower place
-# (``unnamed.OWNED_PLACE``: the possessive's vowel, a locative or ablative).
-NAMINGS: dict[str, dict[str, Any]] = {
-    "capitalised word, not German": {},
-    "name .8, second word in <= 3 chunks, not German": {"share": 0.8, "rare": 3},
-    "capitalised + hyphen": {"hyphen": True},
-    "capitalised + owned": {"position": OWNED},
-    "capitalised + placed": {"position": PLACED},
-    "capitalised + placed + German possessive": {"position": POSSESSED},
-    "capitalised + placed + Turkish": {"position": PLACED, "turkish": True, "places": OWNED_PLACE_WIDE},
-    "capitalised + placed + German possessive + Turkish": {
-        "position": POSSESSED,
-        "turkish": True,
-        "places": OWNED_PLACE_WIDE,
-    },
-    "capitalised + placed + Turkish name": {"position": PLACED, "turkish": True},
-    "capitalised + placed + Turkish name, narrow place": {"position": PLACED, "turkish": True, "places": OWNED_PLACE},
-    "capitalised + placed + German possessive + Turkish name, narrow place": {
-        "position": POSSESSED,
-        "turkish": True,
-        "places": OWNED_PLACE,
-    },
-}
-SHIPPED_NAMING = "capitalised word, not German"  # h50d's, as shipped
 
 
 def _shipped_unless_named(naming: str) -> Rule:
