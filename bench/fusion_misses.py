@@ -91,19 +91,38 @@ def cause(row: dict[str, object], found: bool) -> str:
     return "both legs score the page above higher"
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def index_arguments(parser: argparse.ArgumentParser) -> None:
+    """The indexes and model a miss bench reads (this one and bench/miss_defects.py), and where its rows go."""
     parser.add_argument("--vault", type=Path, default=eval_vault_path())
     parser.add_argument("--index", type=Path, required=True)
     parser.add_argument("--convo-index", type=Path, required=True)
     parser.add_argument("--embed-model", type=Path, default=ROOT / "models" / "multilingual-e5-small")
-    parser.add_argument("--sets", default=",".join(CHOOSING))
     parser.add_argument("--out", type=Path)
+
+
+def choosing_embedder(parser: argparse.ArgumentParser, args: argparse.Namespace, names: list[str]) -> OnnxEmbedder:
+    """The embedder for ``names``, refused unless every one is a choosing set: a miss read on a report set would
+    choose with it."""
+    if not set(names) <= set(CHOOSING):
+        parser.error("the misses are read on choosing sets only")
+    return OnnxEmbedder(args.embed_model, threads=int(os.environ.get("EMBED_THREADS", "2")))
+
+
+def tally_and_save(rows: list[dict[str, object]], key: str, out: Path | None) -> None:
+    """One table row per value of ``key``, most first; the rows as JSON to ``out`` when given."""
+    for name, n in Counter(str(row[key]) for row in rows).most_common():
+        print(f"| {name} | {n} |")
+    if out:
+        out.write_text(json.dumps(rows, ensure_ascii=False, indent=1))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    index_arguments(parser)
+    parser.add_argument("--sets", default=",".join(CHOOSING))
     args = parser.parse_args(argv)
     names = args.sets.split(",")
-    if not set(names) <= set(CHOOSING):
-        parser.error("the miss analysis reads choosing sets only")
-    embedder = OnnxEmbedder(args.embed_model, threads=int(os.environ.get("EMBED_THREADS", "2")))
+    embedder = choosing_embedder(parser, args, names)
     rows, asked = [], 0
     for each in load_sets(names, args.vault, args.index, args.convo_index, embedder):
         for q in each.queries:
@@ -113,8 +132,7 @@ def main(argv: list[str] | None = None) -> int:
             if found is not None:
                 rows.append({"set": each.name, **found})
     print(f"{len(rows)} of {asked} questions have their right page below first")
-    for name, n in Counter(str(row["cause"]) for row in rows).most_common():
-        print(f"| {name} | {n} |")
+    tally_and_save(rows, "cause", args.out)
     tallies = {
         "right page's best + second unit beats the top's (semantic)": lambda m: m["two_units"][0] > m["two_units"][1],
         "summary leg scores the right page higher": lambda m: m["summary"][0] > m["summary"][1],
@@ -123,8 +141,6 @@ def main(argv: list[str] | None = None) -> int:
     }
     for name, test in tallies.items():
         print(f"| {name} | {sum(bool(test(m)) for m in rows)} |")
-    if args.out:
-        args.out.write_text(json.dumps(rows, ensure_ascii=False, indent=1))
     return 0
 
 

@@ -14,20 +14,17 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sqlite3
-from collections import Counter
 from pathlib import Path
 
-from bench.retrieval import CHOOSING, ROOT, load_sets
-from sentinel.embed.onnx import OnnxEmbedder
+from bench.fusion_misses import choosing_embedder, index_arguments, tally_and_save
+from bench.retrieval import load_sets
 from sentinel.index.fold import fold
 from sentinel.paths import folder_language
 from sentinel.search.fts_query import WORD
 from sentinel.search.lexical import lexical_scored, lexical_terms
 from sentinel.search.view import chunk_count
 from sentinel.vault.plain import plain_text
-from tests.support.eval_data import eval_vault_path
 
 
 def _tokens(text: str, language: str) -> set[str]:
@@ -91,18 +88,12 @@ def defect(m: dict[str, object]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--vault", type=Path, default=eval_vault_path())
-    parser.add_argument("--index", type=Path, required=True)
-    parser.add_argument("--convo-index", type=Path, required=True)
-    parser.add_argument("--embed-model", type=Path, default=ROOT / "models" / "multilingual-e5-small")
+    index_arguments(parser)
     parser.add_argument("--misses", type=Path, required=True)
-    parser.add_argument("--out", type=Path)
     args = parser.parse_args(argv)
     misses = json.loads(args.misses.read_text())
     names = sorted({m["set"] for m in misses})
-    if not set(names) <= set(CHOOSING):
-        parser.error("the misses are read on choosing sets only")
-    embedder = OnnxEmbedder(args.embed_model, threads=int(os.environ.get("EMBED_THREADS", "2")))
+    embedder = choosing_embedder(parser, args, names)
     sets = load_sets(names, args.vault, args.index, args.convo_index, embedder)
     dbs = {each.name: each.db for each in sets}
     relevant = {(each.name, q.id): q.relevant for each in sets for q in each.queries}
@@ -118,15 +109,12 @@ def main(argv: list[str] | None = None) -> int:
         row = {**m, **read, "relevant": sorted(relevant[(m["set"], m["id"])])}
         row["defect"] = defect(row)
         out.append(row)
-    for name, n in Counter(str(row["defect"]) for row in out).most_common():
-        print(f"| {name} | {n} |")
+    tally_and_save(out, "defect", args.out)
     markup = sum(1 for m in out if (m["top_page"]["best_lexical_unit"] or {}).get("markup_only"))
     alias = sum(1 for m in out if m["right_page"]["alias_only_terms"])
     unheld = sum(1 for m in out if m["unheld"])
     print(f"{len(out)} misses: the top page's best wording unit matches a term only in its markup in {markup}")
     print(f"the right page holds a question term only in an alias in {alias}; a term no chunk holds in {unheld}")
-    if args.out:
-        args.out.write_text(json.dumps(out, ensure_ascii=False, indent=1))
     return 0
 
 
