@@ -31,6 +31,11 @@ def recording(path: Path | None, label: str) -> Iterator[None]:
     if path is None:
         yield
         return
+    try:  # before any question is asked: a bad path found after the first answer wastes the model's run
+        path.open("a", encoding="utf-8").close()
+    except OSError as error:
+        why = f"--drafts {path}: cannot append there ({error.strerror}); name a file in a folder that exists"
+        raise SystemExit(why) from error
     real = pipeline._checked  # the one place proposed and kept sentences meet their packet
     asking = {"id": label}
 
