@@ -35,6 +35,7 @@ from pathlib import Path
 
 from bench import drafts
 from bench.answers import CTX
+from bench.built_index import built_index
 from sentinel.answer import Turn, answer_turn
 from sentinel.answer.followup import asked
 from sentinel.answer.packet import Packet, build_packet
@@ -75,7 +76,7 @@ def load(path: Path = SET) -> list[Row]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--vault", type=Path, required=True)
-    parser.add_argument("--index", type=Path, required=True)
+    parser.add_argument("--index", type=built_index, required=True)
     parser.add_argument("--answers", action="store_true", help="ask the follow-ups of the model instead")
     parser.add_argument("--quoted", action="store_true", help="ask the follow-ups without a model instead")
     parser.add_argument("--set", type=Path, default=SET, help="the set's file (default: bench/followups_set.tsv)")

@@ -16,6 +16,7 @@ import os
 from collections import Counter
 from pathlib import Path
 
+from bench.built_index import built_index
 from bench.page_evidence import Evidence, evidence, page_scores
 from bench.retrieval import CHOOSING, ROOT, load_sets, shipped_order
 from sentinel.embed.onnx import OnnxEmbedder
@@ -94,8 +95,8 @@ def cause(row: dict[str, object], found: bool) -> str:
 def index_arguments(parser: argparse.ArgumentParser) -> None:
     """The indexes and model a miss bench reads (this one and bench/miss_defects.py), and where its rows go."""
     parser.add_argument("--vault", type=Path, default=eval_vault_path())
-    parser.add_argument("--index", type=Path, required=True)
-    parser.add_argument("--convo-index", type=Path, required=True)
+    parser.add_argument("--index", type=built_index, required=True)
+    parser.add_argument("--convo-index", type=built_index, required=True)
     parser.add_argument("--embed-model", type=Path, default=ROOT / "models" / "multilingual-e5-small")
     parser.add_argument("--out", type=Path)
 

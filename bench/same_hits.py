@@ -31,6 +31,7 @@ from sentinel.search import view as search_view
 from sentinel.settings import Settings
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from built_index import built_index
 from search_latency import _queries
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -38,7 +39,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--index", type=Path, required=True)
+    parser.add_argument("--index", type=built_index, required=True)
     parser.add_argument("--vault", type=Path, required=True)
     parser.add_argument("--synth", type=int, default=0, help="this many generated queries")
     parser.add_argument("--tsv", type=Path, nargs="*", default=[], help="question files (a 'query' column)")

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from bench.answers import SET, load
 from bench.browser_turns import TURNS_FILE, load_turns
+from bench.built_index import built_index
 from sentinel.answer.packet import build_packet
 from sentinel.answer.pipeline import budget_tokens
 from sentinel.embed.onnx import OnnxEmbedder
@@ -55,7 +56,9 @@ def questions() -> list[Asked]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--index", type=Path, required=True, help="a copy of an index of the eval vault with vectors")
+    parser.add_argument(
+        "--index", type=built_index, required=True, help="a copy of an index of the eval vault with vectors"
+    )
     parser.add_argument("--show", action="store_true", help="every sentence and what the gate decided")
     args = parser.parse_args()
     settings = Settings(vault=eval_vault_path(), index_path=args.index, _env_file=None)

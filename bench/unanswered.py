@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bench import retrieval
+from bench.built_index import built_index
 from bench.unanswered_namings import NAMINGS, SHIPPED_NAMING
 from sentinel.answer.followup import asked
 from sentinel.answer.packet import Packet, build_packet, lets_in, relevant, shares_words
@@ -336,13 +337,10 @@ def _pct(group: list[Seen], rule: Rule) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--index", type=Path, required=True, help="an index of the eval vault with vectors")
+    parser.add_argument("--index", type=built_index, required=True, help="an index of the eval vault with vectors")
     parser.add_argument("--report", action="store_true", help="the report halves too (once, after choosing)")
     parser.add_argument("--show", action="store_true", help="each unanswerable question's passages let in")
     args = parser.parse_args()
-    if not args.index.is_file():
-        # an empty index answers nothing, so every unanswerable question would read "left empty": a table that lies
-        parser.error(f"no index at {args.index}: build one of the eval vault first (bench/retrieval.py does)")
     settings = Settings(vault=eval_vault_path(), index_path=args.index, _env_file=None)
     open_index(settings).close()
     ctx = ToolContext(settings=settings, embedder=OnnxEmbedder(E5_DIR, threads=1))
