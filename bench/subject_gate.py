@@ -45,7 +45,7 @@ def questions() -> list[Asked]:
     found: list[Asked] = []
     for q in load(SET):
         found.append((q.id, q.text, lambda s, facts=q.facts: any(f.casefold() in s.casefold() for f in facts)))
-    # browser_turns_third, _fourth and _fifth are held out: never read here
+    # browser_turns_third, _fourth, _fifth and _sixth are held out: never read here
     for path in (TURNS_FILE, TURNS_FILE.with_name("browser_turns_more.tsv")):
         for turn in load_turns(path):
             if not turn.is_save and not turn.unanswerable:

@@ -2,8 +2,8 @@
 12 turns of docs/answers.md's browser tables, each fact pattern gives those tables' verdict on the text they
 quote, the markup detector flags each marker, a bad TSV is refused naming its line, and `bench/browser_chat.py
 --help` runs without importing Open WebUI's side (Playwright, the test servers, sentinel); the held-out third
-file asks only of pages the earlier two never used, the fourth and fifth only of pages no earlier turns file or
-answer set used, and each fact a held-out file expects is on the page it names."""
+file asks only of pages the earlier two never used, the fourth, fifth and sixth only of pages no earlier turns file
+or answer set used, and each fact a held-out file expects is on the page it names."""
 
 from __future__ import annotations
 
@@ -202,11 +202,13 @@ def test_the_third_file_asks_of_pages_the_earlier_files_never_used() -> None:
 
 FOURTH_FILE = REPO / "bench" / "browser_turns_fourth.tsv"
 FIFTH_FILE = REPO / "bench" / "browser_turns_fifth.tsv"
+SIXTH_FILE = REPO / "bench" / "browser_turns_sixth.tsv"
 # Each held-out file after the third: its save rows and its rows the vault does not answer.
-HELD_OUT = {FOURTH_FILE: ([3], [6, 11]), FIFTH_FILE: ([11], [8])}
+HELD_OUT = {FOURTH_FILE: ([3], [6, 11]), FIFTH_FILE: ([11], [8]), SIXTH_FILE: ([11], [6])}
+HELD_OUT_IDS = ["fourth", "fifth", "sixth"]
 
 
-@pytest.mark.parametrize("turns_file", list(HELD_OUT), ids=["fourth", "fifth"])
+@pytest.mark.parametrize("turns_file", list(HELD_OUT), ids=HELD_OUT_IDS)
 def test_a_held_out_turns_file_parses_with_its_save_recall_and_unanswerable_questions(turns_file: Path) -> None:
     turns = load_turns(turns_file)
     saves, unanswerable = HELD_OUT[turns_file]
@@ -227,23 +229,26 @@ def _set_pages(name: str) -> set[str]:
         return {page.removesuffix(".md") for row in rows for page in re.split(r"\s*[|;]\s*", row["pages"]) if page}
 
 
-@pytest.mark.parametrize("turns_file", list(HELD_OUT), ids=["fourth", "fifth"])
+@pytest.mark.parametrize("turns_file", list(HELD_OUT), ids=HELD_OUT_IDS)
 def test_a_held_out_file_asks_of_pages_no_earlier_turns_file_or_answer_set_used(turns_file: Path) -> None:
     """Held out: no page an earlier turns file, bench/answers_set.tsv or bench/followups_set.tsv asks of is asked
-    again (the answer sets name whole paths; a turns file's page piece is used in or holding the path)."""
+    again (the answer sets name whole paths; a turns file's page piece is used in or holding the path); a file
+    after the fifth also keeps apart from bench/followups_platforms.tsv, written after the fifth on one of its
+    pages."""
     names = ["browser_turns.tsv", "browser_turns_more.tsv", "browser_turns_third.tsv", "browser_turns_tables.tsv"]
     held = list(HELD_OUT)
     names += [before.name for before in held[: held.index(turns_file)]]
-    earlier = (
-        {t.page for name in names for t in load_turns(REPO / "bench" / name)}
-        | _set_pages("answers_set.tsv")
-        | _set_pages("followups_set.tsv")
+    sets = ["answers_set.tsv", "followups_set.tsv"]
+    if held.index(turns_file) > held.index(FIFTH_FILE):
+        sets.append("followups_platforms.tsv")
+    earlier = {t.page for name in names for t in load_turns(REPO / "bench" / name)}.union(
+        *(_set_pages(name) for name in sets)
     )
     asked = {t.page for t in load_turns(turns_file) if t.page and not t.unanswerable}
     assert asked and not {page for page in asked for used in earlier - {"", "-"} if used in page or page in used}
 
 
-@pytest.mark.parametrize("turns_file", [THIRD_FILE, *HELD_OUT], ids=["third", "fourth", "fifth"])
+@pytest.mark.parametrize("turns_file", [THIRD_FILE, *HELD_OUT], ids=["third", *HELD_OUT_IDS])
 def test_each_fact_of_a_held_out_file_is_on_the_one_page_it_names(turns_file: Path) -> None:
     """Written by reading pages: each vault turn's page piece names one page of the eval vault, which holds every
     one of its fact patterns; the recall names the note the save writes, whose words hold its fact."""
