@@ -83,6 +83,7 @@ BLIND_ROUNDS = {
     "vault-fresh13": 17,
     "vault-fresh14": 18,
     "vault-fresh15": 19,
+    "vault-fresh16": 20,
 }
 
 
