@@ -7,16 +7,24 @@ what comes back is only a proposal: ``gates.support`` decides which sentences sh
 from __future__ import annotations
 
 import json
+import logging
 import re
 from typing import Any
 
 from sentinel.answer.packet import Packet
+from sentinel.answer.read import Read
 from sentinel.gates.support import CitedSentence
 from sentinel.providers.base import ChatProvider, JsonSchema
 from sentinel.vault.links import text_without_link_markup
-from sentinel.vault.sentences import as_read
+from sentinel.vault.sentences import as_read, sentence_spans
 
+log = logging.getLogger("sentinel.answer")
 MAX_SENTENCES = 3
+# The longest sentence item the schema lets the model write: the server ends the string there, so an item this
+# long was cut, most often in a loop repeating one sentence (browser, stop 53: "Metni `küçük harfe` dönüştürür."
+# fourteen times, then "Metni `küçük har").
+MAX_CHARS = 400
+_ENDS = re.compile(r"[.!?…:;。)\]»“”\"'`*]\s*$")
 SYSTEM = (
     "You answer a question about the user's notes using ONLY the numbered passages given. Write at most "
     f"{MAX_SENTENCES} short sentences in the language of the question. Each sentence must repeat what one passage "
@@ -46,7 +54,7 @@ def sentence_schema(passages: int) -> JsonSchema:
                 "items": {
                     "type": "object",
                     "properties": {
-                        "text": {"type": "string", "maxLength": 400},
+                        "text": {"type": "string", "maxLength": MAX_CHARS},
                         "cite": {"type": "integer", "minimum": 1, "maximum": max(1, passages)},
                     },
                     "required": ["text", "cite"],
@@ -92,7 +100,7 @@ def parse_sentences(content: str) -> tuple[list[CitedSentence], int]:
         # A small model copies the passage's wiki links and callout markers, which Open WebUI shows raw
         # ("[[Plans|Sync plan]]", "> [!tip]"):
         # the sentence is kept as a reader of the page sees it, and the gate checks that text.
-        text = as_read(" ".join(text_without_link_markup(item["text"]).split()))
+        text = once(as_read(" ".join(text_without_link_markup(item["text"]).split())), len(item["text"]) >= MAX_CHARS)
         cite = item.get("cite")
         if not text:
             continue
@@ -101,6 +109,23 @@ def parse_sentences(content: str) -> tuple[list[CitedSentence], int]:
             continue
         out.append(CitedSentence(text, cite if isinstance(cite, int) and not isinstance(cite, bool) else 0))
     return out, shaped
+
+
+def once(text: str, cut: bool) -> str:
+    """``text`` with each of its sentences said once, and, when the server ended it at ``MAX_CHARS`` (``cut``),
+    without the unfinished sentence it ends in: a person never reads a sentence twice in one answer, nor a word
+    cut in half. The repeats and the cut piece are logged, never shown."""
+    spans = sentence_spans(text)
+    if cut and spans and not _ENDS.search(spans[-1].text):
+        log.info("left out by the reply's length limit: %s", spans[-1].text)
+        spans = spans[:-1]
+    kept: list[str] = []
+    for span in spans:
+        if kept and Read.of(" ".join(kept)).repeats(span.text):
+            log.info("left out, said already in its item: %s", span.text)
+            continue
+        kept.append(span.text)
+    return text if len(kept) == len(sentence_spans(text)) else " ".join(kept)  # an item left whole as written
 
 
 def whole_items(content: str) -> list[Any]:
