@@ -24,8 +24,18 @@ COLUMNS = ("n", "chat", "turn", "page", "fact")
 FACT_JOIN = " && "
 NO_PAGE = "-"  # the vault holds no answer: the right reply cites nothing
 # Markup a person should never see as written in a rendered answer: bold, wikilinks, callouts, fences, JSON (a tool
-# call or its arguments), footnote markers.
-MARKERS = ("**", "[[", "[!", "```", '{"', "[^")
+# call or its arguments), footnote markers, a wiki link's closing half or a link to a heading ("[#Historial de
+# versiones]", seen in the browser at stop 52).
+MARKERS = ("**", "[[", "[!", "```", '{"', "[^", "]]", "[#")
+# Shapes of a link cut in half or a sentence cut inside a parenthesis, each on one line of what a person reads
+# (seen in the browser at stop 52 and in answers_set's tr03): an alias half ("Yerleşik Eklentiler|eklentisi]"),
+# words in brackets that are no citation mark ("[Tres leyes del movimiento ]"; "[1]" is one), a line opening after
+# a parenthesis it does not hold ("dein Handy) empfangen …") or ending inside one ("Sekundäre Geräte (z.").
+SHAPES = {
+    "|…]": re.compile(r"[^\s|]\|[^|\[\]\n]*\]"),
+    "[…]": re.compile(r"\[(?!\d+\])(?![!^#\[])[^\[\]\n]+\]"),
+}
+_NOT_A_PARENTHESIS = re.compile(r"^[ \t>]*(?:\d+|[a-zA-Z])\)[ \t]|[:;]-?[()]")  # a list's "1)", a smiley
 
 
 @cache
@@ -123,8 +133,19 @@ def _check_order(path: Path, turns: list[Turn]) -> None:
 
 
 def markup_shown(text: str) -> list[str]:
-    """The markers of ``MARKERS`` found as written in ``text`` (what a person reads), in MARKERS' order."""
-    return [marker for marker in MARKERS if marker in text]
+    """The markers of ``MARKERS`` found as written in ``text`` (what a person reads), in MARKERS' order, then the
+    ``SHAPES`` it shows, then "…)" for a line opening after a parenthesis and "(…" for one ending inside one."""
+    found = [marker for marker in MARKERS if marker in text]
+    found += [name for name, shape in SHAPES.items() if shape.search(text)]
+    closes_none = opens_unclosed = False
+    for line in text.splitlines():
+        depth = 0
+        for char in _NOT_A_PARENTHESIS.sub(" ", line):
+            depth += {"(": 1, ")": -1}.get(char, 0)
+            if depth < 0:
+                closes_none, depth = True, 0
+        opens_unclosed |= depth > 0
+    return found + ["…)"] * closes_none + ["(…"] * opens_unclosed
 
 
 def trimmed(text: str, width: int = 160) -> str:

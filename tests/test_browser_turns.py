@@ -265,3 +265,22 @@ def test_each_fact_of_a_held_out_file_is_on_the_one_page_it_names(turns_file: Pa
         named = [p for p in pages if turn.page in p.relative_to(vault).as_posix()]
         assert len(named) == 1, (turn.n, named)
         assert turn.fact_right(named[0].read_text(encoding="utf-8")), (turn.n, named[0])
+
+
+@pytest.mark.parametrize(
+    ("drawn", "shape"),
+    [
+        ("Estos se almacenan en el [#Historial de versiones].", "[#"),
+        ("[[Komut Paleti]] Yerleşik Eklentiler|eklentisi], herhangi bir komutu", "|…]"),
+        ("La Ley de la Inercia es una de las [Tres leyes del movimiento ]", "[…]"),
+        ("Kasandan (alıntı):\ndein Handy) empfangen Aktualisierungen vom primären Gerät. [1]", "…)"),
+        ("Sekundäre Geräte (z. [1]", "(…"),
+        ("see Page]] now", "]]"),
+    ],
+)
+def test_a_cut_link_or_parenthesis_is_flagged(drawn: str, shape: str) -> None:
+    assert shape in markup_shown(drawn)
+
+
+def test_a_whole_parenthesis_a_list_marker_and_a_smiley_are_not_flagged() -> None:
+    assert markup_shown("Kasandan (alıntı):\n1) Ayarlar (sol altta) [2]\nThanks :)") == []

@@ -87,3 +87,31 @@ def test_a_footnotes_definition_is_a_unit_never_quoted() -> None:
         ("El ID de la bóveda es el código aleatorio de 16 caracteres. Este ID es único por carpeta.", True),
         ("Después, otra frase.", False),
     ]
+
+
+def test_no_sentence_ends_inside_a_parenthesis() -> None:
+    # de/Obsidian Sync/Sync-Einstellungen …: a quote opened "dein Handy) empfangen …" in the browser (stop 52)
+    text = "Sekundäre Geräte (z. B. dein Handy) empfangen Aktualisierungen vom primären Gerät. Das ist alles.\n"
+    assert _texts(text) == [
+        "Sekundäre Geräte (z. B. dein Handy) empfangen Aktualisierungen vom primären Gerät.",
+        "Das ist alles.",
+    ]
+
+
+def test_a_parenthesis_that_ends_a_sentence_and_one_left_open_still_cut() -> None:
+    assert _texts("(You need this. And that.) Next one.\n\nA smiley :( here. A list's a) item. Last.\n") == [
+        "(You need this. And that.)",
+        "Next one.",
+        "A smiley :( here.",
+        "A list's a) item.",
+        "Last.",
+    ]
+
+
+def test_a_parenthesis_is_read_in_its_block_only() -> None:
+    assert _texts("- First (open. Cut here.\n- Second) item. End.\n") == [
+        "- First (open.",
+        "Cut here.",
+        "- Second) item.",
+        "End.",
+    ]

@@ -15,7 +15,7 @@ from sentinel.answer.packet import Packet
 from sentinel.answer.read import Read
 from sentinel.gates.support import CitedSentence
 from sentinel.providers.base import ChatProvider, JsonSchema
-from sentinel.vault.links import text_without_link_markup
+from sentinel.vault.links import shown_links
 from sentinel.vault.sentences import as_read, sentence_spans
 
 log = logging.getLogger("sentinel.answer")
@@ -81,8 +81,9 @@ def call_shaped(text: str) -> bool:
     return bool(_CALL_SHAPED.search(text))
 
 
-def parse_sentences(content: str) -> tuple[list[CitedSentence], int]:
-    """The sentences of a reply, and how many were call-shaped text (dropped, never shown). A reply cut off in
+def parse_sentences(content: str, passages: str = "") -> tuple[list[CitedSentence], int]:
+    """The sentences of a reply, and how many were call-shaped text (dropped, never shown), each shown as a
+    person reads it (``links.shown_links``, with the ``passages`` it was written from). A reply cut off in
     its list gives the sentences it holds whole (``whole_items``); any other reply that is not the schema's JSON
     gives none."""
     try:
@@ -98,9 +99,9 @@ def parse_sentences(content: str) -> tuple[list[CitedSentence], int]:
         if not isinstance(item, dict) or not isinstance(item.get("text"), str):
             continue
         # A small model copies the passage's wiki links and callout markers, which Open WebUI shows raw
-        # ("[[Plans|Sync plan]]", "> [!tip]"):
+        # ("[[Plans|Sync plan]]", "> [!tip]"), and cuts a link in half ("Yerleşik Eklentiler|eklentisi]"):
         # the sentence is kept as a reader of the page sees it, and the gate checks that text.
-        text = once(as_read(" ".join(text_without_link_markup(item["text"]).split())), len(item["text"]) >= MAX_CHARS)
+        text = once(as_read(" ".join(shown_links(item["text"], passages).split())), len(item["text"]) >= MAX_CHARS)
         cite = item.get("cite")
         if not text:
             continue
@@ -155,7 +156,7 @@ def propose(provider: ChatProvider, packet: Packet, max_tokens: int) -> tuple[li
         temperature=0.0,
         max_tokens=max_tokens,
     )
-    return parse_sentences(reply.content)
+    return parse_sentences(reply.content, packet.render())
 
 
 def label(provider: ChatProvider, text: str) -> str | None:

@@ -25,7 +25,7 @@ from sentinel.gates import garbled, quantity, subject, support
 from sentinel.gates.support import CitedSentence
 from sentinel.providers.base import ChatProvider, ProviderError
 from sentinel.tools.context import ToolContext
-from sentinel.vault.links import text_without_link_markup
+from sentinel.vault.links import shown_links
 from sentinel.vault.quoted import quoted_lines
 from sentinel.vault.record_line import is_record_line
 
@@ -276,7 +276,7 @@ def _extractive(
         quote = best_sentences(first, packet.question, label, count=1, lead=packet.turn)
         cited = [_citation(ctx, first, quote)]
         notes = [*notes, "every sentence that answers was in the answer before this one: its best one quoted alone"]
-        again = f"{lines.said_above}\n\n{marked(quoted_lines(text_without_link_markup(quote)), '[1]')}"
+        again = f"{lines.said_above}\n\n{marked(quoted_lines(shown_links(quote)), '[1]')}"
         answer = Answer(again, cited, answered=False, dropped=dropped, call_shaped=shaped, notes=notes)
         answer.rests_on = list(cited)
         return answer
@@ -294,7 +294,7 @@ def _extractive(
     shown = [lines.quoted_heading]
     citations = []
     for index, (passage, quote) in enumerate(quotes, start=1):
-        shown.append(marked(quoted_lines(text_without_link_markup(quote)), f"[{index}]"))  # links as shown
+        shown.append(marked(quoted_lines(shown_links(quote)), f"[{index}]"))  # links as shown
         citations.append(_citation(ctx, passage, quote))
     answer = Answer("\n\n".join(shown), citations, answered=False, dropped=dropped, call_shaped=shaped, notes=notes)
     answer.rests_on = list(citations)  # the quotes shown are what it rests on

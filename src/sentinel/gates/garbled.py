@@ -36,7 +36,7 @@ import re
 from sentinel.gates import Verdict, definition, sorted_items
 from sentinel.gates.support import STEM, CitedSentence, Evidence
 from sentinel.index.fold import fold
-from sentinel.vault.links import text_without_link_markup
+from sentinel.vault.links import shown_links, text_without_link_markup
 from sentinel.vault.sentences import as_read, sentence_spans
 
 _WORD = re.compile(r"[^\W_]+")
@@ -94,7 +94,7 @@ def garbled_source(sentence: str, passage: str) -> str:
 
 def as_shown(source: str) -> str:
     """A passage's sentence as a written answer shows it: as a reader of the page reads it, one line."""
-    return _LIST_MARKER.sub("", as_read(" ".join(text_without_link_markup(source).split())))
+    return _LIST_MARKER.sub("", as_read(" ".join(shown_links(source).split())))
 
 
 def restored(text: str, passage: str) -> str:

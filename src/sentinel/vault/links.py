@@ -126,3 +126,48 @@ def text_without_link_markup(text: str) -> str:
 
     text = WIKILINK.sub(wiki, text)
     return MARKDOWN_LINK.sub(lambda m: m.group(2), text)
+
+
+# A link a quote or a model cut in half, or wrote with escaped brackets, which no pattern above reads as a link and
+# a chat shows raw: "[#Historial de versiones]", "Yerleşik Eklentiler|eklentisi]" (answers_set tr03), and
+# "\[\[Tres leyes del movimiento\]\]", which Open WebUI draws as a formula (seen in the browser at stop 52). Whole
+# links come first, so that a half is only what no whole link holds; a code span holds no half (it shows syntax).
+_ESCAPED = re.compile(r"\\\[\\\[([^\[\]\n]+?)\\\]\\\]")
+_SHOWN = re.compile(
+    rf"(?P<code>(`+)[^`]+?\2)|(?P<whole>{WIKILINK.pattern}|(?i:{MARKDOWN_LINK.pattern}))"
+    r"|!?\[\[(?P<open>[^\[\]\n]*+)\]?(?!\])"  # "[[Page|label]", "[[Page|label" (nothing closes it)
+    r"|\[(?P<close>[^\[\]\n]*)\]\](?!\()"  # "[Page|label]]"
+    r"|\[(?P<single>#[^\[\]\n]*|[^\[\]\n|]*\|[^\[\]\n|]*)\](?!\()"  # "[#heading]", "[Page|label]"
+    # "Page|label]" or "Page|label]]": where the page's name begins is not known (see ``shown_links``)
+    r"|(?<=[^\s|])\|(?P<pipe>[^\[\]\n|`]*)\]\]?"
+    r"|\]\]"  # a closing half alone
+)
+
+
+def shown_links(text: str, source: str = "") -> str:
+    """``text`` as a person is shown it: each link as its label (``text_without_link_markup``), and a link cut in
+    half or with escaped brackets as its label too ("[#Historial de versiones]" -> "Historial de versiones",
+    "Yerleşik Eklentiler|eklentisi]" -> "eklentisi"); no half is read in a code span (it shows link syntax). Where
+    the half lost its opening brackets, the page's name it opens with is known only from the ``source`` it was
+    copied from (a model's passages): "depends on your Plans|Sync plan]" is "depends on your Sync plan" with a
+    source holding "[[Plans|Sync plan]]"; without one, the page's name is shown and its label left off ("depends
+    on your Plans"): no word before the half is taken for part of the name.
+    Not the content hash's text: that is ``text_without_link_markup``, which a cut link never reaches."""
+
+    def shown(match: re.Match[str]) -> str:
+        if match["code"] is not None:  # no half read in it; its whole links as ``text_without_link_markup`` reads them
+            return text_without_link_markup(match["code"])
+        if match["whole"] is not None:
+            return text_without_link_markup(match["whole"])
+        if match["pipe"] is not None:
+            return ""
+        inner = next((match[name] for name in ("open", "close", "single") if match[name] is not None), "")
+        target, heading, label = split_wikilink(inner)
+        return label or target or heading or ""
+
+    text = _ESCAPED.sub(lambda m: f"[[{m.group(1)}]]", text)
+    for inner in dict.fromkeys(inner for _, inner in WIKILINK.findall(source) if "|" in inner or "#" in inner):
+        whole = f"[[{inner}]]"
+        for written in dict.fromkeys((inner, inner.replace("\\|", "|"))):
+            text = re.sub(rf"(?<!\[)\[{{0,2}}{re.escape(written)}\]{{0,2}}", whole.replace("\\", "\\\\"), text)
+    return _SHOWN.sub(shown, text)

@@ -7,7 +7,9 @@ question mark, leaving a stray ``**`` on the screen. So the blocks and inline sp
 ``vault.parse`` indexes with): every block (paragraph, heading, list item, table row, code block) is cut from the
 next, a sentence ends at ".", "!" or "?" in the text a reader reads (closing markup after it stays with it; a
 list's "1." is a marker), and no cut falls inside an inline span (bold, italic, strikethrough, code, a link), a
-table row, or a code or HTML block. A code block is one unit, fences included, and says so: a chunk of a page
+table row, a code or HTML block, or a parenthesis its block closes (an abbreviation's dot inside one cut
+"Sekundäre Geräte (z. B. dein Handy) empfangen …" into a quote opening "dein Handy) empfangen …", seen in the
+browser at stop 52). A code block is one unit, fences included, and says so: a chunk of a page
 may open or close inside one (``vault.entries`` cuts windows at blank lines), so a quote for a person is made
 of prose units only. A footnote's definition ("[^1]: …") is one unit that says so too.
 """
@@ -74,6 +76,7 @@ def sentence_spans(text: str) -> list[Sentence]:
     raw = text.encode("utf-8")
     char_at = _char_offsets(text, len(raw))
     cuts: set[int] = {0, len(text)}
+    starts: list[int] = []  # where each block begins: a parenthesis is closed in the block it opens in
     uncut: list[tuple[int, int]] = []
     verbatim: list[tuple[int, int]] = []
     prose: list[tuple[int, int]] = []  # the text a reader reads: a list's "1." is a marker, not a sentence end
@@ -85,6 +88,7 @@ def sentence_spans(text: str) -> list[Sentence]:
         name = _name(value) if kind in ("Start", "End") else kind
         if kind == "Start" and name in _BLOCKS:
             cuts.update((start, end))
+            starts.append(start)
         if (kind == "Start" and name in _UNCUT) or kind == "Code":
             uncut.append((start, end))
         if kind == "Start" and name in _VERBATIM_BLOCKS:
@@ -93,6 +97,7 @@ def sentence_spans(text: str) -> list[Sentence]:
             prose.append((start, end))
     cuts.update(match.end() for match in _CALLOUT_TITLE.finditer(text))
     prose.sort()
+    uncut += _parentheses(text, prose, sorted(starts))
     for match in _SENTENCE_END.finditer(text):
         inside = bisect.bisect_right(prose, (match.start(), len(text))) - 1
         in_prose = inside >= 0 and prose[inside][0] <= match.start() < prose[inside][1]
@@ -113,6 +118,26 @@ def sentence_spans(text: str) -> list[Sentence]:
         block = any(v_start <= start < v_end for v_start, v_end in verbatim)
         out.append(Sentence(start, end, text[start:end], block))
     return out
+
+
+def _parentheses(text: str, prose: list[tuple[int, int]], starts: list[int]) -> list[tuple[int, int]]:
+    """Each parenthesis of the text a reader reads that its block closes, as (after "(", at ")"): no sentence ends
+    inside one. One left open, or closing none, is read as no parenthesis (a list's "a)"), and a smiley's is none.
+    """
+    pairs: list[tuple[int, int]] = []
+    open_at: list[int] = []
+    block = 0
+    for start, end in prose:
+        for at in range(start, end):
+            if text[at] not in "()" or text[at - 1 : at] in (":", ";", "-"):  # a smiley is none
+                continue
+            if (inside := bisect.bisect_right(starts, at)) != block:
+                open_at, block = [], inside
+            if text[at] == "(":
+                open_at.append(at)
+            elif open_at:
+                pairs.append((open_at.pop() + 1, at + 1))
+    return pairs
 
 
 def _char_offsets(text: str, byte_length: int) -> list[int]:
