@@ -1,0 +1,84 @@
+"""The rules ``bench/unanswered.py`` ranks for a passage let in on a shared stem alone (stop 53, h53e).
+
+Seen in the browser (stop 52, row 8 of bench/browser_turns_fifth.tsv, a spent file): "¿obsidian se puede conectar
+con spotify pa poner musica mientras escribo?" showed an example sentence of the linking tutorial. The one decision
+(``packet.lets_in``) needs a shared content word, and a word counts as shared when the passage holds one with the
+same first ``STEM`` letters: "escribo" met "Escribe" and "Escritorio". A word's first five letters stand for its
+inflections ("transcripts" / "transcript", "klasörü" / "klasör"), and also for other words that open alike.
+
+Committed before any was ranked, each also under the shipped cosine floor (``packet.MIN_COSINE``):
+- a word shared whole: the passage holds one of the question's content words as the question folds it;
+- a word shared whole or by its Snowball stem, in the question's language (the lexical leg's stems: "escribo"
+  and "Escribe" are "escrib", "Escritorio" is not; English is not stemmed, so there a word whole);
+- a word shared whole, or two words by their first letters;
+- a passage sharing first letters only is held to a higher cosine (.84, .86).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from sentinel.answer.packet import MIN_COSINE
+from sentinel.gates.support import content_words
+from sentinel.index.fold import fold, stemmed_language
+
+if TYPE_CHECKING:
+    from bench.unanswered import Let, Seen
+
+
+def whole_words(text: str, language: str) -> tuple[frozenset[str], frozenset[str]]:
+    """The content words of ``text`` folded as ``content_words`` folds them, and each as ``language`` stems it
+    (the word itself where the language is not stemmed)."""
+    words = frozenset(content_words(text))
+    stems = frozenset(fold(w, language) for w in words) if stemmed_language(language) else words
+    return words, stems
+
+
+def _floor(p: Let) -> bool:
+    return p.cosine >= MIN_COSINE
+
+
+def _by_letters(s: Seen, p: Let) -> bool:
+    return bool(set(s.words) & p.stems)
+
+
+def _whole(s: Seen, p: Let) -> bool:
+    return _floor(p) and bool(s.asked & p.whole)
+
+
+def _snowball(s: Seen, p: Let) -> bool:
+    return _floor(p) and bool(s.asked & p.whole or s.asked_snowball & p.snowball)
+
+
+def _whole_or_two(s: Seen, p: Let) -> bool:
+    return _floor(p) and bool(s.asked & p.whole or len(set(s.words) & p.stems) >= 2)
+
+
+def _letters_higher(t: float) -> Callable[[Seen, Let], bool]:
+    def rule(s: Seen, p: Let) -> bool:
+        if not _by_letters(s, p):
+            return False
+        return p.cosine >= (MIN_COSINE if s.asked & p.whole else t)
+
+    return rule
+
+
+STEM_RULES: dict[str, Callable[[Seen, Let], bool]] = {
+    "floor, a word shared whole": _whole,
+    "floor, a word whole or by its Snowball stem": _snowball,
+    "floor, a word whole or two by first letters": _whole_or_two,
+    **{f"floor, first letters only: cosine >= {t:.2f}": _letters_higher(t) for t in (0.84, 0.86)},
+}
+
+
+def changed(seen_all: list[Seen], outcome: Callable[[Seen, Callable[[Seen, Let], bool]], bool]) -> None:
+    """Each question whose outcome a stem rule changes from the shipped rule's, with the passages it lets in."""
+    for name, rule in STEM_RULES.items():
+        print(f"\n#### {name}: changed from shipped\n")
+        for s in seen_all:
+            shipped = outcome(s, lambda _, p: p.shipped)
+            if outcome(s, rule) != shipped:
+                kind = "answerable LOST" if s.question.pages else "unanswerable TOLD"
+                shared = {p.title: sorted(s.asked & p.whole) or sorted(set(s.words) & p.stems) for p in s.passages}
+                print(f"- {kind}: {s.question.set} {s.question.text!r} {shared}")
