@@ -12,19 +12,38 @@ Committed before any was ranked, each also under the shipped cosine floor (``pac
   and "Escribe" are "escrib", "Escritorio" is not; English is not stemmed, so there a word whole);
 - a word shared whole, or two words by their first letters;
 - a passage sharing first letters only is held to a higher cosine (.84, .86).
+Added after row 8's packet was read on the eval index, before any was ranked: the row's linking passage also
+shares "mientras" whole, a conjunction the function words lack (its other passage shares "poner" / "ponerse").
+So the subordinating conjunctions that join a clause and name nothing (``CONJUNCTIONS``, from the four languages'
+grammar, not from a set) are read as no shared word, under the shipped rule, the whole word, and the Snowball stem.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from sentinel.answer.packet import MIN_COSINE
 from sentinel.gates.support import content_words
 from sentinel.index.fold import fold, stemmed_language
+from sentinel.index.fold import forms as all_forms
 
 if TYPE_CHECKING:
     from bench.unanswered import Let, Seen
+
+
+CONJUNCTIONS = frozenset(
+    fold(word)
+    for word in (
+        *("while", "whilst", "because", "although", "though", "whereas"),  # en
+        *("mientras", "porque", "aunque"),  # es
+        *("während", "weil", "obwohl", "obgleich"),  # de
+        *("iken", "çünkü"),  # tr
+    )
+)
+_CONJUNCTION_FORMS = frozenset(form for word in CONJUNCTIONS for form in all_forms(word))
+_CONJUNCTION_STEMS = frozenset(w[:5] for w in CONJUNCTIONS)
 
 
 def whole_words(text: str, language: str) -> tuple[frozenset[str], frozenset[str]]:
@@ -64,11 +83,27 @@ def _letters_higher(t: float) -> Callable[[Seen, Let], bool]:
     return rule
 
 
+def _no_conjunctions(rule: Callable[[Seen, Let], bool]) -> Callable[[Seen, Let], bool]:
+    def without(s: Seen, p: Let) -> bool:
+        words = {w: c for w, c in s.words.items() if w not in _CONJUNCTION_STEMS}
+        asked, snowball = s.asked - CONJUNCTIONS, s.asked_snowball - _CONJUNCTION_FORMS
+        return rule(replace(s, words=words, asked=asked, asked_snowball=snowball), p)
+
+    return without
+
+
+def _shipped_words(s: Seen, p: Let) -> bool:
+    return _floor(p) and _by_letters(s, p)
+
+
 STEM_RULES: dict[str, Callable[[Seen, Let], bool]] = {
     "floor, a word shared whole": _whole,
     "floor, a word whole or by its Snowball stem": _snowball,
     "floor, a word whole or two by first letters": _whole_or_two,
     **{f"floor, first letters only: cosine >= {t:.2f}": _letters_higher(t) for t in (0.84, 0.86)},
+    "floor, first letters, no conjunction": _no_conjunctions(_shipped_words),
+    "floor, a word shared whole, no conjunction": _no_conjunctions(_whole),
+    "floor, a word whole or by its Snowball stem, no conjunction": _no_conjunctions(_snowball),
 }
 
 
