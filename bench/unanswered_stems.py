@@ -18,9 +18,9 @@ So the subordinating conjunctions that join a clause and name nothing (``CONJUNC
 grammar, not from a set) are read as no shared word, under the shipped rule, the whole word, and the Snowball stem.
 
 Ranked once on the choosing halves (docs/answers.md, "Stop 53, h53e"): none ships. The whole word tells 1 more of
-22 unanswerable questions and loses 25 of 918 answerable ones (German and Turkish inflections: "Formülde" /
-"Formül", "Kommentar" / "Kommentare"); the Snowball stem tells none more and loses 2; the conjunctions change
-nothing there; the higher cosine for first letters tells 1 more and loses 7 (.84) or 13 (.86).
+22 unanswerable questions and loses 25 of 918 answerable ones (German and Turkish questions whose right page holds
+the word in another form: "Formülde", "sıralarım"); the Snowball stem tells none more and loses 2; the conjunctions
+change nothing there; the higher cosine for first letters tells 1 more and loses 7 (.84) or 13 (.86).
 """
 
 from __future__ import annotations
