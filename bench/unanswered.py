@@ -36,6 +36,7 @@ from pathlib import Path
 from bench import retrieval
 from bench.built_index import built_index
 from bench.unanswered_namings import NAMINGS, SHIPPED_NAMING
+from bench.unanswered_stems import STEM_RULES, changed, whole_words
 from sentinel.answer.followup import asked
 from sentinel.answer.packet import Packet, build_packet, lets_in, relevant, shares_words
 from sentinel.answer.pipeline import budget_tokens
@@ -74,6 +75,8 @@ class Let:
     stems: frozenset[str]  # of title + trail + text
     cosine: float  # ``Passage.cosine``: the question as a query, the passage as the model reads it
     shipped: bool  # ``packet.lets_in`` as the code stands
+    whole: frozenset[str] = frozenset()  # its content words, folded, uncut (``unanswered_stems``)
+    snowball: frozenset[str] = frozenset()  # the same, each as the question's language stems it
 
 
 @dataclass(frozen=True)
@@ -87,6 +90,8 @@ class Seen:
     chunks: int
     shipped: bool  # packet.relevant as the code stands
     names: dict[str, str]  # per ``NAMINGS`` variant: the name the question holds that no chunk holds ("" none)
+    asked: frozenset[str] = frozenset()  # the question's content words, folded, uncut
+    asked_snowball: frozenset[str] = frozenset()  # the same, as its language stems them
 
 
 def _rows(path: Path) -> list[dict[str, str]]:
@@ -185,6 +190,7 @@ def seen(ctx: ToolContext, question: Question, budget: int) -> Seen:
             frozenset(w[:STEM] for w in content_words(f"{p.title} {p.trail} {p.text}")),
             p.cosine if p.cosine is not None else 1.0,
             lets_in(p, packet.question),
+            *whole_words(f"{p.title} {p.trail} {p.text}", language),
         )
         for p in packet.passages
     )
@@ -192,7 +198,7 @@ def seen(ctx: ToolContext, question: Question, budget: int) -> Seen:
         shares_words(p, packet.question) == bool(set(words) & passages[i].stems) for i, p in enumerate(packet.passages)
     )
     names = {name: unnamed(db, packet.question, **settings) for name, settings in NAMINGS.items()}
-    return Seen(question, passages, words, chunks, relevant(packet), names)
+    return Seen(question, passages, words, chunks, relevant(packet), names, *whole_words(packet.question, language))
 
 
 def _idf(count: int, chunks: int) -> float:
@@ -269,6 +275,7 @@ RULES: dict[str, Rule] = {
     **{f"cosine >= {t:.2f}": _cosine(t) for t in (0.78, 0.80, 0.82, 0.84)},
     **{f"cosine >= .82, >= {u:.2f} with a word no chunk holds": _cosine_unknown(0.82, u) for u in (0.86, 0.88)},
     **{f"shipped, none when it names an unknown ({n})": _shipped_unless_named(n) for n in NAMINGS},
+    **STEM_RULES,
 }
 
 
@@ -355,6 +362,7 @@ def main() -> None:
     tabulate("choosing halves", choosing)
     told("choosing halves", choosing)
     if args.show:
+        changed(choosing, outcome)
         for s in choosing:
             if not s.question.pages:
                 print(f"- {s.question.text} words {s.words} -> {[(p.title, round(p.cosine, 3)) for p in s.passages]}")

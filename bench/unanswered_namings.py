@@ -3,9 +3,10 @@ of ``unnamed.unnamed``'s settings, named as its tables print it."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-from sentinel.answer.unnamed import OWNED, OWNED_PLACE, OWNED_PLACE_WIDE, PLACED, POSSESSED
+from sentinel.answer.unnamed import ACCOMPANIED, OWNED, OWNED_PLACE, OWNED_PLACE_WIDE, PLACED, POSSESSED
 
 # ``unnamed.unnamed``'s settings. Round two (h50d, committed before it was ranked; round one's three, a capital or
 # a two-word name in every language with no limit on the second word, each lost 5-18 points of the answerable
@@ -18,7 +19,9 @@ from sentinel.answer.unnamed import OWNED, OWNED_PLACE, OWNED_PLACE_WIDE, PLACED
 # (``unnamed.POSSESSED``: "meine Steuererklärung"); Turkish, a name before an apostrophe's suffix ("Kindle'ıma") or a
 # noun in a device's place ("akıllı saatimde") no chunk holds a word beginning with (``unnamed._turkish``). Round
 # six (committed before it was ranked): the Turkish name alone, and with round six's narrower place
-# (``unnamed.OWNED_PLACE``: the possessive's vowel, a locative or ablative).
+# (``unnamed.OWNED_PLACE``: the possessive's vowel, a locative or ablative). Stop 53 (h53e, committed before it was
+# ranked): the shipped naming and a bare "with" (``unnamed.ACCOMPANIED``: "con spotify"), the name ending its clause
+# or not.
 NAMINGS: dict[str, dict[str, Any]] = {
     "capitalised word, not German": {},
     "name .8, second word in <= 3 chunks, not German": {"share": 0.8, "rare": 3},
@@ -36,6 +39,17 @@ NAMINGS: dict[str, dict[str, Any]] = {
     "capitalised + placed + Turkish name, narrow place": {"position": PLACED, "turkish": True, "places": OWNED_PLACE},
     "capitalised + placed + German possessive + Turkish name, narrow place": {
         "position": POSSESSED,
+        "turkish": True,
+        "places": OWNED_PLACE,
+    },
+    "… narrow place + with": {
+        "position": POSSESSED,
+        "turkish": True,
+        "places": OWNED_PLACE,
+        "accompanied": ACCOMPANIED,
+    },
+    "… narrow place + with, clause end": {
+        "position": re.compile(f"{POSSESSED.pattern}|{ACCOMPANIED.pattern}", re.I),
         "turkish": True,
         "places": OWNED_PLACE,
     },

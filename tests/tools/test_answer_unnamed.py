@@ -16,7 +16,7 @@ import pytest
 
 from sentinel.answer import Answer, Turn, answer_turn
 from sentinel.answer.packet import MIN_COSINE, build_packet, lets_in, relevant
-from sentinel.answer.unnamed import OWNED_PLACE, PLACED, POSSESSED, unnamed
+from sentinel.answer.unnamed import ACCOMPANIED, OWNED_PLACE, PLACED, POSSESSED, unnamed
 from sentinel.embed.onnx import OnnxEmbedder
 from sentinel.tools.context import ToolContext
 from tests.support.scripted import ChatRequest, ScriptedProvider, unreachable
@@ -176,6 +176,16 @@ def test_a_german_possessions_name_no_chunk_holds_is_found(make_ctx: MakeContext
     assert unnamed(db, TAXES, position=POSSESSED) == "Steuererklärung"
     assert unnamed(db, TAXES, position=PLACED) == ""  # not in a device's place: round four's rule misses it
     assert unnamed(db, "Wie verlängere ich meine Lizenz?", position=POSSESSED) == ""
+
+
+def test_a_name_after_a_bare_with_is_found_where_its_clause_goes_on(make_ctx: MakeContext) -> None:
+    """Stop 53's measured and unshipped naming (``unnamed.ACCOMPANIED``, bench/unanswered.py ranks it): browser row 8
+    of the fifth file, "con spotify pa poner musica", has no article before the name and its clause goes on."""
+    db = make_ctx(LICENCES).reader()
+    spotify = "¿obsidian se puede conectar con spotify pa poner musica mientras escribo?"
+    assert unnamed(db, spotify, position=POSSESSED) == ""  # the shipped preface's position misses it
+    assert unnamed(db, spotify, accompanied=ACCOMPANIED) == "spotify"
+    assert unnamed(db, "¿Puedo conectar mi nota con Obsidian Sync?", accompanied=ACCOMPANIED) == ""  # a chunk has it
 
 
 def test_a_turkish_name_before_its_suffix_or_in_a_devices_place_is_found(make_ctx: MakeContext) -> None:

@@ -101,6 +101,11 @@ POSSESSED = re.compile(
 # of the 752 answerable answers with a true "the vault does not mention" (OWNED 1). Rounds five and six (stop 52,
 # the same halves): POSSESSED, and Turkish's name and place (``unmentioned``): 17/22 told, 7 of 808 prefaced.
 PREFACED = POSSESSED
+# Stop 53 (h53e, committed before it was ranked): a bare "with" before a thing the vault never names ("con spotify
+# pa poner musica", "mit Todoist"), the name read wherever its clause ends (``unnamed``'s ``accompanied``). Measured
+# and off (docs/answers.md, stop 53, h53e): on the choosing halves it told no more unanswerable questions (17/22)
+# and prefaced 3 more answerable ones ("with tags breaks", "con dos puntos dobles"); kept for bench/unanswered.py.
+ACCOMPANIED = re.compile(r"(?<![^\W_])(?:with|mit|con)\s+$", re.I)
 RUN_WORDS = 3  # the most words a device's name runs to
 _JOINED = re.compile(r"[\s-]*")  # between two words of one name: spaces or a hyphen
 _CLAUSE_ENDS = re.compile(r"\s*(?:[.?!,;:]|$)")
@@ -122,11 +127,16 @@ def _named_run(words: list[re.Match[str]], index: int, german: bool) -> list[re.
 
 
 def _device(
-    db: sqlite3.Connection, question: str, words: list[re.Match[str]], position: re.Pattern[str], german: Spans
+    db: sqlite3.Connection,
+    question: str,
+    words: list[re.Match[str]],
+    position: re.Pattern[str],
+    german: Spans,
+    anywhere: bool = False,
 ) -> str:
     """The name after ``position`` (a preposition and a possessive or article) that ends its clause and that no
     chunk holds all the words of ("apple watch": the vault holds "Apple" and "watch", never in one chunk); ""
-    when none."""
+    when none. ``anywhere``: the name need not end its clause."""
     for index, found in enumerate(words):
         before = question[max(0, found.start() - 32) : found.start()]
         if _OWN_WORD.fullmatch(found.group()) or not position.search(before):
@@ -134,7 +144,7 @@ def _device(
         in_german = any(a <= found.start() < b for a, b in german)
         run = _named_run(words, index, in_german)
         ends = _GERMAN_CLAUSE_ENDS if in_german else _CLAUSE_ENDS
-        if not run or not ends.match(question, run[-1].end()):
+        if not run or not (anywhere or ends.match(question, run[-1].end())):
             continue
         named = [w.group() for w in run if not w.group().isdigit()]
         if named and _in_no_chunk(db, named):
@@ -232,6 +242,7 @@ def unnamed(
     position: re.Pattern[str] | None = None,
     turkish: bool = False,
     places: re.Pattern[str] | None = None,
+    accompanied: re.Pattern[str] | None = None,
 ) -> str:
     """The first name in ``question`` that no chunk of the index holds, as the question writes it ("" when
     none): a content word written with a capital where no sentence opens, or, unless ``share`` is None, two
@@ -251,6 +262,8 @@ def unnamed(
     if hyphen and (found := _hyphened(db, every)):
         return found
     if position is not None and (found := _device(db, question, every, position, german)):
+        return found
+    if accompanied is not None and (found := _device(db, question, every, accompanied, german, anywhere=True)):
         return found
     if turkish:
         spans = [(s.start, s.end) for s in sentence_spans(question) if turn_language(s.text) == "tr"]
