@@ -71,6 +71,22 @@ def _vault_writes_as_name(db: sqlite3.Connection, word: str, share: float) -> bo
     return total > 0 and capital >= share * total
 
 
+# A camel-case name's head, before its second capital ("Mac" of "MacBook", "Play" of "PlayStation"), 3+ letters.
+_CAMEL_HEAD = re.compile(r"[^\W\d_][^\W\d_A-Z]{2,}(?=[A-Z])")
+
+
+def kin_of_a_name(db: sqlite3.Connection, word: str, share: float) -> bool:
+    """Whether ``word`` is camel-case and the vault writes its head as a name: a capital in at least ``share`` of
+    its mid-sentence occurrences (``_vault_writes_as_name``; 0: any chunk holds it). "MacBook" is a Mac, which the
+    vault answers of ("Cmd+Shift+K"), where "Garmin" is nothing it names."""
+    head = _CAMEL_HEAD.match(word)
+    if head is None or not word[0].isupper() or not content_words(head.group()):
+        return False
+    if share <= 0:
+        return not _in_no_chunk(db, [head.group()])
+    return _vault_writes_as_name(db, head.group(), share)
+
+
 def _chunks_holding(db: sqlite3.Connection, word: str) -> int:
     """How many chunks hold ``word`` in its commonest fold (the index's document frequencies)."""
     return max(frequencies(db, forms(word)).values())
@@ -232,6 +248,7 @@ def unnamed(
     position: re.Pattern[str] | None = None,
     turkish: bool = False,
     places: re.Pattern[str] | None = None,
+    kin: float | None = None,
 ) -> str:
     """The first name in ``question`` that no chunk of the index holds, as the question writes it ("" when
     none): a content word written with a capital where no sentence opens, or, unless ``share`` is None, two
@@ -242,11 +259,13 @@ def unnamed(
     sentence). ``hyphen``: also a hyphenated compound whose first part no chunk holds, in any language;
     ``position``: also the name in a device's position (``OWNED``, ``PLACED``, ``POSSESSED``) that no chunk holds
     whole; ``turkish``: also a Turkish name before an apostrophe's suffix, and with ``places`` a noun in a
-    device's place (``OWNED_PLACE``), that no chunk holds (``_turkish``)."""
+    device's place (``OWNED_PLACE``), that no chunk holds (``_turkish``); ``kin``: a capitalised word whose
+    camel-case head the vault writes as a name in at least that share of its mid-sentence occurrences ("MacBook":
+    "Mac"; 0: holds at all) is not named (``kin_of_a_name``)."""
     german = [(s.start, s.end) for s in sentence_spans(question) if turn_language(s.text) == "de"]
     every = list(_WORD.finditer(question))
     words = [w for w in every if not any(a <= w.start() < b for a, b in german)]
-    if found := _capitalised(db, question, words, share, rare):
+    if found := _capitalised(db, question, words, share, rare, kin):
         return found
     if hyphen and (found := _hyphened(db, every)):
         return found
@@ -259,15 +278,21 @@ def unnamed(
 
 
 def _capitalised(
-    db: sqlite3.Connection, question: str, words: list[re.Match[str]], share: float | None, rare: int
+    db: sqlite3.Connection,
+    question: str,
+    words: list[re.Match[str]],
+    share: float | None,
+    rare: int,
+    kin: float | None = None,
 ) -> str:
-    """``unnamed``'s capitalised word, or its two-word name unless ``share`` is None; "" when none."""
+    """``unnamed``'s capitalised word, or its two-word name unless ``share`` is None; "" when none. ``kin``: not
+    a word whose camel-case head the vault writes as a name (``kin_of_a_name``)."""
     for index, found in enumerate(words):
         word = found.group()
         if not content_words(word) or word.isdigit():
             continue
         capitalised = word[0].isupper() and not _OPENS_SENTENCE.search(question[: found.start()])
-        if capitalised and _in_no_chunk(db, [word]):
+        if capitalised and _in_no_chunk(db, [word]) and not (kin is not None and kin_of_a_name(db, word, kin)):
             return word
         after = words[index + 1] if index + 1 < len(words) else None
         if share is None or after is None or not content_words(after.group()) or after.group().isdigit():
