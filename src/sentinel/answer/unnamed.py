@@ -306,6 +306,18 @@ def _capitalised(
     return ""
 
 
+# Stop 53 (h53c, docs/answers.md, "… gets the Mac row, not silence"): chosen on bench/unanswered.py's choosing
+# halves (neither moves an answerable question; 0 moves "PlayStation 5", unanswerable, from silence to a preface)
+# and bench/followups.py's sets (0 also puts the macOS Redo row under "The vault does not mention “BlackBerry”").
+KIN = 0.8
+
+
+def silenced(db: sqlite3.Connection, question: str) -> str:
+    """The name said in place of an answer: ``unnamed``'s capitalised word, less one whose camel-case head the vault
+    writes as a name ("MacBook": a Mac, which the vault answers of), which ``unmentioned`` says before it."""
+    return unnamed(db, question, kin=KIN)
+
+
 def unmentioned(db: sqlite3.Connection, question: str) -> str:
     """The name ``unnamed`` finds with ``PREFACED`` (a device's name, or in German a possession's, that no chunk
     holds whole) and Turkish's (a name before an apostrophe, a noun in ``OWNED_PLACE``), said before the answer
