@@ -68,9 +68,9 @@ class Packet:
     notes: list[str] = field(default_factory=list)  # what the search said a reader must know
     earlier: str = ""  # the earlier question a follow-up continues, shown to the model as such
     turn: str = ""  # the follow-up itself, when ``earlier`` is set
-    unnamed: str = ""  # a name the question holds that no chunk holds (``answer.unnamed``): nothing is evidence
-    # a device's name no chunk holds whole, where no capitalised name is (``unnamed.unmentioned``): the answer
-    # opens by saying the vault does not mention it
+    unnamed: str = ""  # a name the question holds that no chunk holds (``unnamed.silenced``): nothing is evidence
+    # a device's name no chunk holds whole, or a name's kin ("MacBook"), where nothing is silenced
+    # (``unnamed.unmentioned``): the answer opens by saying the vault does not mention it
     unmentioned: str = ""
 
     def by_number(self) -> dict[int, Evidence]:

@@ -15,8 +15,10 @@ chunk holds whole (``PREFACED``) is said before the answer instead (``unmentione
 answerable questions whose words merely never meet in one chunk ("en mi teléfono Android, …"). Stop 52 (rounds
 five and six, "… in German and Turkish"): also a German possession's name ("meine Steuererklärung") and, in
 Turkish, a name before an apostrophe's suffix ("Kindle'ıma") or a noun with the possessive and a locative or
-ablative ("akıllı saatimde"), as a preface. Measured and off: two adjacent words opening with a name, a
-hyphenated compound's unknown first part, round five's wider Turkish place (the verbal noun "-me" read as one).
+ablative ("akıllı saatimde"), as a preface. Stop 53: a capitalised word whose camel-case head the vault writes as a
+name ("MacBook": "Mac") is said before the answer too (``silenced``, ``kin_of_a_name``). Measured and off: two
+adjacent words opening with a name, a hyphenated compound's unknown first part, round five's wider Turkish place
+(the verbal noun "-me" read as one).
 """
 
 from __future__ import annotations
@@ -323,5 +325,5 @@ def unmentioned(db: sqlite3.Connection, question: str) -> str:
     holds whole) and Turkish's (a name before an apostrophe, a noun in ``OWNED_PLACE``), said before the answer
     rather than in place of it: on bench/unanswered.py's choosing halves, as a silence it lost answerable
     questions (docs/answers.md, "A thing the vault never names, lowercase or German", "… in German and
-    Turkish")."""
+    Turkish"). Its capitalised word has no exception: the one ``silenced`` spares ("MacBook") is said here."""
     return unnamed(db, question, position=PREFACED, turkish=True, places=OWNED_PLACE)
