@@ -35,7 +35,7 @@ from pathlib import Path
 
 from bench import retrieval
 from bench.built_index import built_index
-from bench.unanswered_namings import NAMINGS, SHIPPED_NAMING
+from bench.unanswered_namings import NAMINGS, PAIRS, SHIPPED_NAMING
 from bench.unanswered_stems import STEM_RULES, changed, whole_words
 from sentinel.answer.followup import asked
 from sentinel.answer.packet import Packet, build_packet, lets_in, relevant, shares_words
@@ -338,6 +338,26 @@ def told(title: str, seen_all: list[Seen]) -> None:
         print(f"| {name} | {said} | {sum(bool(s.names[name]) for s in kept)} |")
 
 
+def paired(title: str, seen_all: list[Seen]) -> None:
+    """Each ``PAIRS`` entry: one naming silences (nothing let in), another is said before what is let in.
+    Unanswerable: silenced, and told (silenced or named). Answerable: a right passage kept under the silence, and of
+    those the ones prefaced."""
+    non = [s for s in seen_all if not s.question.pages]
+    ans = [s for s in seen_all if s.question.pages]
+    print(f"\n### {title}: silence and preface together\n")
+    print(
+        f"| pair | unanswerable silenced ({len(non)}) | unanswerable told ({len(non)}) "
+        f"| answerable kept ({len(ans)}) | answerable kept, prefaced |"
+    )
+    print("|---|---|---|---|---|")
+    for name, (silence, preface) in PAIRS.items():
+        silenced = _shipped_unless_named(silence)
+        kept = [s for s in ans if outcome(s, silenced)]
+        quiet = sum(outcome(s, silenced) for s in non)
+        said = sum(outcome(s, silenced) or bool(s.names[preface]) for s in non)
+        print(f"| {name} | {quiet} | {said} | {len(kept)} | {sum(bool(s.names[preface]) for s in kept)} |")
+
+
 def _pct(group: list[Seen], rule: Rule) -> str:
     return f"{100 * sum(outcome(s, rule) for s in group) / len(group):.1f}%"
 
@@ -361,6 +381,7 @@ def main() -> None:
     ]
     tabulate("choosing halves", choosing)
     told("choosing halves", choosing)
+    paired("choosing halves", choosing)
     if args.show:
         changed(choosing, outcome)
         for s in choosing:
@@ -374,6 +395,12 @@ def main() -> None:
             if not s.question.pages:
                 named = {n: found for n, found in s.names.items() if found}
                 print(f"- unanswerable, named: {s.question.text!r} {named}")
+        for s in choosing:
+            moved = [name for name, (silence, _) in PAIRS.items() if s.names[silence] != s.names[SHIPPED_NAMING]]
+            if moved:
+                kind = "answerable" if s.question.pages else "unanswerable"
+                named = s.names[SHIPPED_NAMING]
+                print(f"- {kind}, silenced by the shipped pair only: {s.question.text!r} {named!r} {moved}")
     if args.report:
         reporting = [
             seen(ctx, q, budget)
@@ -381,6 +408,7 @@ def main() -> None:
         ]
         tabulate("report halves (read once)", reporting)
         told("report halves (read once)", reporting)
+        paired("report halves (read once)", reporting)
     wall, used = time.monotonic() - started, time.process_time() - cpu
     print(f"\n{wall:.1f} s wall, {used:.1f} s CPU; load {load:.1f} -> {os.getloadavg()[0]:.1f}")
 

@@ -55,3 +55,16 @@ NAMINGS: dict[str, dict[str, Any]] = {
     },
 }
 SHIPPED_NAMING = "capitalised word, not German"  # h50d's, as shipped
+SHIPPED_PREFACE = "capitalised + placed + German possessive + Turkish name, narrow place"  # ``unmentioned``, stop 52
+
+# Stop 53 (h53c, committed before it was ranked): a capitalised word no chunk holds whose camel-case head the vault
+# writes as a name ("MacBook": "Mac", ``unnamed.kin_of_a_name``) is said before the answer, not in place of it:
+# silenced by none of these, it is named by the shipped preface's capitalised word. Each is (the naming that
+# silences, the naming said before the answer).
+NAMINGS["capitalised, not a name's kin (.8)"] = {"kin": 0.8}
+NAMINGS["capitalised, not a held word's kin"] = {"kin": 0.0}
+PAIRS: dict[str, tuple[str, str]] = {
+    "shipped (capitalised silences)": (SHIPPED_NAMING, SHIPPED_PREFACE),
+    "a name's kin (.8) prefaced": ("capitalised, not a name's kin (.8)", SHIPPED_PREFACE),
+    "a held word's kin prefaced": ("capitalised, not a held word's kin", SHIPPED_PREFACE),
+}

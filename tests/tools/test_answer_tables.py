@@ -167,6 +167,32 @@ def test_a_follow_up_naming_only_another_platform_gets_the_row_of_the_thing_show
     assert not any("Cmd+Delete" in line or "Ctrl+Shift+K" in line for line in _table_lines(answer)), answer.answer
 
 
+# Stop 53 (h53c): another page names the Mac; no page writes "MacBook", "Garmin".
+SHORTCUTS_AND_MAC = {
+    **SHORTCUTS,
+    "notes/Install.md": "# Install\n\nObsidian runs on your Mac, on a Windows computer and on Linux.\n",
+}
+
+
+def test_a_follow_up_naming_a_kind_of_a_platform_the_vault_names_gets_its_row_under_a_line(
+    make_ctx: MakeContext,
+) -> None:
+    """Stop 52's platforms set: "and on a MacBook?", capitalised, was read as a name no chunk holds and answered
+    with silence, where "and on my macbook?" got the macOS row. A MacBook is a Mac (``unnamed.kin_of_a_name``):
+    the line that the vault does not name it, then the row."""
+    answer = _chat(make_ctx, SHORTCUTS_AND_MAC, DELETE_LINE, "and on a MacBook?")
+    assert answer.answer.startswith("The vault does not mention “MacBook”. "), answer.answer
+    assert MAC_DELETE in _table_lines(answer), answer.answer
+
+
+def test_a_follow_up_naming_a_thing_the_vault_never_names_is_told_in_place_of_an_answer(
+    make_ctx: MakeContext,
+) -> None:
+    answer = _chat(make_ctx, SHORTCUTS_AND_MAC, DELETE_LINE, "and on my Garmin?")
+    assert answer.answer.startswith("The vault does not mention “Garmin”. The closest pages"), answer.answer
+    assert not _table_lines(answer) and not answer.citations
+
+
 def test_the_model_reads_the_row_of_the_thing_shown_first(make_ctx: MakeContext) -> None:
     """The packet a model writes from: its first passage is the macOS row of the thing the answer before showed."""
     ctx = make_ctx(SHORTCUTS)

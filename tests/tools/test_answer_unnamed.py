@@ -16,7 +16,7 @@ import pytest
 
 from sentinel.answer import Answer, Turn, answer_turn
 from sentinel.answer.packet import MIN_COSINE, build_packet, lets_in, relevant
-from sentinel.answer.unnamed import ACCOMPANIED, OWNED_PLACE, PLACED, POSSESSED, unnamed
+from sentinel.answer.unnamed import ACCOMPANIED, OWNED_PLACE, PLACED, POSSESSED, kin_of_a_name, unnamed
 from sentinel.embed.onnx import OnnxEmbedder
 from sentinel.tools.context import ToolContext
 from tests.support.scripted import ChatRequest, ScriptedProvider, unreachable
@@ -92,6 +92,31 @@ def test_a_german_noun_no_page_holds_is_no_name(make_ctx: MakeContext, e5: OnnxE
     assert not packet.unnamed and relevant(packet)
     answer = _unasked(ctx, BACKUPS)
     assert "sieben Tage" in answer.answer
+
+
+MACBOOK = "Does Obsidian Sync work on my MacBook?"  # no page writes "MacBook"; the Sync page writes "your Mac"
+
+
+def test_a_name_whose_head_the_vault_names_is_said_before_the_answer_not_in_its_place(
+    make_ctx: MakeContext, e5: OnnxEmbedder
+) -> None:
+    """Stop 53 (h53c): "MacBook", capitalised and on no page, silenced a question the Mac's page answers."""
+    ctx = embedded(make_ctx(DEVICES), e5)
+    packet = build_packet(ctx, MACBOOK, passages=4, budget_tokens=1200)
+    assert not packet.unnamed and packet.unmentioned == "MacBook" and relevant(packet)
+    answer = _unasked(ctx, MACBOOK)
+    assert answer.answer.startswith("The vault does not mention “MacBook”. "), answer.answer
+    assert [c.path for c in answer.citations] == ["en/Sync on your devices.md"]
+
+
+def test_only_a_camel_case_name_whose_head_the_vault_writes_as_a_name_is_kin(make_ctx: MakeContext) -> None:
+    """A head the page writes only as a verb ("play") names nothing; "Garmin", "iPhone", "Macintosh" have no
+    camel-case head."""
+    db = make_ctx({**DEVICES, "en/Audio.md": "# Audio\n\nYou can play audio files in a note.\n"}).reader()
+    assert kin_of_a_name(db, "MacBook", 0.8)
+    assert not kin_of_a_name(db, "PlayStation", 0.8) and kin_of_a_name(db, "PlayStation", 0)
+    assert not any(kin_of_a_name(db, word, 0) for word in ("Garmin", "iPhone", "Macintosh"))
+    assert unnamed(db, "Does Sync work on a PlayStation?", kin=0.8) == "PlayStation"
 
 
 def _writes_from_what_it_reads(request: ChatRequest) -> str:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 
 from sentinel.answer.read import NOTHING_READ, Read, subject_shown
 from sentinel.answer.tables import Tables, body_rows, tables_in
-from sentinel.answer.unnamed import unmentioned, unnamed
+from sentinel.answer.unnamed import silenced, unmentioned
 from sentinel.gates import quantity
 from sentinel.gates.support import STEM, Evidence, content_words
 from sentinel.search.hits import list_run, page_chunks
@@ -68,9 +68,9 @@ class Packet:
     notes: list[str] = field(default_factory=list)  # what the search said a reader must know
     earlier: str = ""  # the earlier question a follow-up continues, shown to the model as such
     turn: str = ""  # the follow-up itself, when ``earlier`` is set
-    unnamed: str = ""  # a name the question holds that no chunk holds (``answer.unnamed``): nothing is evidence
-    # a device's name no chunk holds whole, where no capitalised name is (``unnamed.unmentioned``): the answer
-    # opens by saying the vault does not mention it
+    unnamed: str = ""  # a name the question holds that no chunk holds (``unnamed.silenced``): nothing is evidence
+    # a device's name no chunk holds whole, or a name's kin ("MacBook"), where nothing is silenced
+    # (``unnamed.unmentioned``): the answer opens by saying the vault does not mention it
     unmentioned: str = ""
 
     def by_number(self) -> dict[int, Evidence]:
@@ -270,7 +270,7 @@ def build_packet(
     asking how to do something its chunk of numbered steps (``_with_steps_chunk``); a step found alone is read
     with its list (``_as_procedures``). ``read``: the answer shown before a follow-up naming no subject of its own
     (``read.subject_shown``), whose thing then chooses among the chunks and rows its own words leave tied."""
-    named = unnamed(ctx.reader(), question)
+    named = silenced(ctx.reader(), question)
     packet = Packet(question, unnamed=named, unmentioned="" if named else unmentioned(ctx.reader(), question))
     try:
         result = search(ctx.reader(), ctx.settings, ctx.embedder, question, "body", limit=passages)

@@ -15,8 +15,10 @@ chunk holds whole (``PREFACED``) is said before the answer instead (``unmentione
 answerable questions whose words merely never meet in one chunk ("en mi teléfono Android, …"). Stop 52 (rounds
 five and six, "… in German and Turkish"): also a German possession's name ("meine Steuererklärung") and, in
 Turkish, a name before an apostrophe's suffix ("Kindle'ıma") or a noun with the possessive and a locative or
-ablative ("akıllı saatimde"), as a preface. Measured and off: two adjacent words opening with a name, a
-hyphenated compound's unknown first part, round five's wider Turkish place (the verbal noun "-me" read as one).
+ablative ("akıllı saatimde"), as a preface. Stop 53: a capitalised word whose camel-case head the vault writes as a
+name ("MacBook": "Mac") is said before the answer too (``silenced``, ``kin_of_a_name``). Measured and off: two
+adjacent words opening with a name, a hyphenated compound's unknown first part, round five's wider Turkish place
+(the verbal noun "-me" read as one).
 """
 
 from __future__ import annotations
@@ -69,6 +71,22 @@ def _vault_writes_as_name(db: sqlite3.Connection, word: str, share: float) -> bo
             total += 1
             capital += found.group()[0].isupper()
     return total > 0 and capital >= share * total
+
+
+# A camel-case name's head, before its second capital ("Mac" of "MacBook", "Play" of "PlayStation"), 3+ letters.
+_CAMEL_HEAD = re.compile(r"[^\W\d_][^\W\d_A-Z]{2,}(?=[A-Z])")
+
+
+def kin_of_a_name(db: sqlite3.Connection, word: str, share: float) -> bool:
+    """Whether ``word`` is camel-case and the vault writes its head as a name: a capital in at least ``share`` of
+    its mid-sentence occurrences (``_vault_writes_as_name``; 0: any chunk holds it). "MacBook" is a Mac, which the
+    vault answers of ("Cmd+Shift+K"), where "Garmin" is nothing it names."""
+    head = _CAMEL_HEAD.match(word)
+    if head is None or not word[0].isupper() or not content_words(head.group()):
+        return False
+    if share <= 0:
+        return not _in_no_chunk(db, [head.group()])
+    return _vault_writes_as_name(db, head.group(), share)
 
 
 def _chunks_holding(db: sqlite3.Connection, word: str) -> int:
@@ -243,6 +261,7 @@ def unnamed(
     turkish: bool = False,
     places: re.Pattern[str] | None = None,
     accompanied: re.Pattern[str] | None = None,
+    kin: float | None = None,
 ) -> str:
     """The first name in ``question`` that no chunk of the index holds, as the question writes it ("" when
     none): a content word written with a capital where no sentence opens, or, unless ``share`` is None, two
@@ -253,11 +272,14 @@ def unnamed(
     sentence). ``hyphen``: also a hyphenated compound whose first part no chunk holds, in any language;
     ``position``: also the name in a device's position (``OWNED``, ``PLACED``, ``POSSESSED``) that no chunk holds
     whole; ``turkish``: also a Turkish name before an apostrophe's suffix, and with ``places`` a noun in a
-    device's place (``OWNED_PLACE``), that no chunk holds (``_turkish``)."""
+    device's place (``OWNED_PLACE``), that no chunk holds (``_turkish``); ``accompanied``: also the name after a
+    bare "with" (``ACCOMPANIED``, measured, not shipped); ``kin``: a capitalised word whose
+    camel-case head the vault writes as a name in at least that share of its mid-sentence occurrences ("MacBook":
+    "Mac"; 0: holds at all) is not named (``kin_of_a_name``)."""
     german = [(s.start, s.end) for s in sentence_spans(question) if turn_language(s.text) == "de"]
     every = list(_WORD.finditer(question))
     words = [w for w in every if not any(a <= w.start() < b for a, b in german)]
-    if found := _capitalised(db, question, words, share, rare):
+    if found := _capitalised(db, question, words, share, rare, kin):
         return found
     if hyphen and (found := _hyphened(db, every)):
         return found
@@ -272,15 +294,21 @@ def unnamed(
 
 
 def _capitalised(
-    db: sqlite3.Connection, question: str, words: list[re.Match[str]], share: float | None, rare: int
+    db: sqlite3.Connection,
+    question: str,
+    words: list[re.Match[str]],
+    share: float | None,
+    rare: int,
+    kin: float | None = None,
 ) -> str:
-    """``unnamed``'s capitalised word, or its two-word name unless ``share`` is None; "" when none."""
+    """``unnamed``'s capitalised word, or its two-word name unless ``share`` is None; "" when none. ``kin``: not
+    a word whose camel-case head the vault writes as a name (``kin_of_a_name``)."""
     for index, found in enumerate(words):
         word = found.group()
         if not content_words(word) or word.isdigit():
             continue
         capitalised = word[0].isupper() and not _OPENS_SENTENCE.search(question[: found.start()])
-        if capitalised and _in_no_chunk(db, [word]):
+        if capitalised and _in_no_chunk(db, [word]) and not (kin is not None and kin_of_a_name(db, word, kin)):
             return word
         after = words[index + 1] if index + 1 < len(words) else None
         if share is None or after is None or not content_words(after.group()) or after.group().isdigit():
@@ -294,10 +322,22 @@ def _capitalised(
     return ""
 
 
+# Stop 53 (h53c, docs/answers.md, "… gets the Mac row, not silence"): chosen on bench/unanswered.py's choosing
+# halves (neither moves an answerable question; 0 moves "PlayStation 5", unanswerable, from silence to a preface)
+# and bench/followups.py's sets (0 also puts the macOS Redo row under "The vault does not mention “BlackBerry”").
+KIN = 0.8
+
+
+def silenced(db: sqlite3.Connection, question: str) -> str:
+    """The name said in place of an answer: ``unnamed``'s capitalised word, less one whose camel-case head the vault
+    writes as a name ("MacBook": a Mac, which the vault answers of), which ``unmentioned`` says before it."""
+    return unnamed(db, question, kin=KIN)
+
+
 def unmentioned(db: sqlite3.Connection, question: str) -> str:
     """The name ``unnamed`` finds with ``PREFACED`` (a device's name, or in German a possession's, that no chunk
     holds whole) and Turkish's (a name before an apostrophe, a noun in ``OWNED_PLACE``), said before the answer
     rather than in place of it: on bench/unanswered.py's choosing halves, as a silence it lost answerable
     questions (docs/answers.md, "A thing the vault never names, lowercase or German", "… in German and
-    Turkish")."""
+    Turkish"). Its capitalised word has no exception: the one ``silenced`` spares ("MacBook") is said here."""
     return unnamed(db, question, position=PREFACED, turkish=True, places=OWNED_PLACE)
