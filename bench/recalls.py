@@ -69,6 +69,7 @@ def main(argv: list[str] | None = None) -> int:
         provider = provider_for(ProviderSettings(kind="openai", base_url=url, model=MODEL_ALIAS, num_ctx=CTX), "bench")
         for number, (path, (save, recall)) in enumerate(pairs, start=1):
             saved = answer_turn(ctx, provider, Turn([{"role": "user", "content": save.text}], chat_id=f"save{number}"))
+            embed_pending(db, embedder)  # as the stack's worker does within seconds of a write
             drafts.label_of(f"{path.stem}:{recall.n}")
             started = time.monotonic()
             answer = answer_turn(
