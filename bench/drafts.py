@@ -42,7 +42,7 @@ def recording(path: Path | None, label: str) -> Iterator[None]:
     def checked(proposed: list[CitedSentence], packet: Any, record_label: str) -> Any:
         kept, notes = real(proposed, packet, record_label)
         gate = garbled.whole_copies  # the same check without the garbled-copy gate: its "before", no model asked
-        garbled.whole_copies = lambda sentences, _packet: sorted_items(sentences, [])  # type: ignore[assignment]
+        garbled.whole_copies = lambda sentences, *_: sorted_items(sentences, [])  # type: ignore[assignment]
         try:
             before, _ = real(proposed, packet, record_label)
         finally:
@@ -100,7 +100,8 @@ def main(argv: list[str] | None = None) -> int:
         for line, packet, _ in load(path):
             for sentence in (CitedSentence(**s) for s in line["kept_without_garbled"]):
                 evidence = packet.get(sentence.cite)
-                shown = garbled.restored(sentence.text, evidence.text) if evidence else sentence.text
+                asked = f"{line['question']} {line['turn']}"
+                shown = garbled.restored(sentence.text, evidence.text, asked) if evidence else sentence.text
                 if shown != sentence.text:
                     print(f"  {line['id']} [{sentence.cite}] {sentence.text!r}\n      shown: {shown!r}")
     return 0

@@ -1,5 +1,6 @@
-"""A written sentence that re-strings its passage's sentence around a verb the passage lacks is not shown: the
-passage's sentence is, cited the same (gates/garbled.py); an exact copy and an honest restatement are kept.
+"""A written sentence that re-strings its passage's sentence around a verb the passage lacks, or copies it with
+the question's words added, is not shown: the passage's sentence is, cited the same (gates/garbled.py); an exact
+copy and an honest restatement are kept.
 
 Seen in the browser (bench/browser_turns_fourth.tsv row 4): for "wie krieg ich am pc die neuen beta builds?" the
 small Qwen wrote "Deine E-Mail ist deine E-Mail ein." from "Gib unter **E-Mail** deine E-Mail ein.", and every
@@ -15,7 +16,7 @@ import pytest
 from sentinel.answer import Answer, Turn, answer_turn
 from sentinel.gates.garbled import garbled_source, whole_copies
 from sentinel.gates.support import CitedSentence, Evidence
-from tests.support.scripted import ScriptedProvider, cited_sentences
+from tests.support.scripted import ScriptedProvider, cited_sentences, unreachable
 from tests.support.tool_context import MakeContext
 
 # de/Obsidian/Vorabversionen.md, its "Vorabversionen für Desktop aktivieren" section
@@ -96,3 +97,35 @@ def test_a_garbled_sentence_inside_an_item_is_replaced_alone() -> None:
     packet = {1: Evidence(1, PAGE, "Vorabversionen")}
     verdict = whole_copies([CitedSentence(f"{INSIDER} {GARBLED}", 1)], packet)
     assert [s.text for s in verdict.kept] == [f"{INSIDER} {SOURCE}"]
+
+
+# bench/browser_turns_fifth.tsv rows 11 and 12: saved in one chat, asked back in a new one
+SAVED = "Noor lends me her glaze samples on friday at the pottery studio"
+RECALL = "who was lending me the glaze samples again?"
+ECHOED = "Noor lends me her glaze samples again on friday."  # the browser's answer: the question's "again" added
+
+
+def test_the_persons_saved_words_are_recalled_without_the_questions_word(make_ctx: MakeContext) -> None:
+    ctx = make_ctx({"de/Obsidian/Vorabversionen.md": PAGE})
+    save = Turn([{"role": "user", "content": f"save this: {SAVED}"}], chat_id="save")
+    assert answer_turn(ctx, ScriptedProvider([unreachable]), save).saved.startswith("notes/")
+    recall = Turn([{"role": "user", "content": RECALL}], chat_id="recall")
+    answer = answer_turn(ctx, ScriptedProvider([cited_sentences(ECHOED)]), recall)
+    assert answer.answered and answer.answer == f"{SAVED} [1]", answer.answer
+    assert answer.citations[0].path.startswith("notes/") and "again" not in answer.answer
+
+
+@pytest.mark.parametrize(
+    ("written", "replaced"),
+    [
+        (ECHOED, True),
+        ("Noor lends me her glaze samples again.", True),  # half the sentence, in its order, "again" added
+        ("Noor lends me her glaze samples on friday.", False),  # a word dropped, none added: kept as written
+        ("Noor lends you her glaze samples on friday.", False),  # "you" is no word of the question
+        ("Again Noor.", False),  # too little of the sentence to be a copy of it
+        ("Noor was lending me her glaze samples on friday.", True),  # the question's form of the verb for "lends"
+    ],
+)
+def test_which_copy_adds_the_questions_words(written: str, replaced: bool) -> None:
+    found = garbled_source(written, f"{SAVED}\n\nRecord: [[2026-12-07-1]]\n", RECALL)
+    assert found == (SAVED if replaced else ""), found

@@ -189,8 +189,9 @@ def _checked(proposed: list[CitedSentence], packet: Packet, label: str) -> tuple
     if supported.dropped:
         cause = f"not supported by the passage they cite ({supported.reason})"
         notes.append(f"{len(supported.dropped)} sentence(s) dropped: {cause}")
-    # a copy re-strung around a verb its source lacks reads as its source ("Deine E-Mail ist deine E-Mail ein.")
-    whole = garbled.whole_copies(supported.kept, packet.by_number())
+    # a copy re-strung around a verb its source lacks reads as its source ("Deine E-Mail ist deine E-Mail ein."),
+    # and so does one that adds the question's words to it ("Noor lends me her glaze samples again on friday")
+    whole = garbled.whole_copies(supported.kept, packet.by_number(), f"{packet.question} {packet.turn}")
     if whole.dropped:
         notes.append(f"{len(whole.dropped)} sentence(s) shown as the passage's own: a garbled copy of it")
     log_left_out("gates.garbled", whole.dropped)

@@ -15,6 +15,13 @@ it cites:
   words and a verb the source did not use;
 - such a copy is garbled when the source's words in it do not keep the source's order (they are not a
   subsequence of the source's words, one source word standing for one use);
+- a sentence is a copy that echoes the question when every word it holds beyond a source sentence's is an
+  auxiliary or a word of the question that no word of the passage is (the question's, never the page's; not an
+  auxiliary), it adds at least one such question word, and the source's words in it keep the source's order and
+  are at least half the source's: garbled, since it puts the asker's word into the page's sentence. Seen in the
+  browser (stop 52, bench/browser_turns_fifth.tsv row 12): the person saved "Noor lends me her glaze samples on
+  friday at the pottery studio", asked "who was lending me the glaze samples again?" in a new chat, and read
+  "Noor lends me her glaze samples again on friday": their own words with the question's "again" in them;
 - a sentence adding no word but auxiliaries to a German source that opens with its verb and ends with that verb's
   separable particle ("Füge … ein", "Lade … herunter") is garbled when it ends with the particle and lacks the
   verb: "Deine persönliche Sub-URL nicht in diesen Wert ein." for "Füge deine persönliche Sub-URL nicht in diesen
@@ -26,7 +33,8 @@ this one like any sentence: what the person reads is the passage's sentence, nev
 An honest restatement keeps its own verb ("Unter E-Mail gibst du deine E-Mail ein.") or the source's order
 ("Obsidian Sync is a paid add-on" from "Obsidian Sync, a paid add-on, …") and is kept as written.
 Chosen on the drafts of bench/answers_set.tsv and bench/followups_set.tsv captured once (bench/drafts.py;
-docs/answers.md, "The garbled copy").
+docs/answers.md, "The garbled copy"); the question clause on the browser files' recalls (bench/recalls.py) and
+answers_set's drafts (docs/answers.md, "Stop 53, h53b").
 """
 
 from __future__ import annotations
@@ -73,23 +81,36 @@ def _in_order(words: list[str], source: list[str]) -> bool:
     return True
 
 
-def garbled_source(sentence: str, passage: str) -> str:
+def garbled_source(sentence: str, passage: str, question: str = "") -> str:
     """The sentence of ``passage`` that ``sentence`` is a garbled copy of (see the module docstring), verbatim;
-    "" when it is none's."""
+    "" when it is none's. ``question``: what the person asked (a follow-up's words with it), whose words a copy
+    may not add."""
     language = definition.language_of(passage)
     words = _words(sentence, language)
+    echoed = _echoed(words, _words(question, language), _words(passage, language))
     for span in sentence_spans(passage):
         if span.block:
             continue
         source = _words(as_shown(span.text), language)
         added = [w for w in words if not any(_same(w, s) for s in source)]
-        if not all(w in AUXILIARIES for w in added) or not words or not source:
+        if not words or not source or not all(w in AUXILIARIES or w in echoed for w in added):
             continue
-        if added and not _in_order([w for w in words if w not in added], source):
+        copied = [w for w in words if w not in added]
+        if any(w in echoed for w in added) and _in_order(copied, source) and len(copied) * 2 >= len(source):
+            return span.text
+        if not all(w in AUXILIARIES for w in added):
+            continue
+        if added and not _in_order(copied, source):
             return span.text
         if source[-1] in PARTICLES and words[-1] == source[-1] and not any(_same(source[0], w) for w in words):
             return span.text
     return ""
+
+
+def _echoed(words: list[str], asked: list[str], passage: list[str]) -> set[str]:
+    """The words of ``words`` the question holds and the passage does not: the question's, not the page's (an
+    auxiliary is left to the copula clause, which keeps one added in the source's order)."""
+    return {w for w in words if w in asked and w not in AUXILIARIES and not any(_same(w, p) for p in passage)}
 
 
 def as_shown(source: str) -> str:
@@ -97,25 +118,28 @@ def as_shown(source: str) -> str:
     return _LIST_MARKER.sub("", as_read(" ".join(shown_links(source).split())))
 
 
-def restored(text: str, passage: str) -> str:
+def restored(text: str, passage: str, question: str = "") -> str:
     """``text`` with each of its sentences that is a garbled copy of a sentence of ``passage`` replaced by that
     sentence ``as_shown`` (a model's item may hold two sentences: each is read on its own); ``text`` unchanged
     when none is."""
     pieces, at = [], 0
     for span in sentence_spans(text):
-        if source := garbled_source(span.text, passage):
+        if source := garbled_source(span.text, passage, question):
             pieces += [text[at : span.start], as_shown(source)]
             at = span.end
     return "".join([*pieces, text[at:]]) if pieces else text
 
 
-def whole_copies(sentences: list[CitedSentence], packet: dict[int, Evidence]) -> Verdict[CitedSentence]:
+def whole_copies(
+    sentences: list[CitedSentence], packet: dict[int, Evidence], question: str = ""
+) -> Verdict[CitedSentence]:
     """The sentences, each garbled copy in them replaced by its source sentence (``kept``, in the order given);
-    the sentences holding a garbled copy are ``dropped`` as the model wrote them."""
+    the sentences holding a garbled copy are ``dropped`` as the model wrote them. ``question``: the question and
+    a follow-up's own words, joined."""
     kept, dropped, reasons = [], [], []
     for sentence in sentences:
         evidence = packet.get(sentence.cite)
-        text = restored(sentence.text, evidence.text) if evidence is not None else sentence.text
+        text = restored(sentence.text, evidence.text, question) if evidence is not None else sentence.text
         if text != sentence.text:
             dropped.append(sentence)
             reasons.append(f"'{sentence.text[:60]}' re-strings passage {sentence.cite}'s words: shown as '{text[:60]}'")
