@@ -14,10 +14,11 @@ inflections. A chunk's language is its page's, decided when the page's chunks ar
 its language folder, else the language of its opening words), and stored with it (``chunks.language``), so the
 delete trigger removes exactly the tokens the insert wrote whatever the language identifier says later; the
 query's language is the search's (``search.lexical``). English is not stemmed: on the choosing sets its stems
-lost more first places than they won (docs/retrieval.md, round six). In ``LEMMATIZED``'s languages a word
+lost more first places than they won (docs/retrieval.md, round six). In Turkish (``LEMMATIZED``) a word
 simplemma's dictionary knows is replaced by its lemma instead, not stemmed (issue 32, round twenty), so a verb form
-meets its page's other forms where Snowball's suffixes do not reach (Turkish "yükledi", "yüklenir": "yükle"); a
-lemma is not stemmed again, as round nineteen did, because Snowball reads a lemma's final vowel as a case suffix.
+meets its page's other forms where Snowball's Turkish stemmer, which strips nominal suffixes only, does not reach
+("yükledi", "yüklenir": "yükle"); the lemma is not stemmed again, as round nineteen did, because Snowball reads a
+lemma's final vowel as a case suffix ("kasa" -> "kas"). German and Spanish lemmas lost more than they won.
 
 CJK runs become their characters and their overlapping bigrams, the CJK analyser of Lucene and Elasticsearch:
 no dictionary to ship, the same for all three scripts, and a two-character word (most Chinese words) is one
@@ -41,8 +42,9 @@ SQL_FUNCTION = "sentinel_fold"
 LANGUAGE_FUNCTION = "sentinel_page_language"
 # The languages whose words are stemmed, and their Snowball algorithm (chosen on the choosing sets, round six).
 STEMMED = {"de": "german", "es": "spanish", "tr": "turkish"}
-# The stemmed languages whose known words are their dictionary lemma instead (round twenty, docs/retrieval.md).
-LEMMATIZED = frozenset({"de", "es", "tr"})
+# The stemmed languages whose known words are their dictionary lemma instead: Turkish alone was chosen on the
+# choosing sets (round twenty, docs/retrieval.md: with de and es too the pooled MRR@10 and hit@5 fell).
+LEMMATIZED = frozenset({"tr"})
 # The dictionary alone: simplemma's rules and affix splitting guess a lemma for a word it lacks, cut too short
 # for a search ("anlık" -> "an"); such a word keeps its Snowball stem.
 _LEMMAS = DictionaryLookupStrategy()

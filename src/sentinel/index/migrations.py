@@ -175,9 +175,9 @@ def m013_table_rows(db: sqlite3.Connection) -> None:
 
 
 def m014_word_lemmas(db: sqlite3.Connection) -> None:
-    """A known word of a lemmatized language is folded to its dictionary lemma (``fold.LEMMATIZED``: issue 32,
-    round twenty): every chunk is indexed again with the fold (the triggers call it by name, unchanged). Nothing
-    is embedded again."""
+    """A known Turkish word is folded to its dictionary lemma (``fold.LEMMATIZED``: issue 32, round twenty):
+    every chunk is indexed again with the fold (the triggers call it by name, unchanged). Nothing is embedded
+    again."""
     fold.rebuild_fts(db)
 
 
