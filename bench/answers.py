@@ -160,6 +160,16 @@ def report(path: str, tallies: dict[str, Tally]) -> None:
         )
 
 
+def synced_context(vault: Path, index: Path, embed_model: Path) -> ToolContext:
+    """The tools' context over ``vault``: its index synced and every chunk embedded, as the stack's worker leaves it."""
+    settings = Settings(vault=vault, index_path=index, _env_file=None)
+    db = open_index(settings)
+    sync(settings, db)
+    embedder = OnnxEmbedder(embed_model, threads=int(os.environ.get("EMBED_THREADS", "2")))
+    embed_pending(db, embedder)
+    return ToolContext(settings=settings, embedder=embedder)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--set", type=Path, default=SET)
@@ -174,12 +184,7 @@ def main(argv: list[str] | None = None) -> int:
     questions = load(args.set)
     if args.limit:
         questions = [q for q in questions if int(q.id[-2:]) <= args.limit]
-    settings = Settings(vault=args.vault, index_path=args.index, _env_file=None)
-    db = open_index(settings)
-    sync(settings, db)
-    embedder = OnnxEmbedder(args.embed_model, threads=int(os.environ.get("EMBED_THREADS", "2")))
-    embed_pending(db, embedder)
-    ctx = ToolContext(settings=settings, embedder=embedder)
+    ctx = synced_context(args.vault, args.index, args.embed_model)
     print(f"{len(questions)} questions over {args.vault} ({os.cpu_count()} CPUs); the model: {MODEL_ALIAS}, ctx {CTX}")
     with llama_server(ctx=CTX) as url, drafts.recording(args.drafts, "warm"):
         provider = provider_for(ProviderSettings(kind="openai", base_url=url, model=MODEL_ALIAS, num_ctx=CTX), "bench")

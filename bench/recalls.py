@@ -13,24 +13,20 @@ replayed: an explicit "save this: …" keeps only its own words). ``--drafts FIL
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
 import sys
 import time
 from pathlib import Path
 
 from bench import drafts
+from bench.answers import synced_context
 from bench.browser_turns import Turn as Row
 from bench.browser_turns import load_turns
 from sentinel.answer import Turn, answer_turn
 from sentinel.answer.acts import request_words
-from sentinel.embed.onnx import OnnxEmbedder
-from sentinel.index.db import open_index
-from sentinel.index.sync import sync
 from sentinel.providers import provider_for
 from sentinel.search import embed_pending
-from sentinel.settings import ProviderSettings, Settings
-from sentinel.tools.context import ToolContext
+from sentinel.settings import ProviderSettings
 from tests.support.eval_data import eval_vault_path
 from tests.support.llama import MODEL_ALIAS, llama_server
 
@@ -57,19 +53,14 @@ def main(argv: list[str] | None = None) -> int:
     shutil.rmtree(vault, ignore_errors=True)
     shutil.copytree(eval_vault_path(), vault)
     shutil.copy2(args.index, index)
-    settings = Settings(vault=vault, index_path=index, _env_file=None)
-    db = open_index(settings)
-    sync(settings, db)
-    embedder = OnnxEmbedder(args.embed_model, threads=int(os.environ.get("EMBED_THREADS", "2")))
-    embed_pending(db, embedder)
-    ctx = ToolContext(settings=settings, embedder=embedder)
+    ctx = synced_context(vault, index, args.embed_model)
     print(f"{len(pairs)} recalls over a copy of the eval vault in {vault}; the model: {MODEL_ALIAS}, ctx {CTX}")
     verbatim = facts = 0
     with llama_server(ctx=CTX) as url, drafts.recording(args.drafts, "warm"):
         provider = provider_for(ProviderSettings(kind="openai", base_url=url, model=MODEL_ALIAS, num_ctx=CTX), "bench")
         for number, (path, (save, recall)) in enumerate(pairs, start=1):
             saved = answer_turn(ctx, provider, Turn([{"role": "user", "content": save.text}], chat_id=f"save{number}"))
-            embed_pending(db, embedder)  # as the stack's worker does within seconds of a write
+            embed_pending(ctx.writer(), ctx.embedder)  # as the stack's worker does within seconds of a write
             drafts.label_of(f"{path.stem}:{recall.n}")
             started = time.monotonic()
             answer = answer_turn(
