@@ -53,3 +53,32 @@ def test_a_half_that_lost_its_opening_is_its_label_where_the_source_holds_the_li
 def test_the_content_hash_does_not_read_cut_links() -> None:
     cut = "Se almacenan en el [#Historial de versiones]."
     assert content_hash(cut) != content_hash(shown_links(cut))
+
+
+@pytest.mark.parametrize(
+    ("written", "shown"),
+    [
+        (
+            "1. Abre la Barra lateral izquierda ![[obsidian-icon-side-bar-left.svg]].",
+            "1. Abre la Barra lateral izquierda.",
+        ),
+        (
+            "- ![[lucide-book-icon.svg#icon]] Eklenti panelindeki **Kitap simgesi**.",
+            "- Eklenti panelindeki **Kitap simgesi**.",
+        ),
+        ("Ein Häkchen ![[obsidian-icon-sync-synced.svg#icon]] in der Ecke.", "Ein Häkchen in der Ecke."),
+        ("![[help-support-console-menu.png#interface|600]]", ""),
+        (
+            "Select ![[lucide-plus.svg#icon]] **Add**, then see [[Plans|Sync plan]].",
+            "Select **Add**, then see Sync plan.",
+        ),
+    ],
+)
+def test_an_embedded_file_is_drawn_not_named(written: str, shown: str) -> None:
+    """Seen in the browser (stop 53, sixth file row 2): "lucide-book-icon.svg Eklenti panelindeki Kitap simgesi."
+    The page draws the icon; its file name, or an image's width ("600"), is no word a reader reads there."""
+    assert shown_links(written) == shown
+
+
+def test_an_embedded_page_and_a_link_to_a_file_keep_their_names() -> None:
+    assert shown_links("See ![[Daily notes]] and [[report.pdf]].") == "See Daily notes and report.pdf."

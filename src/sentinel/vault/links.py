@@ -144,6 +144,17 @@ _SHOWN = re.compile(
 )
 
 
+_DRAWN = "\x00"  # where ``shown_links`` left out an embedded file, until the spaces around it are read
+_AT_DRAWN = re.compile(r"[ \t]*\x00(?:[ \t]*(?=[.,;:!?)]))?")
+
+
+def _embedded_file(link: str) -> bool:
+    """Whether ``link`` embeds a file a reader sees drawn, not named: an icon, an image, a player
+    ("![[lucide-book-icon.svg#icon]]", "![[console.png#interface|600]]", whose label is its width)."""
+    embed = WIKILINK.fullmatch(link)
+    return bool(embed and embed.group(1) == "!" and is_attachment(split_wikilink(embed.group(2))[0]))
+
+
 def shown_links(text: str, source: str = "") -> str:
     """``text`` as a person is shown it: each link as its label (``text_without_link_markup``), and a link cut in
     half or with escaped brackets as its label too ("[#Historial de versiones]" -> "Historial de versiones",
@@ -151,14 +162,15 @@ def shown_links(text: str, source: str = "") -> str:
     the half lost its opening brackets, the page's name it opens with is known only from the ``source`` it was
     copied from (a model's passages): "depends on your Plans|Sync plan]" is "depends on your Sync plan" with a
     source holding "[[Plans|Sync plan]]"; without one, the page's name is shown and its label left off ("depends
-    on your Plans"): no word before the half is taken for part of the name.
+    on your Plans"): no word before the half is taken for part of the name. An embedded file (an icon, an image)
+    is shown as nothing: the page draws it, and its file name or width is no word a reader reads there.
     Not the content hash's text: that is ``text_without_link_markup``, which a cut link never reaches."""
 
     def shown(match: re.Match[str]) -> str:
         if match["code"] is not None:  # no half read in it; its whole links as ``text_without_link_markup`` reads them
             return text_without_link_markup(match["code"])
         if match["whole"] is not None:
-            return text_without_link_markup(match["whole"])
+            return _DRAWN if _embedded_file(match["whole"]) else text_without_link_markup(match["whole"])
         if match["pipe"] is not None:
             return ""
         inner = next((match[name] for name in ("open", "close", "single") if match[name] is not None), "")
@@ -170,4 +182,5 @@ def shown_links(text: str, source: str = "") -> str:
         whole = f"[[{inner}]]"
         for written in dict.fromkeys((inner, inner.replace("\\|", "|"))):
             text = re.sub(rf"(?<!\[)\[{{0,2}}{re.escape(written)}\]{{0,2}}", whole.replace("\\", "\\\\"), text)
-    return _SHOWN.sub(shown, text)
+    # where a drawn file stood, no space is left before the punctuation that followed it ("izquierda .")
+    return _AT_DRAWN.sub("", _SHOWN.sub(shown, text))
