@@ -23,7 +23,7 @@ lint: venv
 test-prereqs: venv
 
 test: test-prereqs lint
-	$(VENV)/bin/pytest -q
+	$(VENV)/bin/pytest -q --durations=30  # the slowest tests named in every CI log: its 90-minute limit is watched
 
 test-fast: venv
 	$(VENV)/bin/pytest -q -m "not slow"
