@@ -84,6 +84,7 @@ BLIND_ROUNDS = {
     "vault-fresh14": 18,
     "vault-fresh15": 19,
     "vault-fresh16": 20,
+    "vault-fresh17": 21,
 }
 
 

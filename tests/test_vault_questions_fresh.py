@@ -17,13 +17,15 @@ seventeen's (bench/vault_questions_fresh13.tsv, ``vault-fresh13``: 60, 15 a lang
 and round eighteen's (bench/vault_questions_fresh14.tsv, ``vault-fresh14``: 60, 15 a language; reports round eighteen
 once) and round nineteen's (bench/vault_questions_fresh15.tsv, ``vault-fresh15``: 60, 15 a language; reports round
 nineteen once) and round twenty's (bench/vault_questions_fresh16.tsv, ``vault-fresh16``: 60, 15 a language; reports
-round twenty once).
+round twenty once) and round twenty-one's (bench/vault_questions_fresh17.tsv, ``vault-fresh17``: 60, 15 a language;
+reports round twenty-one once).
 The sets and the round that read each first are one table, ``bench.retrieval.BLIND_ROUNDS``. Each question is answered
 in its own language by one page of the eval vault. ``relevant`` is every copy of that page (the pages sharing its
 Publish ``permalink``) whose text states the fact, checked here by one pattern per question
 (tests/support/vault_question_states.py, vault_question_states_more.py from vault-fresh6 on,
-vault_question_states_late.py from vault-fresh11 on and vault_question_states_later.py from vault-fresh15 on): every
-labelled page matches it, and no unlabelled copy of the page does.
+vault_question_states_late.py from vault-fresh11 on, vault_question_states_later.py from vault-fresh15 on and
+vault_question_states_latest.py from vault-fresh17 on): every labelled page matches it, and no unlabelled copy of the
+page does.
 Nothing here ranks: the report-only sets stay blind."""
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ from tests.support.eval_data import require_eval_vault
 from tests.support.vault_question_states import STATES, STATES2, STATES3, STATES4, STATES5
 from tests.support.vault_question_states_late import STATES11, STATES12, STATES13, STATES14
 from tests.support.vault_question_states_later import STATES15, STATES16
+from tests.support.vault_question_states_latest import STATES17
 from tests.support.vault_question_states_more import STATES6, STATES7, STATES8, STATES9, STATES10
 
 LANGUAGES = ("en", "de", "es", "tr")
@@ -71,6 +74,7 @@ STATES_OF = {
     "vault-fresh14": (STATES14, 15),
     "vault-fresh15": (STATES15, 15),
     "vault-fresh16": (STATES16, 15),
+    "vault-fresh17": (STATES17, 15),
 }
 SETS = {WHOLE_SETS[name]: patterns for name, patterns in STATES_OF.items()}
 WHOLE = pytest.mark.parametrize("questions", list(SETS), ids=list(STATES_OF))
