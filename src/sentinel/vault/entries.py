@@ -81,7 +81,7 @@ _LINK = re.compile(rf"{WIKILINK.pattern}|!?\[[^\[\]\n]*\]\([^()\n]*\)")
 
 
 def _line_starts(text: str) -> list[int]:
-    return [m.end() for m in re.finditer(r"\n", text) if text[m.end() :].strip()]
+    return [m.end() for m in re.finditer(r"\n", text)]
 
 
 def _sentence_starts(text: str) -> list[int]:
@@ -90,8 +90,15 @@ def _sentence_starts(text: str) -> list[int]:
 
 
 def _word_starts(text: str) -> list[int]:
-    links = [m.span() for m in _LINK.finditer(text)]
-    return [m.start() for m in re.finditer(r"\S+", text) if not any(a < m.start() < b for a, b in links)][1:]
+    links = [m.span() for m in _LINK.finditer(text)]  # in order, none overlapping
+    starts: list[int] = []
+    at = 0
+    for word in re.finditer(r"\S+", text):
+        while at < len(links) and links[at][1] <= word.start():
+            at += 1
+        if not (at < len(links) and links[at][0] < word.start()):
+            starts.append(word.start())
+    return starts[1:]
 
 
 # Where a paragraph longer than a window may be cut, the first that keeps its pieces within a window wins: between
