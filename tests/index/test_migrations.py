@@ -10,6 +10,7 @@ from sentinel.index.db import connect
 from sentinel.index.migrations import MIGRATIONS, migrate, transaction
 from sentinel.index.sync import sync
 from sentinel.settings import Settings
+from sentinel.vault.hashes import chunk_hash
 
 
 def _old_index(path: Path, version: int) -> sqlite3.Connection:
@@ -105,3 +106,43 @@ def test_an_index_before_entry_units_reads_every_page_again_and_keeps_its_date(t
     assert report.updated == 1  # unchanged on disk, yet read again: its chunks are cut differently now
     assert db.execute("SELECT date FROM pages").fetchone()[0] == "2024-01-06"
     assert db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0] == 10  # one unit per turn
+
+
+def test_an_index_cut_by_words_gets_its_long_paragraphs_cut_between_lines_and_keeps_the_rest(tmp_path: Path) -> None:
+    """An index made before m014 holds a long list paragraph cut every 120 words (an item split, its line breaks
+    lost); unchanged on disk, the page is read again and cut between its items, and a page whose units did not
+    change keeps its vector (nothing is embedded again for it)."""
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    items = [f"- Step {i}: {' '.join(['word'] * 28)}." for i in range(6)]
+    (vault / "list.md").write_text("\n".join(items) + "\n", encoding="utf-8")
+    (vault / "short.md").write_text("A short page that no cut touches.\n", encoding="utf-8")
+    old = _old_index(tmp_path / "index.db", 13)
+    tokens = "\n".join(items).split()
+    old_units = [" ".join(tokens[:120]), " ".join(tokens[120:])]
+    with transaction(old):
+        for name, texts in (("list", old_units), ("short", ["A short page that no cut touches."])):
+            stat = (vault / f"{name}.md").stat()
+            old.execute(
+                """INSERT INTO pages (path, title, path_key, name_key, role, hash, mtime_ns, size, indexed_at)
+                   VALUES (?, ?, ?, ?, 'other', 'h', ?, ?, 0)""",
+                (f"{name}.md", name, name, name, stat.st_mtime_ns, stat.st_size),
+            )
+            old.executemany(
+                """INSERT INTO chunks (path, ordinal, trail, heading, text, text_hash, words)
+                   VALUES (?, ?, ?, '', ?, ?, ?)""",
+                [(f"{name}.md", i, name, t, chunk_hash(t), len(t.split())) for i, t in enumerate(texts)],
+            )
+        old.execute(
+            """INSERT INTO chunk_vectors (text_hash, trail, vec, scale, centre, bits, tokens, truncated)
+               VALUES (?,?,?,?,?,?,?,?)""",
+            (chunk_hash("A short page that no cut touches."), "short", b"\x01" * 384, 0.01, 0, b"\x00" * 48, 9, 0),
+        )
+    old.close()
+    settings = Settings(vault=vault, index_path=tmp_path / "index.db", _env_file=None)
+    db = connect(tmp_path / "index.db")
+    assert sync(settings, db).updated == 2  # unchanged on disk, both read again
+    got = [r[0] for r in db.execute("SELECT text FROM chunks WHERE path = 'list.md' ORDER BY ordinal")]
+    assert got == ["\n".join(items[:3]), "\n".join(items[3:])]
+    kept = db.execute("SELECT c.text FROM chunks c JOIN chunk_vectors v USING (text_hash, trail)").fetchall()
+    assert [r[0] for r in kept] == ["A short page that no cut touches."]

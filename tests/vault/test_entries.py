@@ -82,3 +82,37 @@ def test_a_short_table_longer_than_a_window_is_cut_between_rows_each_under_its_h
     assert all(len(" ".join(lines).split()) <= 120 for lines in tables[:-1])
     prose = " ".join(["word"] * 300)
     assert windows(prose, 120) == [" ".join(["word"] * 120)] * 2 + [" ".join(["word"] * 60)]  # prose: by words
+
+
+def test_a_long_list_paragraph_is_cut_between_its_items_each_on_its_own_line() -> None:
+    """Six items of 30 words (too few to be entries) in one paragraph of 186 words: cut by words, item 4 began in one
+    unit and ended in the next, and every item's line break was lost."""
+    items = [f"- Step {i}: {' '.join(['word'] * 28)}." for i in range(6)]
+    got = units("\n".join(items), 120)
+    assert got == ["\n".join(items[:3]), "\n".join(items[3:])]
+
+
+def test_a_long_line_of_sentences_is_cut_between_sentences() -> None:
+    """Eight sentences of 25 words on one line: by words, the cut after word 120 fell inside the fifth."""
+    sentences = [f"Sentence {i} says {' '.join(['more'] * 21)} here." for i in range(8)]
+    got = units(" ".join(sentences), 120)
+    assert got == [" ".join(sentences[:4]), " ".join(sentences[4:])]
+
+
+def test_a_cut_by_words_never_falls_inside_a_link() -> None:
+    """One sentence of 130 words: the cut after word 120 fell inside the link ("[[Frequently asked questions#How
+    many ‖ remote vaults can I have?|vault limit]]", en Set up Obsidian Sync); it goes before the link now."""
+    link = "[[Frequently asked questions#How many remote vaults can I have?|vault limit]]"
+    text = f"{' '.join(['word'] * 116)} {link} {' '.join(['tail'] * 4)}"
+    got = units(text, 120)
+    assert got == [" ".join(["word"] * 116), f"{link} {' '.join(['tail'] * 4)}"]
+    markdown = "[the sync limits page](https://obsidian.md/help/sync-limits)"
+    got = units(f"{' '.join(['word'] * 118)} {markdown} tail", 120)
+    assert got == [" ".join(["word"] * 118), f"{markdown} tail"]
+
+
+def test_a_table_inside_a_long_paragraph_keeps_the_lines_around_it() -> None:
+    intro = ["Some intro line with words.", "A second line under it."]
+    rows = [f"| a{i} | {' '.join(['cell'] * 30)} |" for i in range(4)]
+    got = units("\n".join([*intro, "| key | value |", "| --- | --- |", *rows]), 120)
+    assert got[0] == "\n".join(intro)  # by words, the two lines were joined with a space

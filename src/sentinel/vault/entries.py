@@ -6,16 +6,21 @@ bullets of a daily note) is cut one entry a unit, so a question about one line f
 words). Prose, and lists of few or long items, keep windows of at most ``limit`` words, each after the first
 opening with the last paragraph of the one before when that paragraph is short. A table of few rows stays in its
 window; one longer than a window is cut between rows, each piece opening with its header and separator
-(``vault.tables`` says where a table's rows are), so no row is cut and every row is read under its header. A page
+(``vault.tables`` says where a table's rows are), so no row is cut and every row is read under its header. Any other
+paragraph longer than a window (a list of few or long items written without blank lines, long prose) is cut between
+its lines, a line longer than a window between its sentences, a sentence by words but never inside a link. A page
 is ranked by its best unit either way, so entries are fused back to their page by the ladder as windows are.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 from datetime import date, datetime
 from typing import Any
 
+from sentinel.vault.links import WIKILINK
+from sentinel.vault.sentences import sentence_spans
 from sentinel.vault.tables import SEPARATOR, pipe_tables
 
 ENTRY = re.compile(r"^ {0,3}(?:[-*+]|\d{1,3}[.)])[ \t]+\S")  # a list item (or a conversation turn)
@@ -42,8 +47,9 @@ OVERLAP_WORDS = 60
 def windows(text: str, limit: int) -> list[str]:
     """Split prose into pieces of at most ``limit`` words, at paragraph boundaries where possible; a piece cut
     at a boundary opens the next with its last paragraph when that is at most ``OVERLAP_WORDS`` words (the
-    next piece may then run to that many words over ``limit``). A paragraph longer than ``limit`` is cut by
-    words, except a pipe table in it, cut between rows (``_table_pieces``)."""
+    next piece may then run to that many words over ``limit``). A paragraph longer than ``limit`` is cut between
+    lines, then sentences, then words, never inside a link (``_cut``), a pipe table in it between rows
+    (``_table_pieces``)."""
     pieces: list[str] = []
     current: list[str] = []
     count = 0
@@ -70,21 +76,68 @@ def windows(text: str, limit: int) -> list[str]:
     return pieces
 
 
-def _by_words(text: str, limit: int) -> list[str]:
-    tokens = text.split()
-    return [" ".join(tokens[i : i + limit]) for i in range(0, len(tokens), limit)]
+# A link is read whole: a cut by words never falls inside "[[Page|label]]" or "[label](target)".
+_LINK = re.compile(rf"{WIKILINK.pattern}|!?\[[^\[\]\n]*\]\([^()\n]*\)")
+
+
+def _line_starts(text: str) -> list[int]:
+    return [m.end() for m in re.finditer(r"\n", text)]
+
+
+def _sentence_starts(text: str) -> list[int]:
+    lead = len(text) - len(text.lstrip())  # an indented line is read as the line it is, not as a code block
+    return [lead + s.start for s in sentence_spans(text[lead:])[1:]]
+
+
+def _word_starts(text: str) -> list[int]:
+    links = [m.span() for m in _LINK.finditer(text)]  # in order, none overlapping
+    starts: list[int] = []
+    at = 0
+    for word in re.finditer(r"\S+", text):
+        while at < len(links) and links[at][1] <= word.start():
+            at += 1
+        if not (at < len(links) and links[at][0] < word.start()):
+            starts.append(word.start())
+    return starts[1:]
+
+
+# Where a paragraph longer than a window may be cut, the first that keeps its pieces within a window wins: between
+# lines (a list item, a line of a poem), between sentences (``vault.sentences``, the one splitter), by words.
+_BOUNDARIES = (_line_starts, _sentence_starts, _word_starts)
+
+
+def _cut(text: str, limit: int, level: int = 0) -> list[str]:
+    """``text`` (no blank line in it) as pieces of at most ``limit`` words, each a verbatim slice (its line breaks
+    kept): cut between lines, a line over ``limit`` between its sentences, a sentence over ``limit`` between words,
+    never inside a link (a link alone over ``limit`` is a piece of its own). Every word lands in one piece."""
+    if len(text.split()) <= limit or level == len(_BOUNDARIES):
+        return [text.strip()] if text.strip() else []
+    bounds = sorted({0, *_BOUNDARIES[level](text), len(text)})
+    pieces: list[str] = []
+    current = ""
+    for start, end in itertools.pairwise(bounds):
+        part = text[start:end]
+        words = len(part.split())
+        if words > limit or (current.strip() and len(current.split()) + words > limit):
+            pieces += _cut(current, limit, level + 1)
+            current = ""
+        if words > limit:
+            pieces += _cut(part, limit, level + 1)
+        else:
+            current += part
+    return pieces + _cut(current, limit, level + 1)
 
 
 def _long_paragraph(para: str, limit: int) -> list[str]:
-    """A paragraph over ``limit`` words: its pipe tables cut between rows, the lines around them by words."""
+    """A paragraph over ``limit`` words: its pipe tables cut between rows, the lines around them by ``_cut``."""
     lines = para.splitlines()
     pieces: list[str] = []
     at = 0
     for table in pipe_tables(lines):
-        pieces += _by_words("\n".join(lines[at : table.header]), limit)
+        pieces += _cut("\n".join(lines[at : table.header]), limit)
         pieces += _table_pieces(lines[table.header : table.end], limit)
         at = table.end
-    return pieces + _by_words("\n".join(lines[at:]), limit)
+    return pieces + _cut("\n".join(lines[at:]), limit)
 
 
 def _table_pieces(table: list[str], limit: int) -> list[str]:

@@ -97,11 +97,13 @@ def sentence_spans(text: str) -> list[Sentence]:
             prose.append((start, end))
     cuts.update(match.end() for match in _CALLOUT_TITLE.finditer(text))
     prose.sort()
-    uncut += _parentheses(text, prose, sorted(starts))
+    uncut = _merged(uncut + _parentheses(text, prose, sorted(starts)))
+    uncut_starts = [start for start, _ in uncut]
     for match in _SENTENCE_END.finditer(text):
         inside = bisect.bisect_right(prose, (match.start(), len(text))) - 1
         in_prose = inside >= 0 and prose[inside][0] <= match.start() < prose[inside][1]
-        if in_prose and not any(start < match.end() < end for start, end in uncut):
+        within = bisect.bisect_left(uncut_starts, match.end()) - 1  # the last span opening before the end
+        if in_prose and not (within >= 0 and match.end() < uncut[within][1]):
             cuts.add(match.end())
     bounds = sorted(cuts)
     out = []
@@ -117,6 +119,19 @@ def sentence_spans(text: str) -> list[Sentence]:
                 continue
         block = any(v_start <= start < v_end for v_start, v_end in verbatim)
         out.append(Sentence(start, end, text[start:end], block))
+    return out
+
+
+def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Spans no cut falls strictly inside, as disjoint spans in order (overlapping ones joined; touching ones kept
+    apart, since a cut may fall where one ends and the next begins): a position is then looked up, not compared
+    with every span (a line of 20,000 links took 97 s CPU to cut)."""
+    out: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if out and start < out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], end))
+        else:
+            out.append((start, end))
     return out
 
 
