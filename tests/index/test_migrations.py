@@ -146,3 +146,31 @@ def test_an_index_cut_by_words_gets_its_long_paragraphs_cut_between_lines_and_ke
     assert got == ["\n".join(items[:3]), "\n".join(items[3:])]
     kept = db.execute("SELECT c.text FROM chunks c JOIN chunk_vectors v USING (text_hash, trail)").fetchall()
     assert [r[0] for r in kept] == ["A short page that no cut touches."]
+
+
+def test_an_index_that_ran_the_reverted_lemma_step_is_folded_again_and_read_again(tmp_path: Path) -> None:
+    """Round twenty's m014 (reverted) left indexes at version 14 with full-text rows in a fold the query side no
+    longer makes; m015 refills them with today's fold and marks every page to be read again (m014's mark, which
+    such an index skipped)."""
+    old = _old_index(tmp_path / "index.db", 14)
+    with transaction(old):
+        old.execute(
+            """INSERT INTO pages (path, title, path_key, name_key, role, hash, mtime_ns, size, indexed_at)
+               VALUES ('a.md', 'a', 'a', 'a', 'other', 'h', 5, 1, 0)"""
+        )
+        old.execute(
+            """INSERT INTO chunks (path, ordinal, trail, heading, text, text_hash, words)
+               VALUES ('a.md', 0, 'Çalışma alanı', '', 'Çalışma alanını kaydedin', 'th', 3)"""
+        )
+    terms = "SELECT term FROM chunks_vocab ORDER BY term"
+    today = old.execute(terms).fetchall()
+    with transaction(old):  # what the lemma fold wrote in today's rows' place
+        old.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('delete-all')")
+        old.execute(
+            "INSERT INTO chunks_fts(rowid, text, trail) SELECT id, 'calis alan kaydet', 'calis alan' FROM chunks"
+        )
+    assert old.execute(terms).fetchall() != today
+    old.close()
+    db = connect(tmp_path / "index.db")
+    assert [tuple(r) for r in db.execute(terms)] == [tuple(r) for r in today]
+    assert db.execute("SELECT mtime_ns FROM pages").fetchone()[0] == -1

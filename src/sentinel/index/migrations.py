@@ -182,6 +182,15 @@ def m014_long_paragraphs_by_lines(db: sqlite3.Connection) -> None:
     db.execute("UPDATE pages SET mtime_ns = -1")
 
 
+def m015_after_the_reverted_lemmas(db: sqlite3.Connection) -> None:
+    """Round twenty's ``m014_word_lemmas`` ran on main between 29885cc and f618fcb and was reverted: an index it
+    upgraded is at version 14, its full-text rows folded to lemmas the query side no longer makes, and it would skip
+    ``m014_long_paragraphs_by_lines``. Every chunk is indexed again with today's fold and every page read again;
+    on any other index this repeats m014's mark and refills the full-text rows once (nothing is embedded again)."""
+    fold.rebuild_fts(db)
+    db.execute("UPDATE pages SET mtime_ns = -1")
+
+
 MIGRATIONS: list[Migration] = [
     m001_core,
     m002_search,
@@ -197,6 +206,7 @@ MIGRATIONS: list[Migration] = [
     m012_chunk_language_index,
     m013_table_rows,
     m014_long_paragraphs_by_lines,
+    m015_after_the_reverted_lemmas,
 ]
 
 
