@@ -129,3 +129,26 @@ def test_the_persons_saved_words_are_recalled_without_the_questions_word(make_ct
 def test_which_copy_adds_the_questions_words(written: str, replaced: bool) -> None:
     found = garbled_source(written, f"{SAVED}\n\nRecord: [[2026-12-07-1]]\n", RECALL)
     assert found == (SAVED if replaced else ""), found
+
+
+# bench/browser_turns_seventh.tsv row 8 (its start run): en/Editing and formatting/Views and editing mode.md's tip
+TIP = (
+    "> [!tip] Toggle *Editing mode*\n> To toggle between *Live Preview* and *Source mode* quickly, you can set a "
+    "[[Hotkeys|Hotkey]] for the [[Command palette|command]] **Toggle Live Preview/Source mode**."
+)
+CLEAR = "ok and when im in its interactive mode how do i clear the screen"
+
+
+@pytest.mark.parametrize(
+    ("written", "replaced"),
+    [
+        # the page's purpose swapped for the question's: "the" is the question's phrase's, out of the tip's order
+        ("To clear the screen, you can set a Hotkey for the command Toggle Live Preview/Source mode.", True),
+        ("You can set a Hotkey for the command Toggle Live Preview/Source mode.", False),  # a shorter copy: kept
+        ("To switch modes quickly, you can set a Hotkey for the command Toggle Live Preview/Source mode.", False),
+    ],
+)
+def test_a_copy_whose_purpose_is_the_questions_is_shown_as_its_source(written: str, replaced: bool) -> None:
+    found = garbled_source(written, TIP, CLEAR)
+    assert bool(found) is replaced, found
+    assert not found or found.startswith("> To toggle between"), found

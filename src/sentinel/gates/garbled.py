@@ -18,10 +18,15 @@ it cites:
 - a sentence is a copy that echoes the question when every word it holds beyond a source sentence's is an
   auxiliary or a word of the question that no word of the passage is (the question's, never the page's; not an
   auxiliary), it adds at least one such question word, and the source's words in it keep the source's order and
-  are at least half the source's: garbled, since it puts the asker's word into the page's sentence. Seen in the
+  are at least half the source's (a copied word the question also holds may stand where the question's words
+  put it: "the" in "To clear the screen, you can set a Hotkey …"): garbled, since it puts the asker's word into the
+  page's sentence. Seen in the
   browser (stop 52, bench/browser_turns_fifth.tsv row 12): the person saved "Noor lends me her glaze samples on
   friday at the pottery studio", asked "who was lending me the glaze samples again?" in a new chat, and read
-  "Noor lends me her glaze samples again on friday": their own words with the question's "again" in them;
+  "Noor lends me her glaze samples again on friday": their own words with the question's "again" in them. And
+  (stop 54, bench/browser_turns_seventh.tsv row 8) "how do i clear the screen" read "To clear the screen, you can
+  set a Hotkey for the command Toggle Live Preview/Source mode." from "To toggle between *Live Preview* and
+  *Source mode* quickly, you can set a Hotkey …": the page's purpose swapped for the question's, a false claim;
 - a sentence adding no word but auxiliaries to a German source that opens with its verb and ends with that verb's
   separable particle ("Füge … ein", "Lade … herunter") is garbled when it ends with the particle and lacks the
   verb: "Deine persönliche Sub-URL nicht in diesen Wert ein." for "Füge deine persönliche Sub-URL nicht in diesen
@@ -86,8 +91,8 @@ def garbled_source(sentence: str, passage: str, question: str = "") -> str:
     "" when it is none's. ``question``: what the person asked (a follow-up's words with it), whose words a copy
     may not add."""
     language = definition.language_of(passage)
-    words = _words(sentence, language)
-    echoed = _echoed(words, _words(question, language), _words(passage, language))
+    words, asked = _words(sentence, language), _words(question, language)
+    echoed = _echoed(words, asked, _words(passage, language))
     for span in sentence_spans(passage):
         if span.block:
             continue
@@ -96,7 +101,8 @@ def garbled_source(sentence: str, passage: str, question: str = "") -> str:
         if not words or not source or not all(w in AUXILIARIES or w in echoed for w in added):
             continue
         copied = [w for w in words if w not in added]
-        if any(w in echoed for w in added) and _in_order(copied, source) and len(copied) * 2 >= len(source):
+        ordered = [w for w in copied if w not in asked]  # a word the question holds may come with its words
+        if any(w in echoed for w in added) and _in_order(ordered, source) and len(copied) * 2 >= len(source):
             return span.text
         if not all(w in AUXILIARIES for w in added):
             continue
