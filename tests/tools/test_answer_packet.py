@@ -144,6 +144,34 @@ def test_a_narrowed_passage_never_ends_on_a_header_without_its_rows() -> None:
     assert text.startswith("# Garden club") and text.endswith("own perks.…"), text
 
 
+# Prose whose every sentence holds a question word, then a lead-in announcing a table whose answering row is the
+# second (as on the spent turns' _more row 2: "Nachfolgend ein Vergleich … Tarif:", "Maximale Dateigröße | 5 MB").
+PLAN_HEADER = "|                          | Sync Standard | Sync Plus |"
+SIZE_ROW = "| Maximale Dateigröße      | 5 MB          | 200 MB    |"
+PLANS = (
+    "Um Notizen mit Sync zu synchronisieren, brauchst du ein Sync-Abo. Ein Sync-Abo kaufst du im Konto. Preise "
+    "für Sync stehen auf der Sync-Seite.\n\nNachfolgend ein Vergleich zwischen dem Standard- und dem Plus-Tarif:\n\n"
+    f"{PLAN_HEADER}\n| ------------------------ | ------------- | --------- |\n"
+    "| Synchronisierte Vaults   | 1             | 10        |\n"
+    f"{SIZE_ROW}\n| Gesamtspeicher           | 1 GB          | 10 GB     |\n| Geräte                   | unbegrenzt    "
+    "| unbegrenzt |\n"
+)
+
+
+def test_a_lead_in_and_its_table_are_narrowed_with_the_row_that_answers() -> None:
+    """The window holding most question words (prose repeating "Sync") ended at the table's first row: the lead-in
+    and the header were kept, the row asked for cut. The row that answers (read by stems, as a quote reads it:
+    "Dateigröße" holds "Datei") replaces the window's last row, after a row "| … |"."""
+    question = "Wie groß darf eine einzelne Datei bei Sync Standard sein?"
+    text = narrowed(PLANS, set(content_words(question)), 420)
+    lines = text.splitlines()
+    assert "Nachfolgend ein Vergleich zwischen dem Standard- und dem Plus-Tarif:" in lines, text
+    assert SIZE_ROW in lines and lines.index(PLAN_HEADER) < lines.index(SIZE_ROW), text
+    assert "Synchronisierte Vaults" not in text, text
+    passage = Passage(1, "notes/Sync plans.md", "Sync plans", "", "", text)
+    assert SIZE_ROW in best_sentences(passage, question, "Record").splitlines(), text
+
+
 SITES = {
     "notes/Manage sites.md": "# Manage sites\n\nA Publish site is reached at its Publish address or at a custom "
     "domain. Each option of a site has a type. You can move a Publish site to a custom domain at any time.\n\n"

@@ -195,3 +195,21 @@ def test_a_quoted_step_brings_its_whole_numbered_list(make_ctx: MakeContext) -> 
     steps = [line for line in shown.splitlines() if line.startswith("> ") and line[2:3].isdigit()]
     assert [line[2:4] for line in steps] == ["1.", "2.", "3.", "4.", "5."], shown
     assert "click **Select a command**. A list opens.\n> 4. Select" in shown  # a step's second sentence on its line
+
+
+TABS = {
+    "notes/Tabs.md": "# Tabs\n\n## Close a tab\n\nTo close a tab, select the cross on it.\n\n## Switch to a different "
+    "tab\n\nSelect a tab to switch to it. Or, use a keyboard shortcut:\n\n| Switch To | MacOS | Windows/Linux |\n"
+    "|---|---|---|\n| **Next tab** | `⌃`+`⇥` | `Ctrl`+`Tab` |\n"
+    "| **Previous tab** | `⌃`+`⇧`+`⇥` | `Ctrl`+`Shift`+`Tab` |\n"
+    "| **First tab on the left** | `⌘`+`1` | `Ctrl`+`1` |\n| **Last tab on the right** | `⌘`+`9` | `Ctrl`+`9` |\n"
+    "| **Recently closed tab** | `⌘`+`⇧`+`t` | `Ctrl`+`Shift`+`t` |\n"
+}
+
+
+def test_a_lead_in_announcing_a_table_is_quoted_with_the_row_that_answers(make_ctx: MakeContext) -> None:
+    """The spent sixth file's row 8 in the browser: the lead-in "Select a tab to switch to it. Or, use a keyboard
+    shortcut:" shown without the row after it. Quoted (no model) the row comes with its header (a guard: it held
+    before stop 54's rule too)."""
+    shown = _quoted(make_ctx, "How do I switch to the last tab with a keyboard shortcut?", TABS)
+    assert "Last tab on the right" in shown, shown

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from sentinel.answer.read import NOTHING_READ, Read, subject_shown
-from sentinel.answer.tables import Tables, body_rows, tables_in
+from sentinel.answer.tables import Tables, body_rows, shared_words, tables_in
 from sentinel.answer.unnamed import silenced, unmentioned
 from sentinel.gates import quantity
 from sentinel.gates.support import STEM, Evidence, content_words
@@ -93,11 +93,12 @@ def narrowed(
         return text
     sentences = sentence_spans(text)
     tables = tables_in(text, sentences)
+    asked = " ".join(sorted(question_words))
     scores = [
         (
             _leading(s.text, lead),
             read.subject(s.text) if tables.in_table(index) else 0,
-            len(set(content_words(s.text)) & question_words),
+            shared_words(s.text, asked, tables.in_table(index)),
         )
         for index, s in enumerate(sentences)
     ]
@@ -118,8 +119,47 @@ def narrowed(
         return text[:max_chars] + _ELLIPSIS
     excerpt = best_above + text[sentences[start].start : sentences[end - 1].end]
     opening = (_ELLIPSIS + ("\n" if excerpt.startswith("|") else "")) if start > 0 else ""
+    end, excerpt = _answering_row(text, sentences, tables, scores, (start, end), max_chars - len(best_above), excerpt)
     closing = ("\n" if tables.in_table(end - 1) else "") + _ELLIPSIS if end < len(sentences) else ""
     return opening + excerpt + closing
+
+
+def _answering_row(
+    text: str,
+    sentences: list[Sentence],
+    tables: Tables,
+    scores: list[tuple[int, int, int]],
+    run: tuple[int, int],
+    room: int,
+    excerpt: str,
+) -> tuple[int, str]:
+    """``run`` (its ``excerpt``) with the row that answers when the run cuts a table's rows: the table's body row
+    after the run scoring highest (a follow-up's words, the thing shown before, then the question's words, a row's
+    read by stems: ``tables.shared_words``) replaces the run's last rows, after a row "| … |", when it scores above
+    every row the run holds; else the run as it is. Seen on the spent turns (bench/quoted_turns.py, _more row 2):
+    "Nachfolgend ein Vergleich … Tarif:", the header and the first row "Synchronisierte Vaults" were kept and the
+    row "Maximale Dateigröße | 5 MB" asked for was cut, the prose above the table holding "Sync" in each sentence.
+    Returns the run's new end (the index after the row shown) and its text."""
+    start, end = run
+    table = tables.rows.get(end - 1)
+    if table is None or tables.rows.get(end) is not table:
+        return end, excerpt
+    after = [index for index in range(end, len(sentences)) if tables.rows.get(index) is table]
+    row = max(after, key=lambda index: (scores[index], -index))
+    kept = [index for index in range(start, end) if tables.rows.get(index) is table]
+    if kept and scores[row] <= max(scores[index] for index in kept):
+        return end, excerpt
+    shown = f"| {_ELLIPSIS} |\n{text[sentences[row].start : sentences[row].end].strip()}"
+    last = end - 1  # the first row left out: the text up to it (a header's separator line too) stays
+    while (
+        last > start
+        and tables.rows.get(last - 1) is table
+        and sentences[last].start - sentences[start].start + len(shown) > room
+    ):
+        last -= 1
+    if last == start or sentences[last].start - sentences[start].start + len(shown) > room:
+        return end, excerpt
+    return row + 1, excerpt[: len(excerpt) - (sentences[end - 1].end - sentences[last].start)] + shown
 
 
 def _plus(score: tuple[int, ...], more: tuple[int, ...], sign: int = 1) -> tuple[int, int, int]:

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from sentinel.answer.followup import what_is_asked
 from sentinel.answer.packet import Passage
 from sentinel.answer.read import NOTHING_READ, Read, subject_shown
-from sentinel.answer.tables import tables_in
+from sentinel.answer.tables import shared_words, tables_in
 from sentinel.gates import quantity
 from sentinel.gates.support import content_words, stems
 from sentinel.vault.record_line import is_record_line
@@ -111,14 +111,6 @@ def adds(quote: str, had: frozenset[str], question: str, lead: str) -> bool:
     return answers(quote, question, lead) and bool(_new(stems(quote) & asked, had))
 
 
-def _shared_words(text: str, asked: str, row: bool) -> int:
-    """How many of ``asked``'s content words ``text`` holds: whole words in a sentence, stems in a table's row,
-    whose cells are labels a question inflects ("Maximale Dateigröße" for "Wie groß darf eine Datei maximal …")."""
-    if row:
-        return len(stems(text) & stems(asked))
-    return len(set(content_words(text)) & set(content_words(asked)))
-
-
 def best_sentences(
     passage: Passage,
     question: str,
@@ -167,14 +159,14 @@ def best_sentences(
         return shown_thing.subject(spans[index].text) if tables.in_table(index) else 0
 
     if answering := [
-        i for i in quotable if same_thing(i) or _shared_words(tables.read(spans, i), lead, tables.in_table(i))
+        i for i in quotable if same_thing(i) or shared_words(tables.read(spans, i), lead, tables.in_table(i))
     ]:
         quotable = answering
 
     def shared(index: int) -> tuple[int, int, int, int, int]:
         read_as, row = tables.read(spans, index), tables.in_table(index)
         gives = numbers and quantity.gives_what_is_asked(spans[index].text, asking)
-        held = -same_thing(index), -_shared_words(read_as, lead, row), -gives, -_shared_words(read_as, question, row)
+        held = -same_thing(index), -shared_words(read_as, lead, row), -gives, -shared_words(read_as, question, row)
         return *held, -tables.names_a_column(index, wanted | own)
 
     # a row holds every column's cell: the row read already answers a follow-up naming another column ("And on Sync

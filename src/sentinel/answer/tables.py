@@ -14,7 +14,7 @@ import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from sentinel.gates.support import content_words
+from sentinel.gates.support import content_words, stems
 from sentinel.vault.sentences import Sentence
 from sentinel.vault.tables import pipe_tables
 
@@ -75,6 +75,16 @@ class Tables:
             else:
                 quote += joint(before, after) + piece
         return quote
+
+
+def shared_words(text: str, asked: str, row: bool) -> int:
+    """How many of ``asked``'s content words ``text`` holds: whole words in a sentence, stems in a table's row,
+    whose cells are labels a question inflects ("Maximale Dateigröße" for "Wie groß darf eine Datei maximal …").
+    The one reading of a row's words for both the quote (``quotes.best_sentences``) and the window a passage is
+    narrowed to (``packet.narrowed``)."""
+    if row:
+        return len(stems(text) & stems(asked))
+    return len(set(content_words(text)) & set(content_words(asked)))
 
 
 def first_cell(row: str) -> str:
