@@ -68,3 +68,27 @@ PAIRS: dict[str, tuple[str, str]] = {
     "a name's kin (.8) prefaced": ("capitalised, not a name's kin (.8)", SHIPPED_PREFACE),
     "a held word's kin prefaced": ("capitalised, not a held word's kin", SHIPPED_PREFACE),
 }
+
+# Stop 54 (h54e, committed before it was ranked): beside the shipped preface, a word no chunk holds in any fold nor
+# a word a typo away (``unnamed._unheld``, ``unheld.near_held``: 1 or 2 edits), 4+ letters, any case, in the
+# object's place: after a bare "with" ("con alexa", "mit alexa"), after any preposition of a device's or a
+# companion's place, or anywhere; and the widest place without the common words of the question's language
+# (justext's stoplists, a frequency list the research extra ships: measured here only, ``COMMON``).
+_DETERMINER = (
+    r"(?: (?:my|our|a|an|the|meine[mnrs]?|mein|unsere[mnrs]?|eine[mnrs]?|ein|dem|der|den|die|das|mis?|nuestr[oa]s?"
+    r"|una?|el|la|los|las))?"
+)
+WITH_OBJECT = re.compile(rf"(?<![^\W_])(?:with|mit|con){_DETERMINER}\s+$", re.I)
+OBJECT = re.compile(
+    rf"(?<![^\W_])(?:with|mit|con|on|auf|en|to|zu|zum|zur|a|al|in|im|into|for|für|para|from|von|de|del){_DETERMINER}\s+$",
+    re.I,
+)
+ANYWHERE = re.compile("")
+_SHIPPED_PREFACE_SETTINGS: dict[str, Any] = {"position": POSSESSED, "turkish": True, "places": OWNED_PLACE}
+for _place, _pattern in (("with", WITH_OBJECT), ("object", OBJECT), ("anywhere", ANYWHERE)):
+    for _near in (1, 2):
+        NAMINGS[f"… + unheld word, {_place}, {_near} edit{'s' if _near > 1 else ''}"] = {
+            **_SHIPPED_PREFACE_SETTINGS,
+            "unheld": _pattern,
+            "near": _near,
+        }

@@ -27,6 +27,7 @@ import re
 import sqlite3
 
 from sentinel.answer.intent import turn_language
+from sentinel.answer.unheld import near_held
 from sentinel.gates.support import content_words
 from sentinel.index.fold import STEMMED, fold, forms
 from sentinel.search.fts_query import quote
@@ -262,6 +263,9 @@ def unnamed(
     places: re.Pattern[str] | None = None,
     accompanied: re.Pattern[str] | None = None,
     kin: float | None = None,
+    unheld: re.Pattern[str] | None = None,
+    near: int = 1,
+    common: frozenset[str] = frozenset(),
 ) -> str:
     """The first name in ``question`` that no chunk of the index holds, as the question writes it ("" when
     none): a content word written with a capital where no sentence opens, or, unless ``share`` is None, two
@@ -289,7 +293,32 @@ def unnamed(
         return found
     if turkish:
         spans = [(s.start, s.end) for s in sentence_spans(question) if turn_language(s.text) == "tr"]
-        return _turkish(db, question, spans, places)
+        if found := _turkish(db, question, spans, places):
+            return found
+    if unheld is not None:
+        return _unheld(db, question, every, unheld, near, common)
+    return ""
+
+
+def _unheld(
+    db: sqlite3.Connection,
+    question: str,
+    words: list[re.Match[str]],
+    position: re.Pattern[str],
+    near: int,
+    common: frozenset[str],
+) -> str:
+    """The first word after ``position`` (4+ letters, a content word, no digit) that no chunk holds in any fold,
+    nor a word within ``near`` edits of one (``unheld.near_held``: not a typo of a word the vault holds), and not
+    in ``common`` (folded); "" when none."""
+    for found in words:
+        word = found.group()
+        if len(word) < 4 or any(c.isdigit() for c in word) or not content_words(word):
+            continue
+        if fold(word) in common or not position.search(question[max(0, found.start() - 32) : found.start()]):
+            continue
+        if _in_no_chunk(db, [word]) and not near_held(db, word, near):
+            return word
     return ""
 
 
