@@ -264,7 +264,7 @@ def unnamed(
     accompanied: re.Pattern[str] | None = None,
     kin: float | None = None,
     unheld: re.Pattern[str] | None = None,
-    near: int = 1,
+    near: int | tuple[int, int] = 1,
     common: frozenset[str] = frozenset(),
 ) -> str:
     """The first name in ``question`` that no chunk of the index holds, as the question writes it ("" when
@@ -305,7 +305,7 @@ def _unheld(
     question: str,
     words: list[re.Match[str]],
     position: re.Pattern[str],
-    near: int,
+    near: int | tuple[int, int],
     common: frozenset[str],
 ) -> str:
     """The first word after ``position`` (4+ letters, a content word, no digit) that no chunk holds in any fold,
