@@ -7,7 +7,16 @@ import re
 from typing import Any
 
 from sentinel.answer.unheld import AUTO
-from sentinel.answer.unnamed import ACCOMPANIED, OWNED, OWNED_PLACE, OWNED_PLACE_WIDE, PLACED, POSSESSED
+from sentinel.answer.unnamed import (
+    ACCOMPANIED,
+    DETERMINER,
+    OWNED,
+    OWNED_PLACE,
+    OWNED_PLACE_WIDE,
+    PLACED,
+    POSSESSED,
+    WITH_OBJECT,
+)
 
 # ``unnamed.unnamed``'s settings. Round two (h50d, committed before it was ranked; round one's three, a capital or
 # a two-word name in every language with no limit on the second word, each lost 5-18 points of the answerable
@@ -73,15 +82,10 @@ PAIRS: dict[str, tuple[str, str]] = {
 # Stop 54 (h54e, committed before it was ranked): beside the shipped preface, a word no chunk holds in any fold nor
 # a word a typo away (``unnamed._unheld``, ``unheld.near_held``: 1 or 2 edits), 4+ letters, any case, in the
 # object's place: after a bare "with" ("con alexa", "mit alexa"), after any preposition of a device's or a
-# companion's place, or anywhere; and the widest place without the common words of the question's language
-# (justext's stoplists, a frequency list the research extra ships: measured here only, ``COMMON``). Round two
+# companion's place, or anywhere. Round two
 # (committed before it was ranked, after round one missed "con alexa": its stem "alex" is 1 edit from "alej"):
 # the edits allowed by the fold's length (``unheld.AUTO``: 0 under 5 letters, 1 under 8, else 2).
-_DETERMINER = (
-    r"(?: (?:my|our|a|an|the|meine[mnrs]?|mein|unsere[mnrs]?|eine[mnrs]?|ein|dem|der|den|die|das|mis?|nuestr[oa]s?"
-    r"|una?|el|la|los|las))?"
-)
-WITH_OBJECT = re.compile(rf"(?<![^\W_])(?:with|mit|con){_DETERMINER}\s+$", re.I)
+_DETERMINER = f"(?: (?:{DETERMINER.pattern}))?"
 OBJECT = re.compile(
     rf"(?<![^\W_])(?:with|mit|con|on|auf|en|to|zu|zum|zur|a|al|in|im|into|for|für|para|from|von|de|del){_DETERMINER}\s+$",
     re.I,
