@@ -41,6 +41,7 @@ from bench.unanswered_questions import (
     browser_unanswerable,
     heldout_unanswerable,
     unanswerable,
+    unheld,
 )
 from bench.unanswered_stems import STEM_RULES, changed, whole_words
 from sentinel.answer.followup import asked
@@ -293,7 +294,11 @@ def main() -> None:
         parser.error(f"the index at {args.index} holds no pages: index the eval vault into it first")
     started, cpu, load = time.monotonic(), time.process_time(), os.getloadavg()[0]
     choosing = [
-        seen(ctx, q, budget) for q in unanswerable("choose") + browser_unanswerable() + answerable_choosing(present)
+        seen(ctx, q, budget)
+        for q in unanswerable("choose")
+        + browser_unanswerable()
+        + [q for q in unheld() if not q.pages]
+        + answerable_choosing(present)
     ]
     tabulate("choosing halves", choosing)
     told("choosing halves", choosing)

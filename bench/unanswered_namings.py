@@ -6,7 +6,17 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from sentinel.answer.unnamed import ACCOMPANIED, OWNED, OWNED_PLACE, OWNED_PLACE_WIDE, PLACED, POSSESSED
+from sentinel.answer.unheld import AUTO
+from sentinel.answer.unnamed import (
+    ACCOMPANIED,
+    DETERMINER,
+    OWNED,
+    OWNED_PLACE,
+    OWNED_PLACE_WIDE,
+    PLACED,
+    POSSESSED,
+    WITH_OBJECT,
+)
 
 # ``unnamed.unnamed``'s settings. Round two (h50d, committed before it was ranked; round one's three, a capital or
 # a two-word name in every language with no limit on the second word, each lost 5-18 points of the answerable
@@ -68,3 +78,25 @@ PAIRS: dict[str, tuple[str, str]] = {
     "a name's kin (.8) prefaced": ("capitalised, not a name's kin (.8)", SHIPPED_PREFACE),
     "a held word's kin prefaced": ("capitalised, not a held word's kin", SHIPPED_PREFACE),
 }
+
+# Stop 54 (h54e, committed before it was ranked): beside the shipped preface, a word no chunk holds in any fold nor
+# a word a typo away (``unnamed._unheld``, ``unheld.near_held``: 1 or 2 edits), 4+ letters, any case, in the
+# object's place: after a bare "with" ("con alexa", "mit alexa"), after any preposition of a device's or a
+# companion's place, or anywhere. Round two
+# (committed before it was ranked, after round one missed "con alexa": its stem "alex" is 1 edit from "alej"):
+# the edits allowed by the fold's length (``unheld.AUTO``: 0 under 5 letters, 1 under 8, else 2).
+_DETERMINER = f"(?: (?:{DETERMINER.pattern}))?"
+OBJECT = re.compile(
+    rf"(?<![^\W_])(?:with|mit|con|on|auf|en|to|zu|zum|zur|a|al|in|im|into|for|für|para|from|von|de|del){_DETERMINER}\s+$",
+    re.I,
+)
+ANYWHERE = re.compile("")
+_SHIPPED_PREFACE_SETTINGS: dict[str, Any] = {"position": POSSESSED, "turkish": True, "places": OWNED_PLACE}
+for _place, _pattern in (("with", WITH_OBJECT), ("object", OBJECT), ("anywhere", ANYWHERE)):
+    for _near in (1, 2, AUTO):
+        _edits = "edits by length" if _near == AUTO else f"{_near} edit{'s' if _near != 1 else ''}"
+        NAMINGS[f"… + unheld word, {_place}, {_edits}"] = {
+            **_SHIPPED_PREFACE_SETTINGS,
+            "unheld": _pattern,
+            "near": _near,
+        }

@@ -13,6 +13,7 @@ from sentinel.answer.followup import asked
 ROOT = Path(__file__).resolve().parents[1]
 UNANSWERABLE = ROOT / "bench" / "unanswerable_set.tsv"
 BROWSER = (ROOT / "bench" / "browser_turns.tsv", ROOT / "bench" / "browser_turns_more.tsv")
+UNHELD = ROOT / "bench" / "unheld_set.tsv"  # stop 54 (h54e): lowercase things, typo'd known words; choosing only
 
 
 @dataclass(frozen=True)
@@ -57,7 +58,16 @@ def answerable_choosing(pages_present: set[str]) -> list[Question]:
                 found.append(Question("browser-first", r["chat"][:2], r["turn"], frozenset({page}), by_title=True))
     for name in retrieval.CHOOSING:
         found += _retrieval_set(name, pages_present)
-    return found
+    return found + [q for q in unheld() if q.pages]
+
+
+def unheld() -> list[Question]:
+    """bench/unheld_set.tsv (stop 54, written before any run): the sixth browser file's row 6 ("con alexa") and
+    lowercase things no page names in running clauses ("-"), and typo'd known words the vault answers."""
+    return [
+        Question("unheld", r["lang"], r["question"], frozenset() if r["pages"] == "-" else frozenset({r["pages"]}))
+        for r in _rows(UNHELD)
+    ]
 
 
 def answerable_reporting(pages_present: set[str]) -> list[Question]:

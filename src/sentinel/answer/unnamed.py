@@ -27,6 +27,7 @@ import re
 import sqlite3
 
 from sentinel.answer.intent import turn_language
+from sentinel.answer.unheld import AUTO, near_held
 from sentinel.gates.support import content_words
 from sentinel.index.fold import STEMMED, fold, forms
 from sentinel.search.fts_query import quote
@@ -124,6 +125,16 @@ PREFACED = POSSESSED
 # and off (docs/answers.md, stop 53, h53e): on the choosing halves it told no more unanswerable questions (17/22)
 # and prefaced 3 more answerable ones ("with tags breaks", "con dos puntos dobles"); kept for bench/unanswered.py.
 ACCOMPANIED = re.compile(r"(?<![^\W_])(?:with|mit|con)\s+$", re.I)
+# Stop 54 (h54e, round two, chosen on bench/unanswered.py's choosing halves and bench/unheld_set.tsv): after a
+# "with" (a determiner or possessive may follow: "con alexa", "mit meiner alexa"), a single word no chunk holds
+# nor a word a typo away (``_unheld``) is a thing the vault never names; said before the answer (``unmentioned``).
+# After any preposition, or anywhere, it named answerable questions' own words ("throw", "Kachelansicht").
+DETERMINER = re.compile(
+    r"my|our|a|an|the|meine[mnrs]?|mein|unsere[mnrs]?|eine[mnrs]?|ein|dem|der|den|die|das|mis?|nuestr[oa]s?|una?|el"
+    r"|la|los|las",
+    re.I,
+)
+WITH_OBJECT = re.compile(rf"(?<![^\W_])(?:with|mit|con)(?: (?:{DETERMINER.pattern}))?\s+$", re.I)
 RUN_WORDS = 3  # the most words a device's name runs to
 _JOINED = re.compile(r"[\s-]*")  # between two words of one name: spaces or a hyphen
 _CLAUSE_ENDS = re.compile(r"\s*(?:[.?!,;:]|$)")
@@ -262,6 +273,8 @@ def unnamed(
     places: re.Pattern[str] | None = None,
     accompanied: re.Pattern[str] | None = None,
     kin: float | None = None,
+    unheld: re.Pattern[str] | None = None,
+    near: int | tuple[int, int] = AUTO,
 ) -> str:
     """The first name in ``question`` that no chunk of the index holds, as the question writes it ("" when
     none): a content word written with a capital where no sentence opens, or, unless ``share`` is None, two
@@ -289,7 +302,31 @@ def unnamed(
         return found
     if turkish:
         spans = [(s.start, s.end) for s in sentence_spans(question) if turn_language(s.text) == "tr"]
-        return _turkish(db, question, spans, places)
+        if found := _turkish(db, question, spans, places):
+            return found
+    if unheld is not None:
+        return _unheld(db, question, every, unheld, near)
+    return ""
+
+
+def _unheld(
+    db: sqlite3.Connection,
+    question: str,
+    words: list[re.Match[str]],
+    position: re.Pattern[str],
+    near: int | tuple[int, int],
+) -> str:
+    """The first word after ``position`` (4+ letters, a content word, no digit, no ``DETERMINER``) that no chunk
+    holds in any fold, nor a word within ``near`` edits of one (``unheld.near_held``: not a typo of a word the vault
+    holds); "" when none."""
+    for found in words:
+        word = found.group()
+        if len(word) < 4 or any(c.isdigit() for c in word) or not content_words(word) or DETERMINER.fullmatch(word):
+            continue
+        if not position.search(question[max(0, found.start() - 32) : found.start()]):
+            continue
+        if _in_no_chunk(db, [word]) and not near_held(db, word, near):
+            return word
     return ""
 
 
@@ -340,4 +377,4 @@ def unmentioned(db: sqlite3.Connection, question: str) -> str:
     rather than in place of it: on bench/unanswered.py's choosing halves, as a silence it lost answerable
     questions (docs/answers.md, "A thing the vault never names, lowercase or German", "… in German and
     Turkish"). Its capitalised word has no exception: the one ``silenced`` spares ("MacBook") is said here."""
-    return unnamed(db, question, position=PREFACED, turkish=True, places=OWNED_PLACE)
+    return unnamed(db, question, position=PREFACED, turkish=True, places=OWNED_PLACE, unheld=WITH_OBJECT)
