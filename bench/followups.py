@@ -36,7 +36,7 @@ from pathlib import Path
 from bench import drafts
 from bench.answers import CTX
 from bench.built_index import built_index
-from sentinel.answer import Turn, answer_turn
+from sentinel.answer import Answer, Turn, answer_turn
 from sentinel.answer.followup import asked
 from sentinel.answer.packet import Packet, build_packet
 from sentinel.answer.pipeline import budget_tokens
@@ -170,6 +170,20 @@ def packets(ctx: ToolContext, rows: list[Row]) -> None:
     )
 
 
+def quoted_followup(ctx: ToolContext, row: Row) -> tuple[Answer, bool, bool]:
+    """A follow-up asked without a model after the quoted answer to its question (what the person read before
+    it): the answer, whether it cites a right page first, and whether it holds the fact."""
+    first = answer_turn(ctx, None, Turn([{"role": "user", "content": row.earlier}]))
+    messages = [
+        {"role": "user", "content": row.earlier},
+        {"role": "assistant", "content": first.answer},
+        {"role": "user", "content": row.turn},
+    ]
+    answer = answer_turn(ctx, None, Turn(messages))
+    page = bool(answer.citations) and answer.citations[0].path in row.pages
+    return answer, page, row.fact.casefold() in answer.answer.casefold()
+
+
 def quoted(ctx: ToolContext, rows: list[Row]) -> None:
     """Each follow-up asked without a model after the pipeline's quoted answer to its question (what the person
     read before it): the right page cited first, and the fact in the follow-up's answer."""
@@ -179,15 +193,7 @@ def quoted(ctx: ToolContext, rows: list[Row]) -> None:
     print("|---|---|---|---|---|")
     totals = [0, 0]
     for row in rows:
-        first = answer_turn(ctx, None, Turn([{"role": "user", "content": row.earlier}]))
-        messages = [
-            {"role": "user", "content": row.earlier},
-            {"role": "assistant", "content": first.answer},
-            {"role": "user", "content": row.turn},
-        ]
-        answer = answer_turn(ctx, None, Turn(messages))
-        page = bool(answer.citations) and answer.citations[0].path in row.pages
-        fact = row.fact.casefold() in answer.answer.casefold()
+        answer, page, fact = quoted_followup(ctx, row)
         totals = [totals[0] + page, totals[1] + fact]
         shown = " ".join(answer.answer.split())[:140].replace("|", "\\|")
         print(f"| {row.id} | {row.turn} | {page} | {fact} | {shown} |", flush=True)

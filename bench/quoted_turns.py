@@ -91,15 +91,8 @@ def followup_rows(ctx: ToolContext) -> list[dict[str, Any]]:
     chats), its whole text kept."""
     rows = []
     for row in [row for row in followups.load() if row.kind == "follow"]:
-        first = answer_turn(ctx, None, Turn([{"role": "user", "content": row.earlier}]))
-        messages = [
-            {"role": "user", "content": row.earlier},
-            {"role": "assistant", "content": first.answer},
-            {"role": "user", "content": row.turn},
-        ]
-        answer = answer_turn(ctx, None, Turn(messages))
-        page = bool(answer.citations) and answer.citations[0].path in row.pages
-        rows.append(row_of(row.id, row.turn, answer, page, row.fact.casefold() in answer.answer.casefold()))
+        answer, page, fact = followups.quoted_followup(ctx, row)
+        rows.append(row_of(row.id, row.turn, answer, page, fact))
     return rows
 
 
