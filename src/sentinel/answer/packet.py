@@ -16,6 +16,7 @@ from sentinel.answer.tables import Tables, body_rows, shared_words, tables_in
 from sentinel.answer.unnamed import silenced, unmentioned
 from sentinel.gates import quantity
 from sentinel.gates.support import STEM, Evidence, content_words
+from sentinel.index.fold import page_language
 from sentinel.search.hits import list_run, page_chunks
 from sentinel.search.ladder import SearchInputError, search
 from sentinel.search.results import Hit
@@ -52,6 +53,7 @@ class Passage:
     trail: str
     text: str  # verbatim, contiguous; starts or ends with "…" where the chunk went on
     cosine: float | None = None  # e5 cosine to the question (``MIN_COSINE``); None: not measured
+    language: str = ""  # the page's, as the index folds its words (``index.fold.page_language``); "": unstemmed
 
     def read_as(self) -> str:
         """The passage as the model reads it (``Packet.render``), without its number."""
@@ -82,13 +84,19 @@ class Packet:
 
 
 def narrowed(
-    text: str, question_words: set[str], max_chars: int, lead: frozenset[str] = frozenset(), read: Read = NOTHING_READ
+    text: str,
+    question_words: set[str],
+    max_chars: int,
+    lead: frozenset[str] = frozenset(),
+    read: Read = NOTHING_READ,
+    language: str = "",
 ) -> str:
     """The contiguous run of the chunk's sentences, at most ``max_chars`` long, that holds the most of a
     follow-up's own words (``lead``, stems), then the table row naming the most of the thing the answer before it
     showed (``read``: ``Read.subject``), then the most question words (the chunk itself when it fits), cut
     from the chunk as it stands (its line breaks kept, so a code block stays one); "…" marks each side where
-    the chunk goes on. A pipe table's rows keep their header (``_above``): a run never ends on a header."""
+    the chunk goes on. A pipe table's rows keep their header (``_above``): a run never ends on a header. A
+    sentence's words are read in the page's ``language`` (``tables.shared_words``)."""
     if len(text) <= max_chars:
         return text
     sentences = sentence_spans(text)
@@ -98,7 +106,7 @@ def narrowed(
         (
             _leading(s.text, lead),
             read.subject(s.text) if tables.in_table(index) else 0,
-            shared_words(s.text, asked, tables.in_table(index)),
+            shared_words(s.text, asked, tables.in_table(index), language),
         )
         for index, s in enumerate(sentences)
     ]
@@ -197,10 +205,15 @@ def _chunk_for_turn(ctx: ToolContext, hit: Hit, lead: frozenset[str], read: Read
     that names mobile in passing. Then the chunk holding a row of the thing the answer before showed, in another
     table (``read``: ``Read.subject``): "and on my macbook?" after the Windows row "Delete the current line" is
     answered by the macOS table's row of that name, not by the row the joined words found ("Delete to the end of
-    the current line")."""
+    the current line"). Chunks are compared first by the one sentence or table row (read under its headings) that
+    holds the most of them, then by all their sentences together: "and to delete everything from the cursor back to
+    the start of the line?" is answered by the Editing table's row "Delete to start of line" (delete, start, line),
+    not by the Navigation table, whose rows hold more of the words between them (cursor, back, start, line: its
+    rows "Move cursor right …" and "Jump to start of line" were quoted; bench/browser_turns_seventh.tsv row 9)."""
 
-    def chosen(trail: str, text: str) -> tuple[int, int, int]:
-        return _leading(f"{trail} {text}", lead), _leading(trail, lead), _subject(text, read)
+    def chosen(trail: str, text: str) -> tuple[int, int, int, int]:
+        whole = _leading(f"{trail} {text}", lead), _leading(trail, lead), _subject(text, read)
+        return _best_read(text, lead, rows_only=False, above=trail), *whole
 
     best, most = hit, chosen(hit.trail, hit.text)
     for trail, heading, text in page_chunks(ctx.reader(), hit.path):
@@ -257,13 +270,14 @@ def _with_steps_chunk(ctx: ToolContext, hits: list[Hit], words: frozenset[str]) 
     return hits if best is None else [best, *hits]
 
 
-def _best_read(text: str, words: frozenset[str], rows_only: bool) -> int:
+def _best_read(text: str, words: frozenset[str], rows_only: bool, above: str = "") -> int:
     """How many of ``words`` (stems) the sentence of ``text`` holding most of them holds, a table's body row read
-    with its header (``answer.tables``); ``rows_only``: among the body rows alone."""
+    with its header (``answer.tables``), each read under ``above`` (a chunk's heading trail); ``rows_only``: among
+    the body rows alone."""
     spans = sentence_spans(text)
     tables = tables_in(text, spans)
     indexes = tables.rows if rows_only else range(len(spans))
-    return max((_leading(tables.read(spans, index), words) for index in indexes), default=0)
+    return max((_leading(f"{above} {tables.read(spans, index)}", words) for index in indexes), default=0)
 
 
 def _with_table_chunk(ctx: ToolContext, hits: list[Hit], words: frozenset[str]) -> list[Hit]:
@@ -336,6 +350,7 @@ def build_packet(
     per_passage = int(budget_tokens * CHARS_PER_TOKEN / len(hits))
     wanted = set(content_words(question))
     for number, hit in enumerate(hits, start=1):
+        language = page_language(hit.path, hit.text)
         packet.passages.append(
             Passage(
                 number=number,
@@ -343,7 +358,8 @@ def build_packet(
                 title=hit.title,
                 heading=hit.heading,
                 trail=hit.trail,
-                text=narrowed(hit.text.strip(), wanted, max(200, per_passage), lead, shown),
+                text=narrowed(hit.text.strip(), wanted, max(200, per_passage), lead, shown, language),
+                language=language,
             )
         )
     packet.passages = _measured(ctx, question, packet.passages)
