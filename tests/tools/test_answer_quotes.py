@@ -215,22 +215,8 @@ def test_a_lead_in_announcing_a_table_is_quoted_with_the_row_that_answers(make_c
     assert "Last tab on the right" in shown, shown
 
 
-# Stop 54 (h54g): a sentence's words read as the lexical leg folds them in the page's language, and a follow-up's
-# chunk chosen by the one row holding most of its words (the spent turns files, bench/quoted_turns.py).
-
-PUBLISH = {
-    "es/Limitaciones de Publish.md": "# Limitaciones de Publish\n\nPublish está pensado para notas de texto e "
-    "imágenes pequeñas.\n\nPuedes subir archivos de hasta 50 MB a tu sitio de Publish.\n\nPara un vídeo, "
-    "recomendamos un servicio como YouTube o Vimeo.\n",
-}
-
-
-def test_a_follow_ups_word_is_met_in_its_other_form_on_the_page(make_ctx: MakeContext) -> None:
-    """The spent third file's row 11: "¿y si son videos?" quoted the page's other sentences, none holding the
-    whole word "videos"; the page's "vídeo" is the same word (Spanish stem "vide", as the lexical leg folds it)."""
-    answer = _chat(make_ctx, PUBLISH, "¿Qué tamaño de archivo puedo subir a Publish?", "¿y si son videos?")
-    assert "YouTube o Vimeo" in answer.answer, answer.answer
-
+# Stop 54 (h54g): a follow-up's chunk chosen by the one row holding most of its words (the spent turns files,
+# bench/quoted_turns.py).
 
 SHORTCUTS = {
     "notes/Terminal.md": "# Terminal\n\nThe terminal interface has keyboard shortcuts.\n\n## Navigation\n\n"

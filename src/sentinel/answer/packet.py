@@ -16,7 +16,6 @@ from sentinel.answer.tables import Tables, body_rows, shared_words, tables_in
 from sentinel.answer.unnamed import silenced, unmentioned
 from sentinel.gates import quantity
 from sentinel.gates.support import STEM, Evidence, content_words
-from sentinel.index.fold import page_language
 from sentinel.search.hits import list_run, page_chunks
 from sentinel.search.ladder import SearchInputError, search
 from sentinel.search.results import Hit
@@ -53,7 +52,6 @@ class Passage:
     trail: str
     text: str  # verbatim, contiguous; starts or ends with "…" where the chunk went on
     cosine: float | None = None  # e5 cosine to the question (``MIN_COSINE``); None: not measured
-    language: str = ""  # the page's, as the index folds its words (``index.fold.page_language``); "": unstemmed
 
     def read_as(self) -> str:
         """The passage as the model reads it (``Packet.render``), without its number."""
@@ -84,19 +82,13 @@ class Packet:
 
 
 def narrowed(
-    text: str,
-    question_words: set[str],
-    max_chars: int,
-    lead: frozenset[str] = frozenset(),
-    read: Read = NOTHING_READ,
-    language: str = "",
+    text: str, question_words: set[str], max_chars: int, lead: frozenset[str] = frozenset(), read: Read = NOTHING_READ
 ) -> str:
     """The contiguous run of the chunk's sentences, at most ``max_chars`` long, that holds the most of a
     follow-up's own words (``lead``, stems), then the table row naming the most of the thing the answer before it
     showed (``read``: ``Read.subject``), then the most question words (the chunk itself when it fits), cut
     from the chunk as it stands (its line breaks kept, so a code block stays one); "…" marks each side where
-    the chunk goes on. A pipe table's rows keep their header (``_above``): a run never ends on a header. A
-    sentence's words are read in the page's ``language`` (``tables.shared_words``)."""
+    the chunk goes on. A pipe table's rows keep their header (``_above``): a run never ends on a header."""
     if len(text) <= max_chars:
         return text
     sentences = sentence_spans(text)
@@ -106,7 +98,7 @@ def narrowed(
         (
             _leading(s.text, lead),
             read.subject(s.text) if tables.in_table(index) else 0,
-            shared_words(s.text, asked, tables.in_table(index), language),
+            shared_words(s.text, asked, tables.in_table(index)),
         )
         for index, s in enumerate(sentences)
     ]
@@ -350,7 +342,6 @@ def build_packet(
     per_passage = int(budget_tokens * CHARS_PER_TOKEN / len(hits))
     wanted = set(content_words(question))
     for number, hit in enumerate(hits, start=1):
-        language = page_language(hit.path, hit.text)
         packet.passages.append(
             Passage(
                 number=number,
@@ -358,8 +349,7 @@ def build_packet(
                 title=hit.title,
                 heading=hit.heading,
                 trail=hit.trail,
-                text=narrowed(hit.text.strip(), wanted, max(200, per_passage), lead, shown, language),
-                language=language,
+                text=narrowed(hit.text.strip(), wanted, max(200, per_passage), lead, shown),
             )
         )
     packet.passages = _measured(ctx, question, packet.passages)

@@ -134,7 +134,7 @@ def best_sentences(
     without the other steps of its list (``_steps_with``). Two sentences not
     next to each other in one paragraph are kept apart by a blank line, never joined into one line that reads as
     one."""
-    wanted, own, language = set(content_words(question)), set(content_words(lead)), passage.language
+    wanted, own = set(content_words(question)), set(content_words(lead))
     asking = what_is_asked(question, lead)
     numbers = quantity.asks_for_a_number(asking)
     text = passage.text.strip("…")
@@ -159,19 +159,14 @@ def best_sentences(
         return shown_thing.subject(spans[index].text) if tables.in_table(index) else 0
 
     if answering := [
-        i for i in quotable if same_thing(i) or shared_words(tables.read(spans, i), lead, tables.in_table(i), language)
+        i for i in quotable if same_thing(i) or shared_words(tables.read(spans, i), lead, tables.in_table(i))
     ]:
         quotable = answering
 
     def shared(index: int) -> tuple[int, int, int, int, int]:
         read_as, row = tables.read(spans, index), tables.in_table(index)
         gives = numbers and quantity.gives_what_is_asked(spans[index].text, asking)
-        held = (
-            -same_thing(index),
-            -shared_words(read_as, lead, row, language),
-            -gives,
-            -shared_words(read_as, question, row, language),
-        )
+        held = -same_thing(index), -shared_words(read_as, lead, row), -gives, -shared_words(read_as, question, row)
         return *held, -tables.names_a_column(index, wanted | own)
 
     # a row holds every column's cell: the row read already answers a follow-up naming another column ("And on Sync

@@ -15,7 +15,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from sentinel.gates.support import content_words, stems
-from sentinel.index.fold import fold
 from sentinel.vault.sentences import Sentence
 from sentinel.vault.tables import pipe_tables
 
@@ -78,25 +77,14 @@ class Tables:
         return quote
 
 
-def shared_words(text: str, asked: str, row: bool, language: str = "") -> int:
-    """How many of ``asked``'s content words ``text`` holds. In a table's row, stems: its cells are labels a
-    question inflects ("Maximale Dateigröße" for "Wie groß darf eine Datei maximal …"). In a sentence, a word held
-    whole counts twice and a word held only in another form once, a form as the lexical leg folds it in the page's
-    ``language`` (``index.fold``: a Snowball stem in German, Spanish and Turkish; English stays whole): "¿y si son
-    videos?" meets "… un vídeo …", "düğmesine" meets "düğmesini" (whole words missed both: the spent
-    bench/browser_turns_third.tsv row 11, _sixth row 2), and a sentence holding the question's own word still
-    comes before one holding only its form (forms alone tied "Tags müssen …" with a lead-in holding "Tags", and
-    the lead-in came first: _seventh row 10). The one reading of a row's and a sentence's words for both the quote
-    (``quotes.best_sentences``) and the window a passage is narrowed to (``packet.narrowed``)."""
+def shared_words(text: str, asked: str, row: bool) -> int:
+    """How many of ``asked``'s content words ``text`` holds: whole words in a sentence, stems in a table's row,
+    whose cells are labels a question inflects ("Maximale Dateigröße" for "Wie groß darf eine Datei maximal …").
+    The one reading of a row's words for both the quote (``quotes.best_sentences``) and the window a passage is
+    narrowed to (``packet.narrowed``)."""
     if row:
         return len(stems(text) & stems(asked))
-    whole = len(set(content_words(text)) & set(content_words(asked)))
-    return whole + len(_folded(text, language) & _folded(asked, language))
-
-
-def _folded(text: str, language: str) -> set[str]:
-    """The content words of ``text`` (``gates.support.content_words``), each folded in ``language``."""
-    return {fold(word, language) for word in content_words(text)}
+    return len(set(content_words(text)) & set(content_words(asked)))
 
 
 def first_cell(row: str) -> str:
