@@ -18,7 +18,6 @@ from sentinel.answer.read import NOTHING_READ, Read, subject_shown
 from sentinel.answer.tables import shared_words, tables_in
 from sentinel.gates import quantity
 from sentinel.gates.support import content_words, stems
-from sentinel.index.fold import page_language
 from sentinel.vault.record_line import is_record_line
 from sentinel.vault.sentences import Sentence, sentence_spans
 
@@ -159,14 +158,9 @@ def best_sentences(
     def same_thing(index: int) -> int:
         return shown_thing.subject(spans[index].text) if tables.in_table(index) else 0
 
-    def answers_turn(index: int, language: str = "") -> bool:
-        return bool(
-            same_thing(index) or shared_words(tables.read(spans, index), lead, tables.in_table(index), language)
-        )
-
-    # a follow-up's own word no sentence holds whole may be held in another form ("¿y si son videos?": "… un vídeo")
-    language = page_language(passage.path, passage.text) if lead else ""
-    if answering := [i for i in quotable if answers_turn(i)] or [i for i in quotable if answers_turn(i, language)]:
+    if answering := [
+        i for i in quotable if same_thing(i) or shared_words(tables.read(spans, i), lead, tables.in_table(i))
+    ]:
         quotable = answering
 
     def shared(index: int) -> tuple[int, int, int, int, int]:

@@ -15,7 +15,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from sentinel.gates.support import content_words, stems
-from sentinel.index.fold import fold
 from sentinel.vault.sentences import Sentence
 from sentinel.vault.tables import pipe_tables
 
@@ -78,23 +77,14 @@ class Tables:
         return quote
 
 
-def shared_words(text: str, asked: str, row: bool, language: str = "") -> int:
+def shared_words(text: str, asked: str, row: bool) -> int:
     """How many of ``asked``'s content words ``text`` holds: whole words in a sentence, stems in a table's row,
-    whose cells are labels a question inflects ("Maximale Dateigröße" for "Wie groß darf eine Datei maximal …");
-    with a ``language``, a sentence's words as the lexical leg folds them in it (``index.fold``: a Snowball stem in
-    German, Spanish and Turkish, English whole: "videos" is "vídeo", "düğmesine" is "düğmesini").
+    whose cells are labels a question inflects ("Maximale Dateigröße" for "Wie groß darf eine Datei maximal …").
     The one reading of a row's words for both the quote (``quotes.best_sentences``) and the window a passage is
     narrowed to (``packet.narrowed``)."""
     if row:
         return len(stems(text) & stems(asked))
-    if language:
-        return len(_folded(text, language) & _folded(asked, language))
     return len(set(content_words(text)) & set(content_words(asked)))
-
-
-def _folded(text: str, language: str) -> set[str]:
-    """The content words of ``text`` (``gates.support.content_words``), each folded in ``language``."""
-    return {fold(word, language) for word in content_words(text)}
 
 
 def first_cell(row: str) -> str:
