@@ -213,3 +213,32 @@ def test_a_lead_in_announcing_a_table_is_quoted_with_the_row_that_answers(make_c
     before stop 54's rule too)."""
     shown = _quoted(make_ctx, "How do I switch to the last tab with a keyboard shortcut?", TABS)
     assert "Last tab on the right" in shown, shown
+
+
+# Stop 54 (h54g): a follow-up's chunk chosen by the one row holding most of its words (the spent turns files,
+# bench/quoted_turns.py).
+
+SHORTCUTS = {
+    "notes/Terminal.md": "# Terminal\n\nThe terminal interface has keyboard shortcuts.\n\n## Navigation\n\n"
+    "| Action | Shortcut |\n| --- | --- |\n"
+    "| Move cursor left | `Ctrl+B` |\n| Move cursor right (accepts suggestion at end of line) | `Ctrl+F` |\n"
+    "| Jump to start of line | `Ctrl+A` |\n| Jump to end of line | `Ctrl+E` |\n| Move back one word | `Alt+B` |\n\n"
+    "## Editing\n\n| Action | Shortcut |\n| --- | --- |\n"
+    "| Delete to start of line | `Ctrl+U` |\n| Delete to end of line | `Ctrl+K` |\n"
+    "| Delete previous word | `Ctrl+W` |\n\n"
+    "## Other\n\n| Action | Shortcut |\n| --- | --- |\n| Clear screen | `Ctrl+L` |\n| Exit | `Ctrl+C` |\n",
+}
+
+
+def test_a_follow_up_is_answered_by_the_row_holding_most_of_its_words(make_ctx: MakeContext) -> None:
+    """The spent seventh file's row 9: the Navigation table's rows hold more of the follow-up's words between them
+    (cursor, back, start, line) than the Editing table's (delete, start, line), and its rows "Move cursor right"
+    and "Jump to start of line" were quoted; the one row holding most of them answers."""
+    answer = _chat(
+        make_ctx,
+        SHORTCUTS,
+        "how do i clear the screen in the terminal?",
+        "and to delete everything from the cursor back to the start of the line?",
+    )
+    assert "Ctrl+U" in answer.answer, answer.answer
+    assert "Ctrl+A" not in answer.answer and "Move cursor" not in answer.answer, answer.answer

@@ -197,10 +197,15 @@ def _chunk_for_turn(ctx: ToolContext, hit: Hit, lead: frozenset[str], read: Read
     that names mobile in passing. Then the chunk holding a row of the thing the answer before showed, in another
     table (``read``: ``Read.subject``): "and on my macbook?" after the Windows row "Delete the current line" is
     answered by the macOS table's row of that name, not by the row the joined words found ("Delete to the end of
-    the current line")."""
+    the current line"). Chunks are compared first by the one sentence or table row (read under its headings) that
+    holds the most of them, then by all their sentences together: "and to delete everything from the cursor back to
+    the start of the line?" is answered by the Editing table's row "Delete to start of line" (delete, start, line),
+    not by the Navigation table, whose rows hold more of the words between them (cursor, back, start, line: its
+    rows "Move cursor right …" and "Jump to start of line" were quoted; bench/browser_turns_seventh.tsv row 9)."""
 
-    def chosen(trail: str, text: str) -> tuple[int, int, int]:
-        return _leading(f"{trail} {text}", lead), _leading(trail, lead), _subject(text, read)
+    def chosen(trail: str, text: str) -> tuple[int, int, int, int]:
+        whole = _leading(f"{trail} {text}", lead), _leading(trail, lead), _subject(text, read)
+        return _best_read(text, lead, rows_only=False, above=trail), *whole
 
     best, most = hit, chosen(hit.trail, hit.text)
     for trail, heading, text in page_chunks(ctx.reader(), hit.path):
@@ -257,13 +262,14 @@ def _with_steps_chunk(ctx: ToolContext, hits: list[Hit], words: frozenset[str]) 
     return hits if best is None else [best, *hits]
 
 
-def _best_read(text: str, words: frozenset[str], rows_only: bool) -> int:
+def _best_read(text: str, words: frozenset[str], rows_only: bool, above: str = "") -> int:
     """How many of ``words`` (stems) the sentence of ``text`` holding most of them holds, a table's body row read
-    with its header (``answer.tables``); ``rows_only``: among the body rows alone."""
+    with its header (``answer.tables``), each read under ``above`` (a chunk's heading trail); ``rows_only``: among
+    the body rows alone."""
     spans = sentence_spans(text)
     tables = tables_in(text, spans)
     indexes = tables.rows if rows_only else range(len(spans))
-    return max((_leading(tables.read(spans, index), words) for index in indexes), default=0)
+    return max((_leading(f"{above} {tables.read(spans, index)}", words) for index in indexes), default=0)
 
 
 def _with_table_chunk(ctx: ToolContext, hits: list[Hit], words: frozenset[str]) -> list[Hit]:
