@@ -174,6 +174,14 @@ def m013_table_rows(db: sqlite3.Connection) -> None:
     db.execute("UPDATE pages SET mtime_ns = -1")
 
 
+def m014_word_lemmas(db: sqlite3.Connection) -> None:
+    """A known Turkish word is folded to its dictionary lemma (``fold.LEMMATIZED``: issue 32, round twenty), a
+    word typed without its Turkish letters to the lemma its spellings give (round twenty-one): every chunk is
+    indexed again with the fold (the triggers call it by name, unchanged). Nothing is embedded
+    again."""
+    fold.rebuild_fts(db)
+
+
 MIGRATIONS: list[Migration] = [
     m001_core,
     m002_search,
@@ -188,6 +196,7 @@ MIGRATIONS: list[Migration] = [
     m011_word_stems,
     m012_chunk_language_index,
     m013_table_rows,
+    m014_word_lemmas,
 ]
 
 
