@@ -204,14 +204,16 @@ FOURTH_FILE = REPO / "bench" / "browser_turns_fourth.tsv"
 FIFTH_FILE = REPO / "bench" / "browser_turns_fifth.tsv"
 SIXTH_FILE = REPO / "bench" / "browser_turns_sixth.tsv"
 SEVENTH_FILE = REPO / "bench" / "browser_turns_seventh.tsv"
+EIGHTH_FILE = REPO / "bench" / "browser_turns_eighth.tsv"
 # Each held-out file after the third: its save rows and its rows the vault does not answer.
 HELD_OUT = {
     FOURTH_FILE: ([3], [6, 11]),
     FIFTH_FILE: ([11], [8]),
     SIXTH_FILE: ([11], [6]),
     SEVENTH_FILE: ([3], [6]),
+    EIGHTH_FILE: ([11], [8]),
 }
-HELD_OUT_IDS = ["fourth", "fifth", "sixth", "seventh"]
+HELD_OUT_IDS = ["fourth", "fifth", "sixth", "seventh", "eighth"]
 
 
 @pytest.mark.parametrize("turns_file", list(HELD_OUT), ids=HELD_OUT_IDS)
