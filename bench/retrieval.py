@@ -85,6 +85,7 @@ BLIND_ROUNDS = {
     "vault-fresh15": 19,
     "vault-fresh16": 20,
     "vault-fresh17": 21,
+    "vault-fresh18": 22,
 }
 
 

@@ -18,7 +18,8 @@ and round eighteen's (bench/vault_questions_fresh14.tsv, ``vault-fresh14``: 60, 
 once) and round nineteen's (bench/vault_questions_fresh15.tsv, ``vault-fresh15``: 60, 15 a language; reports round
 nineteen once) and round twenty's (bench/vault_questions_fresh16.tsv, ``vault-fresh16``: 60, 15 a language; reports
 round twenty once) and round twenty-one's (bench/vault_questions_fresh17.tsv, ``vault-fresh17``: 60, 15 a language;
-reports round twenty-one once).
+reports round twenty-one once) and round twenty-two's (bench/vault_questions_fresh18.tsv, ``vault-fresh18``: 60, 15 a
+language; reports round twenty-two once).
 The sets and the round that read each first are one table, ``bench.retrieval.BLIND_ROUNDS``. Each question is answered
 in its own language by one page of the eval vault. ``relevant`` is every copy of that page (the pages sharing its
 Publish ``permalink``) whose text states the fact, checked here by one pattern per question
@@ -50,7 +51,7 @@ from tests.support.eval_data import require_eval_vault
 from tests.support.vault_question_states import STATES, STATES2, STATES3, STATES4, STATES5
 from tests.support.vault_question_states_late import STATES11, STATES12, STATES13, STATES14
 from tests.support.vault_question_states_later import STATES15, STATES16
-from tests.support.vault_question_states_latest import STATES17
+from tests.support.vault_question_states_latest import STATES17, STATES18
 from tests.support.vault_question_states_more import STATES6, STATES7, STATES8, STATES9, STATES10
 
 LANGUAGES = ("en", "de", "es", "tr")
@@ -75,6 +76,7 @@ STATES_OF = {
     "vault-fresh15": (STATES15, 15),
     "vault-fresh16": (STATES16, 15),
     "vault-fresh17": (STATES17, 15),
+    "vault-fresh18": (STATES18, 15),
 }
 SETS = {WHOLE_SETS[name]: patterns for name, patterns in STATES_OF.items()}
 WHOLE = pytest.mark.parametrize("questions", list(SETS), ids=list(STATES_OF))
