@@ -6,6 +6,9 @@ so no naming read it as a thing. A word the question writes that no chunk holds 
 (``fold.forms``) is a thing the vault never names, unless it is a typo of a word the vault holds ("obsidain",
 "sincronisacion"): any word of the index's vocabulary (FTS5's ``chunks_vocab``, its folded and stemmed tokens)
 within ``distance`` edits of one of its folds, an adjacent swap counting as one edit (optimal string alignment).
+Stop 55 (h55d): nor a word of the question's language's dictionary (``common``: "grupo", "throw", "komplett"), so
+that after any preposition a word such as "whatsapp" is read as a thing where the question's own everyday words
+are not.
 """
 
 from __future__ import annotations
@@ -60,3 +63,17 @@ def near_held(db: sqlite3.Connection, word: str, distance: int | tuple[int, int]
     longest = max(len(f) + d for f, d in folds.items())
     rows = db.execute(f"SELECT term FROM {VOCAB} WHERE length(term) BETWEEN ? AND ?", (shortest, longest)).fetchall()
     return any(edits(f, term, d) <= d for (term,) in rows for f, d in folds.items())
+
+
+LANGUAGES = ("en", "de", "es", "tr")  # the languages the vault and the chat are read in (``intent.turn_language``)
+
+
+def common(word: str, languages: str | tuple[str, ...]) -> bool:
+    """Whether ``word`` is a word of ``languages``' dictionaries (simplemma's ``is_known``, its word-form lists:
+    "grupo", "mandar", "throw", "komplett" are; "whatsapp" in Spanish, "spotify", "fitbit" are not), as
+    written, lowercase or with a capital (a German noun). The dictionaries are read from disk on a language's first
+    lookup and kept (low-memory backend: 3-19 MB and 0.1-0.8 s CPU a language; docs/answers.md, stop 55, h55d)."""
+    import simplemma  # on the first word asked: a language's low-memory dictionary loads on its first lookup
+
+    spellings = dict.fromkeys((word, word.lower(), word[:1].upper() + word[1:].lower()))
+    return any(simplemma.is_known(w, languages, low_memory=True) for w in spellings)

@@ -27,7 +27,7 @@ import re
 import sqlite3
 
 from sentinel.answer.intent import turn_language
-from sentinel.answer.unheld import AUTO, near_held
+from sentinel.answer.unheld import AUTO, LANGUAGES, common, near_held
 from sentinel.gates.support import content_words
 from sentinel.index.fold import STEMMED, fold, forms
 from sentinel.search.fts_query import quote
@@ -275,6 +275,8 @@ def unnamed(
     kin: float | None = None,
     unheld: re.Pattern[str] | None = None,
     near: int | tuple[int, int] = AUTO,
+    uncommon: re.Pattern[str] | None = None,
+    known: str = "sentence",
 ) -> str:
     """The first name in ``question`` that no chunk of the index holds, as the question writes it ("" when
     none): a content word written with a capital where no sentence opens, or, unless ``share`` is None, two
@@ -288,7 +290,10 @@ def unnamed(
     device's place (``OWNED_PLACE``), that no chunk holds (``_turkish``); ``accompanied``: also the name after a
     bare "with" (``ACCOMPANIED``, measured, not shipped); ``kin``: a capitalised word whose
     camel-case head the vault writes as a name in at least that share of its mid-sentence occurrences ("MacBook":
-    "Mac"; 0: holds at all) is not named (``kin_of_a_name``)."""
+    "Mac"; 0: holds at all) is not named (``kin_of_a_name``); ``unheld``: also a word after that position that no
+    chunk holds nor a word a typo away (``_unheld``); ``uncommon``: also such a word after that position that is no
+    word of its sentence's language's dictionary (``known`` "sentence") or of any of the four's ("any")
+    (``unheld.common``)."""
     german = [(s.start, s.end) for s in sentence_spans(question) if turn_language(s.text) == "de"]
     every = list(_WORD.finditer(question))
     words = [w for w in every if not any(a <= w.start() < b for a, b in german)]
@@ -304,8 +309,10 @@ def unnamed(
         spans = [(s.start, s.end) for s in sentence_spans(question) if turn_language(s.text) == "tr"]
         if found := _turkish(db, question, spans, places):
             return found
-    if unheld is not None:
-        return _unheld(db, question, every, unheld, near)
+    if unheld is not None and (found := _unheld(db, question, every, unheld, near)):
+        return found
+    if uncommon is not None:
+        return _unheld(db, question, every, uncommon, near, known)
     return ""
 
 
@@ -315,19 +322,31 @@ def _unheld(
     words: list[re.Match[str]],
     position: re.Pattern[str],
     near: int | tuple[int, int],
+    known: str | None = None,
 ) -> str:
     """The first word after ``position`` (4+ letters, a content word, no digit, no ``DETERMINER``) that no chunk
     holds in any fold, nor a word within ``near`` edits of one (``unheld.near_held``: not a typo of a word the vault
-    holds); "" when none."""
+    holds), nor, with ``known``, a word of a dictionary (``unheld.common``: its sentence's language, "sentence",
+    or any of ``LANGUAGES``, "any"); "" when none."""
+    spans = [(s.start, s.end, turn_language(s.text)) for s in sentence_spans(question)] if known else []
     for found in words:
         word = found.group()
         if len(word) < 4 or any(c.isdigit() for c in word) or not content_words(word) or DETERMINER.fullmatch(word):
             continue
         if not position.search(question[max(0, found.start() - 32) : found.start()]):
             continue
-        if _in_no_chunk(db, [word]) and not near_held(db, word, near):
+        if not _in_no_chunk(db, [word]) or near_held(db, word, near):
+            continue
+        if known is None or not common(word, _languages(spans, found.start(), known)):
             return word
     return ""
+
+
+def _languages(spans: list[tuple[int, int, str]], at: int, known: str) -> str | tuple[str, ...]:
+    """The dictionaries ``_unheld`` asks of the word at ``at``: its sentence's language, or every one."""
+    if known == "any":
+        return LANGUAGES
+    return next((language for start, end, language in spans if start <= at < end), "en")
 
 
 def _capitalised(
