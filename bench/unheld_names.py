@@ -128,7 +128,9 @@ def main() -> None:
     parser.add_argument("--report", action="store_true", help="the report halves too (once, after choosing)")
     parser.add_argument("--turns", action="store_true", help="every browser turns file and answers_set turn")
     parser.add_argument("--cost", action="store_true", help="the dictionary's CPU and memory per language")
+    parser.add_argument("--only", default="", help="only the candidates whose name holds this text")
     args = parser.parse_args()
+    CANDIDATES[:] = [name for name in CANDIDATES if args.only in name]
     if not args.build and not args.index.is_file():
         parser.error(f"no index at {args.index}: give one, or --build to index the eval vault into it")
     settings = Settings(vault=eval_vault_path(), index_path=args.index, _env_file=None)

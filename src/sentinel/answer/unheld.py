@@ -95,7 +95,7 @@ def _a_form(word: str, languages: str | tuple[str, ...]) -> bool:
     import simplemma
 
     for language in (languages,) if isinstance(languages, str) else languages:
-        lemma = simplemma.lemmatize(word, language)
+        lemma = simplemma.lemmatize(word, language, low_memory=True)
         if lemma.lower() != word.lower() and _known(lemma, language):
             return True
     return False

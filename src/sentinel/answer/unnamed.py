@@ -266,6 +266,7 @@ def unnamed(
     near: int | tuple[int, int] = AUTO,
     uncommon: re.Pattern[str] | None = None,
     spared: Spared | None = None,
+    uncommon_near: int | tuple[int, int] = AUTO,
 ) -> str:
     """The first name in ``question`` that no chunk of the index holds, as the question writes it ("" when
     none): a content word written with a capital where no sentence opens, or, unless ``share`` is None, two
@@ -281,7 +282,8 @@ def unnamed(
     camel-case head the vault writes as a name in at least that share of its mid-sentence occurrences ("MacBook":
     "Mac"; 0: holds at all) is not named (``kin_of_a_name``); ``unheld``: also a word after that position that no
     chunk holds nor a word a typo away (``_unheld``); ``uncommon``: also such a word after that position that
-    ``spared`` does not spare (``unheld.spared``: a word of a dictionary)."""
+    ``spared`` does not spare (``unheld.spared``: a word of a dictionary), nor a typo away
+    (``uncommon_near`` edits)."""
     german = [(s.start, s.end) for s in sentence_spans(question) if turn_language(s.text) == "de"]
     every = list(_WORD.finditer(question))
     words = [w for w in every if not any(a <= w.start() < b for a, b in german)]
@@ -300,7 +302,7 @@ def unnamed(
     if unheld is not None and (found := _unheld(db, question, every, unheld, near)):
         return found
     if uncommon is not None:
-        return _unheld(db, question, every, uncommon, near, spared)
+        return _unheld(db, question, every, uncommon, uncommon_near, spared)
     return ""
 
 
