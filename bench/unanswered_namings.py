@@ -9,7 +9,7 @@ from typing import Any
 from sentinel.answer.unheld import AUTO, spared
 from sentinel.answer.unnamed import (
     ACCOMPANIED,
-    DETERMINER,
+    OBJECT,
     OWNED,
     OWNED_PLACE,
     OWNED_PLACE_WIDE,
@@ -85,11 +85,7 @@ PAIRS: dict[str, tuple[str, str]] = {
 # companion's place, or anywhere. Round two
 # (committed before it was ranked, after round one missed "con alexa": its stem "alex" is 1 edit from "alej"):
 # the edits allowed by the fold's length (``unheld.AUTO``: 0 under 5 letters, 1 under 8, else 2).
-_DETERMINER = f"(?: (?:{DETERMINER.pattern}))?"
-OBJECT = re.compile(
-    rf"(?<![^\W_])(?:with|mit|con|on|auf|en|to|zu|zum|zur|a|al|in|im|into|for|für|para|from|von|de|del){_DETERMINER}\s+$",
-    re.I,
-)
+# ``unnamed.OBJECT``: after any preposition of a place or a companion, an optional determiner or possessive.
 ANYWHERE = re.compile("")
 _SHIPPED_PREFACE_SETTINGS: dict[str, Any] = {"position": POSSESSED, "turkish": True, "places": OWNED_PLACE}
 for _place, _pattern in (("with", WITH_OBJECT), ("object", OBJECT), ("anywhere", ANYWHERE)):

@@ -25,9 +25,10 @@ from __future__ import annotations
 
 import re
 import sqlite3
+from typing import Any
 
 from sentinel.answer.intent import turn_language
-from sentinel.answer.unheld import AUTO, Spared, in_no_chunk, near_held
+from sentinel.answer.unheld import AUTO, Spared, in_no_chunk, near_held, spared
 from sentinel.gates.support import content_words
 from sentinel.index.fold import fold, forms
 from sentinel.search.fts_query import quote
@@ -124,6 +125,16 @@ DETERMINER = re.compile(
     re.I,
 )
 WITH_OBJECT = re.compile(rf"(?<![^\W_])(?:with|mit|con)(?: (?:{DETERMINER.pattern}))?\s+$", re.I)
+# Stop 55 (h55d, round three, chosen on the choosing halves and bench/unheld_set.tsv, names-only): after any
+# preposition ("a un grupo de whatsapp"), such a word that is no word of its sentence's language either
+# (``unheld.spared``: simplemma's dictionary, a form its lemmatizer reads, two known or held words "mac|book"; none
+# in Turkish, which has postpositions), nor a typo of a held word at 1 edit under 8 letters ("chek"), else 2.
+OBJECT = re.compile(
+    r"(?<![^\W_])(?:with|mit|con|on|auf|en|to|zu|zum|zur|a|al|in|im|into|for|für|para|from|von|de|del)"
+    rf"(?: (?:{DETERMINER.pattern}))?\s+$",
+    re.I,
+)
+UNCOMMON, UNCOMMON_NEAR = spared(forms=True, compounds="all", turkish=False), (1, 8)
 RUN_WORDS = 3  # the most words a device's name runs to
 _JOINED = re.compile(r"[\s-]*")  # between two words of one name: spaces or a hyphen
 _CLAUSE_ENDS = re.compile(r"\s*(?:[.?!,;:]|$)")
@@ -365,6 +376,10 @@ def _capitalised(
 # halves (neither moves an answerable question; 0 moves "PlayStation 5", unanswerable, from silence to a preface)
 # and bench/followups.py's sets (0 also puts the macOS Redo row under "The vault does not mention “BlackBerry”").
 KIN = 0.8
+PREFACE: dict[str, Any] = {  # ``unmentioned``'s settings of ``unnamed``
+    **{"position": PREFACED, "turkish": True, "places": OWNED_PLACE, "unheld": WITH_OBJECT},
+    **{"uncommon": OBJECT, "spared": UNCOMMON, "uncommon_near": UNCOMMON_NEAR},
+}
 
 
 def silenced(db: sqlite3.Connection, question: str) -> str:
@@ -378,5 +393,6 @@ def unmentioned(db: sqlite3.Connection, question: str) -> str:
     holds whole) and Turkish's (a name before an apostrophe, a noun in ``OWNED_PLACE``), said before the answer
     rather than in place of it: on bench/unanswered.py's choosing halves, as a silence it lost answerable
     questions (docs/answers.md, "A thing the vault never names, lowercase or German", "… in German and
-    Turkish"). Its capitalised word has no exception: the one ``silenced`` spares ("MacBook") is said here."""
-    return unnamed(db, question, position=PREFACED, turkish=True, places=OWNED_PLACE, unheld=WITH_OBJECT)
+    Turkish"); and a word no chunk holds after "with" (stop 54) or, no word of the language, after any preposition
+    (stop 55). Its capitalised word has no exception: the one ``silenced`` spares ("MacBook") is said here."""
+    return unnamed(db, question, **PREFACE)
