@@ -75,8 +75,9 @@ def _table(title: str, questions: list[Question], db: sqlite3.Connection, show: 
 
 
 def _turns(db: sqlite3.Connection) -> None:
-    """Every turn of the browser files and bench/answers_set.tsv, as searched: what each candidate changes."""
-    print("\n### every browser turns file and bench/answers_set.tsv, as searched\n")
+    """Every turn of the browser files, bench/answers_set.tsv and the follow-up sets (each earlier question, each
+    follow-up as searched): what each candidate changes."""
+    print("\n### every browser turns file, bench/answers_set.tsv and the follow-up sets, as searched\n")
     texts: list[tuple[str, str]] = []
     for path in sorted((ROOT / "bench").glob("browser_turns*.tsv")):
         with path.open(encoding="utf-8") as f:
@@ -87,6 +88,12 @@ def _turns(db: sqlite3.Connection) -> None:
                 texts.append((f"{path.name} row {r['n']}", asked(turns).searched))
     with (ROOT / "bench" / "answers_set.tsv").open(encoding="utf-8") as f:
         texts += [(f"answers_set {r['id']}", r["question"]) for r in csv.DictReader(f, delimiter="\t")]
+    for name in ("followups_set", "followups_platforms", "followups_names"):
+        with (ROOT / "bench" / f"{name}.tsv").open(encoding="utf-8") as f:
+            for r in csv.DictReader(f, delimiter="\t"):
+                turns = [r["earlier"], r["turn"]] if r["kind"] == "follow" else [r["turn"]]
+                texts += [(f"{name} {r['id']} earlier", r["earlier"])] if r["earlier"] else []
+                texts.append((f"{name} {r['id']}", asked(turns).searched))
     changed = 0
     for where, text in texts:
         names = _names(db, text)
