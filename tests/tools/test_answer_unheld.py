@@ -11,7 +11,7 @@ from __future__ import annotations
 from sentinel.answer import Answer, Turn, answer_turn
 from sentinel.answer.packet import build_packet
 from sentinel.answer.unheld import AUTO, allowed, edits, near_held
-from sentinel.answer.unnamed import WITH_OBJECT, unmentioned, unnamed
+from sentinel.answer.unnamed import OBJECT, WITH_OBJECT, unmentioned, unnamed
 from sentinel.embed.onnx import OnnxEmbedder
 from sentinel.tools.context import ToolContext
 from tests.support.scripted import ScriptedProvider, unreachable
@@ -83,3 +83,43 @@ def test_edits_count_a_swap_as_one() -> None:
     assert edits("spotify", "notify", 1) == 2  # over the limit: limit + 1
     assert edits("alexa", "alexa", 0) == 0
     assert [allowed(word, AUTO) for word in ("alex", "alexa", "spotify", "sincronis")] == [0, 1, 1, 2]
+
+
+# Stop 55 (h55d): row 6 of bench/browser_turns_seventh.tsv quoted the Android shortcuts; "whatsapp" follows "de".
+WHATSAPP = "oye, ¿puedo mandar una nota de obsidian directo a un grupo de whatsapp?"
+PLUGINS = {
+    **IOS,
+    "en/Community plugins.md": "# Community plugins\n\nObsidian can check for updates of your community plugins "
+    "every day, and you install them from the plugin browser.\n",
+}
+
+
+def test_a_thing_after_any_preposition_that_is_no_word_of_the_language_is_said_before_the_answer(
+    make_ctx: MakeContext, e5: OnnxEmbedder
+) -> None:
+    """Without ``unmentioned``'s ``OBJECT`` reading (``PREFACE``'s ``uncommon``): nothing names "whatsapp"
+    (lowercase, after "de", not "with"), and the pages are quoted as if they answered."""
+    ctx = embedded(make_ctx(PLUGINS), e5)
+    packet = build_packet(ctx, WHATSAPP, passages=4, budget_tokens=1200)
+    assert not packet.unnamed and packet.unmentioned == "whatsapp"
+    assert _unasked(ctx, WHATSAPP).answer.startswith("La bóveda no menciona «whatsapp».")
+    db = ctx.reader()
+    assert unmentioned(db, "how do i share my daily note to whatsapp from my phone?") == "whatsapp"
+
+
+def test_a_word_of_the_language_after_a_preposition_is_no_thing(make_ctx: MakeContext) -> None:
+    """Each is in no chunk of the index and after a preposition; without ``unheld.spared`` each would be named: a
+    dictionary word ("grupo", "amigos", "phone"), a form of one ("recipes", "traerlas"), two known words
+    ("Kachel|ansicht", "mac|book"), a Turkish sentence ("en" is "most" there), a short typo ("chek")."""
+    db = make_ctx(PLUGINS).reader()
+    for question in (
+        "¿cómo mando una nota a un grupo de amigos?",
+        "how do i make a template for my recipes?",
+        "¿cómo hago la copia de todas mis notas para traerlas?",
+        "Wie zeige ich die Bilder in der Kachelansicht an?",
+        "on my macbook how do i jump to the very bottom of a note",
+        "sik kullandigim bir komutu listenin en ustune nasil sabitlerim",
+        "how often does obsidian ping github to chek for broken plugins?",
+    ):
+        assert not unmentioned(db, question), question
+        assert unnamed(db, question, uncommon=OBJECT, spared=None, uncommon_near=AUTO), question
