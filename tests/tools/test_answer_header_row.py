@@ -1,0 +1,83 @@
+"""A table's header row copied as a sentence is no answer (gates/header_row.py): the passage is quoted instead.
+
+Seen in the browser (bench/browser_turns_eighth.tsv row 1, on 8f95cf4): "aramaya hangi operatoru yazmam lazim?" was
+answered "Arama operatörü | Açıklama [1]", the operator table's header, every word of it in the passage. The page is
+the eval vault's tr/Eklentiler/Ara.md, its operator table's last rows verbatim (cells unpadded).
+"""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from sentinel.answer import Answer, Turn, answer_turn
+from sentinel.gates.header_row import says_more_than_a_header
+from sentinel.gates.support import CitedSentence, Evidence
+from tests.support.scripted import ScriptedProvider, cited_sentences
+from tests.support.tool_context import MakeContext
+
+PAGE = (
+    "# Ara\n\n## Arama operatörleri\n\n"
+    "Arama operatörleri, arama teriminizi daraltmanıza yardımcı olur.\n\n"
+    "| Arama operatörü | Açıklama |\n"
+    "| --------------- | -------- |\n"
+    "| `section:` | Aynı bölüm içindeki (iki başlık arasındaki metin) eşleşmeleri bul.<p/>"
+    "Örnek: `section:(dog cat)`. |\n"
+    "| `task:` | Bir [[Temel biçimlendirme söz dizimi#Görev Listesi\\|görevde]] blok bazında eşleşmeleri bul.<p/>"
+    "Örnek: `task:call`. |\n"
+    "| `task-todo:` | *Tamamlanmamış* bir [[Temel biçimlendirme söz dizimi#Görev Listesi\\|görevde]] blok bazında "
+    "eşleşmeleri bul.<p/>Örnek: `task-todo:call`. |\n"
+    "| `task-done:` | *Tamamlanmış* bir [[Temel biçimlendirme söz dizimi#Görev Listesi\\|görevde]] blok bazında "
+    "eşleşmeleri bul.<p/>Örnek: `task-done:call`. |\n"
+)
+VAULT = {"tr/Eklentiler/Ara.md": PAGE}
+QUESTION = "notlarimda sadece tamamlanmamış görevlerin icinde arama yapcam, aramaya hangi operatoru yazmam lazim?"
+HEADER = "Arama operatörü | Açıklama"
+
+
+def _ask(make_ctx: MakeContext, written: str) -> Answer:
+    turn = Turn([{"role": "user", "content": QUESTION}], chat_id="h")
+    return answer_turn(make_ctx(VAULT), ScriptedProvider([cited_sentences(written)]), turn)
+
+
+def test_a_copied_header_row_is_dropped_and_the_table_quoted(
+    make_ctx: MakeContext, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.INFO, logger="sentinel.answer"):
+        answer = _ask(make_ctx, HEADER)
+    assert not answer.answered and answer.dropped == 1, answer.answer  # the support gate alone kept it
+    assert "task-todo:" in answer.answer, answer.answer  # a body row is quoted, under its header
+    assert any("header row" in note for note in answer.notes)
+    left_out = [r.getMessage() for r in caplog.records if r.getMessage().startswith("left out by")]
+    assert left_out == [f"left out by gates.header_row: [1] {HEADER}"]
+
+
+def test_a_row_copied_with_its_words_is_kept(make_ctx: MakeContext) -> None:
+    row = "`task-todo:` Tamamlanmamış bir görevde blok bazında eşleşmeleri bul."
+    answer = _ask(make_ctx, row)
+    assert answer.answered and "task-todo:" in answer.answer, answer.answer
+
+
+@pytest.mark.parametrize(
+    ("text", "only_header"),
+    [
+        ("Arama operatörü | Açıklama", True),
+        ("| Arama operatörü | Açıklama |", True),
+        ("Açıklama", True),
+        ("The Arama operatörü column lists task-todo:", False),  # a row's word
+        ("Arama operatörleri, arama teriminizi daraltmanıza yardımcı olur.", False),  # prose, not the header
+        ("| | |", False),  # no word: other gates decide
+    ],
+)
+def test_which_sentences_are_only_a_header(text: str, only_header: bool) -> None:
+    evidence = Evidence(1, PAGE)
+    verdict = says_more_than_a_header([CitedSentence(text, 1)], {1: evidence})
+    assert (verdict.dropped == [CitedSentence(text, 1)]) is only_header
+    assert verdict.passed is not only_header
+
+
+def test_a_passage_without_a_table_drops_nothing() -> None:
+    prose = Evidence(1, "Arama operatörü ve Açıklama burada iki kelime.")
+    verdict = says_more_than_a_header([CitedSentence("Arama operatörü Açıklama", 1)], {1: prose})
+    assert verdict.passed and verdict.dropped == []
