@@ -21,6 +21,8 @@ meets its page's other forms where Snowball's Turkish stemmer, which strips nomi
 lemma's final vowel as a case suffix ("kasa" -> "kas"). German and Spanish lemmas lost more than they won. A word
 the dictionary lacks is looked up by its letters without marks (``_unmarked``: round twenty-one), so a question
 typed without Turkish letters ("calisma") meets the lemma of the word its page spells with them ("çalışma").
+A query is folded only in the languages the index holds chunks of (``held_languages``), so a vault without a
+Turkish page never loads the dictionary (stop 55).
 
 CJK runs become their characters and their overlapping bigrams, the CJK analyser of Lucene and Elasticsearch:
 no dictionary to ship, the same for all three scripts, and a two-character word (most Chinese words) is one
@@ -152,10 +154,23 @@ def fold(text: str, language: str = "") -> str:
     return _CJK_RUN.sub(_bigrams, _strip_marks(text.casefold(), len(text)))
 
 
-def forms(text: str) -> list[str]:
-    """``text`` folded as each language's chunks hold it (unstemmed first): a phrase query that must find it
-    in a chunk of any language asks for each."""
-    return list(dict.fromkeys(fold(text, language) for language in ("", *STEMMED)))
+# Whether the index holds a chunk in a language: ``language`` (``tr``) or one of its regions (``tr-cy``; a language
+# folder's name, ``paths.LANGUAGE_FOLDER``), one seek of m012's index, so the probe costs no scan at any size.
+_HOLDS = "SELECT EXISTS (SELECT 1 FROM chunks WHERE language >= ? AND language < ?)"
+
+
+def held_languages(db: sqlite3.Connection) -> tuple[str, ...]:
+    """The ``STEMMED`` languages this index holds chunks of: the only languages a query's words are folded in
+    besides their unstemmed form (``forms``). A form of a language no chunk is folded in can only meet another
+    language's token by chance, and folding in it costs what the language's fold costs: the Turkish dictionary is
+    about 100 MB and 2 s CPU, which a vault without a Turkish page never loads (issue 32, stop 55)."""
+    return tuple(lang for lang in STEMMED if db.execute(_HOLDS, (lang, lang + ".")).fetchone()[0])
+
+
+def forms(db: sqlite3.Connection, text: str) -> list[str]:
+    """``text`` folded as each language's chunks in this index hold it (unstemmed first, then each of
+    ``held_languages``): a phrase query that must find it in a chunk of any language asks for each."""
+    return list(dict.fromkeys(fold(text, language) for language in ("", *held_languages(db))))
 
 
 def page_language(path: str, text: str) -> str:
