@@ -1,8 +1,7 @@
 """Word forms in the lexical leg (issue 32, round six), through ``search()`` (real SQLite FTS5, no model).
 
-German, Spanish and Turkish words are stemmed on both sides (a Turkish word simplemma's dictionary knows is its
-lemma instead: round twenty), each chunk in the language it was written in (its language folder here), so a
-question meets its page's other inflections; English is not stemmed. A German
+German, Spanish and Turkish words are stemmed on both sides, each chunk in the language it was written in (its
+language folder here), so a question meets its page's other inflections; English is not stemmed. A German
 compound the index does not hold is read as two words it holds.
 """
 
@@ -12,10 +11,8 @@ import json
 import sqlite3
 
 import pytest
-import snowballstemmer
 
 from sentinel.index.db import open_index
-from sentinel.index.fold import fold
 from sentinel.index.sync import sync
 from sentinel.search.lexical import lexical_terms
 from tests.support.vault import WriteVault, index_before, top_hit
@@ -25,7 +22,6 @@ PAGES = {
     "de/Tabellen.md": "# Daten\n\nTabellen aus Excel lassen sich per Import in Notizen übernehmen.",
     "es/Barra.md": "# Barra\n\nPuedes fijar una pestaña en la barra para que no se cierre.",
     "tr/Notlar.md": "# Klasör\n\nNotunuzu başka bir klasöre taşıyabilirsiniz.",
-    "tr/Bulut.md": "# Bulut\n\nDosyayı buluta yükledi ve sonra bilgisayarı kapattı.",
     "en/Rename.md": "# Files\n\nRenaming a file updates every link to it.",
     "en/Other.md": "# Other\n\nA page about something else entirely, the garden and the weather.",
 }
@@ -37,8 +33,6 @@ PAGES = {
         ("Sicherungskopien", "de/Sicherung.md"),  # de: plural against singular
         ("pestañas fijadas", "es/Barra.md"),  # es: plural and participle
         ("notlarımı klasörlere", "tr/Notlar.md"),  # tr: possessive and case suffixes
-        ("yüklenir", "tr/Bulut.md"),  # tr: a verb form Snowball does not reach, its lemma "yükle" does
-        ("yuklenir", "tr/Bulut.md"),  # tr: the same typed without Turkish letters (round twenty-one)
         ("renamed", ""),  # en is not stemmed
     ],
 )
@@ -78,37 +72,6 @@ def test_an_index_of_the_round_before_is_stemmed_and_its_deletes_stay_exact(vaul
     db.execute("DELETE FROM chunks")  # the delete trigger removes exactly what the stemmed fold wrote
     db.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('integrity-check')")
     assert db.execute("SELECT COUNT(*) FROM chunks_fts WHERE chunks_fts MATCH 'sicherungskopi'").fetchone()[0] == 0
-
-
-def test_a_known_turkish_word_is_its_lemma_not_stemmed_again_and_an_unknown_one_its_stem() -> None:
-    # Snowball reads a Turkish lemma's final vowel as a case suffix: "kasa" (a safe) was "kas" (a muscle)
-    assert fold("kasaya", "tr") == fold("kasa", "tr") == "kasa"
-    # a word simplemma's dictionary lacks keeps its Snowball stem; German and Spanish are stemmed as before
-    assert fold("kısayolları", "tr") == fold(snowballstemmer.stemmer("turkish").stemWord("kısayolları"))
-    assert fold("Sicherungskopien", "de") == snowballstemmer.stemmer("german").stemWord("sicherungskopien")
-
-
-def test_a_turkish_word_typed_without_its_marks_is_its_lemma_where_one_lemma_reads_so() -> None:
-    # the dictionary knows "çalışma" and "yüklenir", not "calisma" or "yuklenir": each of its spellings is looked up
-    assert fold("CALISMA", "tr") == fold("çalışma", "tr") == "calis"
-    assert fold("yuklenir", "tr") == fold("yüklenir", "tr") == "yukle"
-    # "acilan" reads "açılan" (aç, to open) and "acılan" (acı, to ache): two lemmas, so its Snowball stem
-    assert fold("acilan", "tr") == snowballstemmer.stemmer("turkish").stemWord("acilan")
-    # a word with a mark of its own is spelt as its writer meant: not read again
-    assert fold("calışma", "tr") == fold(snowballstemmer.stemmer("turkish").stemWord("calışma"))
-
-
-def test_an_index_of_the_round_before_is_folded_to_lemmas(vault_settings: WriteVault) -> None:
-    settings = vault_settings(PAGES)
-    old = index_before(settings, 15, "tr/x.md", "Dosyayı yükledi")  # the schema and triggers before m016
-    old.execute("UPDATE chunks SET language = 'tr'")  # its FTS row keeps the words as stemmed, not the lemma
-    assert old.execute("SELECT COUNT(*) FROM chunks_fts WHERE chunks_fts MATCH 'yukle'").fetchone()[0] == 0
-    old.close()
-    db = open_index(settings)  # migrates
-    assert [r[0] for r in db.execute("SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH 'yukle'")] == [1]
-    db.execute("DELETE FROM chunks")  # the delete trigger removes exactly what the lemmatized fold wrote
-    db.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('integrity-check')")
-    assert db.execute("SELECT COUNT(*) FROM chunks_fts WHERE chunks_fts MATCH 'yukle'").fetchone()[0] == 0
 
 
 def test_a_page_outside_language_folders_is_stemmed_in_its_language_to_its_shortest_chunk(

@@ -53,7 +53,7 @@ def allowed(fold: str, distance: int | tuple[int, int]) -> int:
 def near_held(db: sqlite3.Connection, word: str, distance: int | tuple[int, int]) -> bool:
     """Whether a token of the index is within ``distance`` edits (``allowed``) of a fold of ``word``
     (``fold.forms``: as each language's chunks hold it); a fold it holds exactly is 0 edits away."""
-    folds = {f: allowed(f, distance) for f in forms(db, word) if f.strip()}
+    folds = {f: allowed(f, distance) for f in forms(word) if f.strip()}
     if not folds:
         return True
     shortest = min(len(f) - d for f, d in folds.items())

@@ -29,7 +29,7 @@ import sqlite3
 from sentinel.answer.intent import turn_language
 from sentinel.answer.unheld import AUTO, near_held
 from sentinel.gates.support import content_words
-from sentinel.index.fold import fold, forms, held_languages
+from sentinel.index.fold import STEMMED, fold, forms
 from sentinel.search.fts_query import quote
 from sentinel.search.postings import frequencies
 from sentinel.vault.sentences import sentence_spans
@@ -47,7 +47,7 @@ _OPENS_SENTENCE = re.compile(r"(?:^|[.?!:;]\s+)[\W_]*$")  # nothing but a senten
 
 def _in_no_chunk(db: sqlite3.Connection, words: list[str]) -> bool:
     """Whether no chunk holds all of ``words`` (anywhere in it), as each language's chunks fold them."""
-    for language in ("", *held_languages(db)):  # ``fold.forms``, word by word
+    for language in ("", *STEMMED):  # ``fold.forms``, word by word
         folded = [fold(word, language) for word in words]
         if all(f.strip() for f in folded):
             wanted = " AND ".join(quote(f) for f in folded)
@@ -61,7 +61,7 @@ def _vault_writes_as_name(db: sqlite3.Connection, word: str, share: float) -> bo
     (in the first ``SAMPLED_CHUNKS`` chunks holding it)."""
     rows = db.execute(
         "SELECT c.text FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid WHERE chunks_fts MATCH ? LIMIT ?",
-        (quote(forms(db, word)[0]), SAMPLED_CHUNKS),
+        (quote(forms(word)[0]), SAMPLED_CHUNKS),
     ).fetchall()
     pattern = re.compile(rf"(?<![^\W_]){re.escape(word)}(?![^\W_])", re.IGNORECASE)
     capital = total = 0
@@ -92,7 +92,7 @@ def kin_of_a_name(db: sqlite3.Connection, word: str, share: float) -> bool:
 
 def _chunks_holding(db: sqlite3.Connection, word: str) -> int:
     """How many chunks hold ``word`` in its commonest fold (the index's document frequencies)."""
-    return max(frequencies(db, forms(db, word)).values())
+    return max(frequencies(db, forms(word)).values())
 
 
 # Where a question names a thing a person owns or runs Obsidian on ("on my apple watch", "auf meiner Garmin-Uhr",

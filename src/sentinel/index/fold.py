@@ -14,15 +14,7 @@ inflections. A chunk's language is its page's, decided when the page's chunks ar
 its language folder, else the language of its opening words), and stored with it (``chunks.language``), so the
 delete trigger removes exactly the tokens the insert wrote whatever the language identifier says later; the
 query's language is the search's (``search.lexical``). English is not stemmed: on the choosing sets its stems
-lost more first places than they won (docs/retrieval.md, round six). In Turkish (``LEMMATIZED``) a word
-simplemma's dictionary knows is replaced by its lemma instead, not stemmed (issue 32, round twenty), so a verb form
-meets its page's other forms where Snowball's Turkish stemmer, which strips nominal suffixes only, does not reach
-("yükledi", "yüklenir": "yükle"); the lemma is not stemmed again, as round nineteen did, because Snowball reads a
-lemma's final vowel as a case suffix ("kasa" -> "kas"). German and Spanish lemmas lost more than they won. A word
-the dictionary lacks is looked up by its letters without marks (``_unmarked``: round twenty-one), so a question
-typed without Turkish letters ("calisma") meets the lemma of the word its page spells with them ("çalışma").
-A query is folded only in the languages the index holds chunks of (``held_languages``), so a vault without a
-Turkish page never loads the dictionary (stop 55).
+lost more first places than they won (docs/retrieval.md, round six).
 
 CJK runs become their characters and their overlapping bigrams, the CJK analyser of Lucene and Elasticsearch:
 no dictionary to ship, the same for all three scripts, and a two-character word (most Chinese words) is one
@@ -31,15 +23,12 @@ bigram token that bm25 weighs by its rarity.
 
 from __future__ import annotations
 
-import itertools
-import math
 import re
 import sqlite3
 import unicodedata
 from functools import lru_cache
 
 import snowballstemmer
-from simplemma.strategies import DictionaryLookupStrategy
 
 from sentinel.index import language_id
 from sentinel.paths import folder_language
@@ -48,12 +37,6 @@ SQL_FUNCTION = "sentinel_fold"
 LANGUAGE_FUNCTION = "sentinel_page_language"
 # The languages whose words are stemmed, and their Snowball algorithm (chosen on the choosing sets, round six).
 STEMMED = {"de": "german", "es": "spanish", "tr": "turkish"}
-# The stemmed languages whose known words are their dictionary lemma instead: Turkish alone was chosen on the
-# choosing sets (round twenty, docs/retrieval.md: with de and es too the pooled MRR@10 and hit@5 fell).
-LEMMATIZED = frozenset({"tr"})
-# The dictionary alone: simplemma's rules and affix splitting guess a lemma for a word it lacks, cut too short
-# for a search ("anlık" -> "an"); such a word keeps its Snowball stem.
-_LEMMAS = DictionaryLookupStrategy()
 _WORD = re.compile(r"([^\W_]+)")  # a word as FTS5's unicode61 tokenizer reads one (split keeps it)
 STEMS_HELD = 200_000  # words whose stem each language keeps (a few tens of MB at most)
 PAGE_SAMPLE = 2000  # characters of a page's opening its language is read from
@@ -92,46 +75,20 @@ class _Stems(dict[str, str]):
     """One language's word -> stem, filled as words are met: ``map`` over a chunk's words stays in C for the
     words seen before (most of them), where a cached function cost a Python call a word (sync, round six)."""
 
-    def __init__(self, language: str) -> None:
+    def __init__(self, algorithm: str) -> None:
         super().__init__()
-        self._stemmer = snowballstemmer.stemmer(STEMMED[language])
-        self._lemmas = language if language in LEMMATIZED else ""
+        self._stemmer = snowballstemmer.stemmer(algorithm)
 
     def __missing__(self, word: str) -> str:
         if len(self) >= STEMS_HELD:
             self.clear()  # a vault's vocabulary is unbounded; a sync's memory is not
-        lemma = None
-        if self._lemmas:
-            lemma = _LEMMAS.get_lemma(word, self._lemmas) or _unmarked_lemma(word, self._lemmas)
-        # a German noun's lemma comes capitalised; the fold's case is casefold's
-        stem = self[word] = lemma.casefold() if lemma else str(self._stemmer.stemWord(word))
+        stem = self[word] = str(self._stemmer.stemWord(word))
         return stem
-
-
-# The marked letters a Turkish word typed without its marks may stand for (the keyboard's plain letter first).
-_MARKED = {"tr": {"c": "cç", "g": "gğ", "i": "iı", "o": "oö", "s": "sş", "u": "uü"}}
-SPELLINGS_HELD = 1024  # spellings of one unmarked word looked up at most (a longer one keeps its stem)
-
-
-def _unmarked_lemma(word: str, language: str) -> str | None:
-    """The lemma of a word the dictionary lacks as typed, read as typed without its marks ("calisma" for
-    "çalışma"): every spelling of its letters with their marks is looked up, and the lemma is kept only where
-    every spelling the dictionary knows gives one (lemmas that differ only in marks are one: the index holds them
-    alike). A word with a mark of its own is spelt as its writer meant and is not read again."""
-    marked = _MARKED.get(language, {})
-    letters = [marked.get(letter, letter) for letter in word]
-    if not word.isalpha() or _strip_marks(word, len(word)) != word or math.prod(map(len, letters)) > SPELLINGS_HELD:
-        return None
-    lemmas = set()
-    for spelt in itertools.product(*letters):
-        if lemma := _LEMMAS.get_lemma("".join(spelt), language):
-            lemmas.add(without_latin_marks(lemma.casefold()))
-    return lemmas.pop() if len(lemmas) == 1 else None
 
 
 @lru_cache(maxsize=len(STEMMED))
 def _stems(language: str) -> _Stems:
-    return _Stems(language)
+    return _Stems(STEMMED[language])
 
 
 def stemmed_language(language: str) -> str:
@@ -154,23 +111,10 @@ def fold(text: str, language: str = "") -> str:
     return _CJK_RUN.sub(_bigrams, _strip_marks(text.casefold(), len(text)))
 
 
-# Whether the index holds a chunk in a language: ``language`` (``tr``) or one of its regions (``tr-cy``; a language
-# folder's name, ``paths.LANGUAGE_FOLDER``), one seek of m012's index, so the probe costs no scan at any size.
-_HOLDS = "SELECT EXISTS (SELECT 1 FROM chunks WHERE language >= ? AND language < ?)"
-
-
-def held_languages(db: sqlite3.Connection) -> tuple[str, ...]:
-    """The ``STEMMED`` languages this index holds chunks of: the only languages a query's words are folded in
-    besides their unstemmed form (``forms``). A form of a language no chunk is folded in can only meet another
-    language's token by chance, and folding in it costs what the language's fold costs: the Turkish dictionary is
-    about 100 MB and 2 s CPU, which a vault without a Turkish page never loads (issue 32, stop 55)."""
-    return tuple(lang for lang in STEMMED if db.execute(_HOLDS, (lang, lang + ".")).fetchone()[0])
-
-
-def forms(db: sqlite3.Connection, text: str) -> list[str]:
-    """``text`` folded as each language's chunks in this index hold it (unstemmed first, then each of
-    ``held_languages``): a phrase query that must find it in a chunk of any language asks for each."""
-    return list(dict.fromkeys(fold(text, language) for language in ("", *held_languages(db))))
+def forms(text: str) -> list[str]:
+    """``text`` folded as each language's chunks hold it (unstemmed first): a phrase query that must find it
+    in a chunk of any language asks for each."""
+    return list(dict.fromkeys(fold(text, language) for language in ("", *STEMMED)))
 
 
 def page_language(path: str, text: str) -> str:

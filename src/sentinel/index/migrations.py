@@ -191,14 +191,6 @@ def m015_after_the_reverted_lemmas(db: sqlite3.Connection) -> None:
     db.execute("UPDATE pages SET mtime_ns = -1")
 
 
-def m016_word_lemmas(db: sqlite3.Connection) -> None:
-    """A known Turkish word is folded to its dictionary lemma (``fold.LEMMATIZED``: issue 32, round twenty), a
-    word typed without its Turkish letters to the lemma its spellings give (round twenty-one): every chunk is
-    indexed again with the fold (the triggers call it by name, unchanged), as m015 did. Nothing is embedded again;
-    an index without a Turkish chunk loads no dictionary for it."""
-    fold.rebuild_fts(db)
-
-
 MIGRATIONS: list[Migration] = [
     m001_core,
     m002_search,
@@ -215,7 +207,6 @@ MIGRATIONS: list[Migration] = [
     m013_table_rows,
     m014_long_paragraphs_by_lines,
     m015_after_the_reverted_lemmas,
-    m016_word_lemmas,
 ]
 
 

@@ -112,7 +112,7 @@ def _paragraphs(db: sqlite3.Connection, name: str, spellings: bool) -> Iterator[
         return
     roles = sorted(role.value for role in DEFINING_ROLES)
     # the name as each language's chunks hold it (German, Spanish and Turkish words are stemmed: index.fold)
-    query = " OR ".join('"' + form + '"' for form in forms(db, " ".join(words)))
+    query = " OR ".join('"' + form + '"' for form in forms(" ".join(words)))
     if spellings:
         # Or its folded words with the last as a prefix: its other spellings ("attachment" for Attachments, "Web
         # viewer" for Web-Viewer), which ``definition.names_concept`` then checks.

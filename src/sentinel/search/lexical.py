@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 
 from sentinel.index.facets import Facets
-from sentinel.index.fold import forms, held_languages, stemmed_language
+from sentinel.index.fold import forms
 from sentinel.search import compounds, postings
 from sentinel.search.centres import words_language
 from sentinel.search.embedding import summary_seeds
@@ -56,21 +56,19 @@ def lexical_terms(db: sqlite3.Connection, query: str, chunk_count: int) -> Terms
     """The query's words that are worth matching (see ``fts.prune_common``, among the chunks of the query's
     language: ``language_rows``), folded as the index folds its language's chunks; a language named unsurely
     (a query of a word or two) also asks for each other language's form of its words that the index holds, so
-    a wrong guess costs no match; a query is folded only in a language the index holds chunks of
-    (``fold.held_languages``); one named surely also asks for the unstemmed forms of its words that a page of
+    a wrong guess costs no match; one named surely also asks for the unstemmed forms of its words that a page of
     no sure language holds (``unsure_held``). A German word the index does not hold is read as two it holds
     (``compounds``)."""
     language, sure = query_language(db, query)
-    folded_in = language if stemmed_language(language) in held_languages(db) else ""
-    terms = query_terms(query, folded_in)
+    terms = query_terms(query, language)
     if sure < WORDS_SURE:
-        others = [t for form in forms(db, query) for t in query_terms(form) if t not in terms]
+        others = [t for form in forms(query) for t in query_terms(form) if t not in terms]
     else:
         others = unsure_held(db, [t for t in query_terms(query) if t not in terms])
     frequencies = postings.frequencies(db, list(dict.fromkeys(terms + others)))
     terms += [t for t in dict.fromkeys(others) if frequencies[t] > 0]  # the other forms the index holds
-    if folded_in in compounds.SPLIT_LANGUAGES:
-        terms = compounds.split_unheld(db, terms, frequencies, folded_in)
+    if language in compounds.SPLIT_LANGUAGES:
+        terms = compounds.split_unheld(db, terms, frequencies, language)
         frequencies = postings.frequencies(db, terms)
     return prune_common(terms, frequencies, language_rows(db, language, chunk_count))
 
