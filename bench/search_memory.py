@@ -1,8 +1,9 @@
 """Peak RSS and CPU of one search process, as the tool API runs one: open an index, sync its vault (nothing to do on
 an index made before), load the query embedder, then search each question of the public set (texts only: nothing
-is scored, so no set is read for a figure), and print which of simplemma's dictionaries the process loaded.
+is scored, so no set is read for a figure), check their words as an answer does (``answer.unheld.near_held``), and
+print which of simplemma's dictionaries the process loaded.
 
-    PYTHONPATH=src:. python bench/search_memory.py --vault V --index COPY [--queries 60] [--probes 10000]
+    PYTHONPATH=src:. python bench/search_memory.py --vault V --index COPY [--queries N] [--probes 10000]
 
 Run it in a fresh process per code and per index (main's src on ``PYTHONPATH`` against this branch's): the peak is
 the process's high-water mark (``ru_maxrss``), so two runs in one process would read as one. ``--probes`` also times
@@ -15,6 +16,7 @@ from __future__ import annotations
 import argparse
 import csv
 import os
+import re
 import resource
 import sys
 import time
@@ -24,12 +26,15 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # BLAS threads fight ONNX Ru
 
 from bench.retrieval import QUERY_FILES, ROOT
 from bench.rss_timeline import peak_mb
+from sentinel.answer.unheld import AUTO, near_held
 from sentinel.embed.onnx import OnnxEmbedder
 from sentinel.index import fold
 from sentinel.index.db import open_index
 from sentinel.index.sync import sync
 from sentinel.search import search
 from sentinel.settings import Settings
+
+_WORD = re.compile(r"[^\W\d_]{3,}")
 
 
 def cpu_s() -> float:
@@ -51,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--vault", type=Path, required=True)
     parser.add_argument("--index", type=Path, required=True)
-    parser.add_argument("--queries", type=int, default=60, help="the first N questions of the public set")
+    parser.add_argument("--queries", type=int, default=1000, help="the first N questions of the public set")
     parser.add_argument("--probes", type=int, default=0, help="time fold.held_languages this many times")
     parser.add_argument("--embed-model", type=Path, default=ROOT / "models" / "multilingual-e5-small")
     args = parser.parse_args(argv)
@@ -68,6 +73,10 @@ def main(argv: list[str] | None = None) -> int:
     for question in questions:
         search(db, settings, embedder, question, "body", limit=10)
     rows.append((f"{len(questions)} searches", peak_mb(), cpu_s() - cpu))
+    for question in questions:  # the answer's check of each word the vault might never name (sentinel.answer)
+        for word in _WORD.findall(question):
+            near_held(db, word, AUTO)
+    rows.append(("their words checked as an answer does", peak_mb(), cpu_s() - cpu))
     print(f"\n{args.index.name} ({args.vault.name}), code {fold.__file__}")
     print("| after | peak RSS MB | CPU s (user+sys) |\n|---|---|---|")
     for name, peak, spent in rows:
