@@ -353,3 +353,32 @@ def test_a_yes_no_follow_up_after_a_price_question_keeps_its_yes(make_ctx: MakeC
     answer = answer_turn(make_ctx(vault), writes, Turn(messages, chat_id="y"))
     assert answer.answered and answer.dropped == 0, (answer.answer, answer.notes)
     assert answer.answer.startswith(encrypts), answer.answer
+
+
+# The eval vault's tr/Eklentiler/Ara.md (its operator table's last rows, cells unpadded) and a File recovery
+# sentence holding "hangi" (tr/Eklentiler/Dosya Kurtarma.md)
+SEARCH_OPERATORS = {
+    "tr/Eklentiler/Ara.md": "# Ara\n\n## Arama operatörleri\n\n"
+    "Arama operatörleri, arama teriminizi daraltmanıza yardımcı olur.\n\n"
+    "| Arama operatörü | Açıklama |\n| --- | --- |\n"
+    "| `task:` | Bir görevde blok bazında eşleşmeleri bul. |\n"
+    "| `task-todo:` | *Tamamlanmamış* bir görevde blok bazında eşleşmeleri bul. |\n"
+    "| `task-done:` | *Tamamlanmış* bir görevde blok bazında eşleşmeleri bul. |\n",
+    "tr/Eklentiler/Dosya Kurtarma.md": "# Dosya Kurtarma\n\n## Bir anlık görüntüyü kurtarma\n\n"
+    "İsteğe bağlı olarak Farkı göster seçeneğini açarak anlık görüntüler arasındaki farkları görebilirsiniz. Bu, "
+    "anlık görüntü sürümleri arasında hangi içeriğin eklendiğini, kaldırıldığını veya değiştirildiğini gösterir.\n",
+}
+
+
+def test_a_follow_ups_question_word_leads_to_no_page(make_ctx: MakeContext) -> None:
+    """Seen in Open WebUI (bench/browser_turns_eighth.tsv row 2): "peki bitirdiklerim icin hangisi?" after a question
+    about the search operators quoted File recovery's steps: "hangisi" (which one) and "hangi" share their first
+    letters, so the page holding "hangi" led the packet. A question word asks and names nothing."""
+    first = "tamamlanmamış görevlerin icinde arama yapcam, hangi arama operatörünü yazmam lazim?"
+    messages = [
+        {"role": "user", "content": first},
+        {"role": "assistant", "content": "(an answer)"},
+        {"role": "user", "content": "peki bitirdiklerim icin hangisi?"},
+    ]
+    answer = answer_turn(make_ctx(SEARCH_OPERATORS), ScriptedProvider([unreachable]), Turn(messages, chat_id="h"))
+    assert answer.citations[0].path == "tr/Eklentiler/Ara.md", answer.answer

@@ -42,8 +42,10 @@ from sentinel.vault.links import text_without_link_markup
 
 # Words that carry no claim of their own: articles, pronouns, auxiliaries, prepositions, conjunctions, and the
 # phrases models open answers with; "often" and "oft", which ask how often ("und wie oft?") and name no subject (seen
-# in Open WebUI: "oft" led a follow-up's packet to "… wird oft mit einem Computer-Backup kombiniert"). A content
-# word is any other word of 3+ letters, or any number.
+# in Open WebUI: "oft" led a follow-up's packet to "… wird oft mit einem Computer-Backup kombiniert"); the question
+# words and "peki", which ask and name nothing (seen in Open WebUI: "peki bitirdiklerim icin hangisi?" led its
+# packet to a page saying "hangi içeriğin eklendiğini", bench/browser_turns_eighth.tsv row 2). A content word is
+# any other word of 3+ letters, or any number.
 _FUNCTION_WORDS = {
     "en": "a an the this that these those it its is are was were be been being am do does did done have has had "
     "having will would shall should can could may might must of to in on at by for from with without about into "
@@ -53,12 +55,15 @@ _FUNCTION_WORDS = {
     "says said say states stated mentions mentioned described describes often",
     "de": "der die das den dem des ein eine einen einem einer eines und oder aber nicht kein keine ist sind war "
     "waren sein seine ihr ihre es sie er wir ich du mit von zu zum zur bei aus auf für fur über uber unter nach "
-    "vor als wie wenn dass auch nur noch schon sehr mehr wird werden wurde kann können konnen muss hat haben im oft",
+    "vor als wie wenn dass auch nur noch schon sehr mehr wird werden wurde kann können konnen muss hat haben im oft "
+    "welche welcher welches welchen welchem wer wen wem wo wann warum wieso weshalb",
     "es": "el la los las lo un una unos unas y o pero no ni es son era fue ser está esta están estan de del al en "
     "con por para sin sobre entre que qué quien cual cuál como cómo cuando donde se su sus mi mis tu tus le les "
-    "nos muy más mas también tambien solo sólo ya hay puede pueden este esto estos estas ese esa eso",
+    "nos muy más mas también tambien solo sólo ya hay puede pueden este esto estos estas ese esa eso "
+    "cuáles cuales quién quiénes quienes dónde cuándo",
     "tr": "bir ve veya ile için icin bu şu su o da de mi mı mu mü ne nasıl nasil çok cok daha en gibi her ama "
-    "fakat olarak olan var yok ise hem kadar sonra önce once göre gore diye ki",
+    "fakat olarak olan var yok ise hem kadar sonra önce once göre gore diye ki peki "
+    "hangi hangisi hangisini hangisinde hangileri nerede nereye neden niye kim kimin",
 }
 # The nouns a model names its source with ("the note says", "this page"): no claim in its sentence, but in a
 # person's question they may name the subject ("… the version history of my notes?", ``gates.subject``).
