@@ -7,7 +7,8 @@ how to do something (``packet.asks_how_to`` of what the turn asks, ``followup.wh
 order up to its last such row, each after the model's own answer to the row before (as the browser types them);
 ``--answers-set``: bench/answers_set.tsv's how-to questions, one a chat; ``--followups-set``:
 bench/followups_set.tsv's how-to follow-ups after the model's answer to their question. Rows that ask no how are
-asked only as a chat's earlier turns and are not counted. Per how-to row it prints: the row's page cited, its fact
+asked only as a chat's earlier turns and are not counted (``--whole``: every row of those chats is asked and counted,
+so a later turn reading a changed answer shows its change too). Per how-to row it prints: the row's page cited, its fact
 in what a person reads, whether the answer gives a step of the cited passage's steps (the model's sentence, or
 the steps quoted), whether the steps were quoted, and the answer. ``--without`` answers as before the rule (the
 steps never quoted: a bench-only switch), so two runs compare text for text (``bench/quoted_turns.py --diff``);
@@ -21,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import sys
 import time
@@ -33,8 +35,8 @@ from bench.browser_turns import load_turns
 from bench.quoted_turns import row_of
 from sentinel.answer import Turn, answer_turn, pipeline
 from sentinel.answer.followup import asked, what_is_asked
-from sentinel.answer.packet import asks_how_to
-from sentinel.answer.result import Answer
+from sentinel.answer.packet import Passage, asks_how_to
+from sentinel.answer.quotes import procedure
 from sentinel.providers import provider_for
 from sentinel.settings import ProviderSettings
 from tests.support.eval_data import eval_vault_path
@@ -43,6 +45,8 @@ from tests.support.llama import MODEL_ALIAS, llama_server
 ROOT = Path(__file__).resolve().parents[1]
 CTX = 4096
 STEPS_NOTE = "the written sentences gave no step of how to"
+_STEP_LINE = re.compile(r"^[ \t>]*\d+[.)][ \t]+(.+)$", re.MULTILINE)
+_MARK = re.compile(r"\s*\[\d+\]\s*")
 
 
 def how_to(turns: list[str]) -> bool:
@@ -51,8 +55,8 @@ def how_to(turns: list[str]) -> bool:
     return asks_how_to(what_is_asked(found.searched, found.turn if found.earlier else ""))
 
 
-def chats(path: Path) -> list[list[Any]]:
-    """Each chat of a turns file holding a how-to row, its rows up to the last such row."""
+def chats(path: Path, whole: bool = False) -> list[list[Any]]:
+    """Each chat of a turns file holding a how-to row, its rows up to the last such row (``whole``: all of them)."""
     grouped: list[list[Any]] = []
     chat = None
     for turn in load_turns(path):
@@ -64,19 +68,22 @@ def chats(path: Path) -> list[list[Any]]:
     for rows in grouped:
         marks = [how_to([r.text for r in rows[: i + 1]]) for i in range(len(rows))]
         if any(marks):
-            out.append(rows[: max(i for i, m in enumerate(marks) if m) + 1])
+            out.append(rows if whole else rows[: max(i for i, m in enumerate(marks) if m) + 1])
     return out
 
 
-def gives_a_step(answer: Answer) -> bool:
-    """Whether what a person reads holds a numbered step of a passage the answer cites."""
-    steps = [
-        line.split(". ", 1)[1][:40]
-        for c in answer.citations
-        for line in c.quote.splitlines()
-        if line.lstrip("> ")[:3].rstrip(".").isdigit() and ". " in line
-    ]
-    return any(step.strip("*") and step in answer.answer for step in steps)
+def gives_a_step(text: str, written: bool, cited: list[dict[str, str]]) -> bool:
+    """Whether what a person reads (``text``) gives a numbered step of a passage it cites (``cited``: each one's
+    path, heading and text): the step shown as the page writes it, or a written sentence restating it
+    (``quotes.procedure``, the rule's own reading)."""
+    for citation in cited:
+        if any(step.strip()[:40] in text for step in _STEP_LINE.findall(citation["quote"]) if step.strip()):
+            return True
+    if not written:
+        return False
+    sentences = [s for s in _MARK.split(text) if s.strip() and not s.lstrip().startswith(">")]
+    passages = [Passage(1, c["path"], "", c["heading"], "", c["quote"]) for c in cited]
+    return any(procedure(passage, sentences, "").written for passage in passages)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -87,6 +94,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--embed-model", type=Path, default=ROOT / "models" / "multilingual-e5-small")
     parser.add_argument("--answers-set", action="store_true")
     parser.add_argument("--followups-set", action="store_true")
+    parser.add_argument("--whole", action="store_true", help="every row of those chats, how-to or not, counted")
     parser.add_argument("--without", action="store_true", help="never quote the steps (as before the rule)")
     parser.add_argument("--json", type=Path, help="save every how-to row here")
     parser.add_argument("--drafts", type=Path, help="append the drafts and packets here (bench/drafts.py)")
@@ -96,7 +104,9 @@ def main(argv: list[str] | None = None) -> int:
     planned: list[tuple[str, list[tuple[str, str, Any]]]] = []  # (chat, [(label, text, row)])
     for path in args.files:
         tag = path.stem.removeprefix("browser_turns") or "_first"
-        planned += [(f"{tag}-{rows[0].chat}", [(f"{tag}:{r.n}", r.text, r) for r in rows]) for rows in chats(path)]
+        planned += [
+            (f"{tag}-{rows[0].chat}", [(f"{tag}:{r.n}", r.text, r) for r in rows]) for rows in chats(path, args.whole)
+        ]
     if args.answers_set:
         planned += [(q.id, [(q.id, q.text, q)]) for q in load(SET) if asks_how_to(q.text)]
     if args.followups_set:
@@ -120,7 +130,8 @@ def main(argv: list[str] | None = None) -> int:
                 drafts.label_of(label)
                 answer = answer_turn(ctx, provider, Turn(list(messages), chat_id=chat), MODEL_ALIAS)
                 messages.append({"role": "assistant", "content": answer.answer})
-                if row is None or not how_to([m["content"] for m in messages if m["role"] == "user"]):
+                asks_how = how_to([m["content"] for m in messages if m["role"] == "user"])
+                if row is None or not (asks_how or args.whole):
                     continue
                 paths = [c.path for c in answer.citations]
                 if hasattr(row, "cites_page"):
@@ -135,18 +146,20 @@ def main(argv: list[str] | None = None) -> int:
                 quoted = any(note.startswith(STEPS_NOTE) for note in answer.notes)
                 found = row_of(label, text, answer, page, fact) | {
                     "written": answer.answered,
-                    "step": gives_a_step(answer),
                     "steps_quoted": quoted,
+                    "how_to": asks_how,
                 }
+                found["step"] = gives_a_step(answer.answer, answer.answered, found["cited"])
                 saved.append(found)
                 shown = " ".join(answer.answer.split())
                 print(
-                    f"{label}: page={page} fact={fact} written={answer.answered} step={found['step']} "
-                    f"steps_quoted={quoted}\n  asked: {text}\n  reads: {shown}",
+                    f"{label}: how_to={asks_how} page={page} fact={fact} written={answer.answered} "
+                    f"step={found['step']} steps_quoted={quoted}\n  asked: {text}\n  reads: {shown}",
                     flush=True,
                 )
     print(
-        f"how-to rows {len(saved)}: page {sum(r['page'] for r in saved)}, fact {sum(r['fact'] for r in saved)}, "
+        f"rows counted {len(saved)} (how-to {sum(r['how_to'] for r in saved)}): "
+        f"page {sum(r['page'] for r in saved)}, fact {sum(r['fact'] for r in saved)}, "
         f"written {sum(r['written'] for r in saved)}, a step given {sum(r['step'] for r in saved)}, "
         f"steps quoted by the rule {sum(r['steps_quoted'] for r in saved)}"
     )
