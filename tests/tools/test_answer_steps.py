@@ -56,3 +56,15 @@ def test_a_step_written_or_a_question_asking_no_how_is_left_as_written(make_ctx:
     assert _ask(make_ctx, HOW, step).answer == f"{step} [1]"  # it says how: nothing added
     where = "obsidian ses kaydını nereye kaydeder?"  # asks where, not how: the sentence answers it
     assert _ask(make_ctx, where, RESULT).answer == f"{RESULT} [1]"
+
+
+def test_steps_read_in_the_answer_before_are_not_quoted_again(make_ctx: MakeContext) -> None:
+    ctx = make_ctx({"tr/Eklentiler/Ses kaydedicisi.md": PAGE})
+    kept = "Ses kayıtları, notunuzdan kaldırsanız bile kasanızda kalmaya devam eder."
+    messages = [
+        {"role": "user", "content": HOW},
+        {"role": "assistant", "content": f"{STEPS}\n\n{RESULT} [1]"},
+        {"role": "user", "content": "peki kaydı nottan nasıl kaldırırım?"},
+    ]
+    answer = answer_turn(ctx, ScriptedProvider([cited_sentences(kept)]), Turn(messages, chat_id="q"))
+    assert answer.answer == f"{kept} [1]", answer.answer  # the steps just read are not shown twice

@@ -172,7 +172,7 @@ def _from_evidence(
     dropped = len(proposed) - len(kept)
     if not kept:
         return _extractive(ctx, packet, dropped, notes, language, read, shaped)
-    return _written(ctx, packet, kept, dropped, notes, shaped)
+    return _written(ctx, packet, kept, dropped, notes, shaped, read)
 
 
 def _checked(proposed: list[CitedSentence], packet: Packet, label: str) -> tuple[list[CitedSentence], list[str]]:
@@ -230,6 +230,7 @@ def _written(
     dropped: int,
     notes: list[str],
     shaped: int,
+    read: Read = NOTHING_READ,
 ) -> Answer:
     by_number = {p.number: p for p in packet.passages}
     order: list[int] = []
@@ -244,7 +245,7 @@ def _written(
     said = {n: " ".join(s.text for s in kept if s.cite == n) for n in order}
     label = ctx.settings.record_label
     rests_on = {n: best_sentences(by_number[n], said[n], label) for n in order}
-    if steps := _steps_not_written(packet, kept, order):
+    if steps := _steps_not_written(packet, kept, order, read):
         number, quote, first = steps
         block = marked(quoted_lines(shown_links(quote)), f"[{shown[number]}]")
         text = f"{block}\n\n{text}" if first else f"{text}\n\n{block}"
@@ -255,13 +256,15 @@ def _written(
     return answer
 
 
-def _steps_not_written(packet: Packet, kept: list[CitedSentence], order: list[int]) -> tuple[int, str, bool] | None:
+def _steps_not_written(
+    packet: Packet, kept: list[CitedSentence], order: list[int], read: Read = NOTHING_READ
+) -> tuple[int, str, bool] | None:
     """For a question asking how to do something (``packet.asks_how_to``, of what the turn asks: a follow-up's own
     words when it asks of its own) whose kept sentences restate no step of the passages they cite: the first cited
     passage holding a numbered list, its steps (``quotes.procedure``: the passage's own text, never the model's),
     and whether they go before the written sentences (the passage is cited first and every sentence citing it
     restates the page after the steps: the page's order). None when the question asks no how, a kept sentence
-    restates a step, or no cited passage holds steps."""
+    restates a step, no cited passage holds steps, or the person ``read`` those steps in the answer before."""
     if not asks_how_to(followup.what_is_asked(packet.question, packet.turn)):
         return None
     by_number = {p.number: p for p in packet.passages}
@@ -271,7 +274,7 @@ def _steps_not_written(packet: Packet, kept: list[CitedSentence], order: list[in
         steps = procedure(by_number[number], written, packet.question, packet.turn)
         if steps.written:  # the answer says how already
             return None
-        if steps.steps and found is None:
+        if steps.steps and found is None and not read.repeats(steps.steps):
             found = number, steps.steps, steps.after and number == order[0]
     return found
 
