@@ -15,8 +15,8 @@ from typing import Any
 from sentinel.answer import acts, compose, followup, record
 from sentinel.answer.intent import Intent, TurnIntent, by_code, turn_language, with_second_opinion
 from sentinel.answer.lines import lines_in
-from sentinel.answer.packet import Packet, Passage, admitted, build_packet, relevant
-from sentinel.answer.quotes import answers, best_sentences, holds
+from sentinel.answer.packet import Packet, Passage, admitted, asks_how_to, build_packet, relevant
+from sentinel.answer.quotes import answers, best_sentences, holds, procedure
 from sentinel.answer.read import NOTHING_READ, Read
 from sentinel.answer.result import Answer, Citation, obsidian_url
 from sentinel.answer.save_replies import replies_for
@@ -172,7 +172,7 @@ def _from_evidence(
     dropped = len(proposed) - len(kept)
     if not kept:
         return _extractive(ctx, packet, dropped, notes, language, read, shaped)
-    return _written(ctx, packet, kept, dropped, notes, shaped)
+    return _written(ctx, packet, kept, dropped, notes, shaped, read)
 
 
 def _checked(proposed: list[CitedSentence], packet: Packet, label: str) -> tuple[list[CitedSentence], list[str]]:
@@ -235,6 +235,7 @@ def _written(
     dropped: int,
     notes: list[str],
     shaped: int,
+    read: Read = NOTHING_READ,
 ) -> Answer:
     by_number = {p.number: p for p in packet.passages}
     order: list[int] = []
@@ -248,10 +249,39 @@ def _written(
     # the model's sentences are only the yardstick, never kept).
     said = {n: " ".join(s.text for s in kept if s.cite == n) for n in order}
     label = ctx.settings.record_label
-    rests_on = [_citation(ctx, by_number[n], best_sentences(by_number[n], said[n], label)) for n in order]
+    rests_on = {n: best_sentences(by_number[n], said[n], label) for n in order}
+    if steps := _steps_not_written(packet, kept, order, read):
+        number, quote, first = steps
+        block = marked(quoted_lines(shown_links(quote)), f"[{shown[number]}]")
+        text = f"{block}\n\n{text}" if first else f"{text}\n\n{block}"
+        rests_on[number] = f"{quote}\n\n{rests_on[number]}" if first else f"{rests_on[number]}\n\n{quote}"
+        notes = [*notes, "the written sentences gave no step of how to: the cited passage's steps are quoted"]
     answer = Answer(text, citations, answered=True, dropped=dropped, call_shaped=shaped, notes=notes)
-    answer.rests_on = rests_on
+    answer.rests_on = [_citation(ctx, by_number[n], rests_on[n]) for n in order]
     return answer
+
+
+def _steps_not_written(
+    packet: Packet, kept: list[CitedSentence], order: list[int], read: Read = NOTHING_READ
+) -> tuple[int, str, bool] | None:
+    """For a question asking how to do something (``packet.asks_how_to``, of what the turn asks: a follow-up's own
+    words when it asks of its own) whose kept sentences restate no step of the passages they cite: the first cited
+    passage holding a numbered list, its steps (``quotes.procedure``: the passage's own text, never the model's),
+    and whether they go before the written sentences (the passage is cited first and every sentence citing it
+    restates the page after the steps: the page's order). None when the question asks no how, a kept sentence
+    restates a step, no cited passage holds steps, or the person ``read`` those steps in the answer before."""
+    if not asks_how_to(followup.what_is_asked(packet.question, packet.turn)):
+        return None
+    by_number = {p.number: p for p in packet.passages}
+    found: tuple[int, str, bool] | None = None
+    for number in order:
+        written = [s.text for s in kept if s.cite == number]
+        steps = procedure(by_number[number], written, packet.question, packet.turn)
+        if steps.written:  # the answer says how already
+            return None
+        if steps.steps and found is None and not read.repeats(steps.steps):
+            found = number, steps.steps, steps.after and number == order[0]
+    return found
 
 
 def _extractive(

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from sentinel.answer.followup import what_is_asked
 from sentinel.answer.packet import Passage
 from sentinel.answer.read import NOTHING_READ, Read, subject_shown
-from sentinel.answer.tables import shared_words, tables_in
+from sentinel.answer.tables import JointRule, shared_words, tables_in
 from sentinel.gates import quantity
 from sentinel.gates.support import content_words, stems
 from sentinel.vault.record_line import is_record_line
@@ -199,9 +200,53 @@ def best_sentences(
         }
     )
 
+    return tables.joined(spans, shown, _joint(text, spans))
+
+
+def _joint(text: str, spans: Sequence[Sentence]) -> JointRule:
+    """How two quoted sentences are joined: a list stays a list, an item a line; two sentences next to each other in
+    one paragraph by a space; any others by a blank line."""
+
     def joint(before: int, after: int) -> str:
-        if _LIST_ITEM.match(spans[after].text) and after == before + 1:  # a list stays a list, an item a line
+        if _LIST_ITEM.match(spans[after].text) and after == before + 1:
             return "\n" if _LIST_ITEM.match(spans[before].text) or _next_to(text, spans, before, after) else "\n\n"
         return " " if _next_to(text, spans, before, after) else "\n\n"
 
-    return tables.joined(spans, shown, joint)
+    return joint
+
+
+@dataclass(frozen=True)
+class Procedure:
+    """What a passage's numbered steps are to a written answer (``procedure``)."""
+
+    steps: str  # the steps, verbatim and joined as the page lists them ("" when the passage holds no numbered list)
+    written: bool  # a written sentence restates one of them
+    after: bool  # every written sentence restates a sentence after the steps on the page (a result, a note)
+
+
+def procedure(passage: Passage, written: Sequence[str], question: str, lead: str = "") -> Procedure:
+    """The numbered steps of ``passage`` and how the ``written`` sentences citing it stand to them: a written
+    sentence restates the passage sentence holding the most of its words (stems; every one of a tie), a step when
+    that sentence is one of a numbered list's (``_steps_with``). Of several lists, the one holding the most of a
+    follow-up's own words (``lead``), then of the question's (the first on a tie). Seen in the browser
+    (bench/browser_turns_seventh.tsv row 1): "… ses kaydı nasıl alıyom?" was answered by the one true sentence
+    after the steps ("Obsidian kaydedilen ses dosyasını kasanıza kaydeder ve etkin notun sonuna gömer."), the steps
+    on the passage it cited; ``pipeline`` then quotes them."""
+    text = passage.text.strip("…")
+    spans = sentence_spans(text)
+    lists: list[list[int]] = []
+    for index, span in enumerate(spans):
+        if _STEP.match(span.text) and not any(index in steps for steps in lists):
+            lists.append(_steps_with(text, spans, index))
+    lists = [steps for steps in lists if steps]
+    if not lists:
+        return Procedure("", written=False, after=False)
+    restated: set[int] = set()
+    for sentence in written:
+        words = stems(sentence)
+        shared = [0 if span.block else len(words & stems(span.text)) for span in spans]
+        restated |= {index for index, count in enumerate(shared) if count and count == max(shared)}
+    steps = max(lists, key=lambda run: holds(" ".join(spans[i].text for i in run), question, lead))
+    quote = tables_in(text, spans).joined(spans, steps, _joint(text, spans))
+    gives = any(index in run for run in lists for index in restated)
+    return Procedure(quote, written=gives, after=bool(restated) and min(restated) > steps[-1])
