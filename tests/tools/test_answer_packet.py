@@ -104,6 +104,14 @@ def test_a_question_not_asking_how_takes_no_steps(make_ctx: MakeContext) -> None
         ("Wie lange werden die Sicherungskopien aufbewahrt?", False),
         ("¿Con qué nombre crea Obsidian la nota diaria?", False),
         ("Guarda las notas como archivos Markdown", False),
+        # a clause that opens unaccented, the steps asked for by name, "nasıl" typed without its dotless i
+        # (bench/browser_turns_eighth.tsv row 3: the Google Takeout steps were left out)
+        ("tengo años de notas en google keep, como las paso a obsidian? q pasos tengo q seguir", True),
+        ("¿Qué pasos tengo que seguir para importar?", True),
+        ("What steps do I follow to import from Keep?", True),
+        ("Welche Schritte brauche ich für den Import?", True),
+        ("komut paletini nasil acarim", True),
+        ("Lo uso como diario personal", False),
     ],
 )
 def test_which_questions_ask_how_to(question: str, asks: bool) -> None:

@@ -27,8 +27,12 @@ from sentinel.vault.sentences import Sentence, sentence_spans
 _ASKS_HOW_TO = re.compile(
     r"\bhow\s+(?:do|can|could|should)\s+(?:i|you|we)\b|\bhow\s+to\b"  # en
     r"|\bwie\s+(?:kann|könnte|muss|soll)\s+(?:ich|man)\b|\bwie\s+\w+\s+ich\b"  # de: "Wie öffne ich …"
-    r"|\bcómo\b|^\W*como\b"  # es: "¿Cómo abro …?", unaccented only as the question's first word
-    r"|\bnasıl\b",  # tr
+    # es: "¿Cómo abro …?"; unaccented only where a clause opens ("tengo notas en keep, como las paso?")
+    r"|\bcómo\b|(?:^|[,.;:¿?!])\s*como\b"
+    r"|\bnas[ıi]l\b"  # tr, typed with or without its dotless i ("nasil")
+    # asking for the steps by name: "what steps", "welche Schritte", "q pasos tengo q seguir", "hangi adımlar"
+    r"|\b(?:what|which)\s+steps\b|\bwelche\s+schritte\b|\b(?:qu[eé]|q|cu[aá]les\s+son\s+los)\s+pasos\b"
+    r"|\bhangi\s+ad[ıi]m",
     re.IGNORECASE,
 )
 _STEP = re.compile(r"^[ \t>]*\d+[.)][ \t]+(.+)$", re.MULTILINE)  # an ordered list's item
