@@ -262,13 +262,18 @@ def measure(
         postings.settle()
         rows.append(("lexical postings held (MB)", f"{postings.held_bytes() / 1e6:.0f}"))
     _mark(timeline, "timed queries")
+    # one way at a time over every query: a way's call never follows the same query's call of another way, whose
+    # answers (the query's language, the units of its top pages: kept for the rest of one search) it would reuse
     for text in texts:
         timed("embed", lambda: embedder.embed([text], "query"))  # noqa: B023
+    for text in texts:
         timed("lexical", lambda: lexical_chunks(db, lexical_terms(db, text, search_view.chunk_count(db)), 300))  # noqa: B023
-        for rung in ("summary", "body"):
+    for rung in ("summary", "body"):
+        for text in texts:
             found = timed(rung, lambda: search(db, settings, embedder, text, rung=rung))  # type: ignore[arg-type]  # noqa: B023
             if found.notes:  # type: ignore[attr-defined]
                 print(f"  note on {rung!r} for {text!r}: {found.notes}")  # type: ignore[attr-defined]
+        for text in texts:
             timed(f"{rung} staged", lambda: search(db, staged, embedder, text, rung=rung))  # type: ignore[arg-type]  # noqa: B023
     for name, label in (
         ("embed", "query embedding"),

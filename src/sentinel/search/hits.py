@@ -92,22 +92,28 @@ def build_hits(
     translation family (``also_in``, ``copies``)."""
     if not window:
         return []
-    params: list[object] = list(window)
-    lines = {s.path: s for s in page_summaries(db, f"p.path IN ({_marks(params)})", params)}
     chunks = _chunks_for(db, window, chunk_order) if rung == "body" else {}
-    names = shortest_names(db, lines)
+    # a summary line only where one is shown: a body hit shows its chunk (a page's summary line, its lead cut
+    # from its first unit, cost ~0.15 ms CPU a hit at 10k synthetic pages; docs/retrieval.md, "Stop 55, h55e")
+    titles = _titles(db, window) if chunks else None
+    lined: list[object] = [p for p in window if titles is None or (p in titles and p not in chunks)]
+    lines = {s.path: s for s in page_summaries(db, f"p.path IN ({_marks(lined)})", lined)} if lined else {}
+    titles = titles if titles is not None else {path: page.title for path, page in lines.items()}
+    names = shortest_names(db, titles)
     dates = page_dates(db, window)
     also_in = translations.also_in if translations else {}
     copies = translations.copies if translations else {}
     hits = []
     for path in window:
-        if path not in lines:
+        if path not in titles:
             continue  # deleted between ranking and now
-        page = lines[path]
         labels = ((r.EXACT,) if path in exact else ()) + flags.get(path, ())
         labels += (r.GRAPH,) if found_by.get(path) == (r.LEG_GRAPH,) else ()
         legs = ((r.LEG_EXACT,) if path in exact else ()) + found_by.get(path, ())
         if rung == "summary" or path not in chunks:
+            if path not in lines:
+                continue  # deleted between the two reads
+            page = lines[path]
             if page.summary.source is SummarySource.LEAD:
                 labels += (r.EXCERPT,)
             hits.append(
@@ -130,7 +136,7 @@ def build_hits(
         hits.append(
             Hit(
                 path,
-                page.title,
+                titles[path],
                 "body",
                 text,
                 heading=heading,
@@ -144,6 +150,12 @@ def build_hits(
             )
         )
     return hits
+
+
+def _titles(db: sqlite3.Connection, paths: list[str]) -> dict[str, str]:
+    """Each page's title, for the pages still in the index."""
+    batch: list[object] = list(paths)
+    return {str(p): t for p, t in db.execute(f"SELECT path, title FROM pages WHERE path IN ({_marks(batch)})", batch)}
 
 
 def page_dates(db: sqlite3.Connection, paths: list[str]) -> dict[str, str]:

@@ -15,6 +15,7 @@ project's environment has rerankers that download weights at run time only), so 
 from __future__ import annotations
 
 import sqlite3
+import weakref
 
 import numpy as np
 
@@ -22,9 +23,30 @@ from sentinel.search.fusion import rrf
 from sentinel.search.vectors import restored_rows
 from sentinel.search.view import SearchView
 
+Units = tuple[list[str], np.ndarray, np.ndarray]
 
-def _unit_rows(db: sqlite3.Connection, view: SearchView, paths: list[str]) -> tuple[list[str], np.ndarray, np.ndarray]:
-    """Every embedded unit of these pages: the page of each row, its chunk id, and the rows' centred vectors."""
+# The last answer of ``_unit_rows``: the second stage reads the units of the fused top 30 and the family step
+# (``families.page_vectors``) those of the same 30 pages after the second stage reordered them, the same rows in
+# the same order. Kept for one view (weakly: a replaced view is let go) and one set of pages, read-only.
+_last: tuple[weakref.ref[SearchView], frozenset[str], Units] | None = None
+
+
+def _unit_rows(db: sqlite3.Connection, view: SearchView, paths: list[str]) -> Units:
+    """Every embedded unit of these pages: the page of each row, its chunk id, and the rows' centred vectors (the
+    rows ascending, whatever the order of ``paths``; the arrays are read-only)."""
+    global _last
+    key = frozenset(paths)
+    last = _last
+    if last is not None and last[0]() is view and last[1] == key:
+        return last[2]
+    found = _read_units(db, view, paths)
+    for array in found[1:]:
+        array.setflags(write=False)
+    _last = (weakref.ref(view), key, found)
+    return found
+
+
+def _read_units(db: sqlite3.Connection, view: SearchView, paths: list[str]) -> Units:
     chunks = view.chunks
     wanted = {rowid: p for rowid, p in zip(view.rows.pages.rowids_of(paths).tolist(), paths, strict=True) if rowid >= 0}
     if chunks is None or not wanted:

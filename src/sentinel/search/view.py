@@ -20,6 +20,7 @@ from typing import Literal, TypeVar
 
 import numpy as np
 
+from sentinel.index.db import IndexConnection
 from sentinel.search import centres, freed, view_changes, view_rows
 from sentinel.search.embedding import IDENTITY_KEY
 from sentinel.search.store import VectorStore
@@ -73,7 +74,13 @@ def generation(db: sqlite3.Connection) -> int:
 
 
 def index_file(db: sqlite3.Connection) -> str:
-    return str(db.execute("PRAGMA database_list").fetchone()[2])
+    known = db.main_file if isinstance(db, IndexConnection) else None
+    if known is not None:
+        return known
+    path = str(db.execute("PRAGMA database_list").fetchone()[2])
+    if isinstance(db, IndexConnection):
+        db.main_file = path
+    return path
 
 
 def current_view(db: sqlite3.Connection) -> SearchView:
