@@ -81,3 +81,34 @@ def test_a_passage_without_a_table_drops_nothing() -> None:
     prose = Evidence(1, "Arama operatörü ve Açıklama burada iki kelime.")
     verdict = says_more_than_a_header([CitedSentence("Arama operatörü Açıklama", 1)], {1: prose})
     assert verdict.passed and verdict.dropped == []
+
+
+# The whole operator table, as the eval vault's page has it (13 rows, cells unpadded): a table of many short rows is
+# indexed a row at a time, each row under its header with no separator line between (``vault.entries``)
+OPERATORS = [
+    ("file:", "Dosya adında metin bul."),
+    ("path:", "Dosya yolunda metin bul."),
+    ("content:", "Dosya içeriğinde metin bul."),
+    ("match-case:", "Büyük-küçük harfe duyarlı eşleşme."),
+    ("ignore-case:", "Büyük-küçük harfe duyarsız eşleşme."),
+    ("tag:", "Dosyada etiket bul."),
+    ("line:", "`x` ile eşleşen en az bir satır içeren dosyaları bul."),
+    ("block:", "Aynı blok içindeki eşleşmeleri bul."),
+    ("section:", "Aynı bölüm içindeki eşleşmeleri bul."),
+    ("task:", "Bir görevde blok bazında eşleşmeleri bul."),
+    ("task-todo:", "*Tamamlanmamış* bir görevde blok bazında eşleşmeleri bul."),
+    ("task-done:", "*Tamamlanmış* bir görevde blok bazında eşleşmeleri bul."),
+]
+WHOLE_TABLE = "# Ara\n\n## Arama operatörleri\n\n| Arama operatörü | Açıklama |\n| --- | --- |\n" + "".join(
+    f"| `{name}` | {what} |\n" for name, what in OPERATORS
+)
+
+
+def test_a_row_indexed_alone_is_read_and_quoted_as_a_table(make_ctx: MakeContext) -> None:
+    """Seen in the browser (the eighth file's row 1 on 69528b8): the passage was one row's unit, its header line and
+    the row with no separator line, so the header was no table's header to the check, and the quote showed raw pipes."""
+    turn = Turn([{"role": "user", "content": QUESTION}], chat_id="w")
+    ctx = make_ctx({"tr/Eklentiler/Ara.md": WHOLE_TABLE})
+    answer = answer_turn(ctx, ScriptedProvider([cited_sentences(HEADER)]), turn)
+    assert not answer.answered and answer.dropped == 1, answer.answer
+    assert "> | --- | --- |\n> | `task" in answer.answer, answer.answer  # drawn as a table: header, separator, row

@@ -21,6 +21,7 @@ from sentinel.search.ladder import SearchInputError, search
 from sentinel.search.results import Hit
 from sentinel.tools.context import ToolContext
 from sentinel.vault.sentences import Sentence, sentence_spans
+from sentinel.vault.tables import as_table
 
 # A question asking how to do something, in en, de, es, tr (from the four languages' grammar, fitted to no set):
 # its answer is a page's numbered steps.
@@ -353,7 +354,7 @@ def build_packet(
                 title=hit.title,
                 heading=hit.heading,
                 trail=hit.trail,
-                text=narrowed(hit.text.strip(), wanted, max(200, per_passage), lead, shown),
+                text=narrowed(as_table(hit.text.strip()), wanted, max(200, per_passage), lead, shown),
             )
         )
     packet.passages = _measured(ctx, question, packet.passages)

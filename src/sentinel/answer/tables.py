@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from sentinel.gates.support import content_words, stems
 from sentinel.vault.sentences import Sentence
-from sentinel.vault.tables import pipe_tables
+from sentinel.vault.tables import is_entry_unit, pipe_tables
 
 JointRule = Callable[[int, int], str]  # how two quoted sentences that are no table's rows are joined (by index)
 
@@ -100,7 +100,7 @@ def body_rows(text: str) -> list[str]:
     lines = text.strip().splitlines()
     if found := pipe_tables(lines):
         return [lines[index] for table in found for index in table.body]
-    return lines[1:] if len(lines) > 1 and all(line.lstrip().startswith("|") for line in lines) else []
+    return lines[1:] if is_entry_unit(lines) else []
 
 
 def marked(quoted: str, mark: str) -> str:

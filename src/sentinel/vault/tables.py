@@ -48,3 +48,25 @@ def pipe_tables(lines: list[str]) -> list[TableLines]:
         found.append(TableLines(number - 1, last))
         number = last + 1
     return found
+
+
+def is_entry_unit(lines: list[str]) -> bool:
+    """Whether ``lines`` are a table's entry unit (``vault.entries``: its header line and a row under it, with no
+    separator line between): two lines or more, each a row between pipes."""
+    rows = [line.strip(" \t>\r\n") for line in lines if line.strip(" \t>\r\n")]
+    return len(rows) > 1 and all(row.startswith("|") and row.endswith("|") for row in rows)
+
+
+def as_table(text: str) -> str:
+    """``text`` with a separator line under its header when it is a table's entry unit, so that it is read, cut into
+    rows and quoted as the table it is (without one, markdown reads the header and the row as one paragraph: seen in
+    the browser, a passage's header line quoted as an answer, and a row shown as raw pipes)."""
+    lines = text.splitlines()
+    if not is_entry_unit(lines) or pipe_tables(lines):
+        return text
+    header = lines[0]
+    cells = len(_CELL_BORDER.split(header.strip(" \t>").strip("|")))
+    return "\n".join([header, "|" + " --- |" * cells, *lines[1:]])
+
+
+_CELL_BORDER = re.compile(r"(?<!\\)\|")  # a pipe between cells; "\|" is a pipe inside one ("[[page\|label]]")
