@@ -252,9 +252,15 @@ def _written(
     rests_on = {n: best_sentences(by_number[n], said[n], label) for n in order}
     if steps := _steps_not_written(packet, kept, order, read):
         number, quote, first = steps
+        if number not in shown:  # the cited page's steps, in a passage no sentence cites
+            order.append(number)
+            shown[number] = len(order)
+            citations.append(_citation(ctx, by_number[number], by_number[number].text))
+            rests_on[number] = ""
         block = marked(quoted_lines(shown_links(quote)), f"[{shown[number]}]")
         text = f"{block}\n\n{text}" if first else f"{text}\n\n{block}"
-        rests_on[number] = f"{quote}\n\n{rests_on[number]}" if first else f"{rests_on[number]}\n\n{quote}"
+        parts = [quote, rests_on[number]] if first else [rests_on[number], quote]
+        rests_on[number] = "\n\n".join(part for part in parts if part)
         notes = [*notes, "the written sentences gave no step of how to: the cited passage's steps are quoted"]
     answer = Answer(text, citations, answered=True, dropped=dropped, call_shaped=shaped, notes=notes)
     answer.rests_on = [_citation(ctx, by_number[n], rests_on[n]) for n in order]
@@ -268,8 +274,9 @@ def _steps_not_written(
     words when it asks of its own) whose kept sentences restate no step of the passages they cite: the first cited
     passage holding a numbered list, its steps (``quotes.procedure``: the passage's own text, never the model's),
     and whether they go before the written sentences (the passage is cited first and every sentence citing it
-    restates the page after the steps: the page's order). None when the question asks no how, a kept sentence
-    restates a step, no cited passage holds steps, or the person ``read`` those steps in the answer before."""
+    restates the page after the steps: the page's order); when no cited passage holds steps, another passage of a
+    cited page that does (after them). None when the question asks no how, a kept sentence restates a step, no
+    passage of a cited page holds steps, or the person ``read`` those steps in the answer before."""
     if not asks_how_to(followup.what_is_asked(packet.question, packet.turn)):
         return None
     by_number = {p.number: p for p in packet.passages}
@@ -281,7 +288,17 @@ def _steps_not_written(
             return None
         if steps.steps and found is None and not read.repeats(steps.steps):
             found = number, steps.steps, steps.after and number == order[0]
-    return found
+    if found is not None:
+        return found
+    # the cited page's steps in a passage of their own (its opening cited, its procedure under a heading below it:
+    # bench/browser_turns_eighth.tsv row 3); never another page's (measured: an unrelated page's steps, h55c)
+    cited_pages = {by_number[number].path for number in order}
+    for passage in packet.passages:
+        if passage.number not in order and passage.path in cited_pages:
+            steps = procedure(passage, [], packet.question, packet.turn)
+            if steps.steps and not read.repeats(steps.steps):
+                return passage.number, steps.steps, False
+    return None
 
 
 def _extractive(
