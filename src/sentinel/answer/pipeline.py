@@ -21,7 +21,7 @@ from sentinel.answer.read import NOTHING_READ, Read
 from sentinel.answer.result import Answer, Citation, obsidian_url
 from sentinel.answer.save_replies import replies_for
 from sentinel.answer.tables import marked
-from sentinel.gates import garbled, header_row, quantity, subject, support
+from sentinel.gates import garbled, labels, quantity, subject, support
 from sentinel.gates.support import CitedSentence
 from sentinel.providers.base import ChatProvider, ProviderError
 from sentinel.tools.context import ToolContext
@@ -191,11 +191,13 @@ def _checked(proposed: list[CitedSentence], packet: Packet, label: str) -> tuple
         notes.append(f"{len(supported.dropped)} sentence(s) dropped: {cause}")
     # a copy re-strung around a verb its source lacks reads as its source ("Deine E-Mail ist deine E-Mail ein."),
     # and so does one that adds the question's words to it ("Noor lends me her glaze samples again on friday")
-    # a copied header row ("Arama operatörü | Açıklama") is in its passage and names only the table's columns
-    informative = header_row.says_more_than_a_header(supported.kept, packet.by_number())
-    if informative.dropped:
-        notes.append(f"{len(informative.dropped)} sentence(s) dropped: {informative.reason}")
-    log_left_out("gates.header_row", informative.dropped)
+    # a copied header row ("Arama operatörü | Açıklama") or heading trail is in its passage and names only a label
+    informative = supported
+    for check in (labels.says_more_than_a_header, labels.says_more_than_its_trail):
+        informative = check(informative.kept, packet.by_number())
+        if informative.dropped:
+            notes.append(f"{len(informative.dropped)} sentence(s) dropped: {informative.reason}")
+        log_left_out("gates.labels", informative.dropped)
     whole = garbled.whole_copies(informative.kept, packet.by_number(), f"{packet.question} {packet.turn}")
     if whole.dropped:
         notes.append(f"{len(whole.dropped)} sentence(s) shown as the passage's own: a garbled copy of it")

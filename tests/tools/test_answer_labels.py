@@ -1,4 +1,4 @@
-"""A table's header row copied as a sentence is no answer (gates/header_row.py): the passage is quoted instead.
+"""A label copied as a sentence is no answer (gates/labels.py): a table's header row, a heading trail.
 
 Seen in the browser (bench/browser_turns_eighth.tsv row 1, on 8f95cf4): "aramaya hangi operatoru yazmam lazim?" was
 answered "Arama operatörü | Açıklama [1]", the operator table's header, every word of it in the passage. The page is
@@ -12,7 +12,7 @@ import logging
 import pytest
 
 from sentinel.answer import Answer, Turn, answer_turn
-from sentinel.gates.header_row import says_more_than_a_header
+from sentinel.gates.labels import says_more_than_a_header, says_more_than_its_trail
 from sentinel.gates.support import CitedSentence, Evidence
 from tests.support.scripted import ScriptedProvider, cited_sentences
 from tests.support.tool_context import MakeContext
@@ -50,7 +50,7 @@ def test_a_copied_header_row_is_dropped_and_the_table_quoted(
     assert "task-todo:" in answer.answer, answer.answer  # a body row is quoted, under its header
     assert any("header row" in note for note in answer.notes)
     left_out = [r.getMessage() for r in caplog.records if r.getMessage().startswith("left out by")]
-    assert left_out == [f"left out by gates.header_row: [1] {HEADER}"]
+    assert left_out == [f"left out by gates.labels: [1] {HEADER}"]
 
 
 def test_a_row_copied_with_its_words_is_kept(make_ctx: MakeContext) -> None:
@@ -112,3 +112,48 @@ def test_a_row_indexed_alone_is_read_and_quoted_as_a_table(make_ctx: MakeContext
     answer = answer_turn(ctx, ScriptedProvider([cited_sentences(HEADER)]), turn)
     assert not answer.answered and answer.dropped == 1, answer.answer
     assert "> | --- | --- |\n> | `task" in answer.answer, answer.answer  # drawn as a table: header, separator, row
+
+
+# The eval vault's tr/Obsidian Sync/Obsidian Sync sorun giderme.md, the section tr09's passage came from (its headings
+# and opening verbatim)
+TRAIL = "Obsidian Sync sorun giderme > Genel > Çakışma çözümleme > Çakışma çözümleme seçenekleri"
+CONFLICTS = (
+    "# Obsidian Sync sorun giderme\n\n## Genel\n\n### Çakışma çözümleme\n\n#### Çakışma çözümleme seçenekleri\n\n"
+    "Obsidian 1.9.7'den itibaren çakışmaların nasıl ele alınacağını seçebilirsiniz. Bu ayarı yapılandırmak için:\n\n"
+    "1. **[[Ayarlar]]**'ı açın.\n2. Kenar çubuğunda **Sync**'i seçin.\n"
+)
+
+
+def test_a_copied_heading_trail_is_dropped_and_the_passage_quoted(make_ctx: MakeContext) -> None:
+    """Seen in bench/answers_set.tsv's tr09 (stop 55): the answer was the passage's heading trail, written as a
+    sentence, to which version lets a person choose how conflicts are handled."""
+    question = "Obsidian'ın hangi sürümünden itibaren Sync çakışmalarının nasıl ele alınacağı seçilebilir?"
+    turn = Turn([{"role": "user", "content": question}], chat_id="t")
+    ctx = make_ctx({"tr/Obsidian Sync/Obsidian Sync sorun giderme.md": CONFLICTS})
+    answer = answer_turn(ctx, ScriptedProvider([cited_sentences(TRAIL)]), turn)
+    assert not answer.answered and "1.9.7" in answer.answer, answer.answer
+    assert any("heading trail" in note for note in answer.notes), answer.notes
+
+
+@pytest.mark.parametrize(
+    ("text", "only_where"),
+    [
+        (TRAIL, True),
+        ("Çakışma çözümleme seçenekleri", True),
+        ("Obsidian 1.9.7 sürümünden itibaren çakışma çözümleme seçilebilir.", False),  # says what, under its heading
+        ("Evet.", False),  # no content word: other gates decide
+    ],
+)
+def test_which_sentences_only_say_where(text: str, only_where: bool) -> None:
+    evidence = Evidence(1, "Obsidian 1.9.7 sürümünden itibaren, …", "Obsidian Sync sorun giderme", TRAIL)
+    verdict = says_more_than_its_trail([CitedSentence(text, 1)], {1: evidence})
+    assert (verdict.dropped == [CitedSentence(text, 1)]) is only_where
+
+
+def test_another_passages_trail_cited_elsewhere_is_dropped_too() -> None:
+    """tr09's draft: the trail was passage 1's, cited as passage 3 (whose words held it for the support gate)."""
+    packet = {
+        1: Evidence(1, "Obsidian 1.9.7'den itibaren …", "Obsidian Sync sorun giderme", TRAIL),
+        3: Evidence(3, "Sync etkinlik günlüğü …", "Durum simgesi ve mesajlar", "Durum simgesi ve mesajlar > Genel"),
+    }
+    assert says_more_than_its_trail([CitedSentence(TRAIL, 3)], packet).dropped == [CitedSentence(TRAIL, 3)]
