@@ -99,6 +99,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="save every how-to row here")
     parser.add_argument("--drafts", type=Path, help="append the drafts and packets here (bench/drafts.py)")
     args = parser.parse_args(argv)
+    if not (args.files or args.answers_set or args.followups_set):
+        parser.error("give turns files (bench/browser_turns*.tsv), or --answers-set or --followups-set")
+    if missing := [str(path) for path in args.files if not path.is_file()]:
+        parser.error(f"no such turns file: {', '.join(missing)}")
     if args.without:
         pipeline._steps_not_written = lambda *_: None  # type: ignore[assignment]
     planned: list[tuple[str, list[tuple[str, str, Any]]]] = []  # (chat, [(label, text, row)])
